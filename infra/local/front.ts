@@ -1,0 +1,143 @@
+/**
+ * The local front: a small HTTP server standing in for CloudFront + API Gateway. It applies THE
+ * routes table (including the `?action=` dispatch the edge rewrite does in AWS), builds an API
+ * Gateway HTTP API (payload v2) event and calls the very same handler export a Lambda would.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { jsonResponse } from '../../shared/http/envelope.js';
+import { matchRoute, originPath, routingErrors, type RouteDefinition } from '../../shared/routes.js';
+
+/** A Lambda handler for HTTP API events. */
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Largest body the front reads at all; the functions themselves refuse anything over 64 KiB. */
+const FRONT_BODY_LIMIT = 1024 * 1024;
+
+export interface FrontOptions {
+  /** Load the handler of an operation (the local runner imports `functions/<operation>.ts`). */
+  readonly loadHandler: (operation: string) => Promise<HttpHandler>;
+  /** Requests outside the routes table (demo assets, dev issuer JWKS); return true when served. */
+  readonly extra?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
+}
+
+/** Create (not start) the local front. */
+export function createFront(options: FrontOptions): Server {
+  return createServer((req, res) => {
+    serve(options, req, res).catch((error: unknown) => {
+      console.error('local front failed', error);
+      if (!res.headersSent) send(res, jsonResponse(500, { error: 'Internal server error' }));
+    });
+  });
+}
+
+async function serve(options: FrontOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const body = await readBody(req);
+  if (body === 'too-large') return send(res, jsonResponse(413, { error: `Request body exceeds ${FRONT_BODY_LIMIT} bytes` }));
+  if (options.extra && (await options.extra(req, res, url))) return;
+
+  const actions = url.searchParams.getAll('action');
+  const match = matchRoute(req.method ?? 'GET', url.pathname, actions.length ? actions.join(',') : undefined);
+  if (match.kind !== 'route') {
+    const { status, error } = routingErrors[match.kind];
+    return send(res, jsonResponse(status, { error }));
+  }
+
+  const handler = await options.loadHandler(match.route.operation);
+  const event = toEvent(req, url, body, match.route, match.params);
+  const result = await handler(event, lambdaContext(match.route.operation));
+  send(res, result);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= FRONT_BODY_LIMIT) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > FRONT_BODY_LIMIT ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** The API Gateway HTTP API v2 event for a request, as API Gateway would build it. */
+export function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  route: RouteDefinition,
+  params: Record<string, string>,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const key of new Set(url.searchParams.keys())) query[key] = url.searchParams.getAll(key).join(',');
+  const now = Date.now();
+  const path = originPath(route);
+  const text = body.toString('utf8');
+  // Bodies that are not valid UTF-8 travel base64-encoded, as API Gateway sends them.
+  const binary = body.length > 0 && Buffer.from(text, 'utf8').length !== body.length;
+  return {
+    version: '2.0',
+    routeKey: `${route.method} ${path}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: req.headers.cookie ? req.headers.cookie.split(/;\s*/) : undefined,
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: Object.keys(params).length ? params : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: req.headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: `${route.method} ${path}`,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    body: body.length ? (binary ? body.toString('base64') : text) : undefined,
+    isBase64Encoded: binary,
+  };
+}
+
+function lambdaContext(operation: string): Context {
+  const deadline = Date.now() + 30_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: operation,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${operation}`,
+    memoryLimitInMB: '256',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${operation}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? ''));
+}

@@ -1,0 +1,66 @@
+/**
+ * The fixed demo seed. Ids matter: tests and later features rely on them.
+ * org 1 `acme` (business): games 101 (token required), 102 (open); streams 201 (required), 202 (open)
+ * org 2 `globex` (enterprise): game 301, stream 401 (both required)
+ * org 3 `tiny` (free): game 501
+ */
+import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
+import { BlockIdAllocator } from '../../shared/domain/ids.js';
+import { hashApiKey } from '../../shared/domain/key-calls.js';
+import type { Org, Playable, Role } from '../../shared/domain/model.js';
+import type { Services } from '../../shared/services.js';
+
+export const DEMO_ORGS: readonly Org[] = [
+  { org_id: 1, slug: 'acme', name: 'Acme Games', tier: 'business' },
+  { org_id: 2, slug: 'globex', name: 'Globex', tier: 'enterprise' },
+  { org_id: 3, slug: 'tiny', name: 'Tiny Studio', tier: 'free' },
+];
+
+export const DEMO_USERS: readonly { subject: string; org_id: number; role: Role }[] = [
+  { subject: 'acme-admin', org_id: 1, role: 'admin' },
+  { subject: 'acme-member', org_id: 1, role: 'editor' },
+  { subject: 'globex-admin', org_id: 2, role: 'admin' },
+  { subject: 'tiny-admin', org_id: 3, role: 'admin' },
+];
+
+/** Path of the built-in demo game the seeded playables point at (served by the local front). */
+export const DEMO_GAME_PATH = '/demo-game/index.html';
+
+function playable(kind: Playable['kind'], id: number, org: Org, name: string, required: boolean): Playable {
+  return { kind, id, org_id: org.org_id, org_slug: org.slug, name, require_session_token: required, content_url: DEMO_GAME_PATH };
+}
+
+const [acme, globex, tiny] = DEMO_ORGS as [Org, Org, Org];
+export const DEMO_PLAYABLES: readonly Playable[] = [
+  playable('game', 101, acme, 'Acme Spin-to-Win', true),
+  playable('game', 102, acme, 'Acme Memory (open)', false),
+  playable('stream', 201, acme, 'Acme Live Quiz', true),
+  playable('stream', 202, acme, 'Acme Open Stream', false),
+  playable('game', 301, globex, 'Globex Trivia', true),
+  playable('stream', 401, globex, 'Globex Launch Stream', true),
+  playable('game', 501, tiny, 'Tiny Puzzle', false),
+];
+
+/** Write the catalog (orgs, memberships, games, streams) unless it is already there. */
+export async function seedCatalog(s: Services): Promise<void> {
+  if (await s.stores.catalog.getOrg(1)) return;
+  const { catalog } = s.stores;
+  await Promise.all([
+    ...DEMO_ORGS.map((o) => catalog.putOrg(o)),
+    ...DEMO_USERS.map((u) => catalog.putMember(u.org_id, u.subject, u.role)),
+    ...DEMO_PLAYABLES.map((p) => catalog.putPlayable(p)),
+  ]);
+}
+
+/**
+ * The demo key of org 1 (unscoped, default limits). `known` is the raw key from an earlier run's
+ * credentials file: kept if it still authenticates, otherwise a new key is minted. The raw key
+ * is returned for the credentials file and never written to the database.
+ */
+export async function ensureDemoKey(s: Services, known: string | undefined): Promise<string> {
+  if (known && (await s.stores.keys.getByHash(hashApiKey(known)))) return known;
+  const raw = generateRawKey();
+  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
+  await s.stores.keys.create(newKeyRecord(raw, id, acme, { name: 'Demo key' }, s.clock.now()));
+  return raw;
+}

@@ -1,0 +1,107 @@
+/**
+ * The whole service on one machine: embedded DynamoDB, tables, demo seed, dev issuer, credentials
+ * file, TTL sweeper and the local front. `npm start` and the integration tests both use this.
+ */
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import type { Clock } from '../../shared/domain/clock.js';
+import { resetEnv } from '../../shared/env.js';
+import { overrideServices, services, type Services } from '../../shared/services.js';
+import { tables } from '../../shared/tables.js';
+import { loadDevIssuer, type DevIssuer } from './dev-issuer.js';
+import { ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper } from './dynamo.js';
+import { createFront, type HttpHandler } from './front.js';
+import { DEMO_USERS, ensureDemoKey, seedCatalog } from './seed.js';
+
+/** What `${DATA_DIR}/dev-credentials.json` holds. */
+export interface DevCredentials {
+  base_url: string;
+  api_key: string;
+  bearer_tokens: Record<string, string>;
+}
+
+export interface LocalServiceOptions {
+  /** Port of the front; 0 picks a free one. */
+  readonly port?: number;
+  /** Where data lives (embedded DynamoDB, issuer key, credentials file). */
+  readonly dataDir: string;
+  /** A clock for the domain (tests move time); the wall clock by default. */
+  readonly clock?: Clock;
+  /** TTL sweep interval. */
+  readonly sweepIntervalMs?: number;
+}
+
+/** A running local service. */
+export interface LocalService {
+  readonly baseUrl: string;
+  readonly credentials: DevCredentials;
+  readonly issuer: DevIssuer;
+  readonly services: Services;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** Start everything; resolves when the front listens. */
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
+  await ensureTables(dynamo.endpoint);
+
+  const server = createFront({ loadHandler });
+  await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));
+  const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+
+  const issuer = await loadDevIssuer(dataDir, `${baseUrl}/dev-issuer`);
+  Object.assign(process.env, {
+    ...Object.fromEntries(Object.entries(tables).map(([name, def]) => [def.envVar, localTableNames[name as keyof typeof tables]])),
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    JWT_ISSUER: issuer.issuer,
+    JWT_AUDIENCE: issuer.audience,
+    JWT_JWKS: JSON.stringify(issuer.jwks),
+    PUBLIC_BASE_URL: baseUrl,
+  });
+  resetEnv();
+  overrideServices({ clock: options.clock });
+  const s = services();
+
+  await seedCatalog(s);
+  const credentialsFile = join(dataDir, 'dev-credentials.json');
+  const previous = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as Partial<DevCredentials>) : {};
+  const apiKey = await ensureDemoKey(s, previous.api_key);
+  const bearer_tokens = Object.fromEntries(
+    await Promise.all(DEMO_USERS.map(async (u) => [u.subject, await issuer.sign(u.subject)] as const)),
+  );
+  const credentials: DevCredentials = { base_url: baseUrl, api_key: apiKey, bearer_tokens };
+  writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+
+  const stopSweeper = startTtlSweeper(s.client, localTableNames, options.sweepIntervalMs, () => s.clock.now());
+  return {
+    baseUrl,
+    credentials,
+    issuer,
+    services: s,
+    server,
+    close: async () => {
+      stopSweeper();
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+      s.client.destroy();
+      await dynamo.close();
+    },
+  };
+}
+
+const handlers = new Map<string, Promise<HttpHandler>>();
+
+/** The handler export of `functions/<operation>.ts`, imported once. */
+function loadHandler(operation: string): Promise<HttpHandler> {
+  let loaded = handlers.get(operation);
+  if (!loaded) {
+    loaded = import(new URL(`../../functions/${operation}.ts`, import.meta.url).href).then((m: { handler: HttpHandler }) => m.handler);
+    handlers.set(operation, loaded);
+  }
+  return loaded;
+}

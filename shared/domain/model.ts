@@ -1,0 +1,120 @@
+/** The records the domain works with. Field names follow the wire format (snake_case). */
+
+export const TIERS = ['free', 'pro', 'business', 'enterprise'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export const ROLES = ['owner', 'admin', 'editor', 'analyst', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Business or higher may use the API (spec: Authentication rule 3). */
+export function tierAllowsApi(tier: Tier): boolean {
+  return tier === 'business' || tier === 'enterprise';
+}
+
+/** An organization of the catalog. */
+export interface Org {
+  readonly org_id: number;
+  readonly slug: string;
+  readonly name: string;
+  readonly tier: Tier;
+}
+
+/** A game or a stream of the catalog: what a session token is minted for. */
+export interface Playable {
+  readonly kind: 'game' | 'stream';
+  readonly id: number;
+  readonly org_id: number;
+  readonly org_slug: string;
+  readonly name: string;
+  /** The "Require API Session Token" setting of the Configuration tab. */
+  readonly require_session_token: boolean;
+  /** What the play page shows. */
+  readonly content_url: string;
+}
+
+/** The stored API key record (never the raw key). */
+export interface ApiKeyRecord {
+  readonly id: number;
+  readonly org_id: number;
+  /** SHA-256 of the raw key, hex. The table's partition key. */
+  readonly key_hash: string;
+  readonly key_prefix: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly allowed_game_ids: readonly number[] | null;
+  readonly allowed_stream_ids: readonly number[] | null;
+  readonly rate_limit_per_minute: number;
+  readonly rate_limit_per_day: number;
+  readonly expires_at: string | null;
+  readonly is_active: boolean;
+  readonly mcp_scopes: readonly string[];
+  /** The owning org's tier, copied here so authentication stays one read (see catalog.setOrgTier). */
+  readonly org_tier: Tier;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly last_used_at: string | null;
+}
+
+export type StoredTokenStatus = 'active' | 'consumed' | 'revoked';
+export type TokenStatus = StoredTokenStatus | 'expired';
+
+/** A session token as stored. */
+export interface TokenRecord {
+  readonly token: string;
+  readonly org_id: number;
+  readonly key_id: number;
+  readonly game_id: number | null;
+  readonly stream_id: number | null;
+  readonly external_ref: string | null;
+  readonly metadata: Record<string, unknown> | null;
+  readonly status: StoredTokenStatus;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly session_id?: number;
+  readonly player_uuid?: string | null;
+  readonly consumed_at?: string;
+  readonly revoked_at?: string;
+}
+
+/** Who made a call, for audit and logs. */
+export interface CallContext {
+  readonly requestId: string;
+  readonly sourceIp: string;
+  readonly userAgent: string;
+  /** Filled by the domain for key-authenticated calls; the HTTP bundle turns it into headers. */
+  rateLimit?: RateLimitState;
+}
+
+/** One rate-limit window as the client should see it. */
+export interface WindowState {
+  readonly name: 'minute' | 'day';
+  readonly limit: number;
+  readonly windowSeconds: number;
+  readonly remaining: number;
+  readonly resetSeconds: number;
+}
+
+/** Both windows of a key after a call. */
+export interface RateLimitState {
+  readonly windows: readonly WindowState[];
+}
+
+/** A record of the audit log. */
+export interface AuditRecord {
+  readonly org_id: number;
+  readonly at: string;
+  readonly request_id: string;
+  readonly action: string;
+  /** HTTP status of the outcome. */
+  readonly status: number;
+  readonly key_id: number | null;
+  readonly key_prefix: string | null;
+  /** Subject of the admin for key-management calls. */
+  readonly actor: string | null;
+  readonly game_id: number | null;
+  readonly stream_id: number | null;
+  /** First 8 characters of the token concerned; never the whole token. */
+  readonly token_prefix: string | null;
+  readonly source_ip: string;
+  readonly user_agent: string;
+}

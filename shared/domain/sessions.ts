@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { isoTime, type Clock } from './clock.js';
+import { NotFound } from './errors.js';
+import type { BlockIdAllocator } from './ids.js';
+import type { KeyCalls, KeyCredential } from './key-calls.js';
+import type { CallContext, TokenRecord, TokenStatus } from './model.js';
+import type { CatalogStore, TokenStore } from './ports.js';
+import { assertInScope, type Target } from './scope.js';
+
+/** A create-session request, already validated. */
+export interface CreateSessionInput {
+  /** Exactly one of game_id and stream_id is set (the request schema enforces it). */
+  readonly game_id: number | null;
+  readonly stream_id: number | null;
+  readonly external_ref: string | null;
+  readonly metadata: Record<string, unknown> | null;
+  readonly expires_in_minutes: number;
+}
+
+/** The create-session answer. */
+export interface CreatedSession {
+  token: string;
+  game_id: number | null;
+  stream_id: number | null;
+  expires_at: string;
+  external_ref: string | null;
+}
+
+/** The validate-session (and revoke-session) answer: the token's public view. */
+export interface SessionView {
+  valid: boolean;
+  status: TokenStatus;
+  game_id: number | null;
+  stream_id: number | null;
+  expires_at: string;
+  external_ref: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
+/** The consume-session answer. */
+export interface ConsumedSession {
+  session_id: number;
+  org_id: number;
+  game_id: number | null;
+  stream_id: number | null;
+  external_ref: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface SessionsDeps {
+  readonly tokens: TokenStore;
+  readonly catalog: CatalogStore;
+  readonly keyCalls: KeyCalls;
+  readonly sessionIds: BlockIdAllocator;
+  readonly clock: Clock;
+  readonly tokenRetentionDays: number;
+}
+
+/** Status as read now: an active token past its expiry reads as expired, cleaned up or not. */
+export function statusAt(token: Pick<TokenRecord, 'status' | 'expires_at'>, nowMs: number): TokenStatus {
+  return token.status === 'active' && Date.parse(token.expires_at) <= nowMs ? 'expired' : token.status;
+}
+
+/** The session-token lifecycle: mint, validate (read-only), consume (once), revoke. */
+export class Sessions {
+  constructor(private readonly deps: SessionsDeps) {}
+
+  /** Mint a token for a game or stream in the key's scope. Two round-trip stages. */
+  async create(credential: KeyCredential, input: CreateSessionInput, call: CallContext): Promise<CreatedSession> {
+    const { keyCalls, catalog, tokens, clock } = this.deps;
+    const target: Target = input.game_id !== null ? { kind: 'game', id: input.game_id } : { kind: 'stream', id: input.stream_id! };
+    // The key and the playable are both addressed by the request alone: read them together.
+    const [key, playable] = await Promise.all([keyCalls.authenticate(credential), catalog.getPlayable(target.kind, target.id)]);
+    const subject = {
+      action: 'create-session',
+      game_id: target.kind === 'game' ? target.id : null,
+      stream_id: target.kind === 'stream' ? target.id : null,
+    };
+    try {
+      assertInScope(key, target, playable);
+    } catch (refusal) {
+      return keyCalls.meter(key, call, subject, undefined, refusal as Error);
+    }
+
+    const now = clock.now();
+    const expiresMs = now + input.expires_in_minutes * 60_000;
+    const record: TokenRecord = {
+      token: randomUUID(),
+      org_id: key.org_id,
+      key_id: key.id,
+      game_id: subject.game_id,
+      stream_id: subject.stream_id,
+      external_ref: input.external_ref,
+      metadata: input.metadata,
+      status: 'active',
+      created_at: isoTime(now),
+      expires_at: isoTime(expiresMs),
+    };
+    const ttl = Math.ceil(expiresMs / 1000) + this.deps.tokenRetentionDays * 86_400;
+    // The token is written alongside the counters; if a window refuses, it is deleted again
+    // before anyone could have seen it (it is returned only on success).
+    await keyCalls.meter(
+      key,
+      call,
+      { ...subject, token: record.token },
+      {
+        run: () => tokens.put(record, ttl),
+        undo: () => tokens.delete(record.token),
+      },
+    );
+    return {
+      token: record.token,
+      game_id: record.game_id,
+      stream_id: record.stream_id,
+      expires_at: record.expires_at,
+      external_ref: record.external_ref,
+    };
+  }
+
+  /** Read a token without consuming it. @throws NotFound for a token that does not exist. */
+  async validate(token: string): Promise<SessionView> {
+    const record = await this.deps.tokens.get(token);
+    if (!record) throw new NotFound('Session not found');
+    return this.view(record);
+  }
+
+  /** Consume a token: one conditional write. @throws TokenGone (unknown, used, expired, revoked) */
+  async consume(token: string, playerUuid: string | null): Promise<ConsumedSession> {
+    const sessionId = await this.deps.sessionIds.nextId();
+    const record = await this.deps.tokens.consume(token, isoTime(this.deps.clock.now()), sessionId, playerUuid);
+    return {
+      session_id: sessionId,
+      org_id: record.org_id,
+      game_id: record.game_id,
+      stream_id: record.stream_id,
+      external_ref: record.external_ref,
+      metadata: record.metadata,
+    };
+  }
+
+  /**
+   * Revoke an active token of the key's organization.
+   * @throws NotFound (unknown or another org's token), TokenGone (not active)
+   */
+  async revoke(credential: KeyCredential, token: string, call: CallContext): Promise<SessionView> {
+    const { keyCalls, tokens, clock } = this.deps;
+    const key = await keyCalls.authenticate(credential);
+    const revoked = await keyCalls.meter(
+      key,
+      call,
+      { action: 'revoke-session', token },
+      {
+        run: () => tokens.revoke(token, key.org_id, isoTime(clock.now()), call.requestId),
+        undo: () => tokens.unrevoke(token, call.requestId),
+      },
+    );
+    return this.view(revoked);
+  }
+
+  private view(record: TokenRecord): SessionView {
+    const status = statusAt(record, this.deps.clock.now());
+    return {
+      valid: status === 'active',
+      status,
+      game_id: record.game_id,
+      stream_id: record.stream_id,
+      expires_at: record.expires_at,
+      external_ref: record.external_ref,
+      metadata: record.metadata,
+    };
+  }
+}

@@ -1,0 +1,25 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { RateLimitState } from '../domain/model.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** A JSON response: `{success: true, data}` for 2xx, `{success: false, error}` otherwise. */
+export function jsonResponse(
+  statusCode: number,
+  payload: { data: unknown } | { error: string },
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
+  const body = 'data' in payload ? { success: true, data: payload.data } : { success: false, error: payload.error };
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * Rate-limit headers per draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` names both
+ * windows; `RateLimit` reports the window closest to exhaustion.
+ */
+export function rateLimitHeaders(state: RateLimitState | undefined): Record<string, string> {
+  if (!state || state.windows.length === 0) return {};
+  const policy = state.windows.map((w) => `"${w.name}";q=${w.limit};w=${w.windowSeconds}`).join(', ');
+  const tightest = state.windows.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  return { 'ratelimit-policy': policy, ratelimit: `"${tightest.name}";r=${tightest.remaining};t=${tightest.resetSeconds}` };
+}

@@ -1,0 +1,123 @@
+/**
+ * THE routes table: every operation the service exposes, with the public method/path/action a
+ * client uses, the Lambda function file that serves it and the credential it takes. The local
+ * front, the CDK stack (one function and one API route per row), the CloudFront rewrite and the
+ * OpenAPI generator all read this list; adding an operation is adding a row here.
+ */
+export type AuthKind = 'none' | 'apiKey' | 'bearer';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** One operation of the public interface. */
+export interface RouteDefinition {
+  /** Operation name; also the file name under `functions/` and the Lambda's logical name. */
+  readonly operation: string;
+  readonly method: HttpMethod;
+  /** Public path (as clients call it). `{name}` marks a path parameter. */
+  readonly path: string;
+  /** Value of the `?action=` query parameter that selects this operation, when the path is shared. */
+  readonly action?: string;
+  readonly auth: AuthKind;
+  /** One line for docs and the OpenAPI summary. */
+  readonly summary: string;
+}
+
+/** The shared path that multiplexes operations with `?action=`. */
+export const API_PATH = '/api/org-api-keys';
+
+export const routes = [
+  {
+    operation: 'create-session',
+    method: 'POST',
+    path: API_PATH,
+    action: 'create-session',
+    auth: 'apiKey',
+    summary: 'Mint a single-use session token for one game or stream',
+  },
+  {
+    operation: 'validate-session',
+    method: 'GET',
+    path: API_PATH,
+    action: 'validate-session',
+    auth: 'none',
+    summary: 'Read a session token without consuming it',
+  },
+  {
+    operation: 'consume-session',
+    method: 'POST',
+    path: API_PATH,
+    action: 'consume-session',
+    auth: 'none',
+    summary: 'Consume a session token, atomically and once',
+  },
+  {
+    operation: 'revoke-session',
+    method: 'POST',
+    path: API_PATH,
+    action: 'revoke-session',
+    auth: 'apiKey',
+    summary: 'Revoke an active session token of the key’s organization',
+  },
+] as const satisfies readonly RouteDefinition[];
+
+/** Name of an operation in the routes table. */
+export type OperationName = (typeof routes)[number]['operation'];
+
+/**
+ * The path API Gateway serves an operation on. Operations multiplexed on {@link API_PATH} by
+ * `?action=` (or by method alone) get a path segment of their own, because API Gateway cannot
+ * route on a query parameter; the edge rewrite and the local front map public requests onto it.
+ */
+export function originPath(route: RouteDefinition): string {
+  return route.path === API_PATH ? `${API_PATH}/${route.operation}` : route.path;
+}
+
+/** Outcome of matching a public request against the routes table. */
+export type RouteMatch =
+  | { readonly kind: 'route'; readonly route: RouteDefinition; readonly params: Record<string, string> }
+  | { readonly kind: 'unknown-action' | 'method-not-allowed' | 'not-found' };
+
+/**
+ * Match a public request (method, path, `action` query value) to its operation. This is the rule
+ * the edge rewrite implements in CloudFront and the local front applies directly.
+ */
+export function matchRoute(
+  method: string,
+  path: string,
+  action: string | undefined,
+  table: readonly RouteDefinition[] = routes,
+): RouteMatch {
+  const onPath = table.flatMap((route) => {
+    const params = matchPath(route.path, path);
+    return params ? [{ route, params }] : [];
+  });
+  if (onPath.length === 0) return { kind: 'not-found' };
+  const forAction = onPath.filter(({ route }) => route.action === (action || undefined));
+  const hit = forAction.find(({ route }) => route.method === method);
+  if (hit) return { kind: 'route', ...hit };
+  return action && forAction.length === 0 ? { kind: 'unknown-action' } : { kind: 'method-not-allowed' };
+}
+
+function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split('/');
+  const got = path.replace(/\/+$/, '').split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i]!;
+    const value = got[i]!;
+    if (segment.startsWith('{') && segment.endsWith('}')) {
+      if (!value) return undefined;
+      params[segment.slice(1, -1)] = decodeURIComponent(value);
+    } else if (segment !== value) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+/** How a request that matches no operation is answered (the local front and the edge rewrite). */
+export const routingErrors = {
+  'not-found': { status: 404, error: 'Not found' },
+  'unknown-action': { status: 400, error: 'Unknown action' },
+  'method-not-allowed': { status: 405, error: 'Method not allowed' },
+} as const satisfies Record<Exclude<RouteMatch['kind'], 'route'>, { status: number; error: string }>;

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { Id, SessionToken, Timestamp } from './common.js';
+
+const METADATA_MAX_BYTES = 4096;
+
+/** Nullable optional: JSON clients send null for "not given"; both mean absent here. */
+const absentable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null);
+
+const Metadata = z
+  .record(z.string(), z.unknown())
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, {
+    message: `must serialize to at most ${METADATA_MAX_BYTES} bytes`,
+  })
+  .meta({ description: 'Arbitrary JSON object, at most 4,096 bytes serialized.' });
+
+export const CreateSessionBody = z
+  .object({
+    game_id: absentable(Id),
+    stream_id: absentable(Id),
+    external_ref: absentable(z.string().max(255)),
+    metadata: absentable(Metadata),
+    expires_in_minutes: z.int().min(1).max(43_200).default(1440),
+  })
+  .check((ctx) => {
+    const { game_id, stream_id } = ctx.value;
+    if ((game_id === null) === (stream_id === null)) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'exactly one of game_id or stream_id is required' });
+    }
+  })
+  .meta({ id: 'CreateSessionRequest' });
+export type CreateSessionBody = z.output<typeof CreateSessionBody>;
+
+export const ValidateSessionQuery = z.object({ token: SessionToken });
+
+export const ConsumeSessionBody = z
+  .object({ token: SessionToken, player_uuid: absentable(z.string().max(255)) })
+  .meta({ id: 'ConsumeSessionRequest' });
+
+export const RevokeSessionBody = z.object({ token: SessionToken }).meta({ id: 'RevokeSessionRequest' });
+
+const Ids = { game_id: Id.nullable(), stream_id: Id.nullable() };
+
+export const CreatedSession = z
+  .object({ token: SessionToken, ...Ids, expires_at: Timestamp, external_ref: z.string().nullable() })
+  .meta({ id: 'CreatedSession' });
+
+export const SessionView = z
+  .object({
+    valid: z.boolean(),
+    status: z.enum(['active', 'consumed', 'expired', 'revoked']),
+    ...Ids,
+    expires_at: Timestamp,
+    external_ref: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: 'SessionView' });
+
+export const ConsumedSession = z
+  .object({
+    session_id: Id,
+    org_id: Id,
+    ...Ids,
+    external_ref: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: 'ConsumedSession' });

@@ -1,0 +1,149 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Org, Playable, Role, Tier } from '../domain/model.js';
+import type { CatalogStore } from '../domain/ports.js';
+import { isConditionalFailure, type StoreOptions } from './dynamo-client.js';
+
+/**
+ * The organization catalog (single table): `ORG#<id>/ORG` for an org, `ORG#<id>/MEMBER#<sub>` for a
+ * membership, `GAME#<id>/GAME` and `STREAM#<id>/STREAM` for playables (indexed by org in `by_org`).
+ */
+export class DynamoCatalogStore implements CatalogStore {
+  constructor(private readonly options: StoreOptions) {}
+
+  async getPlayable(kind: Playable['kind'], id: number): Promise<Playable | undefined> {
+    const { Item } = await this.options.client.send(new GetCommand({ TableName: this.options.tableName, Key: playableKey(kind, id) }));
+    return Item ? toPlayable(Item) : undefined;
+  }
+
+  async getOrg(orgId: number): Promise<Org | undefined> {
+    const { Item } = await this.options.client.send(
+      new GetCommand({ TableName: this.options.tableName, Key: { pk: `ORG#${orgId}`, sk: 'ORG' }, ConsistentRead: true }),
+    );
+    return Item ? { org_id: Item.org_id, slug: Item.slug, name: Item.name, tier: Item.tier } : undefined;
+  }
+
+  async getRole(orgId: number, subject: string): Promise<Role | undefined> {
+    const { Item } = await this.options.client.send(
+      new GetCommand({ TableName: this.options.tableName, Key: { pk: `ORG#${orgId}`, sk: `MEMBER#${subject}` }, ConsistentRead: true }),
+    );
+    return Item?.role as Role | undefined;
+  }
+
+  /** The games and streams of an organization. */
+  async listPlayables(orgId: number, kind?: Playable['kind']): Promise<Playable[]> {
+    const items: Playable[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.options.client.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          IndexName: 'by_org',
+          KeyConditionExpression: kind ? 'gsi1pk = :org AND begins_with(gsi1sk, :kind)' : 'gsi1pk = :org',
+          ExpressionAttributeValues: { ':org': `ORG#${orgId}`, ...(kind ? { ':kind': `${kind.toUpperCase()}#` } : {}) },
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...(page.Items ?? []).map(toPlayable));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  }
+
+  /** Create or replace an organization. */
+  async putOrg(org: Org): Promise<void> {
+    await this.options.client.send(
+      new PutCommand({ TableName: this.options.tableName, Item: { pk: `ORG#${org.org_id}`, sk: 'ORG', ...org } }),
+    );
+  }
+
+  /** Create or replace a membership. */
+  async putMember(orgId: number, subject: string, role: Role): Promise<void> {
+    await this.options.client.send(
+      new PutCommand({
+        TableName: this.options.tableName,
+        Item: { pk: `ORG#${orgId}`, sk: `MEMBER#${subject}`, org_id: orgId, subject, role },
+      }),
+    );
+  }
+
+  /** Create or replace a game or stream. */
+  async putPlayable(playable: Playable): Promise<void> {
+    const kind = playable.kind.toUpperCase();
+    await this.options.client.send(
+      new PutCommand({
+        TableName: this.options.tableName,
+        Item: {
+          ...playableKey(playable.kind, playable.id),
+          ...playable,
+          gsi1pk: `ORG#${playable.org_id}`,
+          gsi1sk: `${kind}#${String(playable.id).padStart(16, '0')}`,
+        },
+      }),
+    );
+  }
+
+  /** Turn "Require API Session Token" on or off; returns the updated playable, or undefined if unknown. */
+  async setRequireSessionToken(kind: Playable['kind'], id: number, required: boolean): Promise<Playable | undefined> {
+    return this.updatePlayable(kind, id, { require_session_token: required });
+  }
+
+  /** Change a playable's mutable fields (`name`, `require_session_token`). */
+  async updatePlayable(
+    kind: Playable['kind'],
+    id: number,
+    changes: Partial<Pick<Playable, 'name' | 'require_session_token'>>,
+  ): Promise<Playable | undefined> {
+    const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return this.getPlayable(kind, id);
+    try {
+      const { Attributes } = await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: playableKey(kind, id),
+          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
+          ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toPlayable(Attributes!);
+    } catch (error) {
+      if (isConditionalFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Change an org's tier. Keys carry a copy of the tier (so authentication stays one read), which
+   * the caller must refresh with the key store's `setOrgTier`.
+   */
+  async setOrgTier(orgId: number, tier: Tier): Promise<void> {
+    await this.options.client.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: { pk: `ORG#${orgId}`, sk: 'ORG' },
+        UpdateExpression: 'SET tier = :tier',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':tier': tier },
+      }),
+    );
+  }
+}
+
+function playableKey(kind: Playable['kind'], id: number): { pk: string; sk: string } {
+  const upper = kind.toUpperCase();
+  return { pk: `${upper}#${id}`, sk: upper };
+}
+
+function toPlayable(item: Record<string, unknown>): Playable {
+  return {
+    kind: item.kind as Playable['kind'],
+    id: item.id as number,
+    org_id: item.org_id as number,
+    org_slug: item.org_slug as string,
+    name: item.name as string,
+    require_session_token: item.require_session_token as boolean,
+    content_url: item.content_url as string,
+  };
+}

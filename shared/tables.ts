@@ -1,0 +1,110 @@
+/**
+ * THE tables table: every DynamoDB table the service uses, with its key schema, indexes and TTL
+ * attribute. CDK (`infra/`) and the local bootstrap (`infra/local/`) both create tables from this
+ * list, and the env schema derives each table's environment variable from it, so the code, the
+ * local run and the deployed stack cannot drift apart.
+ */
+export type AttributeType = 'S' | 'N';
+
+/** One key attribute: a name and its DynamoDB scalar type. */
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: AttributeType;
+}
+
+/** A global secondary index (always projecting ALL attributes: the admin views need them). */
+export interface IndexDefinition {
+  readonly name: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+}
+
+/** One table of the service. */
+export interface TableDefinition {
+  /** Logical id, also the CDK construct id. */
+  readonly id: string;
+  /** Environment variable that carries the physical table name to the functions. */
+  readonly envVar: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+  readonly indexes: readonly IndexDefinition[];
+  /** Attribute holding an epoch-seconds expiry that DynamoDB TTL (or the local sweeper) honours. */
+  readonly ttlAttribute?: string;
+}
+
+/** Name of the TTL attribute on every table that expires items. */
+export const TTL_ATTRIBUTE = 'ttl';
+
+export const tables = {
+  /** Session tokens, one item per token, keyed by the token UUID. */
+  tokens: {
+    id: 'Tokens',
+    envVar: 'TOKENS_TABLE',
+    partitionKey: { name: 'token', type: 'S' },
+    indexes: [],
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /**
+   * API keys, keyed by the SHA-256 of the raw key so that authentication is one strongly
+   * consistent GetItem. Admin operations address keys by (org_id, id) through `by_org`.
+   */
+  keys: {
+    id: 'Keys',
+    envVar: 'KEYS_TABLE',
+    partitionKey: { name: 'key_hash', type: 'S' },
+    indexes: [
+      {
+        name: 'by_org',
+        partitionKey: { name: 'org_id', type: 'N' },
+        sortKey: { name: 'id', type: 'N' },
+      },
+    ],
+  },
+  /**
+   * The organization catalog: orgs, memberships, games and streams (single-table). Games and
+   * streams are keyed by their own id so that a lookup needs nothing but the request; `by_org`
+   * lists an organization's games and streams.
+   */
+  catalog: {
+    id: 'Catalog',
+    envVar: 'CATALOG_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [
+      {
+        name: 'by_org',
+        partitionKey: { name: 'gsi1pk', type: 'S' },
+        sortKey: { name: 'gsi1sk', type: 'S' },
+      },
+    ],
+  },
+  /** Rate-limit windows and id-block sequences: small atomic counter items. */
+  counters: {
+    id: 'Counters',
+    envVar: 'COUNTERS_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    indexes: [],
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /** Audit records, newest first per organization; `by_key` serves the key_id filter. */
+  audit: {
+    id: 'Audit',
+    envVar: 'AUDIT_TABLE',
+    partitionKey: { name: 'org_id', type: 'N' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [
+      {
+        name: 'by_key',
+        partitionKey: { name: 'key_id', type: 'N' },
+        sortKey: { name: 'sk', type: 'S' },
+      },
+    ],
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+} as const satisfies Record<string, TableDefinition>;
+
+/** The logical name of a table: `tokens`, `keys`, ... */
+export type TableName = keyof typeof tables;
+
+/** Every table definition, in a stable order. */
+export const tableList: readonly TableDefinition[] = Object.values(tables);

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { startStack, type Stack } from '../support/local-stack.js';
+
+let stack: Stack;
+let key: string;
+beforeAll(async () => {
+  stack = await startStack();
+  key = stack.credentials.api_key;
+});
+afterAll(() => stack.stop());
+
+const create = (body: unknown, apiKey = key) => stack.post('create-session', body, { 'x-api-key': apiKey });
+const validate = (token: string) => stack.request(`/api/org-api-keys?action=validate-session&token=${encodeURIComponent(token)}`);
+const consume = (token: unknown, extra: Record<string, unknown> = {}) => stack.post('consume-session', { token, ...extra });
+
+describe('lifecycle', () => {
+  test('create, validate, consume once', async () => {
+    const created = await create({ game_id: 101, external_ref: 'order-1', metadata: { user: 7 } });
+    expect(created.status).toBe(200);
+    expect(created.body.success).toBe(true);
+    const { token, expires_at } = created.body.data;
+    expect(token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(created.body.data).toEqual({ token, game_id: 101, stream_id: null, expires_at, external_ref: 'order-1' });
+
+    const v = await validate(token.toUpperCase());
+    expect(v.status).toBe(200);
+    expect(v.body.data).toEqual({
+      valid: true,
+      status: 'active',
+      game_id: 101,
+      stream_id: null,
+      expires_at,
+      external_ref: 'order-1',
+      metadata: { user: 7 },
+    });
+
+    const c = await consume(token, { player_uuid: 'player-1' });
+    expect(c.status).toBe(200);
+    expect(c.body.data).toMatchObject({ org_id: 1, game_id: 101, stream_id: null, external_ref: 'order-1', metadata: { user: 7 } });
+    expect(Number.isSafeInteger(c.body.data.session_id) && c.body.data.session_id > 0).toBe(true);
+
+    const again = await consume(token);
+    expect(again.status).toBe(410);
+    expect(again.body).toEqual({ success: false, error: 'Session is invalid, already consumed, or expired' });
+    expect((await validate(token)).body.data).toMatchObject({ valid: false, status: 'consumed' });
+  });
+
+  test('100 parallel consumes of one token: exactly one 200 and 99 x 410', async () => {
+    const { token } = (await create({ game_id: 101 })).body.data;
+    const results = await Promise.all(Array.from({ length: 100 }, () => consume(token)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 410)).toHaveLength(99);
+  });
+});
