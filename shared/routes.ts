@@ -1,3 +1,5 @@
+import type { TableName } from './tables.js';
+
 /**
  * THE routes table: every operation the service exposes, with the public method/path/action a
  * client uses, the Lambda function file that serves it and the credential it takes. The local
@@ -7,10 +9,18 @@
 export type AuthKind = 'none' | 'apiKey' | 'bearer';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+/** DynamoDB actions a function performs, per logical table (feeds least-privilege IAM in CDK). */
+export type DataAccess = Partial<Record<TableName, readonly DynamoAction[]>>;
+export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchGetItem';
+
 /** One operation of the public interface. */
 export interface RouteDefinition {
-  /** Operation name; also the file name under `functions/` and the Lambda's logical name. */
+  /** Operation name (unique); the OpenAPI operationId and the `?action=` target. */
   readonly operation: string;
+  /** The Lambda serving it: the file `functions/<function>.ts`. Several routes may share one. */
+  readonly function: string;
+  /** Every DynamoDB action the function may perform; the union over its routes is its IAM policy. */
+  readonly data: DataAccess;
   readonly method: HttpMethod;
   /** Public path (as clients call it). `{name}` marks a path parameter. */
   readonly path: string;
@@ -27,6 +37,14 @@ export const API_PATH = '/api/org-api-keys';
 export const routes = [
   {
     operation: 'create-session',
+    function: 'create-session',
+    data: {
+      keys: ['GetItem', 'UpdateItem'],
+      catalog: ['GetItem'],
+      counters: ['UpdateItem'],
+      tokens: ['PutItem', 'DeleteItem'],
+      audit: ['PutItem'],
+    },
     method: 'POST',
     path: API_PATH,
     action: 'create-session',
@@ -35,6 +53,8 @@ export const routes = [
   },
   {
     operation: 'validate-session',
+    function: 'validate-session',
+    data: { tokens: ['GetItem'] },
     method: 'GET',
     path: API_PATH,
     action: 'validate-session',
@@ -43,6 +63,8 @@ export const routes = [
   },
   {
     operation: 'consume-session',
+    function: 'consume-session',
+    data: { tokens: ['UpdateItem'], counters: ['UpdateItem'] },
     method: 'POST',
     path: API_PATH,
     action: 'consume-session',
@@ -51,6 +73,8 @@ export const routes = [
   },
   {
     operation: 'revoke-session',
+    function: 'revoke-session',
+    data: { keys: ['GetItem', 'UpdateItem'], counters: ['UpdateItem'], tokens: ['UpdateItem', 'GetItem'], audit: ['PutItem'] },
     method: 'POST',
     path: API_PATH,
     action: 'revoke-session',

@@ -16,7 +16,7 @@ export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => P
 const FRONT_BODY_LIMIT = 1024 * 1024;
 
 export interface FrontOptions {
-  /** Load the handler of an operation (the local runner imports `functions/<operation>.ts`). */
+  /** Load a function's handler (the local runner imports `functions/<function>.ts`). */
   readonly loadHandler: (operation: string) => Promise<HttpHandler>;
   /** Requests outside the routes table (demo assets, dev issuer JWKS); return true when served. */
   readonly extra?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
@@ -45,9 +45,9 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
     return send(res, jsonResponse(status, { error }));
   }
 
-  const handler = await options.loadHandler(match.route.operation);
+  const handler = await options.loadHandler(match.route.function);
   const event = toEvent(req, url, body, match.route, match.params);
-  const result = await handler(event, lambdaContext(match.route.operation));
+  const result = await handler(event, lambdaContext(match.route.function));
   send(res, result);
 }
 

@@ -96,12 +96,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
 const handlers = new Map<string, Promise<HttpHandler>>();
 
-/** The handler export of `functions/<operation>.ts`, imported once. */
-function loadHandler(operation: string): Promise<HttpHandler> {
-  let loaded = handlers.get(operation);
+/** The handler export of `functions/<fn>.ts`, imported once. */
+function loadHandler(fn: string): Promise<HttpHandler> {
+  let loaded = handlers.get(fn);
   if (!loaded) {
-    loaded = import(new URL(`../../functions/${operation}.ts`, import.meta.url).href).then((m: { handler: HttpHandler }) => m.handler);
-    handlers.set(operation, loaded);
+    loaded = import(new URL(`../../functions/${fn}.ts`, import.meta.url).href).then((m: { handler: HttpHandler }) => m.handler);
+    handlers.set(fn, loaded);
   }
   return loaded;
 }
