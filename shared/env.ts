@@ -27,8 +27,18 @@ export const EnvSchema = z.object({
   JWT_JWKS: z.string().optional(),
   /** Local only: the embedded DynamoDB endpoint. Absent in AWS. */
   DYNAMODB_ENDPOINT: z.string().url().optional(),
-  /** Public base URL, used to build play links. */
+  /**
+   * AWS only: the Secrets Manager secret holding the header value CloudFront adds to every origin
+   * request; when set, a request without it is refused (403) by `shared/http/origin-verify.ts`.
+   */
+  ORIGIN_VERIFY_SECRET_ARN: z.string().min(1).optional(),
+  /** Public base URL, used to build play links. An `https:` URL marks the play cookie `Secure`. */
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
+  /**
+   * HMAC secret of the play cookie (a refresh keeps playing a consumed session). Required wherever
+   * play pages serve tokened games; the local run generates one into its data folder.
+   */
+  PLAY_COOKIE_SECRET: z.string().min(32).optional(),
   POWERTOOLS_SERVICE_NAME: z.string().default('game-session-token-service'),
   POWERTOOLS_LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });

@@ -34,6 +34,9 @@ export interface RouteDefinition {
 /** The shared path that multiplexes operations with `?action=`. */
 export const API_PATH = '/api/org-api-keys';
 
+/** What a play page reads: the game or stream and the org (catalog), and the token. */
+const PLAY_PAGE_DATA = { catalog: ['GetItem'], tokens: ['GetItem'] } as const satisfies DataAccess;
+
 export const routes = [
   {
     operation: 'create-session',
@@ -80,6 +83,119 @@ export const routes = [
     action: 'revoke-session',
     auth: 'apiKey',
     summary: 'Revoke an active session token of the key’s organization',
+  },
+  // Key management (org admins, bearer). Each reads the membership and the org (catalog) alongside
+  // its first read, then writes its change together with its audit record.
+  {
+    operation: 'list-keys',
+    function: 'keys-list',
+    data: { catalog: ['GetItem'], keys: ['Query'], audit: ['PutItem'] },
+    method: 'GET',
+    path: API_PATH,
+    auth: 'bearer',
+    summary: 'List the API keys of an organization (never the raw key or its hash)',
+  },
+  {
+    operation: 'create-key',
+    function: 'keys-create',
+    data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['PutItem'], audit: ['PutItem'] },
+    method: 'POST',
+    path: API_PATH,
+    auth: 'bearer',
+    summary: 'Create an API key; the raw key is returned once',
+  },
+  {
+    operation: 'update-key',
+    function: 'keys-update',
+    data: { catalog: ['GetItem'], keys: ['Query', 'UpdateItem'], audit: ['PutItem'] },
+    method: 'PATCH',
+    path: API_PATH,
+    auth: 'bearer',
+    summary: 'Update an API key: revoke or reactivate (is_active), limits, scopes, expiry, labels',
+  },
+  {
+    operation: 'delete-key',
+    function: 'keys-delete',
+    data: { catalog: ['GetItem'], keys: ['Query', 'DeleteItem'], audit: ['PutItem'] },
+    method: 'DELETE',
+    path: API_PATH,
+    auth: 'bearer',
+    summary: 'Delete an API key permanently',
+  },
+  {
+    operation: 'audit-log',
+    function: 'audit-log',
+    data: { catalog: ['GetItem'], audit: ['Query'] },
+    method: 'GET',
+    path: API_PATH,
+    action: 'audit-log',
+    auth: 'bearer',
+    summary: 'Read the organization’s audit log (key usage and key management), newest first',
+  },
+  {
+    operation: 'openapi',
+    function: 'openapi',
+    data: {},
+    method: 'GET',
+    path: '/api/openapi.json',
+    auth: 'none',
+    summary: 'This interface description (OpenAPI 3.1)',
+  },
+  // Play pages (HTML, one function): read-only on the catalog (the game or stream, and for the embed
+  // shape the org's allowed origins) and on the token; the page's own script consumes the token.
+  {
+    operation: 'play-game-page',
+    function: 'play-page',
+    data: PLAY_PAGE_DATA,
+    method: 'GET',
+    path: '/play/game/{game_id}',
+    auth: 'none',
+    summary: 'Canonical play page of a game (`session_token` when required)',
+  },
+  {
+    operation: 'play-stream-page',
+    function: 'play-page',
+    data: PLAY_PAGE_DATA,
+    method: 'GET',
+    path: '/play/stream/{stream_id}',
+    auth: 'none',
+    summary: 'Canonical play page of a stream (`session_token` when required)',
+  },
+  {
+    operation: 'game-page',
+    function: 'play-page',
+    data: PLAY_PAGE_DATA,
+    method: 'GET',
+    path: '/game/{game_id}',
+    auth: 'none',
+    summary: 'Game page of the service (`session_token` when required)',
+  },
+  {
+    operation: 'embed-page',
+    function: 'play-page',
+    data: PLAY_PAGE_DATA,
+    method: 'GET',
+    path: '/embed/{game_id}',
+    auth: 'none',
+    summary: 'Game page without the service’s interface, for iframes (`session_token` when required)',
+  },
+  {
+    operation: 'stream-page',
+    function: 'play-page',
+    data: PLAY_PAGE_DATA,
+    method: 'GET',
+    path: '/stream/{org_slug}/{stream_id}',
+    auth: 'none',
+    summary: 'Stream page of an organization (`session_token` when required)',
+  },
+  {
+    operation: 'play-session',
+    function: 'play-page',
+    data: { tokens: ['GetItem'] },
+    method: 'POST',
+    path: '/play/session',
+    auth: 'none',
+    summary: 'Play page script: trade a session it has just consumed for the play cookie a refresh needs',
   },
 ] as const satisfies readonly RouteDefinition[];
 

@@ -3,9 +3,15 @@
  * so a warm Lambda reuses the client and its keep-alive connections) from the parsed environment.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createBearerVerifier, type BearerVerifier } from './auth/jwt.js';
+import { AdminAccess } from './domain/admin-access.js';
+import { AuditLog } from './domain/audit-log.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { BlockIdAllocator } from './domain/ids.js';
+import { KeyAdmin } from './domain/key-admin.js';
 import { KeyCalls } from './domain/key-calls.js';
+import { PlayPages } from './domain/play.js';
+import { PlayPassSigner } from './domain/play-pass.js';
 import { Sessions } from './domain/sessions.js';
 import { env, type Env } from './env.js';
 import { logger } from './http/logger.js';
@@ -18,6 +24,11 @@ import { DynamoTokenStore } from './store/token-store.js';
 
 /** Ids reserved per block: one counter update per this many consumptions, per container. */
 const SESSION_ID_BLOCK = 100;
+
+/** A play session (refreshes keep playing) lasts this long after the token is consumed. */
+const PLAY_PASS_SECONDS = 4 * 3600;
+/** The page asks for its play pass right after consuming; later than this it is refused. */
+const PLAY_PASS_EXCHANGE_SECONDS = 60;
 
 /** Everything a function needs. */
 export interface Services {
@@ -33,6 +44,11 @@ export interface Services {
   };
   readonly keyCalls: KeyCalls;
   readonly sessions: Sessions;
+  /** Verifies admins' bearer tokens; built once per container, so the JWKS is fetched once. */
+  readonly bearer: BearerVerifier;
+  readonly keyAdmin: KeyAdmin;
+  readonly auditLog: AuditLog;
+  readonly play: PlayPages;
 }
 
 /** What tests and the local runner may replace. */
@@ -83,5 +99,41 @@ export function buildServices(e: Env, o: ServiceOverrides = {}): Services {
     clock,
     tokenRetentionDays: e.TOKEN_RETENTION_DAYS,
   });
-  return { env: e, clock, client, stores, keyCalls, sessions };
+  const access = new AdminAccess(stores.catalog);
+  const keyAdmin = new KeyAdmin({
+    access,
+    keys: stores.keys,
+    audit: stores.audit,
+    // Block size 1, as the seed uses: key ids stay dense and unique across containers.
+    keyIds: new BlockIdAllocator(stores.counters, 'key_id', 1),
+    clock,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
+  });
+  const auditLog = new AuditLog({ access, reader: stores.audit });
+  const play = new PlayPages({
+    catalog: stores.catalog,
+    tokens: stores.tokens,
+    clock,
+    // Read at first use: open games play even where no secret is configured; tokened ones fail loudly.
+    passes: new PlayPassSigner(() => e.PLAY_COOKIE_SECRET ?? missingSecret()),
+    passSeconds: PLAY_PASS_SECONDS,
+    exchangeWindowSeconds: PLAY_PASS_EXCHANGE_SECONDS,
+  });
+  return {
+    env: e,
+    clock,
+    client,
+    stores,
+    keyCalls,
+    sessions,
+    play,
+    bearer: createBearerVerifier(e),
+    keyAdmin,
+    auditLog,
+  };
+}
+
+function missingSecret(): never {
+  throw new Error('PLAY_COOKIE_SECRET is not set: play pages cannot sign or check play cookies');
 }

@@ -12,11 +12,17 @@ export interface KeyAttribute {
   readonly type: AttributeType;
 }
 
-/** A global secondary index (always projecting ALL attributes: the admin views need them). */
+/** A global secondary index. */
 export interface IndexDefinition {
   readonly name: string;
   readonly partitionKey: KeyAttribute;
   readonly sortKey?: KeyAttribute;
+  /**
+   * What the index holds besides its keys: `ALL` (default; the admin views read whole items from it)
+   * or `KEYS_ONLY` (an index that only finds items, which are then read from the table: updates of
+   * other attributes then cost no index write).
+   */
+  readonly projection?: 'ALL' | 'KEYS_ONLY';
 }
 
 /** One table of the service. */
@@ -36,12 +42,23 @@ export interface TableDefinition {
 export const TTL_ATTRIBUTE = 'ttl';
 
 export const tables = {
-  /** Session tokens, one item per token, keyed by the token UUID. */
+  /**
+   * Session tokens, one item per token, keyed by the token UUID. `by_org_day` finds the tokens an
+   * organization created on a UTC day (`org_day` = `<org_id>#<yyyy-mm-dd>`, written by the token's
+   * own put) for the session report; keys only, so consuming or revoking a token never writes it.
+   */
   tokens: {
     id: 'Tokens',
     envVar: 'TOKENS_TABLE',
     partitionKey: { name: 'token', type: 'S' },
-    indexes: [],
+    indexes: [
+      {
+        name: 'by_org_day',
+        partitionKey: { name: 'org_day', type: 'S' },
+        sortKey: { name: 'token', type: 'S' },
+        projection: 'KEYS_ONLY',
+      },
+    ],
     ttlAttribute: TTL_ATTRIBUTE,
   },
   /**

@@ -2,7 +2,17 @@
  * The embedded DynamoDB of the local run and the tests: dynalite on disk (or in memory), tables
  * created from THE tables table, and a sweeper standing in for DynamoDB TTL.
  */
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  PutItemCommand,
+  ScanCommand as RawScanCommand,
+  type AttributeValue,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
@@ -58,21 +68,42 @@ export function createTableInput(def: TableDefinition, tableName: string): Creat
           GlobalSecondaryIndexes: def.indexes.map((i) => ({
             IndexName: i.name,
             KeySchema: keySchema(i.partitionKey, i.sortKey),
-            Projection: { ProjectionType: 'ALL' as const },
+            Projection: { ProjectionType: i.projection ?? ('ALL' as const) },
           })),
         }
       : {}),
   };
 }
 
-/** Create every table that does not exist yet. */
+/**
+ * Create every table that does not exist yet, and rebuild one whose indexes differ from its
+ * definition (a data folder from before an index was added: dynalite cannot add an index in place).
+ */
 export async function ensureTables(endpoint: string, names: Record<TableName, string> = localTableNames): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
   for (const [name, def] of Object.entries(tables) as [TableName, TableDefinition][]) {
     if (!existing.has(names[name])) await client.send(new CreateTableCommand(createTableInput(def, names[name])));
+    else await rebuildIfIndexesDiffer(client, def, names[name]);
   }
   client.destroy();
+}
+
+/** Recreate a local table with its declared indexes, keeping its items (written again, so indexed). */
+async function rebuildIfIndexesDiffer(client: DynamoDBClient, def: TableDefinition, tableName: string): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const have = (Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort();
+  if (JSON.stringify(have) === JSON.stringify(def.indexes.map((i) => i.name).sort())) return;
+  const items: Record<string, AttributeValue>[] = [];
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new RawScanCommand({ TableName: tableName, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+  await client.send(new CreateTableCommand(createTableInput(def, tableName)));
+  for (const item of items) await client.send(new PutItemCommand({ TableName: tableName, Item: item }));
 }
 
 /**

@@ -10,9 +10,16 @@ import { hashApiKey } from '../../shared/domain/key-calls.js';
 import type { Org, Playable, Role } from '../../shared/domain/model.js';
 import type { Services } from '../../shared/services.js';
 
+/** `allowed_origins`: who may frame the org's embed pages (acme: anyone, as a demo). */
 export const DEMO_ORGS: readonly Org[] = [
-  { org_id: 1, slug: 'acme', name: 'Acme Games', tier: 'business' },
-  { org_id: 2, slug: 'globex', name: 'Globex', tier: 'enterprise' },
+  { org_id: 1, slug: 'acme', name: 'Acme Games', tier: 'business', allowed_origins: ['*'] },
+  {
+    org_id: 2,
+    slug: 'globex',
+    name: 'Globex',
+    tier: 'enterprise',
+    allowed_origins: ['https://globex.example', 'https://*.globex.example'],
+  },
   { org_id: 3, slug: 'tiny', name: 'Tiny Studio', tier: 'free' },
 ];
 

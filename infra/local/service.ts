@@ -12,7 +12,9 @@ import { overrideServices, services, type Services } from '../../shared/services
 import { tables } from '../../shared/tables.js';
 import { loadDevIssuer, type DevIssuer } from './dev-issuer.js';
 import { ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper } from './dynamo.js';
+import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
+import { loadPlaySecret } from './play-secret.js';
 import { DEMO_USERS, ensureDemoKey, seedCatalog } from './seed.js';
 
 /** What `${DATA_DIR}/dev-credentials.json` holds. */
@@ -50,7 +52,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
   await ensureTables(dynamo.endpoint);
 
-  const server = createFront({ loadHandler });
+  const server = createFront({ loadHandler, extra: serveDemoGame });
   await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));
   const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
 
@@ -62,6 +64,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     JWT_AUDIENCE: issuer.audience,
     JWT_JWKS: JSON.stringify(issuer.jwks),
     PUBLIC_BASE_URL: baseUrl,
+    PLAY_COOKIE_SECRET: process.env.PLAY_COOKIE_SECRET ?? loadPlaySecret(dataDir),
   });
   resetEnv();
   overrideServices({ clock: options.clock });

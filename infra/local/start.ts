@@ -1,4 +1,5 @@
 /** `npm start`: the service with demo data on an embedded DynamoDB. PORT (3000), DATA_DIR (.local). */
+import { demoPlayUrl } from './demo-game.js';
 import { startLocalService } from './service.js';
 
 const port = Number(process.env.PORT ?? 3000);
@@ -6,10 +7,15 @@ const dataDir = process.env.DATA_DIR ?? '.local';
 const service = await startLocalService({ port, dataDir });
 const { baseUrl, credentials } = service;
 const api = `${baseUrl}/api/org-api-keys`;
+const playLink = await demoPlayUrl(service.services, credentials.api_key, baseUrl);
 
 console.log(`
 Game Session Token Service (local) listening on ${baseUrl}
 Data folder: ${dataDir}   Credentials: ${dataDir}/dev-credentials.json
+
+Play game 101 once (a fresh single-use link; open it again in another browser to see it refused):
+  ${playLink}
+Game 102 needs no token: ${baseUrl}/play/game/102
 
 Create a session (demo key of org 1, game 101):
   curl -s -X POST '${api}?action=create-session' -H 'Content-Type: application/json' \\
@@ -20,6 +26,12 @@ Validate it (read-only):
 
 Consume it (once):
   curl -s -X POST '${api}?action=consume-session' -H 'Content-Type: application/json' -d '{"token":"<token>"}'
+
+List the API keys of org 1 (bearer token of the seeded admin acme-admin, valid 12 h):
+  curl -s '${api}?org_id=1' \\
+    -H "Authorization: Bearer $(node -p "require('./${dataDir}/dev-credentials.json').bearer_tokens['acme-admin']")"
+
+Interface description (OpenAPI 3.1): ${baseUrl}/api/openapi.json
 `);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -102,7 +102,8 @@ export class KeyCalls {
     const counts = [minute, day].map((r) => (r.status === 'fulfilled' ? r.value : undefined));
     call.rateLimit = rateState(windows, counts, now);
 
-    const refusedBy = windows.find((_, i) => counts[i] === 'exhausted');
+    // When both refuse, the retry is due when the later window (the day) resets.
+    const refusedBy = windows.findLast((_, i) => counts[i] === 'exhausted');
     const failure: unknown = refusedBy
       ? new RateLimited(refusedBy.name, secondsToReset(refusedBy, now))
       : ([minute, day, done, audited].find((r) => r.status === 'rejected')?.reason ?? refusal);

@@ -17,6 +17,11 @@ export interface Org {
   readonly slug: string;
   readonly name: string;
   readonly tier: Tier;
+  /**
+   * Origins (`https://partner.example`, `https://*.partner.example`, or `*`) whose pages may frame
+   * the org's `/embed/<id>` pages (CSP `frame-ancestors`). Absent or empty: nobody may.
+   */
+  readonly allowed_origins?: readonly string[];
 }
 
 /** A game or a stream of the catalog: what a session token is minted for. */
@@ -117,4 +122,6 @@ export interface AuditRecord {
   readonly token_prefix: string | null;
   readonly source_ip: string;
   readonly user_agent: string;
+  /** Key-management calls: the key properties the call set (e.g. `is_active` for a revoke). */
+  readonly changes?: readonly string[] | null;
 }

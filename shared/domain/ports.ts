@@ -64,3 +64,79 @@ export interface AuditStore {
   /** Write (or overwrite, for the same org/time/request) an audit record. */
   put(record: AuditRecord, ttl: number): Promise<void>;
 }
+
+/** The properties of a key an admin may change (the key material never changes). */
+export type KeyChanges = Partial<
+  Pick<
+    ApiKeyRecord,
+    | 'name'
+    | 'description'
+    | 'allowed_game_ids'
+    | 'allowed_stream_ids'
+    | 'rate_limit_per_minute'
+    | 'rate_limit_per_day'
+    | 'expires_at'
+    | 'is_active'
+    | 'mcp_scopes'
+  >
+>;
+
+/** A key as addressed by admins: its organization and id, plus the table key found for them. */
+export type KeyAddress = Pick<ApiKeyRecord, 'key_hash' | 'org_id' | 'id'>;
+
+/** Key management (org admins): the keys of an organization, addressed by (org_id, id). */
+export interface KeyAdminStore {
+  /** Every key of an organization, by id. */
+  listByOrg(orgId: number): Promise<ApiKeyRecord[]>;
+  /** The key with this id in this organization; undefined when absent or of another org. */
+  findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined>;
+  /** Apply changes to a key that still exists in its org. @throws NotFound when it is gone. */
+  update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string): Promise<ApiKeyRecord>;
+  /** Remove a key permanently. @throws NotFound when it is already gone. */
+  remove(key: KeyAddress): Promise<void>;
+}
+
+/** One page of an organization's audit log, newest first. */
+export interface AuditPage {
+  readonly records: AuditRecord[];
+  /** Opaque position of the next page; null on the last page. */
+  readonly cursor: string | null;
+}
+
+/** What to read from an organization's audit log. */
+export interface AuditQuery {
+  readonly org_id: number;
+  /** Only records of this key. */
+  readonly key_id?: number | undefined;
+  /** A cursor from an earlier page of the same query. */
+  readonly cursor?: string | undefined;
+  readonly limit: number;
+}
+
+export interface AuditReader {
+  /** A page of the log. @throws InvalidInput for a cursor that is not one of this query's. */
+  page(query: AuditQuery): Promise<AuditPage>;
+}
+
+/** The games and streams of organizations, as the MCP catalog tools read and change them. */
+export interface PlayableStore {
+  getPlayable(kind: Playable['kind'], id: number): Promise<Playable | undefined>;
+  /** Every game or every stream of an organization. */
+  listPlayables(orgId: number, kind: Playable['kind']): Promise<Playable[]>;
+  /**
+   * One conditional write: change a playable of `orgId` (never another org's).
+   * @returns the playable as it was before, or undefined when it does not exist in that org
+   */
+  updateInOrg(kind: Playable['kind'], id: number, orgId: number, changes: PlayableChanges): Promise<Playable | undefined>;
+}
+
+/** What an organization may change on its game or stream. */
+export type PlayableChanges = Partial<Pick<Playable, 'name' | 'require_session_token'>>;
+
+/** What the session report reads (eventually consistent). */
+export interface TokenReportStore {
+  /** Tokens an organization created on a UTC day (`yyyy-mm-dd`); stops paging once past `limit`. */
+  tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]>;
+  /** Read many tokens; one that is gone (cleaned up) is left out. */
+  getMany(tokens: readonly string[]): Promise<TokenRecord[]>;
+}

@@ -17,9 +17,10 @@ export function assertInScope(
   target: Target,
   playable: Playable | undefined,
 ): void {
+  // A record written before an allow-list existed has none: undefined means "all", like null.
   const allowList = target.kind === 'game' ? key.allowed_game_ids : key.allowed_stream_ids;
   const inOrg = playable !== undefined && playable.org_id === key.org_id;
-  if (!inOrg || (allowList !== null && !allowList.includes(target.id))) {
+  if (!inOrg || (allowList != null && !allowList.includes(target.id))) {
     throw new OutOfScope(`This API key has no access to ${target.kind} ${target.id}`);
   }
 }

@@ -3,7 +3,7 @@ import { isoTime, type Clock } from './clock.js';
 import { NotFound } from './errors.js';
 import type { BlockIdAllocator } from './ids.js';
 import type { KeyCalls, KeyCredential } from './key-calls.js';
-import type { CallContext, TokenRecord, TokenStatus } from './model.js';
+import type { ApiKeyRecord, CallContext, Playable, TokenRecord, TokenStatus } from './model.js';
 import type { CatalogStore, TokenStore } from './ports.js';
 import { assertInScope, type Target } from './scope.js';
 
@@ -56,6 +56,11 @@ export interface SessionsDeps {
   readonly tokenRetentionDays: number;
 }
 
+/** The one game or stream a create request names (the request schema makes sure there is exactly one). */
+export function targetOf(input: Pick<CreateSessionInput, 'game_id' | 'stream_id'>): Target {
+  return input.game_id !== null ? { kind: 'game', id: input.game_id } : { kind: 'stream', id: input.stream_id! };
+}
+
 /** Status as read now: an active token past its expiry reads as expired, cleaned up or not. */
 export function statusAt(token: Pick<TokenRecord, 'status' | 'expires_at'>, nowMs: number): TokenStatus {
   return token.status === 'active' && Date.parse(token.expires_at) <= nowMs ? 'expired' : token.status;
@@ -67,12 +72,35 @@ export class Sessions {
 
   /** Mint a token for a game or stream in the key's scope. Two round-trip stages. */
   async create(credential: KeyCredential, input: CreateSessionInput, call: CallContext): Promise<CreatedSession> {
-    const { keyCalls, catalog, tokens, clock } = this.deps;
-    const target: Target = input.game_id !== null ? { kind: 'game', id: input.game_id } : { kind: 'stream', id: input.stream_id! };
     // The key and the playable are both addressed by the request alone: read them together.
-    const [key, playable] = await Promise.all([keyCalls.authenticate(credential), catalog.getPlayable(target.kind, target.id)]);
+    const [key, playable] = await Promise.all([this.deps.keyCalls.authenticate(credential), this.readTarget(input)]);
+    return this.createFor(key, input, call, 'create-session', playable);
+  }
+
+  /** The game or stream a create request is for. It needs no key: read it alongside authentication. */
+  readTarget(input: CreateSessionInput): Promise<Playable | undefined> {
+    const target = targetOf(input);
+    return this.deps.catalog.getPlayable(target.kind, target.id);
+  }
+
+  /**
+   * Mint a token for an authenticated key (REST create-session, the MCP `create_session` tool): scope
+   * check, then one metered stage that counts the call, writes the token and audits it as `action`.
+   * Meters the call exactly once, whatever the outcome.
+   * @param playable the target as {@link readTarget} read it, alongside authentication
+   * @throws OutOfScope, RateLimited
+   */
+  async createFor(
+    key: ApiKeyRecord,
+    input: CreateSessionInput,
+    call: CallContext,
+    action: string,
+    playable: Playable | undefined,
+  ): Promise<CreatedSession> {
+    const { keyCalls, tokens, clock } = this.deps;
+    const target = targetOf(input);
     const subject = {
-      action: 'create-session',
+      action,
       game_id: target.kind === 'game' ? target.id : null,
       stream_id: target.kind === 'stream' ? target.id : null,
     };
@@ -143,12 +171,21 @@ export class Sessions {
    * @throws NotFound (unknown or another org's token), TokenGone (not active)
    */
   async revoke(credential: KeyCredential, token: string, call: CallContext): Promise<SessionView> {
+    const key = await this.deps.keyCalls.authenticate(credential);
+    return this.revokeFor(key, token, call, 'revoke-session');
+  }
+
+  /**
+   * Revoke an active token of an authenticated key's organization, in one metered stage audited as
+   * `action`. Meters the call exactly once, whatever the outcome.
+   * @throws NotFound (unknown or another org's token), TokenGone (not active), RateLimited
+   */
+  async revokeFor(key: ApiKeyRecord, token: string, call: CallContext, action: string): Promise<SessionView> {
     const { keyCalls, tokens, clock } = this.deps;
-    const key = await keyCalls.authenticate(credential);
     const revoked = await keyCalls.meter(
       key,
       call,
-      { action: 'revoke-session', token },
+      { action, token },
       {
         run: () => tokens.revoke(token, key.org_id, isoTime(clock.now()), call.requestId),
         undo: () => tokens.unrevoke(token, call.requestId),

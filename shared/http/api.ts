@@ -11,6 +11,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import type { AdminIdentity } from '../domain/admin-access.js';
 import { InvalidInput, PayloadTooLarge } from '../domain/errors.js';
 import { keyCredential, type KeyCredential } from '../domain/key-calls.js';
 import type { CallContext } from '../domain/model.js';
@@ -19,6 +20,7 @@ import { services, type Services } from '../services.js';
 import { jsonResponse, rateLimitHeaders } from './envelope.js';
 import { errorResponse } from './errors.js';
 import { logger } from './logger.js';
+import { originVerify } from './origin-verify.js';
 import { parseWith } from './validation.js';
 
 /** Largest request body accepted (decisions: over 64 KiB is refused). */
@@ -32,6 +34,8 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 /** The Lambda context with this request's call context attached by the bundle. */
 export interface ApiContext extends Context {
   call?: CallContext;
+  /** The org admin a bearer route's token identifies (set before the body is parsed). */
+  admin?: AdminIdentity;
 }
 
 /** What an operation receives. */
@@ -41,7 +45,8 @@ export type OperationInput<Op extends OperationName, B, Q> = {
   readonly call: CallContext;
   readonly services: Services;
   readonly event: Event;
-} & (AuthOf<Op> extends 'apiKey' ? { readonly credential: KeyCredential } : unknown);
+} & (AuthOf<Op> extends 'apiKey' ? { readonly credential: KeyCredential } : unknown) &
+  (AuthOf<Op> extends 'bearer' ? { readonly admin: AdminIdentity } : unknown);
 
 /** An operation's declaration. */
 export interface OperationSpec<Op extends OperationName, B, Q> {
@@ -50,6 +55,8 @@ export interface OperationSpec<Op extends OperationName, B, Q> {
   readonly body?: B;
   /** Schema of the query string parameters. */
   readonly query?: Q;
+  /** false: answer the data itself as JSON, without the envelope (documents such as the OpenAPI one). */
+  readonly envelope?: boolean;
 }
 
 /** Wrap an operation into a Lambda handler for API Gateway HTTP API (payload v2) events. */
@@ -61,7 +68,9 @@ export function api<Op extends OperationName, B extends z.ZodType | undefined = 
   const chain = middy<Event, Result, Error, ApiContext>()
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())
-    .use(respond(spec.operation));
+    .use(respond(spec.operation))
+    .use(originVerify());
+  if (route.auth === 'bearer') chain.use(bearerAuth());
   if (spec.body) chain.use(bodyCap()).use(httpJsonBodyParser());
 
   return chain.handler(async (event, context) => {
@@ -75,14 +84,36 @@ export function api<Op extends OperationName, B extends z.ZodType | undefined = 
       services: services(),
       event,
       credential,
+      admin: context.admin,
     };
     const data = await operation(input as OperationInput<Op, Out<B>, Out<Q>>);
-    return jsonResponse(200, { data });
+    return spec.envelope === false ? documentResponse(data) : jsonResponse(200, { data });
   });
 }
 
+/**
+ * Verify the admin's bearer token first, before the body is even parsed: a caller without a valid
+ * token learns nothing else. Who they may act for is the domain's question (catalog membership).
+ */
+function bearerAuth(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+  return {
+    before: async ({ event, context }) => {
+      context.admin = await services().bearer.verify(event.headers.authorization);
+    },
+  };
+}
+
+/** A JSON document served as it is (no envelope); it changes only with a deployment. */
+function documentResponse(document: unknown): Result {
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' },
+    body: JSON.stringify(document),
+  };
+}
+
 /** Refuse empty and oversized bodies before parsing them. */
-function bodyCap(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+export function bodyCap(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     before: ({ event }) => {
       if (!event.body) throw new InvalidInput('Request body is required');
@@ -92,8 +123,14 @@ function bodyCap(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   };
 }
 
-/** Call context, envelope headers, error mapping and the request's log line. */
-function respond(operation: OperationName): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+/**
+ * Call context, envelope headers, error mapping and the request's log line. The HTML page bundle
+ * reuses it with its own error renderer and an operation read from the event.
+ */
+export function respond(
+  operation: OperationName | ((event: Event) => string),
+  renderError: (error: unknown) => Result = errorResponse,
+): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   const started = new WeakMap<object, number>();
   const finish = (request: middy.Request<Event, Result, Error, ApiContext>, response: Result): Result => {
     const call = request.context.call;
@@ -104,11 +141,12 @@ function respond(operation: OperationName): middy.MiddlewareObj<Event, Result, E
     };
     const status = response.statusCode ?? 200;
     const fields = {
-      operation,
+      operation: typeof operation === 'function' ? operation(request.event) : operation,
       status,
       request_id: call?.requestId,
       duration_ms: Date.now() - (started.get(request) ?? Date.now()),
       key_prefix: keyPrefixOf(request.event),
+      actor: request.context.admin?.subject,
     };
     if (status >= 500) logger.error('request failed', { ...fields, error: request.error ?? undefined });
     else logger.info('request', fields);
@@ -128,7 +166,7 @@ function respond(operation: OperationName): middy.MiddlewareObj<Event, Result, E
       request.response = finish(request, request.response!);
     },
     onError: (request) => {
-      request.response = finish(request, errorResponse(request.error));
+      request.response = finish(request, renderError(request.error));
     },
   };
 }

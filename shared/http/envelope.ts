@@ -20,6 +20,9 @@ export function jsonResponse(
 export function rateLimitHeaders(state: RateLimitState | undefined): Record<string, string> {
   if (!state || state.windows.length === 0) return {};
   const policy = state.windows.map((w) => `"${w.name}";q=${w.limit};w=${w.windowSeconds}`).join(', ');
-  const tightest = state.windows.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  // On a tie the window that resets later binds longer (both exhausted: the day).
+  const tightest = state.windows.reduce((a, b) =>
+    b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a,
+  );
   return { 'ratelimit-policy': policy, ratelimit: `"${tightest.name}";r=${tightest.remaining};t=${tightest.resetSeconds}` };
 }

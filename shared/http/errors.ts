@@ -14,21 +14,35 @@ const MIDDY_MESSAGES: Record<number, string> = {
   422: 'Request body is not valid JSON',
 };
 
+/** What an error becomes: its status, the message the client may see, and extra headers. */
+export interface ErrorOutcome {
+  readonly status: number;
+  readonly message: string;
+  readonly headers: Record<string, string>;
+}
+
 /**
- * The one place an error becomes a response: a domain error's status (from `errorStatus`) and its
- * message; anything else a generic 500 whose body says nothing about the cause.
+ * The one place an error is classified: a domain error's status (from `errorStatus`) and its
+ * message; middy's own client errors in the service's words; anything else a generic 500 whose
+ * message says nothing about the cause. The JSON envelope and the HTML pages both render this.
  */
-export function errorResponse(error: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
+export function errorOutcome(error: unknown): ErrorOutcome {
   if (error instanceof DomainError) {
-    const extra: Record<string, string> = {};
-    if (error instanceof RateLimited) extra['retry-after'] = String(error.retryAfterSeconds);
-    if (error instanceof Overloaded) extra['retry-after'] = '1';
-    return jsonResponse(errorStatus[error.name], { error: error.message }, { ...headers, ...extra });
+    const headers: Record<string, string> = {};
+    if (error instanceof RateLimited) headers['retry-after'] = String(error.retryAfterSeconds);
+    if (error instanceof Overloaded) headers['retry-after'] = '1';
+    return { status: errorStatus[error.name], message: error.message, headers };
   }
   const middy = middyStatus(error);
   if (middy !== undefined && middy < 500) {
     const status = middy === 415 || middy === 422 ? 400 : middy;
-    return jsonResponse(status, { error: MIDDY_MESSAGES[middy] ?? 'Bad request' }, headers);
+    return { status, message: MIDDY_MESSAGES[middy] ?? 'Bad request', headers: {} };
   }
-  return jsonResponse(500, { error: 'Internal server error' }, headers);
+  return { status: 500, message: 'Internal server error', headers: {} };
+}
+
+/** The one place an error becomes a JSON response: its outcome in the `{success:false, error}` envelope. */
+export function errorResponse(error: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
+  const outcome = errorOutcome(error);
+  return jsonResponse(outcome.status, { error: outcome.message }, { ...headers, ...outcome.headers });
 }

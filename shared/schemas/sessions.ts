@@ -13,21 +13,32 @@ const Metadata = z
   })
   .meta({ description: 'Arbitrary JSON object, at most 4,096 bytes serialized.' });
 
-export const CreateSessionBody = z
+/**
+ * The create-session fields and their rules, without a component id: MCP tool schemas must be
+ * inline objects (a top-level `$ref` is not a valid tool `inputSchema`).
+ */
+export const CreateSessionFields = z
   .object({
     game_id: absentable(Id),
     stream_id: absentable(Id),
     external_ref: absentable(z.string().max(255)),
     metadata: absentable(Metadata),
-    expires_in_minutes: z.int().min(1).max(43_200).default(1440),
+    // null is absent here too (as for every optional field): the default lifetime.
+    expires_in_minutes: z
+      .int()
+      .min(1)
+      .max(43_200)
+      .nullish()
+      .transform((v) => v ?? 1440)
+      .meta({ description: 'Minutes until expiry, 1 to 43,200. Default 1440 (24 hours).' }),
   })
   .check((ctx) => {
     const { game_id, stream_id } = ctx.value;
     if ((game_id === null) === (stream_id === null)) {
       ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'exactly one of game_id or stream_id is required' });
     }
-  })
-  .meta({ id: 'CreateSessionRequest' });
+  });
+export const CreateSessionBody = CreateSessionFields.meta({ id: 'CreateSessionRequest' });
 export type CreateSessionBody = z.output<typeof CreateSessionBody>;
 
 export const ValidateSessionQuery = z.object({ token: SessionToken });

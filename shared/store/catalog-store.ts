@@ -1,13 +1,13 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Org, Playable, Role, Tier } from '../domain/model.js';
-import type { CatalogStore } from '../domain/ports.js';
+import type { CatalogStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
 import { isConditionalFailure, type StoreOptions } from './dynamo-client.js';
 
 /**
  * The organization catalog (single table): `ORG#<id>/ORG` for an org, `ORG#<id>/MEMBER#<sub>` for a
  * membership, `GAME#<id>/GAME` and `STREAM#<id>/STREAM` for playables (indexed by org in `by_org`).
  */
-export class DynamoCatalogStore implements CatalogStore {
+export class DynamoCatalogStore implements CatalogStore, PlayableStore {
   constructor(private readonly options: StoreOptions) {}
 
   async getPlayable(kind: Playable['kind'], id: number): Promise<Playable | undefined> {
@@ -19,7 +19,9 @@ export class DynamoCatalogStore implements CatalogStore {
     const { Item } = await this.options.client.send(
       new GetCommand({ TableName: this.options.tableName, Key: { pk: `ORG#${orgId}`, sk: 'ORG' }, ConsistentRead: true }),
     );
-    return Item ? { org_id: Item.org_id, slug: Item.slug, name: Item.name, tier: Item.tier } : undefined;
+    return Item
+      ? { org_id: Item.org_id, slug: Item.slug, name: Item.name, tier: Item.tier, allowed_origins: Item.allowed_origins ?? [] }
+      : undefined;
   }
 
   async getRole(orgId: number, subject: string): Promise<Role | undefined> {
@@ -105,6 +107,32 @@ export class DynamoCatalogStore implements CatalogStore {
           ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
           ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
           ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toPlayable(Attributes!);
+    } catch (error) {
+      if (isConditionalFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Change a playable of `orgId` only (the MCP tools: another org's game reads as absent).
+   * @returns the playable as it was before the change, or undefined when absent from that org
+   */
+  async updateInOrg(kind: Playable['kind'], id: number, orgId: number, changes: PlayableChanges): Promise<Playable | undefined> {
+    const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
+    try {
+      const { Attributes } = await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: playableKey(kind, id),
+          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk) AND org_id = :org',
+          ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
+          ExpressionAttributeValues: { ':org': orgId, ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])) },
+          // The previous version: the caller knows the new one, and needs the old one to undo.
+          ReturnValues: 'ALL_OLD',
         }),
       );
       return toPlayable(Attributes!);

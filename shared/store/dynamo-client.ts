@@ -10,20 +10,106 @@ export interface StoreOptions {
 
 const THROTTLING = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
 
+/** Failures whose request may or may not have been applied: the answer, not the request, was lost. */
+const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'InternalServerError', 'ServiceUnavailable']);
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const TRANSIENT_STATUS = new Set([500, 502, 503, 504]);
+
+/** Commands that only read: repeating them is always harmless. */
+const READS = new Set(['Get', 'GetItem', 'BatchGet', 'BatchGetItem', 'Query', 'Scan', 'TransactGet', 'TransactGetItems']);
+/** Writes that are idempotent when they carry no condition: the same item put or deleted again. */
+const PLAIN_OVERWRITES = new Set(['Put', 'PutItem', 'Delete', 'DeleteItem']);
+
+/**
+ * How the service retries DynamoDB calls (the SDK's own retries are off, because they repeat every
+ * command on network errors and timeouts, which is wrong for conditional and counting writes): a
+ * throttled call (refused, so not applied) is retried whatever it is; a call that failed without
+ * an answer (network error, timeout, 5xx: it may have been applied) is retried only when repeating
+ * it is harmless. Attempts are spaced by "full jitter" backoff.
+ */
+export const RETRY_POLICY = { maxAttempts: 3, baseDelayMs: 25, maxDelayMs: 400 } as const;
+
+/** Inputs of conditional writes marked {@link idempotent}; the SDK hands the same object to the middleware. */
+const idempotentInputs = new WeakSet<object>();
+
+/**
+ * Mark a command input whose repetition is harmless although it is a conditional or updating write
+ * (its condition accepts its own earlier application, or it only sets fixed values), so that a
+ * failure without an answer may be retried.
+ */
+export function idempotent<T extends object>(input: T): T {
+  idempotentInputs.add(input);
+  return input;
+}
+
+/** The error was DynamoDB refusing the request for capacity: nothing was applied. */
+export function isThrottling(error: unknown): boolean {
+  return THROTTLING.has((error as { name?: string } | null)?.name ?? '');
+}
+
+/** The error left the request's outcome unknown (it may have been applied). */
+export function isTransient(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return (
+    TRANSIENT_NAMES.has(e?.name ?? '') || TRANSIENT_CODES.has(e?.code ?? '') || TRANSIENT_STATUS.has(e?.$metadata?.httpStatusCode ?? 0)
+  );
+}
+
+/**
+ * Whether a command may be sent again after a failure that left its outcome unknown: reads, plain
+ * puts and deletes without a condition, and inputs marked {@link idempotent}.
+ */
+export function isRetrySafe(commandName: string | undefined, input: unknown): boolean {
+  const name = (commandName ?? '').replace(/Command$/, '');
+  if (READS.has(name)) return true;
+  if (typeof input === 'object' && input !== null && idempotentInputs.has(input)) return true;
+  return PLAIN_OVERWRITES.has(name) && !(input as { ConditionExpression?: string } | null)?.ConditionExpression;
+}
+
+/** Whether a failed attempt of a command may be repeated. */
+export function mayRetry(error: unknown, commandName: string | undefined, input: unknown): boolean {
+  return isThrottling(error) || (isTransient(error) && isRetrySafe(commandName, input));
+}
+
+/** Delay before attempt `attempt + 1`: uniformly random up to the exponential bound (full jitter). */
+function backoffMs(attempt: number): number {
+  return Math.random() * Math.min(RETRY_POLICY.maxDelayMs, RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1));
+}
+
 /** Name of a DynamoDB conditional-write failure. */
 export function isConditionalFailure(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
 }
 
 /**
- * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Throttling
- * (after the SDK's own retries) becomes the domain's `Overloaded`, so every adapter and handler
- * answers 503 with Retry-After instead of a bare 500.
+ * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Calls are
+ * retried by {@link RETRY_POLICY} (the SDK's own retries are off), a call that hangs fails after
+ * `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so
+ * every adapter and handler answers 503 with Retry-After instead of a bare 500.
  */
 export function createDocumentClient(options: { endpoint?: string | undefined; region?: string } = {}): DynamoDBDocumentClient {
+  const base: DynamoDBClientConfig = {
+    maxAttempts: 1,
+    // A DynamoDB call answers in milliseconds; one that hangs must fail well inside the Lambda timeout.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+  };
   const config: DynamoDBClientConfig = options.endpoint
-    ? { endpoint: options.endpoint, region: options.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-    : { region: options.region ?? process.env.AWS_REGION };
+    ? {
+        ...base,
+        endpoint: options.endpoint,
+        region: options.region ?? 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }
+    : { ...base, region: options.region ?? process.env.AWS_REGION };
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(config), {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -32,11 +118,25 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
       try {
         return await next(args);
       } catch (error) {
-        if (THROTTLING.has((error as { name?: string }).name ?? '')) throw new Overloaded({ cause: error });
+        if (isThrottling(error)) throw new Overloaded({ cause: error });
         throw error;
       }
     },
     { step: 'initialize', name: 'translateThrottling' },
+  );
+  // Inside the translation (lower priority runs later), so that it sees the SDK's own errors.
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await next(args);
+        } catch (error) {
+          if (attempt >= RETRY_POLICY.maxAttempts || !mayRetry(error, context.commandName, args.input)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+        }
+      }
+    },
+    { step: 'initialize', priority: 'low', name: 'retrySafely' },
   );
   return client;
 }

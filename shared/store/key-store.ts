@@ -1,10 +1,11 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFound } from '../domain/errors.js';
 import type { ApiKeyRecord } from '../domain/model.js';
-import type { KeyStore } from '../domain/ports.js';
-import { isConditionalFailure, type StoreOptions } from './dynamo-client.js';
+import type { KeyAddress, KeyAdminStore, KeyChanges, KeyStore } from '../domain/ports.js';
+import { idempotent, isConditionalFailure, type StoreOptions } from './dynamo-client.js';
 
 /** API keys in DynamoDB, keyed by the SHA-256 of the raw key. */
-export class DynamoKeyStore implements KeyStore {
+export class DynamoKeyStore implements KeyStore, KeyAdminStore {
   constructor(protected readonly options: StoreOptions) {}
 
   async getByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
@@ -18,13 +19,16 @@ export class DynamoKeyStore implements KeyStore {
   async touch(keyHash: string, atIso: string): Promise<void> {
     try {
       await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: { key_hash: keyHash },
-          UpdateExpression: 'SET last_used_at = :at',
-          ConditionExpression: 'attribute_exists(key_hash)',
-          ExpressionAttributeValues: { ':at': atIso },
-        }),
+        // Sets a fixed value: repeating it is harmless.
+        new UpdateCommand(
+          idempotent({
+            TableName: this.options.tableName,
+            Key: { key_hash: keyHash },
+            UpdateExpression: 'SET last_used_at = :at',
+            ConditionExpression: 'attribute_exists(key_hash)',
+            ExpressionAttributeValues: { ':at': atIso },
+          }),
+        ),
       );
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
@@ -33,7 +37,92 @@ export class DynamoKeyStore implements KeyStore {
 
   async create(key: ApiKeyRecord): Promise<void> {
     await this.options.client.send(
-      new PutCommand({ TableName: this.options.tableName, Item: key, ConditionExpression: 'attribute_not_exists(key_hash)' }),
+      new PutCommand(
+        idempotent({
+          TableName: this.options.tableName,
+          Item: key,
+          // The hash is of a fresh 160-bit random key: an item with it and this id can only be this
+          // very put, applied once already with its answer lost; the retry then succeeds.
+          ConditionExpression: 'attribute_not_exists(key_hash) OR (id = :id AND org_id = :org)',
+          ExpressionAttributeValues: { ':id': key.id, ':org': key.org_id },
+        }),
+      ),
     );
+  }
+
+  async listByOrg(orgId: number): Promise<ApiKeyRecord[]> {
+    const keys: ApiKeyRecord[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.options.client.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          IndexName: 'by_org',
+          KeyConditionExpression: 'org_id = :org',
+          ExpressionAttributeValues: { ':org': orgId },
+          ExclusiveStartKey,
+        }),
+      );
+      keys.push(...((page.Items ?? []) as ApiKeyRecord[]));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return keys;
+  }
+
+  async findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined> {
+    const { Items } = await this.options.client.send(
+      new QueryCommand({
+        TableName: this.options.tableName,
+        IndexName: 'by_org',
+        KeyConditionExpression: 'org_id = :org AND id = :id',
+        ExpressionAttributeValues: { ':org': orgId, ':id': id },
+      }),
+    );
+    return Items?.[0] as ApiKeyRecord | undefined;
+  }
+
+  async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string): Promise<ApiKeyRecord> {
+    const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updated_at', updatedAtIso] as const];
+    try {
+      const { Attributes } = await this.options.client.send(
+        // Sets fixed values under a condition a repetition still meets: harmless to repeat.
+        new UpdateCommand(
+          idempotent({
+            TableName: this.options.tableName,
+            Key: { key_hash: key.key_hash },
+            UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+            // The index read that found the key may be stale: the key must still be there, in that org.
+            ConditionExpression: 'org_id = :org AND id = :id',
+            ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+              ':org': key.org_id,
+              ':id': key.id,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return Attributes as ApiKeyRecord;
+    } catch (error) {
+      if (isConditionalFailure(error)) throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
+      throw error;
+    }
+  }
+
+  async remove(key: KeyAddress): Promise<void> {
+    try {
+      await this.options.client.send(
+        new DeleteCommand({
+          TableName: this.options.tableName,
+          Key: { key_hash: key.key_hash },
+          ConditionExpression: 'org_id = :org AND id = :id',
+          ExpressionAttributeValues: { ':org': key.org_id, ':id': key.id },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalFailure(error)) throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
+      throw error;
+    }
   }
 }

@@ -3,7 +3,7 @@ import { NotFound, TokenGone } from '../domain/errors.js';
 import type { TokenRecord } from '../domain/model.js';
 import type { TokenStore } from '../domain/ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
-import { isConditionalFailure, type StoreOptions } from './dynamo-client.js';
+import { idempotent, isConditionalFailure, type StoreOptions } from './dynamo-client.js';
 
 /** Session tokens in DynamoDB, one item per token. */
 export class DynamoTokenStore implements TokenStore {
@@ -13,7 +13,8 @@ export class DynamoTokenStore implements TokenStore {
     await this.options.client.send(
       new PutCommand({
         TableName: this.options.tableName,
-        Item: { ...token, [TTL_ATTRIBUTE]: ttl },
+        // org_day keys the report index in the same write: reports cost create no extra round trip.
+        Item: { ...token, org_day: orgDay(token.org_id, token.created_at.slice(0, 10)), [TTL_ATTRIBUTE]: ttl },
         ConditionExpression: 'attribute_not_exists(#token)',
         ExpressionAttributeNames: { '#token': 'token' },
       }),
@@ -30,22 +31,26 @@ export class DynamoTokenStore implements TokenStore {
   async consume(token: string, nowIso: string, sessionId: number, playerUuid: string | null): Promise<TokenRecord> {
     try {
       const { Attributes } = await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: { token },
-          UpdateExpression: 'SET #status = :consumed, session_id = :sid, player_uuid = :player, consumed_at = :now',
-          // A missing item fails the condition too: unknown tokens are gone like used ones.
-          ConditionExpression: '#status = :active AND expires_at > :now',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':consumed': 'consumed',
-            ':active': 'active',
-            ':sid': sessionId,
-            ':player': playerUuid,
-            ':now': nowIso,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
+        new UpdateCommand(
+          idempotent({
+            TableName: this.options.tableName,
+            Key: { token },
+            UpdateExpression: 'SET #status = :consumed, session_id = :sid, player_uuid = :player, consumed_at = :now',
+            // A missing item fails the condition too: unknown tokens are gone like used ones. Session
+            // ids are unique per consumption, so `session_id = :sid` only accepts this very call
+            // applied once already (its answer lost): the retry then succeeds instead of a false 410.
+            ConditionExpression: '(#status = :active AND expires_at > :now) OR session_id = :sid',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':consumed': 'consumed',
+              ':active': 'active',
+              ':sid': sessionId,
+              ':player': playerUuid,
+              ':now': nowIso,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
       );
       return toRecord(Attributes!);
     } catch (error) {
@@ -57,15 +62,18 @@ export class DynamoTokenStore implements TokenStore {
   async revoke(token: string, orgId: number, nowIso: string, requestId: string): Promise<TokenRecord> {
     try {
       const { Attributes } = await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: { token },
-          UpdateExpression: 'SET #status = :revoked, revoked_at = :now, revoked_by = :rid',
-          ConditionExpression: '#status = :active AND expires_at > :now AND org_id = :org',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':revoked': 'revoked', ':active': 'active', ':now': nowIso, ':org': orgId, ':rid': requestId },
-          ReturnValues: 'ALL_NEW',
-        }),
+        new UpdateCommand(
+          idempotent({
+            TableName: this.options.tableName,
+            Key: { token },
+            UpdateExpression: 'SET #status = :revoked, revoked_at = :now, revoked_by = :rid',
+            // `revoked_by = :rid` accepts only this request's own earlier application (a retry).
+            ConditionExpression: '(#status = :active AND expires_at > :now AND org_id = :org) OR revoked_by = :rid',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':revoked': 'revoked', ':active': 'active', ':now': nowIso, ':org': orgId, ':rid': requestId },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
       );
       return toRecord(Attributes!);
     } catch (error) {
@@ -80,14 +88,17 @@ export class DynamoTokenStore implements TokenStore {
   async unrevoke(token: string, requestId: string): Promise<void> {
     try {
       await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: { token },
-          UpdateExpression: 'SET #status = :active REMOVE revoked_at, revoked_by',
-          ConditionExpression: '#status = :revoked AND revoked_by = :rid',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':active': 'active', ':revoked': 'revoked', ':rid': requestId },
-        }),
+        // Applied twice, the second finds the condition false, which is swallowed below: harmless.
+        new UpdateCommand(
+          idempotent({
+            TableName: this.options.tableName,
+            Key: { token },
+            UpdateExpression: 'SET #status = :active REMOVE revoked_at, revoked_by',
+            ConditionExpression: '#status = :revoked AND revoked_by = :rid',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':active': 'active', ':revoked': 'revoked', ':rid': requestId },
+          }),
+        ),
       );
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
@@ -99,7 +110,13 @@ export class DynamoTokenStore implements TokenStore {
   }
 }
 
-function toRecord(item: Record<string, unknown>): TokenRecord {
-  const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, ...record } = item;
+/** Partition key of the `by_org_day` index: an organization's tokens created on one UTC day. */
+export function orgDay(orgId: number, day: string): string {
+  return `${orgId}#${day}`;
+}
+
+/** A stored item as the domain's record (without the storage-only attributes). */
+export function toRecord(item: Record<string, unknown>): TokenRecord {
+  const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, ...record } = item;
   return record as unknown as TokenRecord;
 }

@@ -46,11 +46,32 @@ describe('lifecycle', () => {
     expect((await validate(token)).body.data).toMatchObject({ valid: false, status: 'consumed' });
   });
 
-  test('100 parallel consumes of one token: exactly one 200 and 99 x 410', async () => {
-    const { token } = (await create({ game_id: 101 })).body.data;
-    const results = await Promise.all(Array.from({ length: 100 }, () => consume(token)));
-    const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 410)).toHaveLength(99);
+  test('a stream token: create, validate, consume once', async () => {
+    const created = await create({ stream_id: 201, external_ref: 'viewer-1' });
+    expect(created.status).toBe(200);
+    const { token, expires_at } = created.body.data;
+    expect(created.body.data).toEqual({ token, game_id: null, stream_id: 201, expires_at, external_ref: 'viewer-1' });
+    expect((await validate(token)).body.data).toEqual({
+      valid: true,
+      status: 'active',
+      game_id: null,
+      stream_id: 201,
+      expires_at,
+      external_ref: 'viewer-1',
+      metadata: null,
+    });
+    const c = await consume(token);
+    expect(c.status).toBe(200);
+    expect(c.body.data).toMatchObject({ org_id: 1, game_id: null, stream_id: 201, external_ref: 'viewer-1', metadata: null });
+    expect((await consume(token)).status).toBe(410);
+  });
+
+  test('create, revoke, then validate says revoked and consume is 410', async () => {
+    const { token } = (await create({ game_id: 102 })).body.data;
+    const revoked = await stack.post('revoke-session', { token }, { 'x-api-key': key });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.data).toMatchObject({ valid: false, status: 'revoked', game_id: 102 });
+    expect((await validate(token)).body.data).toMatchObject({ valid: false, status: 'revoked' });
+    expect((await consume(token)).status).toBe(410);
   });
 });

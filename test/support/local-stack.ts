@@ -74,11 +74,18 @@ function captureLogs(): void {
   if (capturing) return;
   capturing = true;
   for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream);
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      capturedLogs.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-      callback?.();
-      return true;
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      capturedLogs.push(text);
+      // The service's JSON log lines are kept from the terminal; anything else (jest's own
+      // reporter when a single file runs in band) still reaches it.
+      if (text.startsWith('{"level"')) {
+        const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+        callback?.();
+        return true;
+      }
+      return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
     }) as typeof stream.write;
   }
 }

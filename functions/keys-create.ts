@@ -1,0 +1,7 @@
+import { api } from '../shared/http/api.js';
+import { CreateKeyBody } from '../shared/schemas/keys.js';
+
+/** POST /api/org-api-keys (bearer; owner or admin of `org_id`); the raw key is in this answer only */
+export const handler = api({ operation: 'create-key', body: CreateKeyBody }, ({ body, admin, call, services }) =>
+  services.keyAdmin.create(admin, body, call),
+);

@@ -1,0 +1,116 @@
+/**
+ * The public endpoint: a CloudFront distribution in front of the HTTP API. Its viewer-request
+ * function (generated from THE routes table) maps `/api/org-api-keys?action=<op>` and the other public
+ * paths onto API Gateway routes; its origin requests carry the secret header the functions check.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  HeadersReferrerPolicy,
+  HttpVersion,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  OriginSslPolicy,
+  PriceClass,
+  ResponseHeadersPolicy,
+  SecurityPolicyProtocol,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { ORIGIN_VERIFY_HEADER } from '../shared/http/origin-verify.js';
+import type { RouteDefinition } from '../shared/routes.js';
+import { edgeRewriteSource } from './edge-rewrite.js';
+
+/** A custom domain for the distribution; the certificate must be in us-east-1 (CloudFront's rule). */
+export interface CustomDomain {
+  readonly domainName: string;
+  readonly certificateArn: string;
+}
+
+export interface ServiceEdgeProps {
+  readonly routes: readonly RouteDefinition[];
+  readonly api: IHttpApi;
+  /** Its value is sent to the origin in {@link ORIGIN_VERIFY_HEADER}. */
+  readonly originSecret: ISecret;
+  readonly domain?: CustomDomain;
+  /** An AWS WAF web ACL (scope CLOUDFRONT, created in us-east-1) to attach, by ARN. */
+  readonly webAclArn?: string;
+  /** Shown in the distribution's comment: a new revision makes CloudFormation read the secret again. */
+  readonly secretsRevision: number;
+}
+
+export class ServiceEdge extends Construct {
+  readonly distribution: Distribution;
+  readonly rewrite: EdgeFunction;
+  /** The public base URL (`https://` + custom domain or the distribution's domain). */
+  readonly baseUrl: string;
+  readonly hasCustomDomain: boolean;
+  readonly hasWebAcl: boolean;
+
+  constructor(scope: Construct, id: string, props: ServiceEdgeProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.hasCustomDomain = props.domain !== undefined;
+    this.hasWebAcl = props.webAclArn !== undefined;
+    this.rewrite = new EdgeFunction(this, 'Rewrite', {
+      comment: 'Maps public paths and ?action= onto API Gateway routes (generated from the routes table)',
+      runtime: FunctionRuntime.JS_2_0,
+      code: FunctionCode.fromInline(edgeRewriteSource(props.routes)),
+    });
+
+    const origin = new HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+      originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+      readTimeout: Duration.seconds(30),
+      // CloudFront overwrites a viewer header of the same name, so clients cannot supply it themselves.
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
+    });
+
+    // Pages set their own framing and content policies; the edge only adds what every answer needs
+    // and keeps whatever the origin already sent.
+    const headers = new ResponseHeadersPolicy(this, 'Headers', {
+      comment: 'HSTS, nosniff and referrer policy for every response',
+      securityHeadersBehavior: {
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: false },
+        contentTypeOptions: { override: false },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: false },
+      },
+    });
+
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: `Game Session Token Service (secrets revision ${props.secretsRevision})`,
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      priceClass: PriceClass.PRICE_CLASS_ALL,
+      domainNames: props.domain ? [props.domain.domainName] : undefined,
+      certificate: props.domain ? Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn) : undefined,
+      // Applies with a custom certificate; the default *.cloudfront.net certificate has a fixed policy.
+      minimumProtocolVersion: props.domain ? SecurityPolicyProtocol.TLS_V1_2_2021 : undefined,
+      webAclId: props.webAclArn,
+      // One behaviour serves every path of the routes table: the rewrite decides, and answers
+      // anything else itself (404/400/405), so new routes need no distribution change.
+      defaultBehavior: {
+        origin,
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        allowedMethods: AllowedMethods.ALLOW_ALL,
+        // Every answer is per request (tokens, keys, pages with a nonce): nothing is cached, and the
+        // whole viewer request (Authorization included) reaches the origin except its Host header.
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        responseHeadersPolicy: headers,
+        compress: true,
+        functionAssociations: [{ function: this.rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
+      },
+    });
+    this.baseUrl = `https://${props.domain?.domainName ?? this.distribution.distributionDomainName}`;
+  }
+}

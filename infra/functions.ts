@@ -1,0 +1,187 @@
+/**
+ * One Lambda function per distinct `function` of THE routes table, each bundled by the local esbuild
+ * (no Docker) from `functions/<name>.ts` into a single ESM file, with its own role that may do only
+ * what its routes declare.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  Architecture,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { EnvInput } from '../shared/env.js';
+import type { RouteDefinition } from '../shared/routes.js';
+import { tables, type TableName } from '../shared/tables.js';
+import { dataStatements, functionAccess, functionNames } from './permissions.js';
+import type { ServiceTables } from './tables.js';
+
+/** The repository root (functions/, package-lock.json). */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Memory of every function. 256 MB: each request is a few small DynamoDB calls, and Lambda's CPU
+ * share grows with memory, so this keeps cold starts (bundle parse) short at a low price.
+ */
+export const FUNCTION_MEMORY_MB = 256;
+/** Far above a request's few DynamoDB round trips (and a cold JWKS fetch), below API Gateway's 30 s. */
+export const FUNCTION_TIMEOUT = Duration.seconds(10);
+/** The runtime matches the Node major of the local run (the `node` devDependency): 24. */
+export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
+export const FUNCTION_ARCHITECTURE = Architecture.ARM_64;
+
+/** Some dependencies are CommonJS and call `require`, which an ES module does not have. */
+const REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** esbuild settings: one minified ESM file per function, the AWS SDK included (a pinned, tested version). */
+export const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  mainFields: ['module', 'main'],
+  target: 'node24',
+  banner: REQUIRE_BANNER,
+  bundleAwsSDK: true,
+  minify: true,
+  // Names survive minification, so stack traces in the logs stay readable.
+  keepNames: true,
+  // Quiet synth output: only problems.
+  logLevel: LogLevel.WARNING,
+};
+
+/** Environment variables that carry the physical table names. */
+type TableEnvVar = (typeof tables)[TableName]['envVar'];
+/** Everything in the environment but the table names (which come from the tables themselves). */
+export type FunctionSettings = Omit<EnvInput, TableEnvVar>;
+
+export interface ServiceFunctionsProps {
+  readonly routes: readonly RouteDefinition[];
+  readonly tables: ServiceTables;
+  readonly settings: FunctionSettings;
+  /** The origin-verify secret; every function reads it (through the Parameters and Secrets extension). */
+  readonly originSecret: ISecret;
+  readonly logRetention: RetentionDays;
+  /** Shown in each description: a new revision makes CloudFormation resolve the secrets again. */
+  readonly secretsRevision: number;
+}
+
+/**
+ * What makes a function's code: `functions/<name>.ts` exporting `handler`, bundled with
+ * {@link BUNDLING} for the runtime and architecture of every function.
+ */
+export function functionCode(name: string): NodejsFunctionProps {
+  const entry = join(PROJECT_ROOT, 'functions', `${name}.ts`);
+  if (!existsSync(entry)) throw new Error(`the routes table names function '${name}', but functions/${name}.ts does not exist`);
+  return {
+    entry,
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    runtime: FUNCTION_RUNTIME,
+    architecture: FUNCTION_ARCHITECTURE,
+    bundling: BUNDLING,
+  };
+}
+
+/** The functions of the service, by their routes-table name. */
+export class ServiceFunctions extends Construct {
+  readonly functions: ReadonlyMap<string, NodejsFunction>;
+  readonly logGroups: ReadonlyMap<string, LogGroup>;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
+    super(scope, id);
+    const environment = definedOnly(functionEnvironment(props.tables, props.settings));
+    const tableArns = Object.fromEntries(Object.entries(props.tables).map(([name, table]) => [name, table.tableArn])) as Record<
+      TableName,
+      string
+    >;
+    const functions = new Map<string, NodejsFunction>();
+    const logGroups = new Map<string, LogGroup>();
+
+    for (const name of functionNames(props.routes)) {
+      const constructId = pascalCase(name);
+      const served = props.routes.filter((route) => route.function === name);
+
+      const logGroup = new LogGroup(this, `${constructId}Logs`, {
+        retention: props.logRetention,
+        // Operational logs only (the audit trail lives in DynamoDB); they go with the stack.
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      // An own role instead of the default one: no AWS managed policy, logs only to this log group.
+      const role = new Role(this, `${constructId}Role`, {
+        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+        description: `Runs the ${name} function: ${served.map((r) => r.operation).join(', ')}`,
+      });
+      for (const statement of dataStatements(functionAccess(props.routes, name), tableArns)) role.addToPolicy(statement);
+      logGroup.grantWrite(role);
+      props.originSecret.grantRead(role);
+
+      const fn = new NodejsFunction(this, constructId, {
+        ...functionCode(name),
+        memorySize: FUNCTION_MEMORY_MB,
+        timeout: FUNCTION_TIMEOUT,
+        description: functionDescription(served, props.secretsRevision),
+        role,
+        logGroup,
+        tracing: Tracing.ACTIVE,
+        environment,
+        // The extension serves the origin secret on localhost with its own cache, so the bundle
+        // needs no Secrets Manager client and a warm container does not call Secrets Manager.
+        paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+          cacheSize: 10,
+          logLevel: ParamsAndSecretsLogLevel.WARN,
+        }),
+      });
+      functions.set(name, fn);
+      logGroups.set(name, logGroup);
+    }
+    this.functions = functions;
+    this.logGroups = logGroups;
+  }
+
+  /** The function serving a route. */
+  forRoute(route: RouteDefinition): NodejsFunction {
+    const fn = this.functions.get(route.function);
+    if (!fn) throw new Error(`no function for route ${route.operation}`);
+    return fn;
+  }
+}
+
+/** The summaries of the routes a function serves, and the secrets revision (Lambda allows 256 characters). */
+function functionDescription(served: readonly RouteDefinition[], secretsRevision: number): string {
+  const suffix = ` (secrets revision ${secretsRevision})`;
+  return (
+    served
+      .map((r) => r.summary)
+      .join(' / ')
+      .slice(0, 256 - suffix.length) + suffix
+  );
+}
+
+/**
+ * The complete environment of a function, typed by the schema the code parses at start-up: adding a
+ * variable to `shared/env.ts` fails the type check here until the stack decides its value.
+ */
+export function functionEnvironment(serviceTables: ServiceTables, settings: FunctionSettings): EnvInput {
+  const tableNames = Object.fromEntries(
+    (Object.keys(tables) as TableName[]).map((name) => [tables[name].envVar, serviceTables[name].tableName]),
+  ) as Record<TableEnvVar, string>;
+  return { ...tableNames, ...settings };
+}
+
+function definedOnly(environment: EnvInput): Record<string, string> {
+  return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** `keys-list` -> `KeysList`: stable construct ids (and so stable logical ids) per function. */
+export function pascalCase(name: string): string {
+  return name.replace(/(^|[-_])([a-z0-9])/g, (_, _sep: string, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,93 @@
+/**
+ * cdk-nag (AWS Solutions rules) on every synth: an unacknowledged finding fails `cdk synth`, so each
+ * exception to a rule is acknowledged here, on the narrowest construct it applies to, with its reason.
+ */
+import { Validations, type App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import type { ServiceStack } from './stack.js';
+
+/** Run the AWS Solutions checks on everything in the app at synth. */
+export function addNagChecks(app: App): void {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+}
+
+/** One acknowledged finding: the rule (or `rule[finding]`), where, and why. */
+export interface NagAcknowledgement {
+  readonly id: string;
+  readonly scope: IConstruct;
+  readonly reason: string;
+}
+
+/** The stack's exceptions to the AWS Solutions rules, each with its reason. */
+export function nagAcknowledgements(stack: ServiceStack): NagAcknowledgement[] {
+  const distribution = stack.edge.distribution;
+  const acks: NagAcknowledgement[] = [
+    {
+      id: 'AwsSolutions-APIG4',
+      scope: stack.api.api,
+      reason:
+        'Authorization is per operation and happens in the function, as the routes table declares it: API key (SHA-256 lookup, revocation effective at once), ' +
+        'OIDC bearer JWT (aws-jwt-verify) or none where the specification says so (validate, consume, play pages). Only CloudFront reaches the API: ' +
+        'every function refuses requests without the origin-verify secret header.',
+    },
+    {
+      id: 'AwsSolutions-CFR1',
+      scope: distribution,
+      reason: 'Partners and their players are worldwide; the service has no legal or licensing reason to refuse any country.',
+    },
+    {
+      id: 'AwsSolutions-CFR3',
+      scope: distribution,
+      reason:
+        'Every request that passes the edge is logged twice already: the API Gateway access log (JSON, with source IP) and the function request line with its request id; ' +
+        'requests the edge itself refuses (unknown path/action) reach no data. Standard CloudFront logs would need an ACL-enabled S3 bucket for no extra insight.',
+    },
+    {
+      id: 'AwsSolutions-SMG4',
+      scope: stack.originSecret,
+      reason:
+        'CloudFront receives the value at deploy time (an origin custom header), so a rotation Lambda alone could not apply it. ' +
+        'Rotate by putting a new value and redeploying (README, "Deploy"); the functions accept the previous value while the distribution updates.',
+    },
+    {
+      id: 'AwsSolutions-SMG4',
+      scope: stack.playCookieSecret,
+      reason:
+        'The functions receive the value at deploy time, so a rotation Lambda alone could not apply it. Rotate by putting a new value and ' +
+        'redeploying (README, "Deploy"); only play cookies signed with the old key stop working.',
+    },
+    // X-Ray does not support resource-level permissions: PutTraceSegments and PutTelemetryRecords
+    // need Resource "*". Every other statement of these roles names its resources.
+    ...[...stack.functions.functions.values()].map((fn) => ({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      scope: fn.role!.node.findChild('DefaultPolicy'),
+      reason:
+        'Only the X-Ray tracing statement (xray:PutTraceSegments, xray:PutTelemetryRecords) has Resource "*": X-Ray has no resource-level permissions.',
+    })),
+  ];
+  if (!stack.edge.hasWebAcl) {
+    acks.push({
+      id: 'AwsSolutions-CFR2',
+      scope: distribution,
+      reason:
+        'No web ACL was given (context webAclArn): abuse is bounded by per-key rate limits, the API stage throttle and single-use tokens. ' +
+        'Pass webAclArn (a CLOUDFRONT-scope WAFv2 web ACL in us-east-1) to attach one.',
+    });
+  }
+  if (!stack.edge.hasCustomDomain) {
+    acks.push({
+      id: 'AwsSolutions-CFR4',
+      scope: distribution,
+      reason:
+        'Without a custom domain the distribution uses the default *.cloudfront.net certificate, whose TLS policy CloudFront fixes. ' +
+        'With domainName and certificateArn the stack sets TLSv1.2_2021 as the minimum.',
+    });
+  }
+  return acks;
+}
+
+/** Record the stack's acknowledgements on its constructs (the stack calls this once, at the end). */
+export function acknowledgeFindings(stack: ServiceStack): void {
+  for (const { id, scope, reason } of nagAcknowledgements(stack)) Validations.of(scope).acknowledge({ id, reason });
+}

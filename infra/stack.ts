@@ -1,0 +1,177 @@
+/**
+ * The whole service as one stack: tables (from the tables table), one function per function of the
+ * routes table, the HTTP API behind a CloudFront distribution, the secrets, alarms and dashboard.
+ */
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Construct } from 'constructs';
+import { routes as serviceRoutes, type RouteDefinition } from '../shared/routes.js';
+import { tables, type TableName } from '../shared/tables.js';
+import { ServiceEdge, type CustomDomain } from './edge.js';
+import { ServiceFunctions, type FunctionSettings } from './functions.js';
+import { ServiceApi } from './http-api.js';
+import { acknowledgeFindings } from './nag.js';
+import { ServiceMonitoring, type AlarmThresholds } from './monitoring.js';
+import { DataTables, type ServiceTables } from './tables.js';
+
+/** Where the org admins' bearer tokens come from (an OpenID Connect provider). */
+export interface IdentityProvider {
+  /** The `iss` of the tokens. */
+  readonly issuer: string;
+  /** The expected `aud` (or `client_id`); comma-separated for several. */
+  readonly audience: string;
+  /** JWKS URL; by default derived from the issuer. */
+  readonly jwksUrl?: string;
+}
+
+/** Placeholder issuer of a synth without identity context (bearer operations answer 401). */
+export const UNCONFIGURED_ISSUER = 'https://issuer.invalid';
+
+export interface ServiceStackProps extends StackProps {
+  readonly identity: IdentityProvider;
+  /** The operations to deploy; THE routes table unless a test passes another. */
+  readonly routes?: readonly RouteDefinition[];
+  readonly domain?: CustomDomain;
+  readonly webAclArn?: string;
+  /** Send alarms to this existing topic instead of a topic of the stack. */
+  readonly alarmTopicArn?: string;
+  /** Subscribe this address to the stack's alarm topic. */
+  readonly alarmEmail?: string;
+  readonly logRetention?: RetentionDays;
+  readonly alarmThresholds?: Partial<AlarmThresholds>;
+  /**
+   * Part of the distribution and the functions, so that raising it after a secret's value changed
+   * makes CloudFormation update them and resolve the secrets again. Default 1.
+   */
+  readonly secretsRevision?: number;
+  /**
+   * false leaves cdk-nag's findings unacknowledged; the tests use it to check that every
+   * acknowledgement in `infra/nag.ts` still matches a finding. Default true.
+   */
+  readonly acknowledgeNagFindings?: boolean;
+}
+
+export class ServiceStack extends Stack {
+  readonly routes: readonly RouteDefinition[];
+  readonly tables: ServiceTables;
+  readonly functions: ServiceFunctions;
+  readonly api: ServiceApi;
+  readonly edge: ServiceEdge;
+  readonly monitoring: ServiceMonitoring;
+  readonly originSecret: Secret;
+  readonly playCookieSecret: Secret;
+  readonly alarmTopic: ITopic;
+  /** The stack's own alarm topic and its key (absent when alarms go to an existing topic). */
+  readonly ownAlarmTopic?: { readonly topic: Topic; readonly key: Key };
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, { description: 'Game Session Token Service: single-use play tokens and the API keys that mint them', ...props });
+    this.routes = props.routes ?? serviceRoutes;
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const secretsRevision = props.secretsRevision ?? 1;
+    if (props.identity.issuer === UNCONFIGURED_ISSUER) {
+      Annotations.of(this).addWarningV2(
+        'gsts:identity-provider',
+        'No identity provider configured (context jwtIssuer, jwtAudience): org-admin operations will answer 401 until it is set.',
+      );
+    }
+
+    this.tables = new DataTables(this, 'Data').tables;
+
+    // The header value CloudFront sends to the origin; functions refuse requests without it.
+    this.originSecret = new Secret(this, 'OriginVerifySecret', {
+      description: 'Value of the x-origin-verify header CloudFront adds to origin requests',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // HMAC key of the play cookie; resolved into the functions' configuration at deploy time.
+    this.playCookieSecret = new Secret(this, 'PlayCookieSecret', {
+      description: 'HMAC key of the play cookie (play pages)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.api = new ServiceApi(this, 'Http', { logRetention });
+    this.edge = new ServiceEdge(this, 'Edge', {
+      routes: this.routes,
+      api: this.api.api,
+      originSecret: this.originSecret,
+      domain: props.domain,
+      webAclArn: props.webAclArn,
+      secretsRevision,
+    });
+
+    const settings: FunctionSettings = {
+      TOKEN_RETENTION_DAYS: undefined, // the schema's default (decisions: 7 days)
+      AUDIT_RETENTION_DAYS: undefined, // the schema's default (decisions: 90 days)
+      JWT_ISSUER: props.identity.issuer,
+      JWT_AUDIENCE: props.identity.audience,
+      JWT_JWKS_URL: props.identity.jwksUrl,
+      JWT_JWKS: undefined, // the local development issuer only
+      DYNAMODB_ENDPOINT: undefined, // the local embedded DynamoDB only
+      ORIGIN_VERIFY_SECRET_ARN: this.originSecret.secretArn,
+      PUBLIC_BASE_URL: this.edge.baseUrl,
+      PLAY_COOKIE_SECRET: this.playCookieSecret.secretValue.unsafeUnwrap(),
+      POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    };
+    this.functions = new ServiceFunctions(this, 'Functions', {
+      routes: this.routes,
+      tables: this.tables,
+      settings,
+      originSecret: this.originSecret,
+      logRetention,
+      secretsRevision,
+    });
+    this.api.addOperationRoutes(this.routes, this.functions);
+
+    if (props.alarmTopicArn) {
+      this.alarmTopic = Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
+    } else {
+      this.ownAlarmTopic = alarmTopic(this);
+      this.alarmTopic = this.ownAlarmTopic.topic;
+    }
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
+      routes: this.routes,
+      api: this.api.api,
+      functions: this.functions,
+      tables: this.tables,
+      alarmTopic: this.alarmTopic,
+      thresholds: props.alarmThresholds,
+    });
+
+    new CfnOutput(this, 'Url', { description: 'Public base URL of the service', value: this.edge.baseUrl });
+    new CfnOutput(this, 'DistributionDomainName', {
+      description: 'CloudFront domain (point the custom domain here)',
+      value: this.edge.distribution.distributionDomainName,
+    });
+    for (const name of Object.keys(tables) as TableName[]) {
+      new CfnOutput(this, `${tables[name].id}TableName`, { description: `DynamoDB table: ${name}`, value: this.tables[name].tableName });
+    }
+    new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.alarmTopic.topicArn });
+    new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: this.monitoring.dashboard.dashboardName });
+    if (props.acknowledgeNagFindings !== false) acknowledgeFindings(this);
+  }
+}
+
+/**
+ * The stack's alarm topic. Encrypted with a customer-managed key because CloudWatch cannot publish
+ * to a topic encrypted with the AWS-managed SNS key; the key lets CloudWatch use it, nothing else.
+ */
+function alarmTopic(scope: Construct): { topic: Topic; key: Key } {
+  const key = new Key(scope, 'AlarmTopicKey', {
+    description: 'Encrypts the alarm topic of the Game Session Token Service',
+    enableKeyRotation: true,
+    pendingWindow: Duration.days(7),
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  const topic = new Topic(scope, 'AlarmTopic', { displayName: 'Game Session Token Service alarms', masterKey: key, enforceSSL: true });
+  return { topic, key };
+}

@@ -1,0 +1,230 @@
+import type { AdminAccess, AdminIdentity } from './admin-access.js';
+import { generateRawKey, newKeyRecord, type KeySettings } from './api-keys.js';
+import { isoTime, type Clock } from './clock.js';
+import { InvalidInput, NotFound, statusOf } from './errors.js';
+import type { BlockIdAllocator } from './ids.js';
+import type { ApiKeyRecord, AuditRecord, CallContext } from './model.js';
+import type { AuditStore, KeyAdminStore, KeyChanges, KeyStore } from './ports.js';
+
+/** A key as org admins see it: every stored property except the hash and the internal tier copy. */
+export interface KeyView {
+  id: number;
+  org_id: number;
+  name: string;
+  description: string | null;
+  key_prefix: string;
+  allowed_game_ids: readonly number[] | null;
+  allowed_stream_ids: readonly number[] | null;
+  rate_limit_per_minute: number;
+  rate_limit_per_day: number;
+  expires_at: string | null;
+  is_active: boolean;
+  mcp_scopes: readonly string[];
+  created_at: string;
+  updated_at: string;
+  last_used_at: string | null;
+}
+
+/** The create-key answer: the view plus the raw key, which is never available again. */
+export interface CreatedKey extends KeyView {
+  key: string;
+}
+
+/** A validated create-key request. */
+export interface CreateKeyInput extends KeySettings {
+  readonly org_id: number;
+}
+
+/** A validated update-key request: the key's address and the properties to change. */
+export interface UpdateKeyInput extends KeyChanges {
+  readonly id: number;
+  readonly org_id: number;
+}
+
+export interface KeyAdminDeps {
+  readonly access: AdminAccess;
+  readonly keys: KeyAdminStore & Pick<KeyStore, 'create'>;
+  readonly audit: AuditStore;
+  readonly keyIds: BlockIdAllocator;
+  readonly clock: Clock;
+  readonly auditRetentionDays: number;
+  /** Reports a failure that must not fail the call (an audit write after the change took effect). */
+  readonly onBackgroundError?: (error: unknown, what: string) => void;
+}
+
+/** One authorized admin call, as its audit record names it. */
+interface AdminCall {
+  readonly admin: AdminIdentity;
+  readonly orgId: number;
+  readonly call: CallContext;
+  readonly action: string;
+}
+
+/** The properties an update may carry, in the order the audit record lists them. */
+const CHANGEABLE = [
+  'is_active',
+  'name',
+  'description',
+  'allowed_game_ids',
+  'allowed_stream_ids',
+  'rate_limit_per_minute',
+  'rate_limit_per_day',
+  'expires_at',
+  'mcp_scopes',
+] as const satisfies readonly (keyof KeyChanges)[];
+
+/** The admin's picture of a key: never the raw key, never the hash. */
+export function keyView(key: ApiKeyRecord): KeyView {
+  return {
+    id: key.id,
+    org_id: key.org_id,
+    name: key.name,
+    description: key.description,
+    key_prefix: key.key_prefix,
+    allowed_game_ids: key.allowed_game_ids,
+    allowed_stream_ids: key.allowed_stream_ids,
+    rate_limit_per_minute: key.rate_limit_per_minute,
+    rate_limit_per_day: key.rate_limit_per_day,
+    expires_at: key.expires_at,
+    is_active: key.is_active,
+    mcp_scopes: key.mcp_scopes,
+    created_at: key.created_at,
+    updated_at: key.updated_at,
+    last_used_at: key.last_used_at ?? null,
+  };
+}
+
+/**
+ * Key management for org admins: list, create, update (revoke, reactivate, edit), delete. Every
+ * call is authorized from the catalog alongside its first read, performs its write together with
+ * its audit record, and so needs at most two sequential database round trips. Changes act on the
+ * very next create-session call, which reads the key strongly consistently and caches nothing.
+ */
+export class KeyAdmin {
+  constructor(private readonly deps: KeyAdminDeps) {}
+
+  /** The keys of an organization. */
+  async list(admin: AdminIdentity, orgId: number, call: CallContext): Promise<KeyView[]> {
+    const { value: keys } = await this.deps.access.authorize(admin, orgId, () => this.deps.keys.listByOrg(orgId));
+    await this.note({ admin, orgId, call, action: 'list-keys' }, 200);
+    return keys.map(keyView);
+  }
+
+  /** Create a key; the raw key is in this answer only. */
+  async create(admin: AdminIdentity, input: CreateKeyInput, call: CallContext): Promise<CreatedKey> {
+    const now = this.deps.clock.now();
+    this.assertFuture(input.expires_at, now);
+    // The id is reserved alongside the authorization reads; a refused call only leaves a gap.
+    const { org, value: id } = await this.deps.access.authorize(admin, input.org_id, () => this.deps.keyIds.nextId());
+    const raw = generateRawKey();
+    const { org_id: _org, ...settings } = input;
+    const record = newKeyRecord(raw, id, org, { ...settings, mcp_scopes: unique(settings.mcp_scopes ?? []) }, now);
+    await this.audited({ admin, orgId: org.org_id, call, action: 'create-key' }, record, null, () => this.deps.keys.create(record));
+    return { ...keyView(record), key: raw };
+  }
+
+  /** Change properties of a key of the organization; `is_active` false revokes, true reactivates. */
+  async update(admin: AdminIdentity, input: UpdateKeyInput, call: CallContext): Promise<KeyView> {
+    this.assertFuture(input.expires_at, this.deps.clock.now());
+    const c: AdminCall = { admin, orgId: input.org_id, call, action: 'update-key' };
+    const key = await this.find(c, input.id);
+    const changes: KeyChanges = Object.fromEntries(CHANGEABLE.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]));
+    if (changes.mcp_scopes) Object.assign(changes, { mcp_scopes: unique(changes.mcp_scopes) });
+    const updated = await this.audited(c, key, Object.keys(changes), () =>
+      this.deps.keys.update(key, changes, isoTime(this.deps.clock.now())),
+    );
+    return keyView(updated);
+  }
+
+  /** Remove a key of the organization permanently. */
+  async remove(admin: AdminIdentity, orgId: number, id: number, call: CallContext): Promise<{ id: number; deleted: true }> {
+    const c: AdminCall = { admin, orgId, call, action: 'delete-key' };
+    const key = await this.find(c, id);
+    await this.audited(c, key, null, () => this.deps.keys.remove(key));
+    return { id, deleted: true };
+  }
+
+  /**
+   * The key `id` of the call's org, once the admin may manage that org. A key of another org reads
+   * as absent (404) so ids cannot be probed across orgs; the refusal is audited like any call.
+   */
+  private async find(c: AdminCall, id: number): Promise<ApiKeyRecord> {
+    const { value: key } = await this.deps.access.authorize(c.admin, c.orgId, () => this.deps.keys.findInOrg(c.orgId, id));
+    if (key) return key;
+    const missing = new NotFound(`API key ${id} not found in organization ${c.orgId}`);
+    await this.note(c, statusOf(missing));
+    throw missing;
+  }
+
+  /**
+   * Perform an authorized call's write together with its audit record. When the write fails, the
+   * record is rewritten with the real outcome. When only the audit write fails, the change has
+   * already taken effect, so the call still succeeds and the failure is reported (logged as an error).
+   */
+  private async audited<T>(
+    c: AdminCall,
+    key: Pick<ApiKeyRecord, 'id' | 'key_prefix'>,
+    changes: readonly string[] | null,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    const { record, ttl } = this.auditRecord(c, key, changes, 200);
+    const [done, audited] = await Promise.allSettled([write(), this.deps.audit.put(record, ttl)]);
+    if (done.status === 'fulfilled') {
+      if (audited.status === 'rejected') this.deps.onBackgroundError?.(audited.reason, 'audit record');
+      return done.value;
+    }
+    // The same record (same time and request id, so the same item) with the real outcome.
+    await this.reportFailure(this.deps.audit.put({ ...record, status: statusOf(done.reason) }, ttl));
+    throw done.reason;
+  }
+
+  /** Write the audit record of a call that changes nothing (a list, a 404). */
+  private async note(c: AdminCall, status: number): Promise<void> {
+    const { record, ttl } = this.auditRecord(c, null, null, status);
+    await this.reportFailure(this.deps.audit.put(record, ttl));
+  }
+
+  /** An audit write that must not change the call's answer: its failure is only reported. */
+  private async reportFailure(write: Promise<void>): Promise<void> {
+    try {
+      await write;
+    } catch (error) {
+      this.deps.onBackgroundError?.(error, 'audit record');
+    }
+  }
+
+  private auditRecord(
+    c: AdminCall,
+    key: Pick<ApiKeyRecord, 'id' | 'key_prefix'> | null,
+    changes: readonly string[] | null,
+    status: number,
+  ): { record: AuditRecord; ttl: number } {
+    const now = this.deps.clock.now();
+    const record: AuditRecord = {
+      org_id: c.orgId,
+      at: isoTime(now),
+      request_id: c.call.requestId,
+      action: c.action,
+      status,
+      key_id: key?.id ?? null,
+      key_prefix: key?.key_prefix ?? null,
+      actor: c.admin.subject,
+      game_id: null,
+      stream_id: null,
+      token_prefix: null,
+      source_ip: c.call.sourceIp,
+      user_agent: c.call.userAgent,
+      changes,
+    };
+    return { record, ttl: Math.floor(now / 1000) + this.deps.auditRetentionDays * 86_400 };
+  }
+
+  /** `expires_at` must lie ahead (by the domain clock, which tests move). */
+  private assertFuture(expiresAt: string | null | undefined, nowMs: number): void {
+    if (expiresAt && Date.parse(expiresAt) <= nowMs) throw new InvalidInput('expires_at: must be in the future');
+  }
+}
+
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,55 @@
+import { InvalidInput, NotFound } from './errors.js';
+import type { Effect } from './key-calls.js';
+import type { Playable } from './model.js';
+import type { PlayableChanges, PlayableStore } from './ports.js';
+
+/** A change made to a playable: how it was and how it is now (the undo restores the first). */
+export interface PlayableUpdate {
+  readonly before: Playable;
+  readonly after: Playable;
+}
+
+/**
+ * An organization's own games and streams, as its keys see them through MCP: another
+ * organization's game or stream reads exactly like one that does not exist (no probing).
+ */
+export class OrgCatalog {
+  constructor(private readonly store: PlayableStore) {}
+
+  /** Every game or every stream of the organization, by id. */
+  async list(orgId: number, kind: Playable['kind']): Promise<Playable[]> {
+    const playables = await this.store.listPlayables(orgId, kind);
+    return playables.sort((a, b) => a.id - b.id);
+  }
+
+  /** One game or stream of the organization. @throws NotFound (absent, or another org's) */
+  async get(orgId: number, kind: Playable['kind'], id: number): Promise<Playable> {
+    const playable = await this.store.getPlayable(kind, id);
+    if (!playable || playable.org_id !== orgId) throw notFound(kind, id);
+    return playable;
+  }
+
+  /**
+   * Change a game or stream of the organization, as the effect of a metered call: one conditional
+   * write, undone (the previous values written back) if the call is refused after all.
+   */
+  update(orgId: number, kind: Playable['kind'], id: number, requested: PlayableChanges): Effect<PlayableUpdate> {
+    const changes: PlayableChanges = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
+    if (Object.keys(changes).length === 0) throw new InvalidInput('Nothing to change: give name or require_session_token');
+    return {
+      run: async () => {
+        const before = await this.store.updateInOrg(kind, id, orgId, changes);
+        if (!before) throw notFound(kind, id);
+        return { before, after: { ...before, ...changes } };
+      },
+      undo: async ({ before }) => {
+        const restore = Object.fromEntries(Object.keys(changes).map((field) => [field, before[field as keyof PlayableChanges]]));
+        await this.store.updateInOrg(kind, id, orgId, restore);
+      },
+    };
+  }
+}
+
+function notFound(kind: Playable['kind'], id: number): NotFound {
+  return new NotFound(`${kind === 'game' ? 'Game' : 'Stream'} ${id} not found`);
+}

@@ -1,0 +1,99 @@
+/**
+ * The origin guard. In AWS the functions sit behind API Gateway, whose execute-api endpoint is public;
+ * the only intended way in is the CloudFront distribution, which adds a secret header to every
+ * request it forwards. When `ORIGIN_VERIFY_SECRET_ARN` is set, a request without that header (someone
+ * calling the execute-api endpoint directly, skipping the edge) is answered 403 before anything else
+ * runs. Locally the variable is unset and the guard is off.
+ */
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Forbidden } from '../domain/errors.js';
+import { env } from '../env.js';
+
+/** The header CloudFront adds to origin requests (it overwrites a viewer's header of the same name). */
+export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
+
+/** Reads the accepted header values of a secret: the current one and, during a rotation, the previous. */
+export type SecretValuesLoader = (secretId: string) => Promise<readonly string[]>;
+
+export interface OriginVerifyOptions {
+  /** The secret's id (ARN); read from the environment by default. */
+  readonly secretId?: () => string | undefined;
+  /** How the values are read; the Lambda Parameters and Secrets extension by default. */
+  readonly load?: SecretValuesLoader;
+  readonly now?: () => number;
+}
+
+/** Values are kept this long, so a warm container reads the secret at most once per period. */
+const CACHE_MS = 5 * 60_000;
+/** A mismatching header re-reads the secret (a rotation in progress), but not more often than this. */
+const RELOAD_ON_MISMATCH_MS = 30_000;
+
+/** The guard as a middy middleware; put it right after the response middleware so a 403 is logged. */
+export function originVerify<C extends Context>(
+  options: OriginVerifyOptions = {},
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, C> {
+  const secretId = options.secretId ?? (() => env().ORIGIN_VERIFY_SECRET_ARN);
+  const load = options.load ?? loadFromExtension;
+  const now = options.now ?? Date.now;
+  let cache: { readonly values: readonly Buffer[]; readonly at: number } | undefined;
+
+  const accepted = async (id: string, reload: boolean): Promise<readonly Buffer[]> => {
+    const age = cache ? now() - cache.at : Infinity;
+    if (!cache || age > CACHE_MS || (reload && age > RELOAD_ON_MISMATCH_MS)) {
+      cache = { values: (await load(id)).map(digest), at: now() };
+    }
+    return cache.values;
+  };
+
+  return {
+    before: async ({ event }) => {
+      const id = secretId();
+      if (!id) return;
+      const presented = event.headers?.[ORIGIN_VERIFY_HEADER];
+      if (!presented) throw denied();
+      const hash = digest(presented);
+      const matches = (values: readonly Buffer[]) => values.some((v) => timingSafeEqual(v, hash));
+      if (matches(await accepted(id, false)) || matches(await accepted(id, true))) return;
+      throw denied();
+    },
+  };
+}
+
+function denied(): Forbidden {
+  return new Forbidden('Requests must go through the service’s public endpoint');
+}
+
+/** Fixed-length digests, so the comparison is constant-time whatever the lengths. */
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/**
+ * Read the secret through the AWS Parameters and Secrets Lambda extension (a layer the stack adds):
+ * a localhost HTTP call that needs no SDK client in the bundle and is cached by the extension. The
+ * previous version is accepted too, so rotating the secret does not refuse edges that still send it.
+ */
+export async function loadFromExtension(secretId: string): Promise<readonly string[]> {
+  const [current, previous] = await Promise.all([
+    readStage(secretId, 'AWSCURRENT'),
+    readStage(secretId, 'AWSPREVIOUS').catch(() => undefined),
+  ]);
+  if (current === undefined) throw new Error(`origin secret ${secretId} has no current value`);
+  return previous === undefined ? [current] : [current, previous];
+}
+
+async function readStage(secretId: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<string | undefined> {
+  // Runtime-provided variables (the extension's port and the function's session token), not service
+  // configuration, so they are read here rather than in the env schema.
+  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
+  const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}&versionStage=${stage}`;
+  const response = await fetch(url, { headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' } });
+  if (!response.ok) {
+    if (stage === 'AWSPREVIOUS') return undefined;
+    throw new Error(`reading origin secret failed: HTTP ${response.status}`);
+  }
+  const body = (await response.json()) as { SecretString?: string };
+  return body.SecretString || undefined;
+}

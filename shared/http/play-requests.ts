@@ -1,0 +1,71 @@
+/**
+ * The play-page function's requests: the five page shapes onto the play domain and back to HTML,
+ * and the script's exchange of a just-consumed session for the play cookie.
+ */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Playable } from '../domain/model.js';
+import type { IssuedPass } from '../domain/play.js';
+import { API_PATH, routes, type OperationName } from '../routes.js';
+import { QueryId } from '../schemas/common.js';
+import { PlaySessionBody } from '../schemas/play.js';
+import { htmlResponse, noContent, type PageInput } from './page.js';
+import { playView, type PageShape } from './play-views.js';
+import { parseWith } from './validation.js';
+
+/** Which game or stream each page operation addresses (path parameter), and whether it is the embed shape. */
+const SHAPES: Partial<Record<OperationName, PageShape & { readonly idParam: 'game_id' | 'stream_id' }>> = {
+  'play-game-page': { kind: 'game', idParam: 'game_id', embed: false },
+  'play-stream-page': { kind: 'stream', idParam: 'stream_id', embed: false },
+  'game-page': { kind: 'game', idParam: 'game_id', embed: false },
+  'embed-page': { kind: 'game', idParam: 'game_id', embed: true },
+  'stream-page': { kind: 'stream', idParam: 'stream_id', embed: false },
+};
+
+const ENDPOINTS = {
+  consumeUrl: `${API_PATH}?action=consume-session`,
+  passUrl: routes.find((r) => r.operation === 'play-session')!.path,
+};
+
+/** Serve one request of the play-page function. */
+export async function servePlay(input: PageInput): Promise<APIGatewayProxyStructuredResultV2> {
+  const { route, params, query, cookies, body, services } = input;
+  const secure = new URL(services.env.PUBLIC_BASE_URL).protocol === 'https:';
+  const shape = SHAPES[route.operation as OperationName];
+  if (!shape) {
+    const request = parseWith(PlaySessionBody, body, 'body');
+    const issued = await services.play.issuePass(request.token, request.session_id);
+    return noContent([playCookie(issued, { secure, embed: request.embed })]);
+  }
+  const id = QueryId.safeParse(params[shape.idParam] ?? '');
+  const decision = await services.play.open({
+    kind: shape.kind,
+    id: id.success ? id.data : null,
+    orgSlug: params.org_slug,
+    embed: shape.embed,
+    token: query.session_token,
+    pass: id.success ? cookies[playCookieName(shape.kind, id.data, secure)] : undefined,
+  });
+  return htmlResponse(playView(decision, shape, ENDPOINTS));
+}
+
+/**
+ * One cookie per game or stream, so that playing one never ends the session of another. Over
+ * https the `__Host-` prefix pins it to this host, path `/` and `Secure`.
+ */
+export function playCookieName(kind: Playable['kind'], id: number, secure: boolean): string {
+  return `${secure ? '__Host-' : ''}play_${kind}_${id}`;
+}
+
+/**
+ * The play cookie: HttpOnly (the page's scripts and the game never see it), `SameSite=Lax` so a
+ * partner's link opens with it. An embed page lives in a partner's iframe, a third-party context
+ * where only `SameSite=None; Secure` cookies work, partitioned per top-level site (CHIPS); over
+ * plain http (local runs) that is impossible and the embed falls back to Lax.
+ */
+export function playCookie(issued: IssuedPass, options: { secure: boolean; embed: boolean }): string {
+  const { pass, value, maxAgeSeconds } = issued;
+  const attributes = [`${playCookieName(pass.kind, pass.id, options.secure)}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly'];
+  if (options.secure) attributes.push('Secure');
+  attributes.push(options.secure && options.embed ? 'SameSite=None; Partitioned' : 'SameSite=Lax');
+  return attributes.join('; ');
+}

@@ -1,0 +1,132 @@
+/**
+ * The OpenAPI 3.1 document of the service, generated from THE routes table and the schema registry
+ * (the zod schemas that validate requests), never written by hand. `GET /api/openapi.json` serves
+ * it; `npm run openapi` writes it to `docs/openapi.json`, which a test keeps current.
+ *
+ * OpenAPI allows one operation per path and method, but the interface multiplexes several on
+ * `/api/org-api-keys` with `?action=`; those are keyed `/api/org-api-keys?action=<name>`, with
+ * `action` also declared as a required query parameter.
+ */
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { routes, type RouteDefinition } from '../routes.js';
+import { envelope, ErrorEnvelope } from './common.js';
+import { operationSchemas, type OperationSchemas } from './operations.js';
+
+/** Version of the interface (spec: Versioning). */
+export const API_VERSION = '1.0.0';
+
+const ERROR_TEXTS: Record<number, string> = {
+  400: 'Missing or invalid parameters (the message names the field)',
+  401: 'Missing, invalid, revoked or expired credential',
+  403: 'No access: tier below Business, outside the key’s scope, or not an owner/admin of the organization',
+  404: 'Not found',
+  410: 'Session is invalid, already consumed, or expired',
+  413: 'Request body over 64 KiB',
+  429: 'Rate limit exceeded (Retry-After tells when to retry)',
+};
+
+const ErrorResponse = ErrorEnvelope.meta({ id: 'ErrorResponse' });
+
+const RateLimitHeaders = z.object({
+  'ratelimit-policy': z.string().meta({ description: 'Both windows of the key: `"minute";q=60;w=60, "day";q=10000;w=86400`' }),
+  ratelimit: z.string().meta({ description: 'The window closest to exhaustion: `"minute";r=59;t=42`' }),
+});
+
+let built: ReturnType<typeof createDocument> | undefined;
+
+/** The document (built once per container). */
+export function openApiDocument(): ReturnType<typeof createDocument> {
+  built ??= buildDocument();
+  return built;
+}
+
+/** Build the document from the routes table and the registry. */
+export function buildDocument(table: readonly RouteDefinition[] = routes): ReturnType<typeof createDocument> {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of table) {
+    const key = route.action ? `${route.path}?action=${route.action}` : route.path;
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+    paths[key] = { ...paths[key], [method]: operation(route, operationSchemas[route.operation as keyof typeof operationSchemas]) };
+  }
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Game Session Token Service',
+        version: API_VERSION,
+        description:
+          'Single-use session tokens for games and streams, minted by partner servers with an API key, ' +
+          'validated and consumed by play pages; API keys managed by organization admins with a bearer JWT. ' +
+          'Every JSON answer is `{success: true, data}` or `{success: false, error}`.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key: `dpk_` and 40 hex characters.' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'A JWT of the configured OpenID Connect provider; the subject must be an owner or admin of the organization.',
+          },
+        },
+      },
+      paths,
+    },
+    {
+      // Answers may gain fields within 1.x (additive changes): do not promise there are no others.
+      override: ({ jsonSchema, io }) => {
+        if (io === 'output' && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+      },
+    },
+  );
+}
+
+function operation(route: RouteDefinition, schemas: OperationSchemas | undefined): ZodOpenApiOperationObject {
+  const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const query = route.action ? z.object({ action: z.literal(route.action), ...(schemas?.query?.shape ?? {}) }) : schemas?.query;
+  const success = schemas
+    ? {
+        description: route.summary,
+        ...(route.auth === 'apiKey' ? { headers: RateLimitHeaders } : {}),
+        content: {
+          [schemas.contentType ?? 'application/json']: {
+            schema: schemas.envelope === false || schemas.contentType ? schemas.response : envelope(schemas.response),
+          },
+        },
+      }
+    : { description: route.summary };
+  const statuses = new Set<number>([
+    ...(schemas?.body || schemas?.query || route.action ? [400] : []),
+    ...(schemas?.body ? [413] : []),
+    ...(route.auth === 'none' ? [] : [401, 403]),
+    ...(route.auth === 'apiKey' ? [429] : []),
+    ...(schemas?.errors ?? []),
+  ]);
+  const errors = Object.fromEntries(
+    [...statuses]
+      .sort((a, b) => a - b)
+      .map((status) => [
+        String(status),
+        {
+          description: ERROR_TEXTS[status] ?? 'Error',
+          content: { 'application/json': { schema: ErrorResponse } },
+        },
+      ]),
+  );
+  return {
+    operationId: route.operation,
+    summary: route.summary,
+    ...(route.auth === 'apiKey' ? { security: [{ apiKey: [] }] } : route.auth === 'bearer' ? { security: [{ bearer: [] }] } : {}),
+    ...(query || pathParams.length
+      ? {
+          requestParams: {
+            ...(query ? { query } : {}),
+            ...(pathParams.length ? { path: z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) } : {}),
+          },
+        }
+      : {}),
+    ...(schemas?.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemas.body } } } } : {}),
+    responses: { '200': success, ...errors },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * THE schema registry: per operation of the routes table, the zod schemas of its request and
+ * response. The functions validate with these very schemas, and the OpenAPI generator reads them
+ * here; a route without an entry is still documented, from its row alone.
+ */
+import { z } from 'zod';
+import type { OperationName } from '../routes.js';
+import { AuditLogPage, AuditLogQuery } from './audit.js';
+import { ApiKeyView, CreatedApiKey, CreateKeyBody, DeletedApiKey, DeleteKeyQuery, ListKeysQuery, UpdateKeyBody } from './keys.js';
+import {
+  ConsumedSession,
+  ConsumeSessionBody,
+  CreatedSession,
+  CreateSessionBody,
+  RevokeSessionBody,
+  SessionView,
+  ValidateSessionQuery,
+} from './sessions.js';
+
+/** The schemas of one operation. */
+export interface OperationSchemas {
+  /** Query parameters (strings on the wire). */
+  readonly query?: z.ZodObject;
+  /** The JSON request body. */
+  readonly body?: z.ZodType;
+  /** `data` of the success envelope, or the whole body when `envelope` is false. */
+  readonly response: z.ZodType;
+  /** false: the answer is the document itself, not `{success, data}`. */
+  readonly envelope?: boolean;
+  /** Media type of a success answer (default `application/json`). */
+  readonly contentType?: string;
+  /** Statuses the operation answers beyond those its credential and its input imply. */
+  readonly errors?: readonly number[];
+}
+
+export const operationSchemas: Partial<Record<OperationName, OperationSchemas>> = {
+  'create-session': { body: CreateSessionBody, response: CreatedSession },
+  'validate-session': { query: ValidateSessionQuery, response: SessionView, errors: [404] },
+  'consume-session': { body: ConsumeSessionBody, response: ConsumedSession, errors: [410] },
+  'revoke-session': { body: RevokeSessionBody, response: SessionView, errors: [404, 410] },
+  'list-keys': { query: ListKeysQuery, response: z.array(ApiKeyView) },
+  'create-key': { body: CreateKeyBody, response: CreatedApiKey },
+  'update-key': { body: UpdateKeyBody, response: ApiKeyView, errors: [404] },
+  'delete-key': { query: DeleteKeyQuery, response: DeletedApiKey, errors: [404] },
+  'audit-log': { query: AuditLogQuery, response: AuditLogPage },
+  openapi: {
+    response: z.record(z.string(), z.unknown()).meta({ description: 'An OpenAPI 3.1 document.' }),
+    envelope: false,
+  },
+};

@@ -1,0 +1,74 @@
+/**
+ * The infra tests' stack: synthesized once per test file (beforeAll), without running esbuild
+ * (`aws:cdk:bundling-stacks` empty: CDK skips asset bundling), so a synth takes about a second.
+ * test/infra/bundle.test.ts bundles for real.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { ServiceStack, type ServiceStackProps } from '../../infra/stack.js';
+
+export const TEST_IDENTITY = {
+  issuer: 'https://idp.example.com/',
+  audience: 'gsts-admins',
+  jwksUrl: 'https://idp.example.com/.well-known/jwks.json',
+} as const;
+
+export interface Synthesized {
+  readonly app: App;
+  readonly stack: ServiceStack;
+  readonly template: Template;
+  /** The template as JSON. */
+  readonly json: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
+}
+
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties: Record<string, any>;
+  readonly DeletionPolicy?: string;
+  readonly UpdateReplacePolicy?: string;
+}
+
+/** Build and synthesize the service stack. */
+export function synthesize(props: Partial<ServiceStackProps> = {}, options: { bundle?: boolean } = {}): Synthesized {
+  const app = new App({ context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new ServiceStack(app, 'Test', {
+    env: { account: '123456789012', region: 'eu-west-1' },
+    identity: TEST_IDENTITY,
+    ...props,
+  });
+  const template = Template.fromStack(stack);
+  return { app, stack, template, json: template.toJSON() as Synthesized['json'] };
+}
+
+/** The logical id of a construct's CloudFormation resource. */
+export function logicalId(stack: ServiceStack, construct: { node: { defaultChild?: unknown } }): string {
+  return stack.getLogicalId(construct.node.defaultChild as Parameters<ServiceStack['getLogicalId']>[0]);
+}
+
+/** Resources of one type, by logical id. */
+export function resourcesOf(json: Synthesized['json'], type: string): [string, CfnResource][] {
+  return Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+}
+
+/** Every logical id a value refers to (Ref / Fn::GetAtt), anywhere inside it; pseudo parameters aside. */
+export function referencedIds(value: unknown): Set<string> {
+  const found = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (v && typeof v === 'object') {
+      for (const [k, inner] of Object.entries(v)) {
+        if (k === 'Ref' && typeof inner === 'string') {
+          if (!inner.startsWith('AWS::')) found.add(inner);
+        } else if (k === 'Fn::GetAtt' && Array.isArray(inner)) found.add(String(inner[0]));
+        else walk(inner);
+      }
+    }
+  };
+  walk(value);
+  return found;
+}
+
+/** A value that may be one item or a list, as a list (CloudFormation collapses single-item lists). */
+export function asList<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}

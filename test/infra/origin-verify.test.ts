@@ -1,0 +1,219 @@
+/**
+ * The origin guard: with `ORIGIN_VERIFY_SECRET_ARN` set (in AWS), only requests carrying the secret
+ * header CloudFront adds get past the bundle; without it (locally) the guard is off. The secret is
+ * read through the Parameters and Secrets extension's localhost API, faked here by an HTTP server.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resetEnv } from '../../shared/env.js';
+import { errorResponse } from '../../shared/http/errors.js';
+import {
+  loadFromExtension,
+  ORIGIN_VERIFY_HEADER,
+  originVerify,
+  type OriginVerifyOptions,
+  type SecretValuesLoader,
+} from '../../shared/http/origin-verify.js';
+import { tables } from '../../shared/tables.js';
+
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin-verify-AbCdEf';
+const CURRENT = 'current-value-0123456789abcdef';
+const PREVIOUS = 'previous-value-0123456789abcdef';
+
+function event(headers: Record<string, string> = {}, query?: Record<string, string>): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'GET /api/org-api-keys/validate-session',
+    rawPath: '/api/org-api-keys/validate-session',
+    rawQueryString: new URLSearchParams(query).toString(),
+    headers,
+    queryStringParameters: query,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'api.example',
+      domainPrefix: 'api',
+      http: {
+        method: 'GET',
+        path: '/api/org-api-keys/validate-session',
+        protocol: 'HTTP/1.1',
+        sourceIp: '198.51.100.7',
+        userAgent: 'test',
+      },
+      requestId: 'req-1',
+      routeKey: 'GET /api/org-api-keys/validate-session',
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+  };
+}
+
+/** Run the middleware's before hook; the status the bundle would answer (200 = let through). */
+async function statusOf(options: OriginVerifyOptions, headers: Record<string, string>): Promise<number> {
+  const middleware = originVerify(options);
+  try {
+    await middleware.before!({ event: event(headers), context: {} as Context, response: undefined, error: undefined, internal: {} });
+    return 200;
+  } catch (error) {
+    return errorResponse(error).statusCode!;
+  }
+}
+
+describe('the middleware', () => {
+  const configured = (load: SecretValuesLoader = async () => [CURRENT], now = () => 0): OriginVerifyOptions => ({
+    secretId: () => SECRET_ARN,
+    load,
+    now,
+  });
+
+  test('unconfigured (the local run): every request passes and no secret is read', async () => {
+    let loads = 0;
+    const options = { secretId: () => undefined, load: async () => (loads++, [CURRENT]) };
+    expect(await statusOf(options, {})).toBe(200);
+    expect(loads).toBe(0);
+  });
+
+  test('configured: without the header, or with a wrong one, 403; with the secret, through', async () => {
+    expect(await statusOf(configured(), {})).toBe(403);
+    expect(await statusOf(configured(), { [ORIGIN_VERIFY_HEADER]: 'guess' })).toBe(403);
+    expect(await statusOf(configured(), { [ORIGIN_VERIFY_HEADER]: `${CURRENT}x` })).toBe(403);
+    expect(await statusOf(configured(), { [ORIGIN_VERIFY_HEADER]: CURRENT })).toBe(200);
+  });
+
+  test('during a rotation the previous value still passes', async () => {
+    const options = configured(async () => [CURRENT, PREVIOUS]);
+    expect(await statusOf(options, { [ORIGIN_VERIFY_HEADER]: PREVIOUS })).toBe(200);
+  });
+
+  test('the secret is read once per container and period; a mismatch re-reads it at most every 30 s', async () => {
+    let clock = 0;
+    let value = CURRENT;
+    let loads = 0;
+    const middleware = originVerify({ secretId: () => SECRET_ARN, load: async () => (loads++, [value]), now: () => clock });
+    const run = async (header: string) => {
+      try {
+        await middleware.before!({
+          event: event({ [ORIGIN_VERIFY_HEADER]: header }),
+          context: {} as Context,
+          response: undefined,
+          error: undefined,
+          internal: {},
+        });
+        return 200;
+      } catch (error) {
+        return errorResponse(error).statusCode!;
+      }
+    };
+    expect(await run(CURRENT)).toBe(200);
+    expect(await run(CURRENT)).toBe(200);
+    expect(loads).toBe(1);
+    value = 'rotated-value';
+    clock += 10_000;
+    expect(await run('rotated-value')).toBe(403); // too soon to re-read: an attacker cannot make it read on every request
+    expect(loads).toBe(1);
+    clock += 30_000;
+    expect(await run('rotated-value')).toBe(200);
+    expect(loads).toBe(2);
+    clock += 5 * 60_000 + 1;
+    expect(await run('rotated-value')).toBe(200);
+    expect(loads).toBe(3);
+  });
+});
+
+describe('through the Parameters and Secrets extension', () => {
+  let server: Server;
+  const seen: IncomingMessage[] = [];
+  let previousAvailable = true;
+  let failCurrent = false;
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(req);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const stage = url.searchParams.get('versionStage');
+      const authorized = req.headers['x-aws-parameters-secrets-token'] === 'session-token';
+      const ok = authorized && url.pathname === '/secretsmanager/get' && url.searchParams.get('secretId') === SECRET_ARN;
+      if (!ok || (stage === 'AWSPREVIOUS' && !previousAvailable) || (stage === 'AWSCURRENT' && failCurrent)) {
+        res.writeHead(400).end('{}');
+        return;
+      }
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ SecretString: stage === 'AWSPREVIOUS' ? PREVIOUS : CURRENT }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    Object.assign(process.env, {
+      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String((server.address() as AddressInfo).port),
+      AWS_SESSION_TOKEN: 'session-token',
+    });
+  });
+  afterAll(async () => {
+    process.env = saved;
+    resetEnv();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  test('reads the current and the previous value with the function’s session token', async () => {
+    previousAvailable = true;
+    expect(await loadFromExtension(SECRET_ARN)).toEqual([CURRENT, PREVIOUS]);
+    expect(seen.at(-1)!.headers['x-aws-parameters-secrets-token']).toBe('session-token');
+  });
+
+  test('no previous version (never rotated): the current value alone', async () => {
+    previousAvailable = false;
+    expect(await loadFromExtension(SECRET_ARN)).toEqual([CURRENT]);
+  });
+
+  test('the current value cannot be read: the request fails closed (500), it is not let through', async () => {
+    failCurrent = true;
+    await expect(loadFromExtension(SECRET_ARN)).rejects.toThrow(/HTTP 400/);
+    const status = await statusOf({ secretId: () => SECRET_ARN }, { [ORIGIN_VERIFY_HEADER]: CURRENT });
+    expect(status).toBe(500);
+    failCurrent = false;
+  });
+
+  test('a deployed handler: 403 envelope without the header, the operation itself with it', async () => {
+    Object.assign(process.env, {
+      ...Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `test-${t.id}`])),
+      ORIGIN_VERIFY_SECRET_ARN: SECRET_ARN,
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+    });
+    resetEnv();
+    const { handler } = await import('../../functions/validate-session.js');
+    const call = (e: APIGatewayProxyEventV2) =>
+      (handler as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>)(e, {} as Context);
+
+    // The request log line is captured: the rate-limit metric filter reads `$.message` and `$.status` from it.
+    const [refused, lines] = await capturingStdout(() => call(event({}, { token: 'not-a-uuid' })));
+    const logged = lines
+      .flatMap((l) => l.split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 'INFO', message: 'request', operation: 'validate-session', status: 403 }),
+    );
+    expect(refused.statusCode).toBe(403);
+    expect(JSON.parse(refused.body!)).toEqual({ success: false, error: expect.stringMatching(/public endpoint/) });
+
+    // Past the guard, the operation answers for itself: a malformed token is its 400, before any read.
+    const [passed] = await capturingStdout(() => call(event({ [ORIGIN_VERIFY_HEADER]: CURRENT }, { token: 'not-a-uuid' })));
+    expect(passed.statusCode).toBe(400);
+  });
+});
+
+/** Run `fn` with stdout captured (the function's log lines). */
+async function capturingStdout<T>(fn: () => Promise<T>): Promise<[T, string[]]> {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array) => (lines.push(String(chunk)), true)) as typeof process.stdout.write;
+  try {
+    return [await fn(), lines];
+  } finally {
+    process.stdout.write = write;
+  }
+}

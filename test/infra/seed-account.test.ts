@@ -1,0 +1,81 @@
+/**
+ * The account seed script, against the embedded DynamoDB with the service's own tables: what it
+ * writes is what the functions read (the catalog store), and it refuses what would go wrong.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ensureTables, localTableNames, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
+import { AccountSeedSchema, parseSeedArgs, seedAccount } from '../../infra/seed-account.js';
+import { DynamoCatalogStore } from '../../shared/store/catalog-store.js';
+import { createDocumentClient } from '../../shared/store/dynamo-client.js';
+
+let dynamo: EmbeddedDynamo;
+let client: DynamoDBDocumentClient;
+let catalog: DynamoCatalogStore;
+beforeAll(async () => {
+  dynamo = await startEmbeddedDynamo();
+  await ensureTables(dynamo.endpoint);
+  client = createDocumentClient({ endpoint: dynamo.endpoint });
+  catalog = new DynamoCatalogStore({ client, tableName: localTableNames.catalog });
+});
+afterAll(async () => {
+  client.destroy();
+  await dynamo.close();
+});
+
+const seedFile = {
+  org: { org_id: 7, slug: 'studio-seven', name: 'Studio Seven' },
+  members: [{ subject: 'idp|admin-1' }],
+  games: [{ id: 7001, name: 'Wheel', content_url: 'https://games.example.com/wheel' }],
+  streams: [{ id: 7101, name: 'Live', content_url: 'https://streams.example.com/live', require_session_token: false }],
+};
+
+describe('seedAccount', () => {
+  test('writes the org, the first owner and the playables, readable by the service', async () => {
+    const result = await seedAccount(catalog, AccountSeedSchema.parse(seedFile));
+    expect(result.playables).toHaveLength(2);
+    expect(await catalog.getOrg(7)).toMatchObject({ org_id: 7, slug: 'studio-seven', name: 'Studio Seven', tier: 'business' });
+    expect(await catalog.getRole(7, 'idp|admin-1')).toBe('owner');
+    expect(await catalog.getPlayable('game', 7001)).toEqual({
+      kind: 'game',
+      id: 7001,
+      org_id: 7,
+      org_slug: 'studio-seven',
+      name: 'Wheel',
+      require_session_token: true,
+      content_url: 'https://games.example.com/wheel',
+    });
+    expect(await catalog.getPlayable('stream', 7101)).toMatchObject({ org_id: 7, require_session_token: false });
+  });
+
+  test('running it again with the same file changes nothing', async () => {
+    await expect(seedAccount(catalog, AccountSeedSchema.parse(seedFile))).resolves.toBeDefined();
+    expect(await catalog.getRole(7, 'idp|admin-1')).toBe('owner');
+  });
+
+  test('refuses to change the tier of an existing organization (its keys carry a copy)', async () => {
+    const changed = AccountSeedSchema.parse({ ...seedFile, org: { ...seedFile.org, tier: 'enterprise' } });
+    await expect(seedAccount(catalog, changed)).rejects.toThrow(/does not change tiers/);
+    expect((await catalog.getOrg(7))!.tier).toBe('business');
+  });
+});
+
+describe('the seed file and command line', () => {
+  test('a seed needs an owner or admin, a valid slug and tier, absolute content URLs', () => {
+    expect(AccountSeedSchema.safeParse({ ...seedFile, members: [{ subject: 'x', role: 'viewer' }] }).success).toBe(false);
+    expect(AccountSeedSchema.safeParse({ ...seedFile, members: [] }).success).toBe(false);
+    expect(AccountSeedSchema.safeParse({ ...seedFile, org: { ...seedFile.org, slug: 'Not A Slug' } }).success).toBe(false);
+    expect(AccountSeedSchema.safeParse({ ...seedFile, org: { ...seedFile.org, tier: 'gold' } }).success).toBe(false);
+    expect(AccountSeedSchema.safeParse({ ...seedFile, games: [{ id: 1, name: 'g', content_url: '/relative' }] }).success).toBe(false);
+  });
+
+  test('arguments: the table, an optional region, one file', () => {
+    expect(parseSeedArgs(['--table', 'Catalog-123', '--region', 'eu-west-1', 'seed.json'])).toEqual({
+      table: 'Catalog-123',
+      region: 'eu-west-1',
+      file: 'seed.json',
+    });
+    expect(() => parseSeedArgs(['seed.json'])).toThrow(/usage/);
+    expect(() => parseSeedArgs(['--table', 't'])).toThrow(/usage/);
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The deployment parameters (CDK context) and what they change in the stack: custom domain, WAF,
+ * an existing alarm topic, the alarm email. Also checks that every cdk-nag acknowledgement still
+ * matches a real finding, by synthesizing once without them.
+ */
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { DEFAULT_STACK_NAME, readDeployContext, serviceStackProps } from '../../infra/config.js';
+import { nagAcknowledgements } from '../../infra/nag.js';
+import { UNCONFIGURED_ISSUER } from '../../infra/stack.js';
+import { resourcesOf, synthesize, type Synthesized } from './fixture.js';
+
+const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
+const WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/gsts/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+
+describe('context parameters', () => {
+  const read = (values: Record<string, unknown>) => readDeployContext((key) => values[key]);
+
+  test('nothing given: a synth still works, with defaults', () => {
+    expect(read({})).toEqual({ logRetentionDays: 30, secretsRevision: 1, stackName: DEFAULT_STACK_NAME });
+    const props = serviceStackProps(read({}), undefined);
+    expect(props.identity).toEqual({ issuer: UNCONFIGURED_ISSUER, audience: 'game-session-token-service', jwksUrl: undefined });
+    expect(props.domain).toBeUndefined();
+  });
+
+  test('every parameter reaches the stack properties', () => {
+    const context = read({
+      jwtIssuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
+      jwtAudience: 'client-1,client-2',
+      jwtJwksUrl: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json',
+      domainName: 'play.example.com',
+      certificateArn: CERTIFICATE,
+      alarmEmail: 'ops@example.com',
+      alarmTopicArn: TOPIC,
+      webAclArn: WEB_ACL,
+      logRetentionDays: '90', // -c values arrive as strings
+      secretsRevision: '2',
+      stackName: 'Gsts-Prod',
+    });
+    expect(serviceStackProps(context, { region: 'eu-west-1' })).toEqual({
+      env: { region: 'eu-west-1' },
+      identity: {
+        issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
+        audience: 'client-1,client-2',
+        jwksUrl: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json',
+      },
+      domain: { domainName: 'play.example.com', certificateArn: CERTIFICATE },
+      webAclArn: WEB_ACL,
+      alarmTopicArn: TOPIC,
+      alarmEmail: 'ops@example.com',
+      logRetention: RetentionDays.THREE_MONTHS,
+      secretsRevision: 2,
+    });
+    expect(context.stackName).toBe('Gsts-Prod');
+  });
+
+  test('mistakes fail the synth with a message naming the parameter', () => {
+    expect(() => read({ jwtIssuer: 'not a url' })).toThrow(/jwtIssuer/);
+    expect(() => read({ domainName: 'play.example.com' })).toThrow(/domainName and certificateArn go together/);
+    expect(() => read({ domainName: 'play.example.com', certificateArn: CERTIFICATE.replace('us-east-1', 'eu-west-1') })).toThrow(
+      /certificateArn: must be an ACM certificate ARN in us-east-1/,
+    );
+    expect(() => read({ alarmEmail: 'ops' })).toThrow(/alarmEmail/);
+    expect(() => read({ logRetentionDays: '31' })).toThrow(/logRetentionDays/);
+  });
+
+  test('an empty value counts as absent', () => {
+    expect(read({ domainName: '', certificateArn: '' }).domainName).toBeUndefined();
+  });
+});
+
+describe('with a custom domain, a web ACL, an existing alarm topic and an alarm email', () => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthesize({
+      domain: { domainName: 'play.example.com', certificateArn: CERTIFICATE },
+      webAclArn: WEB_ACL,
+      alarmTopicArn: TOPIC,
+      alarmEmail: 'ops@example.com',
+      secretsRevision: 3,
+    });
+  });
+
+  test('the distribution answers on the domain with TLS 1.2 or later, behind the web ACL', () => {
+    s.template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        Aliases: ['play.example.com'],
+        ViewerCertificate: { AcmCertificateArn: CERTIFICATE, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' },
+        WebACLId: WEB_ACL,
+      }),
+    });
+  });
+
+  test('a new secrets revision changes the distribution and every function (so secrets are resolved again)', () => {
+    s.template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({ Comment: Match.stringLikeRegexp('secrets revision 3') }),
+    });
+    for (const [, fn] of resourcesOf(s.json, 'AWS::Lambda::Function')) {
+      expect(fn.Properties.Description).toMatch(/\(secrets revision 3\)$/);
+      expect(fn.Properties.Description.length).toBeLessThanOrEqual(256);
+    }
+  });
+
+  test('functions build links on the custom domain', () => {
+    for (const [, fn] of resourcesOf(s.json, 'AWS::Lambda::Function')) {
+      expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://play.example.com');
+    }
+    expect(s.json.Outputs?.Url?.Value).toBe('https://play.example.com');
+  });
+
+  test('alarms go to the existing topic; the email subscribes to it; no topic or key of its own', () => {
+    expect(resourcesOf(s.json, 'AWS::SNS::Topic')).toHaveLength(0);
+    expect(resourcesOf(s.json, 'AWS::KMS::Key')).toHaveLength(0);
+    for (const [, alarm] of resourcesOf(s.json, 'AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toEqual([TOPIC]);
+    s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: TOPIC });
+  });
+
+  test('cdk-nag is clean without the WAF and TLS acknowledgements', () => {
+    const ids = nagAcknowledgements(s.stack).map((a) => a.id);
+    expect(ids).not.toContain('AwsSolutions-CFR2');
+    expect(ids).not.toContain('AwsSolutions-CFR4');
+    expect(new AwsSolutionsChecks().validateScope(s.app).violations).toEqual([]);
+  });
+});
+
+describe('without acknowledgements', () => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthesize({ acknowledgeNagFindings: false, identity: { issuer: UNCONFIGURED_ISSUER, audience: 'x' } });
+  });
+
+  test('the findings are exactly the acknowledged ones: none missing, none stale', () => {
+    const findings = new AwsSolutionsChecks()
+      .validateScope(s.app)
+      .violations.flatMap((v) => v.violatingResources.map((r) => ({ id: v.ruleName, path: r.constructPath ?? '' })));
+    const acks = nagAcknowledgements(s.stack);
+    const covers = (ack: (typeof acks)[number], finding: (typeof findings)[number]) =>
+      ack.id === finding.id && (finding.path === ack.scope.node.path || finding.path.startsWith(`${ack.scope.node.path}/`));
+    expect(findings.filter((f) => !acks.some((a) => covers(a, f)))).toEqual([]);
+    expect(acks.filter((a) => !findings.some((f) => covers(a, f))).map((a) => `${a.id} on ${a.scope.node.path}`)).toEqual([]);
+  });
+
+  test('a synth without identity provider warns that admin operations will answer 401', () => {
+    Annotations.fromStack(s.stack).hasWarning('*', Match.stringLikeRegexp('No identity provider configured'));
+  });
+});

@@ -1,0 +1,374 @@
+/**
+ * The synthesized stack, checked against the three sources of truth: THE tables table (tables),
+ * THE routes table (functions, their permissions, API routes, edge function) and THE env schema
+ * (function environments). Everything iterates the tables, so new routes are covered as they land.
+ * One synth for the whole file: loading aws-cdk-lib dominates the time of an infra test file.
+ */
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { edgeRewriteSource } from '../../infra/edge-rewrite.js';
+import { FUNCTION_MEMORY_MB, pascalCase } from '../../infra/functions.js';
+import { createTableInput } from '../../infra/local/dynamo.js';
+import { METRIC_NAMESPACE, RATE_LIMIT_METRIC } from '../../infra/monitoring.js';
+import { nagAcknowledgements } from '../../infra/nag.js';
+import { functionAccess, functionNames, serviceAccess } from '../../infra/permissions.js';
+import { EnvSchema } from '../../shared/env.js';
+import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-verify.js';
+import { originPath, routes } from '../../shared/routes.js';
+import { tables, type TableDefinition, type TableName } from '../../shared/tables.js';
+import { asList, logicalId, referencedIds, resourcesOf, synthesize, TEST_IDENTITY, type Synthesized } from './fixture.js';
+
+let s: Synthesized;
+beforeAll(() => {
+  s = synthesize();
+});
+
+const tableNames = Object.keys(tables) as TableName[];
+const fnNames = functionNames(routes);
+const tableId = (name: TableName) => logicalId(s.stack, s.stack.tables[name]);
+const fnId = (name: string) => logicalId(s.stack, s.stack.functions.functions.get(name)!);
+const fnResource = (name: string) => s.json.Resources[fnId(name)]!;
+
+describe('tables', () => {
+  const tableResource = (name: TableName) => s.json.Resources[tableId(name)]!;
+  const byName = <T extends { AttributeName?: string; IndexName?: string }>(list: T[] = []) =>
+    [...list].sort((a, b) => String(a.AttributeName ?? a.IndexName).localeCompare(String(b.AttributeName ?? b.IndexName)));
+
+  test('one DynamoDB table per entry of the tables table', () => {
+    expect(resourcesOf(s.json, 'AWS::DynamoDB::Table')).toHaveLength(tableNames.length);
+  });
+
+  describe.each(tableNames.map((name) => [name] as const))('%s', (name) => {
+    const def: TableDefinition = tables[name];
+
+    test('has exactly the keys and indexes the local run creates (no drift)', () => {
+      const local = createTableInput(def, 'local-name');
+      const props = tableResource(name).Properties;
+      expect(props.KeySchema).toEqual(local.KeySchema);
+      expect(byName(props.AttributeDefinitions)).toEqual(byName(local.AttributeDefinitions));
+      const localIndexes = (local.GlobalSecondaryIndexes ?? []).map((i) => ({
+        IndexName: i.IndexName,
+        KeySchema: i.KeySchema,
+        Projection: i.Projection,
+      }));
+      expect(byName(props.GlobalSecondaryIndexes)).toEqual(byName(localIndexes));
+      expect(props.BillingMode).toBe(local.BillingMode);
+    });
+
+    test('TTL on the attribute the definition names, and only then', () => {
+      const ttl = tableResource(name).Properties.TimeToLiveSpecification;
+      if (def.ttlAttribute) expect(ttl).toEqual({ AttributeName: def.ttlAttribute, Enabled: true });
+      else expect(ttl).toBeUndefined();
+    });
+
+    test('on demand, point-in-time recovery, deletion protection, encryption, retained on stack deletion', () => {
+      const resource = tableResource(name);
+      expect(resource.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+        SSESpecification: { SSEEnabled: true },
+      });
+      expect(resource.DeletionPolicy).toBe('Retain');
+      expect(resource.UpdateReplacePolicy).toBe('Retain');
+    });
+
+    test('its physical name is a stack output (the seed script reads it)', () => {
+      expect(s.json.Outputs?.[`${def.id}TableName`]?.Value).toEqual({ Ref: tableId(name) });
+    });
+  });
+});
+
+describe('functions', () => {
+  test('one Lambda function per distinct function of the routes table', () => {
+    expect(
+      resourcesOf(s.json, 'AWS::Lambda::Function')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(fnNames.map(fnId).sort());
+  });
+
+  test.each(fnNames.map((n) => [n] as const))('%s: runtime, architecture, handler, memory, tracing, log group', (name) => {
+    const props = fnResource(name).Properties;
+    expect(props).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: FUNCTION_MEMORY_MB,
+      Timeout: 10,
+      TracingConfig: { Mode: 'Active' },
+    });
+    const logGroupId = logicalId(s.stack, s.stack.functions.logGroups.get(name)!);
+    expect(props.LoggingConfig).toEqual({ LogGroup: { Ref: logGroupId } });
+    expect(s.json.Resources[logGroupId]!.Properties.RetentionInDays).toBe(30);
+    // The origin secret is read through the Parameters and Secrets extension layer (arm64 build).
+    expect(JSON.stringify(props.Layers)).toContain('AWS-Parameters-and-Secrets-Lambda-Extension-Arm64');
+  });
+
+  test.each(fnNames.map((n) => [n] as const))('%s: its environment parses with the env schema the code uses', (name) => {
+    const variables = fnResource(name).Properties.Environment.Variables as Record<string, unknown>;
+    for (const t of tableNames) expect(variables[tables[t].envVar]).toEqual({ Ref: tableId(t) });
+    expect(variables).toMatchObject({
+      JWT_ISSUER: TEST_IDENTITY.issuer,
+      JWT_AUDIENCE: TEST_IDENTITY.audience,
+      JWT_JWKS_URL: TEST_IDENTITY.jwksUrl,
+      ORIGIN_VERIFY_SECRET_ARN: { Ref: logicalId(s.stack, s.stack.originSecret) },
+    });
+    // Local-only settings never reach AWS.
+    expect(variables).not.toHaveProperty('DYNAMODB_ENDPOINT');
+    expect(variables).not.toHaveProperty('JWT_JWKS');
+    // Deploy-time values (Ref, GetAtt, dynamic references) stand in as plausible strings.
+    const resolved = Object.fromEntries(
+      Object.entries(variables).map(([k, v]) => [
+        k,
+        typeof v === 'string' ? v : k.endsWith('_URL') ? 'https://resolved.example' : 'x'.repeat(64),
+      ]),
+    );
+    expect(() => EnvSchema.parse(resolved)).not.toThrow();
+  });
+
+  describe('permissions', () => {
+    const policyOf = (name: string) => {
+      const roleId = logicalId(s.stack, s.stack.functions.functions.get(name)!.role as never);
+      const policies = resourcesOf(s.json, 'AWS::IAM::Policy').filter(([, p]) => referencedIds(p.Properties.Roles).has(roleId));
+      expect(policies).toHaveLength(1);
+      return asList(policies[0]![1].Properties.PolicyDocument.Statement) as {
+        Action: string | string[];
+        Resource: unknown;
+        Effect: string;
+      }[];
+    };
+    const tableIds = () => new Map(tableNames.map((n) => [tableId(n), n]));
+
+    test('roles carry no AWS managed policy', () => {
+      for (const name of fnNames) {
+        const role = s.json.Resources[fnResource(name).Properties.Role['Fn::GetAtt'][0]]!;
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      }
+    });
+
+    test.each(fnNames.map((n) => [n] as const))('%s: exactly the DynamoDB actions and tables its routes declare', (name) => {
+      const statements = policyOf(name);
+      const expected = functionAccess(routes, name);
+      const granted: Record<string, string[]> = {};
+      for (const st of statements) {
+        const actions = asList(st.Action);
+        const dynamo = actions.filter((a) => a.startsWith('dynamodb:'));
+        const touched = [...referencedIds(st.Resource)].filter((id) => tableIds().has(id));
+        if (dynamo.length === 0) {
+          // Statements about anything else never name a table.
+          expect(touched).toEqual([]);
+          continue;
+        }
+        expect(touched).toHaveLength(1);
+        const table = tableIds().get(touched[0]!)!;
+        granted[table] = [...(granted[table] ?? []), ...dynamo.map((a) => a.slice('dynamodb:'.length))].sort();
+        // Index ARNs exactly where Query is granted, naming the table's own indexes.
+        const indexes = asList(st.Resource)
+          .map((r) => JSON.stringify(r).match(/\/index\/([\w-]+)/)?.[1])
+          .filter((i): i is string => i !== undefined);
+        expect(indexes.sort()).toEqual(dynamo.includes('dynamodb:Query') ? tables[table].indexes.map((i) => i.name).sort() : []);
+      }
+      expect(granted).toEqual(expected);
+    });
+
+    test.each(fnNames.map((n) => [n] as const))('%s: no wildcard actions; Resource "*" only for X-Ray', (name) => {
+      for (const st of policyOf(name)) {
+        expect(st.Effect).toBe('Allow');
+        for (const action of asList(st.Action)) expect(action).not.toContain('*');
+        if (asList(st.Resource).includes('*')) expect(asList(st.Action).every((a) => a.startsWith('xray:'))).toBe(true);
+      }
+    });
+
+    test.each(fnNames.map((n) => [n] as const))('%s: logs only to its own log group, reads only the origin secret', (name) => {
+      const statements = policyOf(name);
+      const logs = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('logs:')));
+      expect(logs.flatMap((st) => [...referencedIds(st.Resource)])).toEqual([logicalId(s.stack, s.stack.functions.logGroups.get(name)!)]);
+      const secrets = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('secretsmanager:')));
+      expect(secrets.flatMap((st) => [...referencedIds(st.Resource)])).toEqual([logicalId(s.stack, s.stack.originSecret)]);
+    });
+  });
+});
+
+describe('HTTP API', () => {
+  test('one route per operation, on its origin path, integrated with its function', () => {
+    const apiRoutes = resourcesOf(s.json, 'AWS::ApiGatewayV2::Route');
+    expect(apiRoutes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(routes.map((r) => `${r.method} ${originPath(r)}`).sort());
+    for (const route of routes) {
+      const [, resource] = apiRoutes.find(([, r]) => r.Properties.RouteKey === `${route.method} ${originPath(route)}`)!;
+      const integrationId = [...referencedIds(resource.Properties.Target)][0]!;
+      const integration = s.json.Resources[integrationId]!;
+      expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      expect(referencedIds(integration.Properties.IntegrationUri)).toEqual(new Set([fnId(route.function)]));
+    }
+  });
+
+  test('one integration per function', () => {
+    expect(resourcesOf(s.json, 'AWS::ApiGatewayV2::Integration')).toHaveLength(fnNames.length);
+  });
+
+  test('the stage deploys automatically, writes JSON access logs and is throttled', () => {
+    s.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+    });
+    const [[, stage]] = resourcesOf(s.json, 'AWS::ApiGatewayV2::Stage') as unknown as [[string, { Properties: any }]];
+    expect(JSON.parse(stage.Properties.AccessLogSettings.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+    });
+  });
+});
+
+describe('edge', () => {
+  const distribution = () => resourcesOf(s.json, 'AWS::CloudFront::Distribution')[0]![1].Properties.DistributionConfig;
+
+  test('the CloudFront function is the generator’s code, on runtime cloudfront-js-2.0', () => {
+    const functions = resourcesOf(s.json, 'AWS::CloudFront::Function');
+    expect(functions).toHaveLength(1);
+    expect(functions[0]![1].Properties).toMatchObject({
+      FunctionCode: edgeRewriteSource(routes),
+      FunctionConfig: { Runtime: 'cloudfront-js-2.0' },
+      AutoPublish: true,
+    });
+  });
+
+  test('every request passes the rewrite as a viewer request, uncached, with every viewer header but Host', () => {
+    const behavior = distribution().DefaultCacheBehavior;
+    expect(behavior.FunctionAssociations).toEqual([
+      {
+        EventType: 'viewer-request',
+        FunctionARN: { 'Fn::GetAtt': [resourcesOf(s.json, 'AWS::CloudFront::Function')[0]![0], 'FunctionARN'] },
+      },
+    ]);
+    expect(behavior).toMatchObject({
+      ViewerProtocolPolicy: 'https-only',
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad', // Managed-CachingDisabled
+      OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac', // Managed-AllViewerExceptHostHeader
+    });
+    expect(distribution().CacheBehaviors).toBeUndefined();
+  });
+
+  test('the origin is the HTTP API over TLS 1.2, and every origin request carries the secret header', () => {
+    const [origin] = distribution().Origins;
+    expect(referencedIds(origin.DomainName)).toEqual(new Set([logicalId(s.stack, s.stack.api.api)]));
+    expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+    const header = origin.OriginCustomHeaders.find((h: { HeaderName: string }) => h.HeaderName === ORIGIN_VERIFY_HEADER);
+    expect(JSON.stringify(header.HeaderValue)).toContain('{{resolve:secretsmanager:');
+    expect(referencedIds(header.HeaderValue)).toEqual(new Set([logicalId(s.stack, s.stack.originSecret)]));
+  });
+
+  test('functions learn the public base URL: the distribution’s domain', () => {
+    const url = fnResource(fnNames[0]!).Properties.Environment.Variables.PUBLIC_BASE_URL;
+    expect(referencedIds(url)).toEqual(new Set([logicalId(s.stack, s.stack.edge.distribution)]));
+  });
+});
+
+describe('monitoring', () => {
+  const alarms = () => resourcesOf(s.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+  const topicId = () => logicalId(s.stack, s.stack.ownAlarmTopic!.topic);
+
+  test('every alarm notifies the alarm topic, on alarm and on recovery', () => {
+    expect(alarms().length).toBeGreaterThan(0);
+    for (const alarm of alarms()) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId() }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId() }]);
+    }
+  });
+
+  test('the alarm topic is encrypted with a rotating key CloudWatch may use, and refuses plain HTTP', () => {
+    const keyId = logicalId(s.stack, s.stack.ownAlarmTopic!.key);
+    expect(s.json.Resources[topicId()]!.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    expect(s.json.Resources[keyId]!.Properties.EnableKeyRotation).toBe(true);
+    expect(JSON.stringify(s.json.Resources[keyId]!.Properties.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: [{ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }] },
+    });
+  });
+
+  test('API 5xx rate over two periods', () => {
+    const rate = alarms().find((a) => JSON.stringify(a.Metrics ?? []).includes('5xx'))!;
+    expect(rate.EvaluationPeriods).toBe(2);
+    const metricNames = (rate.Metrics as { MetricStat?: { Metric: { MetricName: string } } }[]).flatMap((m) =>
+      m.MetricStat ? [m.MetricStat.Metric.MetricName] : [],
+    );
+    expect(metricNames.sort()).toEqual(['5xx', 'Count']);
+  });
+
+  test.each(fnNames.map((n) => [n] as const))('%s: alarms on errors and throttles', (name) => {
+    for (const metric of ['Errors', 'Throttles']) {
+      const alarm = alarms().find((a) => a.MetricName === metric && referencedIds(a.Dimensions).has(fnId(name)));
+      expect(alarm).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    }
+  });
+
+  test.each(tableNames.map((n) => [n] as const))('%s: alarms on throttles and on system errors of the operations it serves', (name) => {
+    const onTable = alarms().filter((a) => referencedIds(a.Metrics).has(tableId(name)));
+    type AlarmMetric = { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } };
+    const metricsOf = (a: Record<string, any>) => (a.Metrics as AlarmMetric[]).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
+    const throttle = onTable.find((a) => metricsOf(a).some((m) => m.MetricName === 'ReadThrottleEvents'));
+    expect(
+      metricsOf(throttle!)
+        .map((m) => m.MetricName)
+        .sort(),
+    ).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
+    const operations = serviceAccess(routes)[name] ?? [];
+    const systemErrors = onTable.find((a) => metricsOf(a).some((m) => m.MetricName === 'SystemErrors'));
+    if (operations.length === 0) return expect(systemErrors).toBeUndefined();
+    const watched = metricsOf(systemErrors!).map((m) => m.Dimensions.find((d) => d.Name === 'Operation')!.Value);
+    expect(watched.sort()).toEqual([...operations].sort());
+  });
+
+  test('429 answers are counted from every function’s request log line, and a spike alarms', () => {
+    const filters = resourcesOf(s.json, 'AWS::Logs::MetricFilter').map(([, f]) => f.Properties);
+    expect(filters.map((f) => [...referencedIds(f.LogGroupName)][0]).sort()).toEqual(
+      fnNames.map((n) => logicalId(s.stack, s.stack.functions.logGroups.get(n)!)).sort(),
+    );
+    for (const f of filters) {
+      expect(f.FilterPattern).toBe('{ ($.message = "request") && ($.status = 429) }');
+      expect(f.MetricTransformations).toEqual([{ MetricNamespace: METRIC_NAMESPACE, MetricName: RATE_LIMIT_METRIC, MetricValue: '1' }]);
+    }
+    expect(alarms().find((a) => a.MetricName === RATE_LIMIT_METRIC)).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      Statistic: 'Sum',
+      Threshold: 100,
+    });
+  });
+
+  test('a dashboard with the alarms, the API, every function and every table', () => {
+    const [[, dashboard]] = resourcesOf(s.json, 'AWS::CloudWatch::Dashboard') as unknown as [
+      [string, { Properties: { DashboardBody: unknown } }],
+    ];
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const name of fnNames) expect(body).toContain(fnId(name));
+    for (const name of tableNames) expect(body).toContain(tableId(name));
+    expect(body).toContain(RATE_LIMIT_METRIC);
+    expect(body).toContain('alarm');
+  });
+});
+
+describe('cdk-nag', () => {
+  test('the AWS Solutions checks find nothing unacknowledged', () => {
+    const report = new AwsSolutionsChecks().validateScope(s.app);
+    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  test('every acknowledgement carries a reason of its own', () => {
+    const acks = nagAcknowledgements(s.stack);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const ack of acks) {
+      expect(ack.id).toMatch(/^AwsSolutions-[A-Z]+\d+(\[.+\])?$/);
+      expect(ack.reason.length).toBeGreaterThan(60);
+    }
+    // The same text twice would mean a reason copied instead of thought about (per-function X-Ray excepted).
+    const reasons = new Set(acks.filter((a) => !a.id.startsWith('AwsSolutions-IAM5')).map((a) => `${a.id}|${a.reason}`));
+    expect(new Set([...reasons].map((r) => r.split('|')[1])).size).toBe(reasons.size);
+  });
+});
+
+test('construct ids of functions are stable names derived from the routes table', () => {
+  for (const name of fnNames) expect(s.stack.functions.functions.get(name)!.node.id).toBe(pascalCase(name));
+});

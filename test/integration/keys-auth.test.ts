@@ -1,0 +1,258 @@
+/**
+ * Bearer authentication (the JWT attack matrix: every one is 401 with a reason that does not echo
+ * the token) and authorization from the catalog (roles and tiers: 403).
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { adminApi, type AdminApi } from '../support/admin-api.js';
+import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
+
+let stack: Stack;
+let admin: AdminApi;
+let privateJwk: JWK;
+beforeAll(async () => {
+  stack = await startStack();
+  admin = adminApi(stack);
+  privateJwk = JSON.parse(readFileSync(join(stack.dataDir, 'dev-issuer-key.json'), 'utf8')) as JWK;
+  const { catalog } = stack.services.stores;
+  await Promise.all([
+    catalog.putMember(1, 'acme-owner', 'owner'),
+    catalog.putMember(1, 'acme-analyst', 'analyst'),
+    catalog.putMember(1, 'acme-viewer', 'viewer'),
+    catalog.putOrg({ org_id: 4, slug: 'pro', name: 'Pro Studio', tier: 'pro' }),
+    catalog.putMember(4, 'pro-owner', 'owner'),
+  ]);
+});
+afterAll(() => stack.stop());
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const now = () => Math.floor(Date.now() / 1000);
+const listWith = (authorization?: string) =>
+  stack.request('/api/org-api-keys?org_id=1', { headers: authorization === undefined ? {} : { authorization } });
+
+/** Sign with the issuer's real private key, with full control over header and claims. */
+async function signWithIssuerKey(claims: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
+  const key = await importJWK(privateJwk, 'RS256');
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: privateJwk.kid!, typ: 'JWT', ...header }).sign(key);
+}
+
+const validClaims = () => ({
+  sub: 'acme-admin',
+  iss: stack.issuer.issuer,
+  aud: stack.issuer.audience,
+  iat: now(),
+  exp: now() + 3600,
+});
+
+describe('bearer authentication: the JWT attack matrix', () => {
+  test('control: a valid token of the dev issuer lists the keys', async () => {
+    const res = await listWith(`Bearer ${await stack.issuer.sign('acme-admin')}`);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+  });
+
+  const forgeries: [string, () => Promise<string | undefined>, RegExp][] = [
+    ['missing Authorization header', async () => undefined, /missing bearer token/i],
+    ['empty Authorization header', async () => '', /missing bearer token/i],
+    ['non-Bearer scheme', async () => `Basic ${Buffer.from('acme-admin:pw').toString('base64')}`, /bearer scheme/i],
+    ['Bearer without a token', async () => 'Bearer ', /bearer scheme/i],
+    ['garbage', async () => 'Bearer not-a-jwt-at-all', /not a well-formed JWT/i],
+    ['three garbage segments', async () => 'Bearer aaaa.bbbb.cccc', /not a well-formed JWT/i],
+    ['expired', async () => `Bearer ${await stack.issuer.sign('acme-admin', { expiresIn: now() - 60 })}`, /expired/i],
+    ['not yet valid (nbf)', async () => `Bearer ${await stack.issuer.sign('acme-admin', { notBefore: '1h' })}`, /not yet valid/i],
+    ['wrong issuer', async () => `Bearer ${await stack.issuer.sign('acme-admin', { issuer: 'https://evil.example' })}`, /issuer/i],
+    ['wrong audience', async () => `Bearer ${await stack.issuer.sign('acme-admin', { audience: 'another-service' })}`, /audience/i],
+    [
+      'bad signature (signed by another key under the issuer’s kid)',
+      async () => {
+        const { privateKey } = await generateKeyPair('RS256');
+        return `Bearer ${await new SignJWT(validClaims()).setProtectedHeader({ alg: 'RS256', kid: privateJwk.kid! }).sign(privateKey)}`;
+      },
+      /signature is invalid/i,
+    ],
+    [
+      'tampered payload (another subject, original signature)',
+      async () => {
+        const [h, , s] = (await stack.issuer.sign('acme-member')).split('.');
+        return `Bearer ${h}.${b64({ ...validClaims(), sub: 'acme-admin' })}.${s}`;
+      },
+      /signature is invalid/i,
+    ],
+    [
+      'alg: none',
+      async () => `Bearer ${b64({ alg: 'none', typ: 'JWT', kid: privateJwk.kid })}.${b64(validClaims())}.`,
+      /algorithm|well-formed/i,
+    ],
+    [
+      'HS256 signed with the issuer’s public key (algorithm confusion)',
+      async () => {
+        const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = privateJwk;
+        const pem = createPublicKey({ key: publicJwk as import('node:crypto').JsonWebKey, format: 'jwk' }).export({
+          type: 'spki',
+          format: 'pem',
+        }) as string;
+        const token = await new SignJWT(validClaims())
+          .setProtectedHeader({ alg: 'HS256', kid: privateJwk.kid! })
+          .sign(new TextEncoder().encode(pem));
+        return `Bearer ${token}`;
+      },
+      /algorithm/i,
+    ],
+    [
+      'unknown kid',
+      async () => {
+        const { privateKey } = await generateKeyPair('RS256');
+        return `Bearer ${await new SignJWT(validClaims()).setProtectedHeader({ alg: 'RS256', kid: 'kid-nobody-knows' }).sign(privateKey)}`;
+      },
+      /signing key is unknown/i,
+    ],
+    [
+      'ES256 from an unknown key',
+      async () => {
+        const { privateKey } = await generateKeyPair('ES256');
+        return `Bearer ${await new SignJWT(validClaims()).setProtectedHeader({ alg: 'ES256', kid: 'ec-nobody-knows' }).sign(privateKey)}`;
+      },
+      /signing key is unknown/i,
+    ],
+    [
+      'no kid',
+      async () => {
+        const key = await importJWK(privateJwk, 'RS256');
+        return `Bearer ${await new SignJWT(validClaims()).setProtectedHeader({ alg: 'RS256' }).sign(key)}`;
+      },
+      /key id/i,
+    ],
+    [
+      'no exp (the issuer’s real key)',
+      async () => {
+        const { exp: _exp, ...claims } = validClaims();
+        return `Bearer ${await signWithIssuerKey(claims)}`;
+      },
+      /expiry/i,
+    ],
+    [
+      'no sub (the issuer’s real key)',
+      async () => {
+        const { sub: _sub, ...claims } = validClaims();
+        return `Bearer ${await signWithIssuerKey(claims)}`;
+      },
+      /subject/i,
+    ],
+  ];
+
+  test.each(forgeries)('%s: 401 with a reason that does not echo the token', async (_name, forge, reason) => {
+    const authorization = await forge();
+    const res = await listWith(authorization);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: expect.any(String) });
+    expect(res.body.error).toMatch(reason);
+    const token = authorization?.replace(/^\S+\s*/, '') ?? '';
+    for (const part of token.split('.').filter((p) => p.length >= 8)) {
+      expect(res.body.error).not.toContain(part);
+      expect(capturedLogs.join('')).not.toContain(part);
+    }
+  });
+
+  test('every bearer operation refuses a missing token, before reading the body', async () => {
+    const api = '/api/org-api-keys';
+    const calls = [
+      stack.request(`${api}?org_id=1`),
+      stack.request(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' }),
+      stack.request(api, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: '{"id":1,"org_id":1,"is_active":false}',
+      }),
+      stack.request(`${api}?id=1&org_id=1`, { method: 'DELETE' }),
+      stack.request(`${api}?action=audit-log&org_id=1`),
+    ];
+    for (const res of await Promise.all(calls)) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ success: false, error: 'Missing bearer token (Authorization header)' });
+    }
+    // The demo key was not touched by the PATCH.
+    expect((await admin.list(1)).body.data.find((k: any) => k.id === 1).is_active).toBe(true);
+  });
+
+  test('the scheme name is case-insensitive', async () => {
+    expect((await listWith(`bearer ${await stack.issuer.sign('acme-admin')}`)).status).toBe(200);
+  });
+
+  test('a Cognito-style access token (client_id instead of aud) is accepted', async () => {
+    const token = await stack.issuer.sign('acme-admin', { audience: 'not-this', claims: { client_id: stack.issuer.audience } });
+    expect((await listWith(`Bearer ${token}`)).status).toBe(200);
+  });
+});
+
+describe('authorization from the catalog: roles and tiers', () => {
+  test.each([
+    ['acme-owner', 200],
+    ['acme-admin', 200],
+    ['acme-member', 403],
+    ['acme-analyst', 403],
+    ['acme-viewer', 403],
+    ['globex-admin', 403],
+    ['stranger', 403],
+  ])('%s on org 1: %p', async (subject, status) => {
+    const res = await admin.list(1, subject);
+    expect(res.status).toBe(status);
+    if (status === 403) {
+      expect(res.body.success).toBe(false);
+      expect(res.body.error).toMatch(subject.startsWith('acme') ? /owners and admins/ : /not a member of organization 1/);
+    }
+  });
+
+  test('an editor can neither create, update, delete nor read the audit log, and nothing changes', async () => {
+    const before = (await admin.list(1)).body.data;
+    const as = 'acme-member';
+    const results = [
+      await admin.create({ org_id: 1, name: 'sneaky' }, as),
+      await admin.update({ id: 1, org_id: 1, is_active: false }, as),
+      await admin.remove(1, 1, as),
+      await admin.audit({ org_id: 1 }, as),
+    ];
+    for (const res of results) {
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatch(/owners and admins/);
+    }
+    expect((await admin.list(1)).body.data).toEqual(before);
+  });
+
+  test('an owner can manage keys', async () => {
+    const created = await admin.create({ org_id: 1, name: 'by owner' }, 'acme-owner');
+    expect(created.status).toBe(200);
+    expect((await admin.update({ id: created.body.data.id, org_id: 1, is_active: false }, 'acme-owner')).status).toBe(200);
+    expect((await admin.remove(created.body.data.id, 1, 'acme-owner')).status).toBe(200);
+  });
+
+  test.each([
+    ['tiny-admin', 3, 'free'],
+    ['pro-owner', 4, 'pro'],
+  ])('%s of a %s-tier org: 403 Business tier or higher required', async (subject, orgId) => {
+    for (const res of [
+      await admin.list(orgId, subject),
+      await admin.create({ org_id: orgId, name: 'x' }, subject),
+      await admin.update({ id: 1, org_id: orgId, is_active: false }, subject),
+      await admin.remove(1, orgId, subject),
+      await admin.audit({ org_id: orgId }, subject),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ success: false, error: 'Business tier or higher required' });
+    }
+  });
+
+  test('an enterprise-tier admin manages their org', async () => {
+    expect((await admin.list(2, 'globex-admin')).status).toBe(200);
+  });
+
+  test('an org that does not exist reads exactly like one you are not in', async () => {
+    const unknown = await admin.list(99, 'acme-admin');
+    const foreign = await admin.list(2, 'acme-admin');
+    expect(unknown.status).toBe(403);
+    expect(foreign.status).toBe(403);
+    expect(unknown.body.error.replace('99', 'N')).toBe(foreign.body.error.replace('2', 'N'));
+  });
+});

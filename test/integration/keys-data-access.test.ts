@@ -1,0 +1,106 @@
+/**
+ * The `data` of the key-management rows of THE routes table is exact (it becomes the functions' IAM
+ * policies): every DynamoDB action a call performs is declared, and every declared one is used.
+ * Each call also needs at most two sequential round trips (membership and org are read alongside
+ * the operation's first read).
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { routes, type DataAccess } from '../../shared/routes.js';
+import { adminApi, type AdminApi } from '../support/admin-api.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+
+let stack: Stack;
+let admin: AdminApi;
+
+/** What the DynamoDB client did during one call: actions per table, and the depth of sequential round trips. */
+interface Trace {
+  actions: Set<string>;
+  stages: number;
+}
+let trace: Trace = { actions: new Set(), stages: 0 };
+let completedStage = 0;
+
+/** Document-client command names to IAM action names (low-level names only lose `Command`). */
+const ACTION_OF: Record<string, string> = {
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchGet: 'BatchGetItem',
+};
+
+beforeAll(async () => {
+  stack = await startStack();
+  admin = adminApi(stack);
+  stack.services.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { TableName?: string };
+      const command = (context as { commandName?: string }).commandName ?? '';
+      const name = command.replace(/Command$/, '');
+      trace.actions.add(`${input.TableName}:${ACTION_OF[name] ?? name}`);
+      // A call's stage is one more than the deepest round trip finished before it started.
+      const stage = completedStage + 1;
+      trace.stages = Math.max(trace.stages, stage);
+      try {
+        return await next(args);
+      } finally {
+        completedStage = Math.max(completedStage, stage);
+      }
+    },
+    { step: 'initialize', name: 'traceForTest' },
+  );
+});
+afterAll(() => stack.stop());
+
+async function traced(run: () => Promise<{ status: number }>, status: number): Promise<Trace> {
+  trace = { actions: new Set(), stages: 0 };
+  completedStage = 0;
+  const res = await run();
+  expect(res.status).toBe(status);
+  return trace;
+}
+
+function declared(operation: string): Set<string> {
+  const data = routes.find((r) => r.operation === operation)!.data as DataAccess;
+  return new Set(Object.entries(data).flatMap(([table, actions]) => (actions ?? []).map((a) => `${table}:${a}`)));
+}
+
+type Reply = Awaited<ReturnType<AdminApi['list']>>;
+const newKeyId = async () => (await admin.create({ org_id: 1, name: 'target' })).body.data.id as number;
+
+const cases: [string, string, (() => Promise<number>) | null, (id: number) => Promise<Reply>, number][] = [
+  ['list-keys', 'list', null, () => admin.list(1), 200],
+  ['create-key', 'create', null, () => admin.create({ org_id: 1, name: 'traced' }), 200],
+  ['update-key', 'revoke', newKeyId, (id) => admin.update({ id, org_id: 1, is_active: false }), 200],
+  ['update-key', 'unknown id', null, () => admin.update({ id: 987_654, org_id: 1, is_active: false }), 404],
+  ['delete-key', 'delete', newKeyId, (id) => admin.remove(id, 1), 200],
+  ['delete-key', 'unknown id', null, () => admin.remove(987_654, 1), 404],
+  ['audit-log', 'org', null, () => admin.audit({ org_id: 1, limit: 5 }), 200],
+  ['audit-log', 'one key', null, () => admin.audit({ org_id: 1, key_id: 1 }), 200],
+];
+
+describe('data access and round trips of key management', () => {
+  const used = new Map<string, Set<string>>();
+
+  test.each(cases)('%s (%s): only declared actions, at most two sequential round trips', async (operation, _case, setup, call, status) => {
+    const id = setup ? await setup() : 0;
+    const t = await traced(() => call(id), status);
+    const allowed = declared(operation);
+    for (const action of t.actions) expect(allowed).toContain(action);
+    expect(t.stages).toBeGreaterThanOrEqual(1);
+    expect(t.stages).toBeLessThanOrEqual(2);
+    const seen = used.get(operation) ?? new Set<string>();
+    t.actions.forEach((a) => seen.add(a));
+    used.set(operation, seen);
+  });
+
+  test('every declared action is used by its operation (no spare permissions)', () => {
+    for (const operation of ['list-keys', 'create-key', 'update-key', 'delete-key', 'audit-log']) {
+      expect([...(used.get(operation) ?? [])].sort()).toEqual([...declared(operation)].sort());
+    }
+  });
+
+  test('the OpenAPI document needs no data access', () => {
+    expect(routes.find((r) => r.operation === 'openapi')!.data).toEqual({});
+  });
+});

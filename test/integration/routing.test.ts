@@ -1,0 +1,56 @@
+/** Requests that match no operation: the error envelope with 404, 400 or 405 from the routes table. */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { startStack, type Stack } from '../support/local-stack.js';
+import { API, failure } from '../support/sessions-api.js';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack.stop());
+
+describe('routing', () => {
+  test.each([
+    ['GET', '/api/does-not-exist'],
+    ['POST', '/api/org-api-keys/create-session/extra'],
+    ['GET', '/api/org-api-keysx?action=validate-session'],
+  ])('%s %s: 404 envelope', async (method, path) => {
+    const reply = await stack.request(path, { method });
+    expect(reply.status).toBe(404);
+    expect(reply.body).toEqual(failure('Not found'));
+    expect(reply.headers.get('content-type')).toContain('application/json');
+  });
+
+  test.each([
+    ['GET', 'nope'],
+    ['POST', 'create-token'],
+    ['POST', 'CREATE-SESSION'],
+    ['POST', 'create-session&action=revoke-session'],
+  ])('%s with an unknown action (%s): 400 envelope', async (method, action) => {
+    const reply = await stack.request(`${API}?action=${action}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-api-key': stack.credentials.api_key },
+      ...(method === 'POST' ? { body: '{"game_id":101}' } : {}),
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual(failure('Unknown action'));
+  });
+
+  test.each([
+    ['GET', 'create-session'],
+    ['PUT', 'create-session'],
+    ['POST', 'validate-session'],
+    ['DELETE', 'consume-session'],
+    ['GET', 'revoke-session'],
+  ])('%s ?action=%s: 405 envelope', async (method, action) => {
+    const reply = await stack.request(`${API}?action=${action}`, { method });
+    expect(reply.status).toBe(405);
+    expect(reply.body).toEqual(failure('Method not allowed'));
+  });
+
+  test('a trailing slash still reaches the operation', async () => {
+    const reply = await stack.request(`${API}/?action=validate-session&token=not-a-uuid`);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toContain('token');
+  });
+});

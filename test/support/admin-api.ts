@@ -1,0 +1,48 @@
+/**
+ * Test helpers for the admin API (bearer): calls of the key-management and audit-log operations as
+ * a given subject, with tokens from the local development issuer.
+ */
+import type { Stack } from './local-stack.js';
+
+type Reply = Awaited<ReturnType<Stack['request']>>;
+
+/** The admin API of a stack, called as `subject` (a bearer token from the dev issuer). */
+export interface AdminApi {
+  list(orgId: number | string, as?: string): Promise<Reply>;
+  create(body: unknown, as?: string): Promise<Reply>;
+  update(body: unknown, as?: string): Promise<Reply>;
+  remove(id: number | string, orgId: number | string, as?: string): Promise<Reply>;
+  audit(params: Record<string, string | number>, as?: string): Promise<Reply>;
+  /** `Authorization` header value for a subject. */
+  bearer(as: string): Promise<string>;
+}
+
+const API = '/api/org-api-keys';
+
+/** Admin API helpers; `defaultSubject` is used when a call names none. */
+export function adminApi(stack: Stack, defaultSubject = 'acme-admin'): AdminApi {
+  const tokens = new Map<string, Promise<string>>();
+  const bearer = (as: string) => {
+    if (!tokens.has(as)) tokens.set(as, stack.issuer.sign(as));
+    return tokens.get(as)!.then((t) => `Bearer ${t}`);
+  };
+  const call = async (method: string, path: string, as: string, body?: unknown) =>
+    stack.request(path, {
+      method,
+      headers: { authorization: await bearer(as), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+  return {
+    bearer,
+    list: (orgId, as = defaultSubject) => call('GET', `${API}?org_id=${orgId}`, as),
+    create: (body, as = defaultSubject) => call('POST', API, as, body),
+    update: (body, as = defaultSubject) => call('PATCH', API, as, body),
+    remove: (id, orgId, as = defaultSubject) => call('DELETE', `${API}?id=${id}&org_id=${orgId}`, as),
+    audit: (params, as = defaultSubject) =>
+      call(
+        'GET',
+        `${API}?${new URLSearchParams({ action: 'audit-log', ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) })}`,
+        as,
+      ),
+  };
+}

@@ -1,0 +1,94 @@
+/** In-memory fakes of the domain's ports, for unit tests (no I/O). */
+import type { Clock } from '../../shared/domain/clock.js';
+import type { ApiKeyRecord, AuditRecord } from '../../shared/domain/model.js';
+import type { AuditStore, CounterStore, CounterWindow, KeyStore } from '../../shared/domain/ports.js';
+
+/** A clock that stands still until moved. */
+export class FixedClock implements Clock {
+  constructor(public ms: number) {}
+  now(): number {
+    return this.ms;
+  }
+}
+
+/** Resolve after the current macrotask, so that concurrent callers really overlap. */
+export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Counters in a map, with the same conditional semantics as the DynamoDB adapter. */
+export class MemoryCounterStore implements CounterStore {
+  readonly counts = new Map<string, number>();
+  readonly calls: string[] = [];
+  /** Make the next calls of a kind fail with this error. */
+  failNext: Partial<Record<'hit' | 'unhit' | 'reserve', Error>> = {};
+
+  async hit(window: CounterWindow): Promise<number | 'exhausted'> {
+    this.calls.push(`hit ${window.counterKey}`);
+    await tick();
+    this.throwIfFailing('hit');
+    const count = this.counts.get(window.counterKey) ?? 0;
+    if (count >= window.limit) return 'exhausted';
+    this.counts.set(window.counterKey, count + 1);
+    return count + 1;
+  }
+
+  async unhit(window: CounterWindow): Promise<void> {
+    this.calls.push(`unhit ${window.counterKey}`);
+    await tick();
+    this.throwIfFailing('unhit');
+    const count = this.counts.get(window.counterKey) ?? 0;
+    if (count > 0) this.counts.set(window.counterKey, count - 1);
+  }
+
+  async reserve(sequence: string, size: number): Promise<number> {
+    this.calls.push(`reserve ${sequence} ${size}`);
+    await tick();
+    this.throwIfFailing('reserve');
+    const last = (this.counts.get(`seq#${sequence}`) ?? 0) + size;
+    this.counts.set(`seq#${sequence}`, last);
+    return last;
+  }
+
+  private throwIfFailing(kind: 'hit' | 'unhit' | 'reserve'): void {
+    const error = this.failNext[kind];
+    if (error) {
+      delete this.failNext[kind];
+      throw error;
+    }
+  }
+}
+
+/** Keys by hash; records `touch` calls. */
+export class MemoryKeyStore implements KeyStore {
+  readonly keys = new Map<string, ApiKeyRecord>();
+  readonly touches: { keyHash: string; at: string }[] = [];
+
+  async getByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    return this.keys.get(keyHash);
+  }
+  async touch(keyHash: string, at: string): Promise<void> {
+    this.touches.push({ keyHash, at });
+  }
+  async create(key: ApiKeyRecord): Promise<void> {
+    if (this.keys.has(key.key_hash)) throw new Error('exists');
+    this.keys.set(key.key_hash, key);
+  }
+}
+
+/** Audit records keyed like the table (org, time, request): a rewrite replaces the record. */
+export class MemoryAuditStore implements AuditStore {
+  readonly records = new Map<string, AuditRecord>();
+  readonly puts: AuditRecord[] = [];
+  /** Make the next put fail with this error. */
+  failNext: Error | undefined;
+
+  async put(record: AuditRecord, _ttl: number): Promise<void> {
+    this.puts.push(record);
+    await tick();
+    if (this.failNext) {
+      const error = this.failNext;
+      this.failNext = undefined;
+      throw error;
+    }
+    this.records.set(`${record.org_id}#${record.at}#${record.request_id}`, record);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Test helpers for API keys with custom settings (limits, scopes, expiry, tier), created straight
+ * through the key store until the admin API exists, and for reading what the service stored
+ * (audit records, rate-limit counters, tokens) through the document client. Ids start at 1000 to
+ * stay clear of the seed.
+ */
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/domain/api-keys.js';
+import type { ApiKeyRecord, AuditRecord, Tier } from '../../shared/domain/model.js';
+import { rateWindows } from '../../shared/domain/rate-limit.js';
+import type { Stack } from './local-stack.js';
+
+/** A key made for a test: the raw key to present and the record stored for it. */
+export interface TestKey {
+  readonly raw: string;
+  readonly record: ApiKeyRecord;
+}
+
+/** Limits high enough that a whole test file never meets them (the demo key allows 60 a minute). */
+export const UNLIMITED = { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000_000 } as const;
+
+let nextKeyId = 1000;
+
+/** Create a key through the store (org 1, business tier, unscoped, default limits unless given). */
+export async function createTestKey(
+  stack: Stack,
+  settings: Partial<KeySettings> = {},
+  org: { org_id: number; tier: Tier } = { org_id: 1, tier: 'business' },
+): Promise<TestKey> {
+  const raw = generateRawKey();
+  const record = newKeyRecord(raw, nextKeyId++, org, { name: 'test key', ...settings }, stack.clock.now());
+  await stack.services.stores.keys.create(record);
+  return { raw, record };
+}
+
+/** Overwrite a key's stored record (revoke, expire, change limits). */
+export async function putKeyRecord(stack: Stack, record: ApiKeyRecord): Promise<void> {
+  await stack.services.client.send(new PutCommand({ TableName: 'keys', Item: record }));
+}
+
+/** Remove a key's record, as the admin API's delete will. */
+export async function deleteKeyRecord(stack: Stack, record: ApiKeyRecord): Promise<void> {
+  await stack.services.client.send(new DeleteCommand({ TableName: 'keys', Key: { key_hash: record.key_hash } }));
+}
+
+/** Every audit record written for a key (the `by_key` index). */
+export async function auditOfKey(stack: Stack, keyId: number): Promise<AuditRecord[]> {
+  const { Items } = await stack.services.client.send(
+    new QueryCommand({
+      TableName: 'audit',
+      IndexName: 'by_key',
+      KeyConditionExpression: 'key_id = :k',
+      ExpressionAttributeValues: { ':k': keyId },
+    }),
+  );
+  return (Items ?? []) as AuditRecord[];
+}
+
+/** The audit record of one request of an organization, by its `x-request-id`. */
+export async function auditOfRequest(stack: Stack, orgId: number, requestId: string | null): Promise<AuditRecord[]> {
+  const { Items } = await stack.services.client.send(
+    new QueryCommand({
+      TableName: 'audit',
+      KeyConditionExpression: 'org_id = :o',
+      FilterExpression: 'request_id = :r',
+      ExpressionAttributeValues: { ':o': orgId, ':r': requestId },
+    }),
+  );
+  return (Items ?? []) as AuditRecord[];
+}
+
+/** The current count of a key's minute and day windows at the stack's time (undefined: no item). */
+export async function windowCounts(stack: Stack, key: ApiKeyRecord): Promise<{ minute?: number; day?: number }> {
+  const [minute, day] = await Promise.all(
+    rateWindows(key, stack.clock.now()).map(async (w) => {
+      const { Item } = await stack.services.client.send(
+        new GetCommand({ TableName: 'counters', Key: { pk: w.counterKey }, ConsistentRead: true }),
+      );
+      return Item?.count as number | undefined;
+    }),
+  );
+  return { minute, day };
+}
+
+/** Every stored token minted with a key. */
+export async function tokensOfKey(stack: Stack, keyId: number): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await stack.services.client.send(
+      new ScanCommand({
+        TableName: 'tokens',
+        FilterExpression: 'key_id = :k',
+        ExpressionAttributeValues: { ':k': keyId },
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/**
+ * Move the stack's clock forward to `marginMs` after the next UTC minute boundary, so that a test
+ * has almost a whole rate-limit minute window before it (the clock never goes back).
+ */
+export function startOfNextMinute(stack: Stack, marginMs = 200): void {
+  const now = stack.clock.now();
+  stack.clock.advance(Math.ceil(now / 60_000) * 60_000 + marginMs - now);
+}

@@ -1,0 +1,263 @@
+import { describe, expect, jest, test } from '@jest/globals';
+import { newKeyRecord } from '../../shared/domain/api-keys.js';
+import { OutOfScope, Overloaded, RateLimited, TierRequired, TokenGone, Unauthenticated } from '../../shared/domain/errors.js';
+import { hashApiKey, keyCredential, KeyCalls, type Effect } from '../../shared/domain/key-calls.js';
+import type { CallContext, Tier } from '../../shared/domain/model.js';
+import { rateWindows } from '../../shared/domain/rate-limit.js';
+import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from '../support/fakes.js';
+
+const RAW = `dpk_${'0123456789abcdef'.repeat(2)}01234567`;
+// 2026-03-04T05:06:30.000Z: 30 s into a minute.
+const NOW = Date.UTC(2026, 2, 4, 5, 6, 30);
+
+function setup(settings: Partial<Parameters<typeof newKeyRecord>[3]> = {}, tier: Tier = 'business') {
+  const clock = new FixedClock(NOW);
+  const keys = new MemoryKeyStore();
+  const counters = new MemoryCounterStore();
+  const audit = new MemoryAuditStore();
+  const background: string[] = [];
+  const keyCalls = new KeyCalls({
+    keys,
+    counters,
+    audit,
+    clock,
+    auditRetentionDays: 90,
+    onBackgroundError: (_e, what) => background.push(what),
+  });
+  const key = newKeyRecord(RAW, 7, { org_id: 1, tier }, { name: 'k', ...settings }, NOW - 1000);
+  keys.keys.set(key.key_hash, key);
+  const count = (name: 'minute' | 'day') => counters.counts.get(rateWindows(key, clock.now()).find((w) => w.name === name)!.counterKey);
+  return { clock, keys, counters, audit, background, keyCalls, key, count };
+}
+
+const call = (): CallContext => ({ requestId: 'req-1', sourceIp: '203.0.113.9', userAgent: 'ua/1' });
+
+/** An effect that records what happened to it. */
+function effect<T>(value: T, fail?: Error) {
+  const log: string[] = [];
+  const e: Effect<T> = {
+    run: async () => {
+      log.push('run');
+      if (fail) throw fail;
+      return value;
+    },
+    undo: async (result) => {
+      log.push(`undo ${String(result)}`);
+    },
+  };
+  return { effect: e, log };
+}
+
+describe('keyCredential', () => {
+  test('a well-formed key becomes its SHA-256 and its 8-character prefix', () => {
+    expect(keyCredential(RAW)).toEqual({ keyHash: hashApiKey(RAW), keyPrefix: 'dpk_0123' });
+    expect(hashApiKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  test.each([undefined, ''])('a missing key (%p) is Unauthenticated with its own message', (raw) => {
+    expect(() => keyCredential(raw)).toThrow(new Unauthenticated('Missing API key (x-api-key header)'));
+  });
+
+  test.each([
+    ['39 hex', `dpk_${'a'.repeat(39)}`],
+    ['41 hex', `dpk_${'a'.repeat(41)}`],
+    ['upper case', `dpk_${'A'.repeat(40)}`],
+    ['non-hex', `dpk_${'z'.repeat(40)}`],
+    ['wrong prefix', `dpx_${'a'.repeat(40)}`],
+    ['no prefix', 'a'.repeat(44)],
+    ['leading space', ` dpk_${'a'.repeat(40)}`],
+    ['trailing newline', `dpk_${'a'.repeat(40)}\n`],
+  ])('a malformed key (%s) is Unauthenticated', (_name, raw) => {
+    expect(() => keyCredential(raw)).toThrow(new Unauthenticated('Invalid API key'));
+  });
+});
+
+describe('KeyCalls.authenticate', () => {
+  test('an active, unexpired key of a business org authenticates', async () => {
+    const { keyCalls, key } = setup();
+    await expect(keyCalls.authenticate(keyCredential(RAW))).resolves.toEqual(key);
+  });
+
+  test('an unknown key', async () => {
+    const { keyCalls } = setup();
+    await expect(keyCalls.authenticate(keyCredential(`dpk_${'f'.repeat(40)}`))).rejects.toThrow(new Unauthenticated('Invalid API key'));
+  });
+
+  test('a revoked key', async () => {
+    const { keyCalls, keys, key } = setup();
+    keys.keys.set(key.key_hash, { ...key, is_active: false });
+    await expect(keyCalls.authenticate(keyCredential(RAW))).rejects.toThrow(new Unauthenticated('API key has been revoked'));
+  });
+
+  test('a key expires exactly at its expires_at', async () => {
+    const { keyCalls, clock } = setup({ expires_at: new Date(NOW + 1).toISOString() });
+    await expect(keyCalls.authenticate(keyCredential(RAW))).resolves.toBeDefined();
+    clock.ms = NOW + 1;
+    await expect(keyCalls.authenticate(keyCredential(RAW))).rejects.toThrow(new Unauthenticated('API key has expired'));
+  });
+
+  test.each(['free', 'pro'] as const)('a %s-tier key: TierRequired', async (tier) => {
+    const { keyCalls } = setup({}, tier);
+    await expect(keyCalls.authenticate(keyCredential(RAW))).rejects.toThrow(TierRequired);
+  });
+
+  test('an enterprise key authenticates', async () => {
+    const { keyCalls } = setup({}, 'enterprise');
+    await expect(keyCalls.authenticate(keyCredential(RAW))).resolves.toBeDefined();
+  });
+});
+
+describe('KeyCalls.meter', () => {
+  const subject = { action: 'create-session', game_id: 101, token: '3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b' };
+
+  test('success: counts both windows, runs the effect, audits 200, reports the windows', async () => {
+    const { keyCalls, key, audit, count } = setup({ rate_limit_per_minute: 5, rate_limit_per_day: 100 });
+    const c = call();
+    const { effect: e, log } = effect('done');
+    await expect(keyCalls.meter(key, c, subject, e)).resolves.toBe('done');
+    expect(log).toEqual(['run']);
+    expect([count('minute'), count('day')]).toEqual([1, 1]);
+    expect([...audit.records.values()]).toEqual([
+      {
+        org_id: 1,
+        at: new Date(NOW).toISOString(),
+        request_id: 'req-1',
+        action: 'create-session',
+        status: 200,
+        key_id: 7,
+        key_prefix: 'dpk_0123',
+        actor: null,
+        game_id: 101,
+        stream_id: null,
+        token_prefix: '3f2b8c1e',
+        source_ip: '203.0.113.9',
+        user_agent: 'ua/1',
+      },
+    ]);
+    expect(c.rateLimit).toEqual({
+      windows: [
+        { name: 'minute', limit: 5, windowSeconds: 60, remaining: 4, resetSeconds: 30 },
+        { name: 'day', limit: 100, windowSeconds: 86_400, remaining: 99, resetSeconds: 86_400 - (5 * 3600 + 6 * 60 + 30) },
+      ],
+    });
+  });
+
+  test('the minute window refusing: the day window is unhit, the effect undone, the audit rewritten as 429', async () => {
+    const { keyCalls, key, audit, counters, count } = setup({ rate_limit_per_minute: 1 });
+    await keyCalls.meter(key, call(), subject, effect(1).effect);
+    const c = { ...call(), requestId: 'req-2' };
+    const { effect: e, log } = effect('second');
+    const error = await keyCalls.meter(key, c, subject, e).catch((x: unknown) => x);
+    expect(error).toBeInstanceOf(RateLimited);
+    expect(error).toMatchObject({ window: 'minute', retryAfterSeconds: 30 });
+    expect(log).toEqual(['run', 'undo second']);
+    expect([count('minute'), count('day')]).toEqual([1, 1]);
+    expect(counters.calls.filter((x) => x.startsWith('unhit'))).toEqual([`unhit ${rateWindows(key, NOW)[1].counterKey}`]);
+    const second = [...audit.records.values()].filter((r) => r.request_id === 'req-2');
+    expect(second).toEqual([expect.objectContaining({ status: 429 })]);
+    expect(c.rateLimit?.windows.map((w) => w.remaining)).toEqual([0, expect.any(Number)]);
+  });
+
+  test('the day window refusing: the minute window is unhit', async () => {
+    const { keyCalls, key, count } = setup({ rate_limit_per_minute: 100, rate_limit_per_day: 2 });
+    await keyCalls.meter(key, call(), subject, effect(1).effect);
+    await keyCalls.meter(key, call(), subject, effect(2).effect);
+    const error = await keyCalls.meter(key, call(), subject, effect(3).effect).catch((x: unknown) => x);
+    expect(error).toMatchObject({ name: 'RateLimited', window: 'day', retryAfterSeconds: 86_400 - (5 * 3600 + 6 * 60 + 30) });
+    expect([count('minute'), count('day')]).toEqual([2, 2]);
+  });
+
+  test('both windows refusing: nothing to unhit, and the retry is due when the day window resets', async () => {
+    const { keyCalls, key, counters } = setup({ rate_limit_per_minute: 1, rate_limit_per_day: 1 });
+    await keyCalls.meter(key, call(), subject, effect(1).effect);
+    const error = await keyCalls.meter(key, call(), subject, effect(2).effect).catch((x: unknown) => x);
+    expect(error).toBeInstanceOf(RateLimited);
+    // Retrying when the minute resets would only meet the day window: Retry-After names the later reset.
+    expect(error).toMatchObject({ window: 'day', retryAfterSeconds: 86_400 - (5 * 3600 + 6 * 60 + 30) });
+    expect(counters.calls.some((x) => x.startsWith('unhit'))).toBe(false);
+  });
+
+  test('the effect failing: the call stays counted and is audited with the failure’s status', async () => {
+    const { keyCalls, key, audit, count } = setup();
+    const { effect: e, log } = effect('x', new TokenGone());
+    await expect(keyCalls.meter(key, call(), subject, e)).rejects.toThrow(TokenGone);
+    expect(log).toEqual(['run']);
+    expect([count('minute'), count('day')]).toEqual([1, 1]);
+    expect([...audit.records.values()].map((r) => r.status)).toEqual([410]);
+  });
+
+  test('an unexpected effect failure is audited as 500 and rethrown as is', async () => {
+    const { keyCalls, key, audit } = setup();
+    const boom = new Error('disk on fire');
+    await expect(keyCalls.meter(key, call(), subject, effect('x', boom).effect)).rejects.toBe(boom);
+    expect([...audit.records.values()].map((r) => r.status)).toEqual([500]);
+  });
+
+  test('a refusal after authentication (no effect) is counted, audited with its status and thrown', async () => {
+    const { keyCalls, key, audit, count } = setup();
+    const refusal = new OutOfScope('no access');
+    await expect(keyCalls.meter(key, call(), { action: 'create-session', game_id: 999 }, undefined, refusal)).rejects.toBe(refusal);
+    expect([count('minute'), count('day')]).toEqual([1, 1]);
+    expect(audit.puts.map((r) => r.status)).toEqual([403]);
+  });
+
+  test('a refusal that a window also refuses is a 429, and the other window is unhit', async () => {
+    const { keyCalls, key, audit, count } = setup({ rate_limit_per_minute: 1 });
+    await keyCalls.meter(key, call(), subject, effect(1).effect);
+    const c = { ...call(), requestId: 'req-2' };
+    await expect(keyCalls.meter(key, c, { action: 'create-session' }, undefined, new OutOfScope('no'))).rejects.toThrow(RateLimited);
+    expect(count('day')).toBe(1);
+    expect([...audit.records.values()].find((r) => r.request_id === 'req-2')?.status).toBe(429);
+  });
+
+  test('a failing counter (throttled) fails the call: the effect is undone and the audit says 503', async () => {
+    const { keyCalls, key, audit, counters } = setup();
+    counters.failNext.hit = new Overloaded();
+    const { effect: e, log } = effect('t');
+    await expect(keyCalls.meter(key, call(), subject, e)).rejects.toThrow(Overloaded);
+    expect(log).toEqual(['run', 'undo t']);
+    expect([...audit.records.values()].map((r) => r.status)).toEqual([503]);
+  });
+
+  test('a failing audit write fails the call and undoes the effect; the audit is written again', async () => {
+    const { keyCalls, key, audit } = setup();
+    audit.failNext = new Error('audit down');
+    const { effect: e, log } = effect('t');
+    await expect(keyCalls.meter(key, call(), subject, e)).rejects.toThrow('audit down');
+    expect(log).toEqual(['run', 'undo t']);
+    expect([...audit.records.values()].map((r) => r.status)).toEqual([500]);
+  });
+
+  test('a failing compensation is reported, and the call still fails with its own error', async () => {
+    const { keyCalls, key, background } = setup({ rate_limit_per_minute: 1 });
+    await keyCalls.meter(key, call(), subject, effect(1).effect);
+    const e: Effect<number> = {
+      run: async () => 2,
+      undo: jest.fn<(r: number) => Promise<void>>().mockRejectedValue(new Error('undo failed')),
+    };
+    await expect(keyCalls.meter(key, call(), subject, e)).rejects.toThrow(RateLimited);
+    expect(e.undo).toHaveBeenCalledWith(2);
+    expect(background).toEqual(['compensation']);
+  });
+
+  test('last_used_at is stamped at most once per key and minute', async () => {
+    const { keyCalls, key, keys, clock } = setup();
+    await keyCalls.meter(key, call(), subject, effect(1).effect);
+    clock.ms = NOW + 20_000;
+    await keyCalls.meter(key, call(), subject, effect(2).effect);
+    clock.ms = NOW + 40_000;
+    await keyCalls.meter(key, call(), subject, effect(3).effect);
+    expect(keys.touches).toEqual([
+      { keyHash: key.key_hash, at: new Date(NOW).toISOString() },
+      { keyHash: key.key_hash, at: new Date(NOW + 40_000).toISOString() },
+    ]);
+  });
+
+  test('the audit record never holds the whole token or the raw key', async () => {
+    const { keyCalls, key, audit } = setup();
+    await keyCalls.meter(key, call(), subject, effect(1).effect);
+    const text = JSON.stringify(audit.puts);
+    expect(text).not.toContain(subject.token);
+    expect(text).not.toContain(RAW);
+  });
+});
