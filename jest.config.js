@@ -14,5 +14,7 @@ const tier = (name, extra = {}) => ({
 
 export default {
   projects: [tier('unit'), tier('integration'), tier('infra'), tier('browser'), tier('mcp')],
+  // The reliability figures (requests fuzzed, faults injected, races, log lines scanned) after a run.
+  reporters: ['default', '<rootDir>/test/support/figures-reporter.js'],
   testTimeout: 30_000,
 };

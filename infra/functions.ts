@@ -55,6 +55,14 @@ export const BUNDLING: BundlingOptions = {
   keepNames: true,
   // Quiet synth output: only problems.
   logLevel: LogLevel.WARNING,
+  // Two stand-ins that cut every cold start (figures in BENCHMARKS.md): the SDK's credential chain,
+  // of which Lambda only ever uses the environment, and `node:http` loaded without an ES module
+  // namespace (whose creation loads Node's fetch implementation). See the files for why.
+  esbuildArgs: {
+    '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'shared', 'bundle', 'env-credentials.ts'),
+    '--alias:node:http': join(PROJECT_ROOT, 'shared', 'bundle', 'node-http.ts'),
+    '--alias:http': join(PROJECT_ROOT, 'shared', 'bundle', 'node-http.ts'),
+  },
 };
 
 /** Environment variables that carry the physical table names. */

@@ -2,7 +2,7 @@
  * THE environment: one zod schema types both what the functions parse from `process.env` at
  * start-up and the `environment` prop the CDK stack hands every function.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { tables, type TableName } from './tables.js';
 
 const tableNameVars = Object.fromEntries(Object.values(tables).map((t) => [t.envVar, z.string().min(3)])) as {

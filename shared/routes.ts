@@ -84,6 +84,24 @@ export const routes = [
     auth: 'apiKey',
     summary: 'Revoke an active session token of the key’s organization',
   },
+  // The MCP server (one function for every JSON-RPC method). Each request authenticates and meters
+  // like create-session; its tools mint and revoke tokens (and undo them when the call is refused),
+  // read and change the org's games and streams, and read the session report (index, then tokens).
+  {
+    operation: 'mcp',
+    function: 'mcp',
+    data: {
+      keys: ['GetItem', 'UpdateItem'],
+      counters: ['UpdateItem'],
+      audit: ['PutItem'],
+      catalog: ['GetItem', 'Query', 'UpdateItem'],
+      tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'Query', 'BatchGetItem'],
+    },
+    method: 'POST',
+    path: '/api/mcp',
+    auth: 'apiKey',
+    summary: 'Remote MCP server for agents (Streamable HTTP, stateless, JSON responses); tools by the key’s MCP scopes',
+  },
   // Key management (org admins, bearer). Each reads the membership and the org (catalog) alongside
   // its first read, then writes its change together with its audit record.
   {
@@ -246,13 +264,23 @@ function matchPath(pattern: string, path: string): Record<string, string> | unde
     const segment = want[i]!;
     const value = got[i]!;
     if (segment.startsWith('{') && segment.endsWith('}')) {
-      if (!value) return undefined;
-      params[segment.slice(1, -1)] = decodeURIComponent(value);
+      const decoded = value ? decodePathSegment(value) : undefined;
+      if (decoded === undefined) return undefined;
+      params[segment.slice(1, -1)] = decoded;
     } else if (segment !== value) {
       return undefined;
     }
   }
   return params;
+}
+
+/** A percent-encoded path segment, decoded; undefined when its escapes are malformed (it names nothing: 404). */
+function decodePathSegment(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** How a request that matches no operation is answered (the local front and the edge rewrite). */

@@ -10,8 +10,11 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { BlockIdAllocator } from './domain/ids.js';
 import { KeyAdmin } from './domain/key-admin.js';
 import { KeyCalls } from './domain/key-calls.js';
+import { OrgCatalog } from './domain/org-catalog.js';
 import { PlayPages } from './domain/play.js';
 import { PlayPassSigner } from './domain/play-pass.js';
+import { PlayableCache } from './domain/playable-cache.js';
+import { SessionReports } from './domain/reports.js';
 import { Sessions } from './domain/sessions.js';
 import { env, type Env } from './env.js';
 import { logger } from './http/logger.js';
@@ -20,6 +23,7 @@ import { DynamoCatalogStore } from './store/catalog-store.js';
 import { DynamoCounterStore } from './store/counter-store.js';
 import { createDocumentClient } from './store/dynamo-client.js';
 import { DynamoKeyStore } from './store/key-store.js';
+import { DynamoTokenReportStore } from './store/token-report-store.js';
 import { DynamoTokenStore } from './store/token-store.js';
 
 /** Ids reserved per block: one counter update per this many consumptions, per container. */
@@ -41,9 +45,14 @@ export interface Services {
     readonly catalog: DynamoCatalogStore;
     readonly counters: DynamoCounterStore;
     readonly audit: DynamoAuditStore;
+    readonly tokenReports: DynamoTokenReportStore;
   };
   readonly keyCalls: KeyCalls;
   readonly sessions: Sessions;
+  /** An organization's own games and streams (the MCP catalog tools). */
+  readonly orgCatalog: OrgCatalog;
+  /** Session reports (the MCP report tool). */
+  readonly reports: SessionReports;
   /** Verifies admins' bearer tokens; built once per container, so the JWKS is fetched once. */
   readonly bearer: BearerVerifier;
   readonly keyAdmin: KeyAdmin;
@@ -82,6 +91,7 @@ export function buildServices(e: Env, o: ServiceOverrides = {}): Services {
     catalog: new DynamoCatalogStore({ client, tableName: e.CATALOG_TABLE }),
     counters: new DynamoCounterStore({ client, tableName: e.COUNTERS_TABLE }),
     audit: new DynamoAuditStore({ client, tableName: e.AUDIT_TABLE }),
+    tokenReports: new DynamoTokenReportStore({ client, tableName: e.TOKENS_TABLE }),
   };
   const keyCalls = new KeyCalls({
     keys: stores.keys,
@@ -93,7 +103,8 @@ export function buildServices(e: Env, o: ServiceOverrides = {}): Services {
   });
   const sessions = new Sessions({
     tokens: stores.tokens,
-    catalog: stores.catalog,
+    // Games and streams never change org and are never deleted: a warm create-session reads only the key.
+    catalog: new PlayableCache(stores.catalog, clock),
     keyCalls,
     sessionIds: new BlockIdAllocator(stores.counters, 'session_id', SESSION_ID_BLOCK),
     clock,
@@ -127,6 +138,8 @@ export function buildServices(e: Env, o: ServiceOverrides = {}): Services {
     stores,
     keyCalls,
     sessions,
+    orgCatalog: new OrgCatalog(stores.catalog),
+    reports: new SessionReports({ store: stores.tokenReports, clock, tokenRetentionDays: e.TOKEN_RETENTION_DAYS }),
     play,
     bearer: createBearerVerifier(e),
     keyAdmin,

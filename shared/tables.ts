@@ -103,19 +103,17 @@ export const tables = {
     indexes: [],
     ttlAttribute: TTL_ATTRIBUTE,
   },
-  /** Audit records, newest first per organization; `by_key` serves the key_id filter. */
+  /**
+   * Audit records, newest first per organization. No index on `key_id`: every audited call would
+   * pay an index write for it, while the audit log's key filter is a rare read (a filtered query of
+   * the org's partition serves it).
+   */
   audit: {
     id: 'Audit',
     envVar: 'AUDIT_TABLE',
     partitionKey: { name: 'org_id', type: 'N' },
     sortKey: { name: 'sk', type: 'S' },
-    indexes: [
-      {
-        name: 'by_key',
-        partitionKey: { name: 'key_id', type: 'N' },
-        sortKey: { name: 'sk', type: 'S' },
-      },
-    ],
+    indexes: [],
     ttlAttribute: TTL_ATTRIBUTE,
   },
 } as const satisfies Record<string, TableDefinition>;

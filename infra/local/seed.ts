@@ -4,7 +4,7 @@
  * org 2 `globex` (enterprise): game 301, stream 401 (both required)
  * org 3 `tiny` (free): game 501
  */
-import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
+import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/domain/api-keys.js';
 import { BlockIdAllocator } from '../../shared/domain/ids.js';
 import { hashApiKey } from '../../shared/domain/key-calls.js';
 import type { Org, Playable, Role } from '../../shared/domain/model.js';
@@ -59,15 +59,21 @@ export async function seedCatalog(s: Services): Promise<void> {
   ]);
 }
 
+/** The demo MCP key of org 1: every scope this service has tools for. */
+export const DEMO_MCP_KEY: KeySettings = {
+  name: 'Demo MCP key',
+  mcp_scopes: ['mcp:sessions:write', 'mcp:games:read', 'mcp:games:write', 'mcp:streams:read', 'mcp:streams:write', 'mcp:reports:read'],
+};
+
 /**
- * The demo key of org 1 (unscoped, default limits). `known` is the raw key from an earlier run's
- * credentials file: kept if it still authenticates, otherwise a new key is minted. The raw key
+ * A demo key of org 1 (by default unscoped, default limits). `known` is the raw key from an earlier
+ * run's credentials file: kept if it still authenticates, otherwise a new key is minted. The raw key
  * is returned for the credentials file and never written to the database.
  */
-export async function ensureDemoKey(s: Services, known: string | undefined): Promise<string> {
+export async function ensureDemoKey(s: Services, known: string | undefined, settings: KeySettings = { name: 'Demo key' }): Promise<string> {
   if (known && (await s.stores.keys.getByHash(hashApiKey(known)))) return known;
   const raw = generateRawKey();
   const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
-  await s.stores.keys.create(newKeyRecord(raw, id, acme, { name: 'Demo key' }, s.clock.now()));
+  await s.stores.keys.create(newKeyRecord(raw, id, acme, settings, s.clock.now()));
   return raw;
 }

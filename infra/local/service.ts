@@ -15,12 +15,14 @@ import { ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper } f
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
 import { loadPlaySecret } from './play-secret.js';
-import { DEMO_USERS, ensureDemoKey, seedCatalog } from './seed.js';
+import { DEMO_MCP_KEY, DEMO_USERS, ensureDemoKey, seedCatalog } from './seed.js';
 
 /** What `${DATA_DIR}/dev-credentials.json` holds. */
 export interface DevCredentials {
   base_url: string;
   api_key: string;
+  /** A key of org 1 with the MCP scopes of every tool (`DEMO_MCP_KEY`), when the run seeds one. */
+  mcp_api_key?: string;
   bearer_tokens: Record<string, string>;
 }
 
@@ -33,6 +35,8 @@ export interface LocalServiceOptions {
   readonly clock?: Clock;
   /** TTL sweep interval. */
   readonly sweepIntervalMs?: number;
+  /** Also seed a demo key with every MCP tool scope (`npm start`; tests make the keys they need). */
+  readonly demoMcpKey?: boolean;
 }
 
 /** A running local service. */
@@ -74,10 +78,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const credentialsFile = join(dataDir, 'dev-credentials.json');
   const previous = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as Partial<DevCredentials>) : {};
   const apiKey = await ensureDemoKey(s, previous.api_key);
+  const mcpKey = options.demoMcpKey ? await ensureDemoKey(s, previous.mcp_api_key, DEMO_MCP_KEY) : undefined;
   const bearer_tokens = Object.fromEntries(
     await Promise.all(DEMO_USERS.map(async (u) => [u.subject, await issuer.sign(u.subject)] as const)),
   );
-  const credentials: DevCredentials = { base_url: baseUrl, api_key: apiKey, bearer_tokens };
+  const credentials: DevCredentials = { base_url: baseUrl, api_key: apiKey, ...(mcpKey ? { mcp_api_key: mcpKey } : {}), bearer_tokens };
   writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
 
   const stopSweeper = startTtlSweeper(s.client, localTableNames, options.sweepIntervalMs, () => s.clock.now());

@@ -4,7 +4,7 @@ import { startLocalService } from './service.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = process.env.DATA_DIR ?? '.local';
-const service = await startLocalService({ port, dataDir });
+const service = await startLocalService({ port, dataDir, demoMcpKey: true });
 const { baseUrl, credentials } = service;
 const api = `${baseUrl}/api/org-api-keys`;
 const playLink = await demoPlayUrl(service.services, credentials.api_key, baseUrl);
@@ -30,6 +30,9 @@ Consume it (once):
 List the API keys of org 1 (bearer token of the seeded admin acme-admin, valid 12 h):
   curl -s '${api}?org_id=1' \\
     -H "Authorization: Bearer $(node -p "require('./${dataDir}/dev-credentials.json').bearer_tokens['acme-admin']")"
+
+MCP server for agents (demo MCP key: mcp_api_key in the credentials file; see README "MCP server"):
+  ${baseUrl}/api/mcp
 
 Interface description (OpenAPI 3.1): ${baseUrl}/api/openapi.json
 `);

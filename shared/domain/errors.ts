@@ -18,6 +18,10 @@ export class InvalidInput extends DomainError {
 export class PayloadTooLarge extends DomainError {
   readonly name = 'PayloadTooLarge';
 }
+/** The query string is longer than the service reads (414). */
+export class UriTooLong extends DomainError {
+  readonly name = 'UriTooLong';
+}
 /** Missing, malformed, unknown, revoked or expired credential (401). */
 export class Unauthenticated extends DomainError {
   readonly name = 'Unauthenticated';
@@ -44,6 +48,25 @@ export class NotFound extends DomainError {
 /** The route exists but not for this method (405). */
 export class MethodNotAllowed extends DomainError {
   readonly name = 'MethodNotAllowed';
+}
+/**
+ * The request conflicts with the current state (409): a retry with the same `Idempotency-Key` while
+ * the first is still running, or a key changed by someone else meanwhile. `retryAfterSeconds`, when
+ * set, becomes `Retry-After`.
+ */
+export class Conflict extends DomainError {
+  readonly name = 'Conflict';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+/** The request is well-formed but cannot be processed as sent (422): an `Idempotency-Key` reused with another body. */
+export class Unprocessable extends DomainError {
+  readonly name = 'Unprocessable';
 }
 /** The token cannot be used: unknown, consumed, expired or revoked (410). */
 export class TokenGone extends DomainError {
@@ -74,13 +97,16 @@ export class Overloaded extends DomainError {
 export type DomainErrorName =
   | 'InvalidInput'
   | 'PayloadTooLarge'
+  | 'UriTooLong'
   | 'Unauthenticated'
   | 'TierRequired'
   | 'Forbidden'
   | 'OutOfScope'
   | 'NotFound'
   | 'MethodNotAllowed'
+  | 'Conflict'
   | 'TokenGone'
+  | 'Unprocessable'
   | 'RateLimited'
   | 'Overloaded';
 
@@ -88,13 +114,16 @@ export type DomainErrorName =
 export const errorStatus: Record<DomainErrorName, number> = {
   InvalidInput: 400,
   PayloadTooLarge: 413,
+  UriTooLong: 414,
   Unauthenticated: 401,
   TierRequired: 403,
   Forbidden: 403,
   OutOfScope: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
+  Conflict: 409,
   TokenGone: 410,
+  Unprocessable: 422,
   RateLimited: 429,
   Overloaded: 503,
 };

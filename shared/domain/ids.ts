@@ -9,6 +9,8 @@ export class BlockIdAllocator {
   private next = 1;
   private last = 0;
   private refilling: Promise<void> | undefined;
+  /** Ids handed out but never written anywhere (see {@link release}), handed out again first. */
+  private readonly returned: number[] = [];
 
   constructor(
     private readonly counters: CounterStore,
@@ -18,6 +20,8 @@ export class BlockIdAllocator {
 
   /** The next id of the sequence. */
   async nextId(): Promise<number> {
+    const spare = this.returned.pop();
+    if (spare !== undefined) return spare;
     while (this.next > this.last) {
       // Concurrent callers share one reservation instead of each burning a block.
       this.refilling ??= this.refill().finally(() => (this.refilling = undefined));
@@ -28,7 +32,16 @@ export class BlockIdAllocator {
 
   /** True when the next call to {@link nextId} needs no database call. */
   get hasSpare(): boolean {
-    return this.next <= this.last;
+    return this.returned.length > 0 || this.next <= this.last;
+  }
+
+  /**
+   * Give back an id that was certainly never stored (its conditional write was refused), so that
+   * refused calls do not drain the block: a stream of refusals then costs no reservation write.
+   * At most a block's worth is kept; beyond that an id is simply a gap.
+   */
+  release(id: number): void {
+    if (this.returned.length < this.blockSize) this.returned.push(id);
   }
 
   private async refill(): Promise<void> {

@@ -114,8 +114,15 @@ export class KeyAdmin {
   async create(admin: AdminIdentity, input: CreateKeyInput, call: CallContext): Promise<CreatedKey> {
     const now = this.deps.clock.now();
     this.assertFuture(input.expires_at, now);
-    // The id is reserved alongside the authorization reads; a refused call only leaves a gap.
-    const { org, value: id } = await this.deps.access.authorize(admin, input.org_id, () => this.deps.keyIds.nextId());
+    // The id is reserved alongside the authorization reads. A refused call hands it back (no key
+    // was stored with it), so a flood of refused creates costs at most one reservation write.
+    let reserved: number | undefined;
+    const { org, value: id } = await this.deps.access
+      .authorize(admin, input.org_id, async () => (reserved = await this.deps.keyIds.nextId()))
+      .catch((refusal: unknown) => {
+        if (reserved !== undefined) this.deps.keyIds.release(reserved);
+        throw refusal;
+      });
     const raw = generateRawKey();
     const { org_id: _org, ...settings } = input;
     const record = newKeyRecord(raw, id, org, { ...settings, mcp_scopes: unique(settings.mcp_scopes ?? []) }, now);

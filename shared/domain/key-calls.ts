@@ -3,7 +3,7 @@ import { isoTime, type Clock } from './clock.js';
 import { RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
 import type { AuditStore, CounterStore, KeyStore } from './ports.js';
-import { rateState, rateWindows, secondsToReset } from './rate-limit.js';
+import { rateState, rateWindows, secondsToReset, type RateWindow } from './rate-limit.js';
 
 /** The raw API key format: `dpk_` and 40 hex characters. */
 export const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
@@ -37,8 +37,16 @@ export interface CallSubject {
 /** The main write of a call, with the way to take it back if the call is refused after all. */
 export interface Effect<T> {
   run(): Promise<T>;
-  undo(result: T): Promise<void>;
+  /**
+   * Take the write back. Called with the run's result, or with `undefined` when the run failed
+   * without a verdict (a network error or timeout: it may have been applied, its answer lost), so
+   * an undo must also be harmless when the run never applied.
+   */
+  undo(result: T | undefined): Promise<void>;
 }
+
+/** Keys remembered as rate-limited at most; beyond it the memory starts afresh (it is only a shortcut). */
+const MAX_BLOCKED_KEYS = 10_000;
 
 export interface KeyCallsDeps {
   readonly keys: KeyStore;
@@ -60,6 +68,13 @@ export interface KeyCallsDeps {
 export class KeyCalls {
   /** Minute in which this container last stamped a key's `last_used_at`, by key hash. */
   private readonly stamped = new Map<string, number>();
+  /**
+   * Windows this container has seen refuse a key (by key id): the window's counter and the limit it
+   * had. While the same window is current and the limit has not grown, the key's calls are refused
+   * from memory, with no write at all (no count, no audit record, no use stamp): a client hammering
+   * an exhausted key costs one read per call.
+   */
+  private readonly blocked = new Map<number, Map<RateWindow['name'], Pick<RateWindow, 'counterKey' | 'limit'>>>();
 
   constructor(private readonly deps: KeyCallsDeps) {}
 
@@ -89,6 +104,16 @@ export class KeyCalls {
     const { counters, audit, clock } = this.deps;
     const now = clock.now();
     const windows = rateWindows(key, now);
+    const known = this.knownExhausted(key, windows);
+    if (known.length > 0) {
+      call.rateLimit = rateState(
+        windows,
+        windows.map((w) => (known.includes(w) ? 'exhausted' : undefined)),
+        now,
+      );
+      const refusedBy = known.at(-1)!;
+      throw new RateLimited(refusedBy.name, secondsToReset(refusedBy, now));
+    }
     const record = this.auditRecord(key, call, subject, now, refusal ? statusOf(refusal) : 200);
     const ttl = Math.floor(now / 1000) + this.deps.auditRetentionDays * 86_400;
 
@@ -104,25 +129,32 @@ export class KeyCalls {
 
     // When both refuse, the retry is due when the later window (the day) resets.
     const refusedBy = windows.findLast((_, i) => counts[i] === 'exhausted');
+    windows.forEach((w, i) => counts[i] === 'exhausted' && this.rememberExhausted(key, w));
     const failure: unknown = refusedBy
       ? new RateLimited(refusedBy.name, secondsToReset(refusedBy, now))
       : ([minute, day, done, audited].find((r) => r.status === 'rejected')?.reason ?? refusal);
     if (failure === undefined) return (done as PromiseFulfilledResult<T>).value;
 
     // Compensate in parallel; the call already failed, so a failing compensation is only reported.
-    const compensations: Promise<unknown>[] = [];
+    const compensations: [string, Promise<unknown>][] = [];
     if (refusedBy) {
       windows.forEach((w, i) => {
-        if (typeof counts[i] === 'number') compensations.push(counters.unhit(w));
+        if (typeof counts[i] === 'number') compensations.push([`compensation: ${w.name} count`, counters.unhit(w)]);
       });
     }
-    if (effect && done.status === 'fulfilled') compensations.push(effect.undo(done.value as T));
+    if (effect && done.status === 'fulfilled') compensations.push(['compensation: undo', effect.undo(done.value as T)]);
+    // A run that failed with an error no domain rule explains may have been applied: undo it too.
+    if (effect && done.status === 'rejected' && statusOf(done.reason) === 500) {
+      compensations.push(['compensation: undo', effect.undo(undefined)]);
+    }
     const status = statusOf(failure);
     if (status !== record.status || audited.status === 'rejected') {
-      compensations.push(audit.put({ ...record, status }, ttl));
+      // Should this fail too, the record may still say 200: the log line names the request and the real outcome.
+      const correction = `compensation: audit record of request ${call.requestId} must say ${status}`;
+      compensations.push([correction, audit.put({ ...record, status }, ttl)]);
     }
-    const settled = await Promise.allSettled(compensations);
-    for (const r of settled) if (r.status === 'rejected') this.deps.onBackgroundError?.(r.reason, 'compensation');
+    const settled = await Promise.allSettled(compensations.map(([, p]) => p));
+    settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, compensations[i]![0]));
     throw failure;
   }
 
@@ -142,6 +174,25 @@ export class KeyCalls {
       source_ip: call.sourceIp,
       user_agent: call.userAgent,
     };
+  }
+
+  /** The windows of `key` this container knows to be exhausted now (none when a limit was raised). */
+  private knownExhausted(key: ApiKeyRecord, windows: readonly RateWindow[]): RateWindow[] {
+    const memo = this.blocked.get(key.id);
+    if (!memo) return [];
+    const known = windows.filter((w) => {
+      const seen = memo.get(w.name);
+      return seen !== undefined && seen.counterKey === w.counterKey && w.limit <= seen.limit;
+    });
+    if (known.length === 0) this.blocked.delete(key.id);
+    return known;
+  }
+
+  private rememberExhausted(key: ApiKeyRecord, w: RateWindow): void {
+    if (this.blocked.size >= MAX_BLOCKED_KEYS && !this.blocked.has(key.id)) this.blocked.clear();
+    const memo = this.blocked.get(key.id) ?? new Map();
+    memo.set(w.name, { counterKey: w.counterKey, limit: w.limit });
+    this.blocked.set(key.id, memo);
   }
 
   /** `last_used_at` at minute precision: at most one write per key, minute and container. */

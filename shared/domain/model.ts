@@ -58,6 +58,10 @@ export interface ApiKeyRecord {
   readonly created_at: string;
   readonly updated_at: string;
   readonly last_used_at: string | null;
+  /** Id of the key this one was rotated to (absent or null: never rotated). */
+  readonly rotated_to?: number | null;
+  /** Id of the key this one replaced by a rotation (absent or null: created directly). */
+  readonly rotated_from?: number | null;
 }
 
 export type StoredTokenStatus = 'active' | 'consumed' | 'revoked';

@@ -42,7 +42,10 @@ export class OrgCatalog {
         if (!before) throw notFound(kind, id);
         return { before, after: { ...before, ...changes } };
       },
-      undo: async ({ before }) => {
+      undo: async (done) => {
+        // Without the run's answer the previous values are unknown: nothing can be restored safely.
+        if (!done) return;
+        const { before } = done;
         const restore = Object.fromEntries(Object.keys(changes).map((field) => [field, before[field as keyof PlayableChanges]]));
         await this.store.updateInOrg(kind, id, orgId, restore);
       },

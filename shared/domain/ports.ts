@@ -78,6 +78,7 @@ export type KeyChanges = Partial<
     | 'expires_at'
     | 'is_active'
     | 'mcp_scopes'
+    | 'rotated_to'
   >
 >;
 
@@ -90,8 +91,12 @@ export interface KeyAdminStore {
   listByOrg(orgId: number): Promise<ApiKeyRecord[]>;
   /** The key with this id in this organization; undefined when absent or of another org. */
   findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined>;
-  /** Apply changes to a key that still exists in its org. @throws NotFound when it is gone. */
-  update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string): Promise<ApiKeyRecord>;
+  /**
+   * Apply changes to a key that still exists in its org. With `unrotated`, only while the key has not
+   * been rotated (a rotation's own write).
+   * @throws NotFound when it is gone; Conflict (with `unrotated`) when it is gone or already rotated
+   */
+  update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options?: { unrotated?: boolean }): Promise<ApiKeyRecord>;
   /** Remove a key permanently. @throws NotFound when it is already gone. */
   remove(key: KeyAddress): Promise<void>;
 }

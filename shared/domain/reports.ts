@@ -45,9 +45,9 @@ export interface SessionReport {
   /** True when the range held more than {@link MAX_REPORT_TOKENS} tokens and only that many were counted. */
   readonly truncated: boolean;
   readonly totals: SessionCounts;
-  readonly days: readonly ({ date: string } & SessionCounts)[];
-  readonly by_target: readonly ({ date: string; game_id: number | null; stream_id: number | null } & SessionCounts)[];
-  readonly by_key: readonly ({ date: string; key_id: number } & SessionCounts)[];
+  readonly days: ({ date: string } & SessionCounts)[];
+  readonly by_target: ({ date: string; game_id: number | null; stream_id: number | null } & SessionCounts)[];
+  readonly by_key: ({ date: string; key_id: number } & SessionCounts)[];
 }
 
 export interface SessionReportsDeps {
@@ -82,13 +82,21 @@ export class SessionReports {
       complete_from: dayOf(Math.floor((now - this.deps.tokenRetentionDays * DAY_MS - MIN_LIFETIME_MS) / DAY_MS) * DAY_MS + DAY_MS),
       truncated,
       totals: count(selected, now),
-      days: days.map((date) => ({ date, ...count(selected.filter((t) => createdOn(t) === date), now) })),
-      by_target: groups(selected, now, (t) => `${createdOn(t)}|${t.game_id !== null ? `g${pad(t.game_id)}` : `s${pad(t.stream_id)}`}`).map(([t, counts]) => ({
-        date: createdOn(t),
-        game_id: t.game_id,
-        stream_id: t.stream_id,
-        ...counts,
+      days: days.map((date) => ({
+        date,
+        ...count(
+          selected.filter((t) => createdOn(t) === date),
+          now,
+        ),
       })),
+      by_target: groups(selected, now, (t) => `${createdOn(t)}|${t.game_id !== null ? `g${pad(t.game_id)}` : `s${pad(t.stream_id)}`}`).map(
+        ([t, counts]) => ({
+          date: createdOn(t),
+          game_id: t.game_id,
+          stream_id: t.stream_id,
+          ...counts,
+        }),
+      ),
       by_key: groups(selected, now, (t) => `${createdOn(t)}|${pad(t.key_id)}`).map(([t, counts]) => ({
         date: createdOn(t),
         key_id: t.key_id,

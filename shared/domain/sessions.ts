@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isoTime, type Clock } from './clock.js';
-import { NotFound } from './errors.js';
+import { NotFound, TokenGone } from './errors.js';
 import type { BlockIdAllocator } from './ids.js';
 import type { KeyCalls, KeyCredential } from './key-calls.js';
 import type { ApiKeyRecord, CallContext, Playable, TokenRecord, TokenStatus } from './model.js';
@@ -155,7 +155,11 @@ export class Sessions {
   /** Consume a token: one conditional write. @throws TokenGone (unknown, used, expired, revoked) */
   async consume(token: string, playerUuid: string | null): Promise<ConsumedSession> {
     const sessionId = await this.deps.sessionIds.nextId();
-    const record = await this.deps.tokens.consume(token, isoTime(this.deps.clock.now()), sessionId, playerUuid);
+    const record = await this.deps.tokens.consume(token, isoTime(this.deps.clock.now()), sessionId, playerUuid).catch((error: unknown) => {
+      // A refused consumption stored nothing: its id goes back, so 410s never cost a reservation write.
+      if (error instanceof TokenGone) this.deps.sessionIds.release(sessionId);
+      throw error;
+    });
     return {
       session_id: sessionId,
       org_id: record.org_id,

@@ -19,6 +19,7 @@ import { routes, type OperationName } from '../routes.js';
 import { services, type Services } from '../services.js';
 import { jsonResponse, rateLimitHeaders } from './envelope.js';
 import { errorResponse } from './errors.js';
+import { assertJsonText, queryCap } from './limits.js';
 import { logger } from './logger.js';
 import { originVerify } from './origin-verify.js';
 import { parseWith } from './validation.js';
@@ -57,6 +58,8 @@ export interface OperationSpec<Op extends OperationName, B, Q> {
   readonly query?: Q;
   /** false: answer the data itself as JSON, without the envelope (documents such as the OpenAPI one). */
   readonly envelope?: boolean;
+  /** true: the operation returns the whole HTTP result (status, headers, body) itself: the MCP transport's. */
+  readonly raw?: boolean;
 }
 
 /** Wrap an operation into a Lambda handler for API Gateway HTTP API (payload v2) events. */
@@ -69,14 +72,15 @@ export function api<Op extends OperationName, B extends z.ZodType | undefined = 
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())
     .use(respond(spec.operation))
-    .use(originVerify());
+    .use(originVerify())
+    .use(queryCap());
   if (route.auth === 'bearer') chain.use(bearerAuth());
   if (spec.body) chain.use(bodyCap()).use(httpJsonBodyParser());
 
   return chain.handler(async (event, context) => {
     const call = context.call!;
     // The credential is checked before the input: a caller without one learns nothing else.
-    const credential = route.auth === 'apiKey' ? keyCredential(event.headers['x-api-key']) : undefined;
+    const credential = route.auth === 'apiKey' ? keyCredential(presentedApiKey(event.headers)) : undefined;
     const input = {
       body: spec.body ? parseWith(spec.body, event.body, 'body') : undefined,
       query: spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
@@ -87,6 +91,7 @@ export function api<Op extends OperationName, B extends z.ZodType | undefined = 
       admin: context.admin,
     };
     const data = await operation(input as OperationInput<Op, Out<B>, Out<Q>>);
+    if (spec.raw) return data as Result;
     return spec.envelope === false ? documentResponse(data) : jsonResponse(200, { data });
   });
 }
@@ -112,13 +117,14 @@ function documentResponse(document: unknown): Result {
   };
 }
 
-/** Refuse empty and oversized bodies before parsing them. */
+/** Refuse empty, oversized and too deeply nested bodies before parsing them. */
 export function bodyCap(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     before: ({ event }) => {
       if (!event.body) throw new InvalidInput('Request body is required');
       const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body);
       if (bytes > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body exceeds ${MAX_BODY_BYTES} bytes`);
+      assertJsonText(event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
     },
   };
 }
@@ -173,6 +179,16 @@ export function respond(
 
 /** The presented key's 8-character prefix, the only part of it that may be logged. */
 function keyPrefixOf(event: Event): string | undefined {
-  const key = event.headers?.['x-api-key'];
+  const key = presentedApiKey(event.headers ?? {});
   return key ? key.slice(0, 8) : undefined;
+}
+
+/**
+ * The API key a request presents: `x-api-key`, or else `Authorization: Bearer dpk_...` (what MCP
+ * clients configure). A bearer value that is not an API key (an admin's JWT) is not one.
+ */
+export function presentedApiKey(headers: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (headers['x-api-key']) return headers['x-api-key'];
+  const bearer = /^Bearer\s+(dpk_\S*)$/i.exec(headers.authorization ?? '');
+  return bearer?.[1];
 }

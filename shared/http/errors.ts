@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DomainError, errorStatus, Overloaded, RateLimited } from '../domain/errors.js';
+import { Conflict, DomainError, errorStatus, Overloaded, RateLimited } from '../domain/errors.js';
 import { jsonResponse } from './envelope.js';
 
 /** Middy's own HTTP errors (JSON parser): 415 and 422 become the spec's 400. */
@@ -31,6 +31,7 @@ export function errorOutcome(error: unknown): ErrorOutcome {
     const headers: Record<string, string> = {};
     if (error instanceof RateLimited) headers['retry-after'] = String(error.retryAfterSeconds);
     if (error instanceof Overloaded) headers['retry-after'] = '1';
+    if (error instanceof Conflict && error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
     return { status: errorStatus[error.name], message: error.message, headers };
   }
   const middy = middyStatus(error);

@@ -18,6 +18,7 @@ import { services, type Services } from '../services.js';
 import { bodyCap, respond, type ApiContext } from './api.js';
 import { errorOutcome } from './errors.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
+import { queryCap } from './limits.js';
 import { originVerify } from './origin-verify.js';
 
 type Event = APIGatewayProxyEventV2;
@@ -52,6 +53,7 @@ export function page(serve: (input: PageInput) => Promise<Result>) {
     .use(httpEventNormalizer())
     .use(respond((event) => routeOf(event)?.operation ?? event.routeKey, pageErrorResponse))
     .use(originVerify())
+    .use(queryCap())
     .use(unlessGet(bodyCap()))
     .use(unlessGet(httpJsonBodyParser()))
     .handler(async (event, context) => {

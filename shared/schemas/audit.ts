@@ -1,5 +1,5 @@
 /** Request and response of the audit-log operation (org admins, bearer). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Id, QueryId, Timestamp } from './common.js';
 
 /** Records per page when `limit` is not given, and the most a page may hold. */

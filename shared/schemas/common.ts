@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A positive integer id that survives JSON (below 2^53). */
 export const Id = z.int().positive().max(Number.MAX_SAFE_INTEGER);

@@ -4,7 +4,7 @@
  * Null counts as absent, except where it means something: `description`, the allow-lists and
  * `expires_at` are cleared by null on update.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MCP_SCOPES } from '../domain/mcp-scopes.js';
 import { KEY_DEFAULTS } from '../domain/api-keys.js';
 import { Id, QueryId, Timestamp } from './common.js';

@@ -7,7 +7,7 @@
  * `/api/org-api-keys` with `?action=`; those are keyed `/api/org-api-keys?action=<name>`, with
  * `action` also declared as a required query parameter.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { routes, type RouteDefinition } from '../routes.js';
 import { envelope, ErrorEnvelope } from './common.js';
@@ -62,7 +62,12 @@ export function buildDocument(table: readonly RouteDefinition[] = routes): Retur
       },
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key: `dpk_` and 40 hex characters.' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: 'An API key: `dpk_` and 40 hex characters (also accepted as `Authorization: Bearer dpk_…`).',
+          },
           bearer: {
             type: 'http',
             scheme: 'bearer',

@@ -3,10 +3,11 @@
  * response. The functions validate with these very schemas, and the OpenAPI generator reads them
  * here; a route without an entry is still documented, from its row alone.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { OperationName } from '../routes.js';
 import { AuditLogPage, AuditLogQuery } from './audit.js';
 import { ApiKeyView, CreatedApiKey, CreateKeyBody, DeletedApiKey, DeleteKeyQuery, ListKeysQuery, UpdateKeyBody } from './keys.js';
+import { McpRequestBody, McpResponseBody } from './mcp.js';
 import {
   ConsumedSession,
   ConsumeSessionBody,
@@ -43,6 +44,8 @@ export const operationSchemas: Partial<Record<OperationName, OperationSchemas>> 
   'update-key': { body: UpdateKeyBody, response: ApiKeyView, errors: [404] },
   'delete-key': { query: DeleteKeyQuery, response: DeletedApiKey, errors: [404] },
   'audit-log': { query: AuditLogQuery, response: AuditLogPage },
+  // The JSON-RPC answer is the MCP SDK's, not the envelope; HTTP-level refusals (401, 403, 429) are.
+  mcp: { body: McpRequestBody, response: McpResponseBody, envelope: false },
   openapi: {
     response: z.record(z.string(), z.unknown()).meta({ description: 'An OpenAPI 3.1 document.' }),
     envelope: false,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Id, SessionToken } from './common.js';
 
 /** What a play page's script sends right after consuming its token, to get its play cookie. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Id, SessionToken, Timestamp } from './common.js';
 
 const METADATA_MAX_BYTES = 4096;

@@ -15,7 +15,7 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
   constructor(private readonly options: StoreOptions) {}
 
   async put(record: AuditRecord, ttl: number): Promise<void> {
-    // `key_id` is an index key: it must be absent, not null, on records without a key.
+    // Records without a key carry no `key_id` at all (the key filter then never matches them).
     const { key_id, ...rest } = record;
     await this.options.client.send(
       new PutCommand({
@@ -25,28 +25,55 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
     );
   }
 
+  /**
+   * A page of an organization's log, newest first. The key filter reads the org's partition and
+   * filters it (no index on `key_id`: an index would add a write to every audited call, to serve a
+   * rare read), several reads per page at most; a page may then hold fewer records than `limit`
+   * while its cursor still leads on.
+   */
   async page(query: AuditQuery): Promise<AuditPage> {
-    const byKey = query.key_id !== undefined;
-    const { Items, LastEvaluatedKey } = await this.options.client.send(
-      new QueryCommand({
-        TableName: this.options.tableName,
-        ...(byKey
-          ? {
-              IndexName: 'by_key',
-              KeyConditionExpression: 'key_id = :key',
-              // Key ids are unique across orgs; the filter keeps the org boundary even so.
-              FilterExpression: 'org_id = :org',
-              ExpressionAttributeValues: { ':key': query.key_id, ':org': query.org_id },
-            }
-          : { KeyConditionExpression: 'org_id = :org', ExpressionAttributeValues: { ':org': query.org_id } }),
-        ScanIndexForward: false,
-        Limit: query.limit,
-        ExclusiveStartKey: query.cursor === undefined ? undefined : decodeCursor(query.cursor, query),
-      }),
-    );
-    return { records: (Items ?? []).map(toAuditRecord), cursor: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null };
+    const start = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query);
+    const base = {
+      TableName: this.options.tableName,
+      KeyConditionExpression: 'org_id = :org',
+      ScanIndexForward: false,
+    };
+    if (query.key_id === undefined) {
+      const { Items, LastEvaluatedKey } = await this.options.client.send(
+        new QueryCommand({ ...base, ExpressionAttributeValues: { ':org': query.org_id }, Limit: query.limit, ExclusiveStartKey: start }),
+      );
+      return { records: (Items ?? []).map(toAuditRecord), cursor: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null };
+    }
+    const records: Record<string, unknown>[] = [];
+    let position: Record<string, unknown> | undefined = start && { org_id: start.org_id, sk: start.sk };
+    for (let read = 0; read < KEY_FILTER_READS; read++) {
+      const { Items = [], LastEvaluatedKey } = await this.options.client.send(
+        new QueryCommand({
+          ...base,
+          FilterExpression: 'key_id = :key',
+          ExpressionAttributeValues: { ':org': query.org_id, ':key': query.key_id },
+          Limit: KEY_FILTER_BATCH,
+          ExclusiveStartKey: position,
+        }),
+      );
+      const wanted = query.limit - records.length;
+      records.push(...Items.slice(0, wanted));
+      if (Items.length >= wanted) {
+        // The page is full: it ends at its last record, unless that was the partition's last.
+        const last = records.at(-1)!;
+        const more = Items.length > wanted || LastEvaluatedKey !== undefined;
+        return { records: records.map(toAuditRecord), cursor: more ? encodeCursor({ org_id: last.org_id, sk: last.sk, key_id: query.key_id }) : null };
+      }
+      if (!LastEvaluatedKey) return { records: records.map(toAuditRecord), cursor: null };
+      position = LastEvaluatedKey;
+    }
+    return { records: records.map(toAuditRecord), cursor: encodeCursor({ ...position, key_id: query.key_id }) };
   }
 }
+
+/** Items a key-filtered read examines at once, and reads per page at most. */
+const KEY_FILTER_BATCH = 500;
+const KEY_FILTER_READS = 4;
 
 /** A page position for clients: the query's LastEvaluatedKey, as opaque base64url. */
 function encodeCursor(lastEvaluatedKey: Record<string, unknown>): string {

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFound } from '../domain/errors.js';
+import { Conflict, NotFound } from '../domain/errors.js';
 import type { ApiKeyRecord } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyStore } from '../domain/ports.js';
 import { idempotent, isConditionalFailure, type StoreOptions } from './dynamo-client.js';
@@ -81,7 +81,7 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore {
     return Items?.[0] as ApiKeyRecord | undefined;
   }
 
-  async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string): Promise<ApiKeyRecord> {
+  async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options: { unrotated?: boolean } = {}): Promise<ApiKeyRecord> {
     const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updated_at', updatedAtIso] as const];
     try {
       const { Attributes } = await this.options.client.send(
@@ -92,12 +92,16 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore {
             Key: { key_hash: key.key_hash },
             UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
             // The index read that found the key may be stale: the key must still be there, in that org.
-            ConditionExpression: 'org_id = :org AND id = :id',
+            // A rotation also requires that no other rotation got there first.
+            ConditionExpression: options.unrotated
+              ? 'org_id = :org AND id = :id AND (attribute_not_exists(rotated_to) OR attribute_type(rotated_to, :null))'
+              : 'org_id = :org AND id = :id',
             ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
             ExpressionAttributeValues: {
               ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
               ':org': key.org_id,
               ':id': key.id,
+              ...(options.unrotated ? { ':null': 'NULL' } : {}),
             },
             ReturnValues: 'ALL_NEW',
           }),
@@ -105,6 +109,9 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore {
       );
       return Attributes as ApiKeyRecord;
     } catch (error) {
+      if (isConditionalFailure(error) && options.unrotated) {
+        throw new Conflict(`API key ${key.id} was deleted or rotated meanwhile`, undefined, { cause: error });
+      }
       if (isConditionalFailure(error)) throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
       throw error;
     }

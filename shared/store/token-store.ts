@@ -14,7 +14,14 @@ export class DynamoTokenStore implements TokenStore {
       new PutCommand({
         TableName: this.options.tableName,
         // org_day keys the report index in the same write: reports cost create no extra round trip.
-        Item: { ...token, org_day: orgDay(token.org_id, token.created_at.slice(0, 10)), [TTL_ATTRIBUTE]: ttl },
+        Item: {
+          ...token,
+          // Stored as JSON text: "arbitrary JSON" includes numbers DynamoDB cannot hold (beyond 2^53 for
+          // the SDK, below 1e-130 or above 1e126 for DynamoDB), which as a map would fail the write.
+          metadata: token.metadata === null ? null : JSON.stringify(token.metadata),
+          org_day: orgDay(token.org_id, token.created_at.slice(0, 10)),
+          [TTL_ATTRIBUTE]: ttl,
+        },
         ConditionExpression: 'attribute_not_exists(#token)',
         ExpressionAttributeNames: { '#token': 'token' },
       }),
@@ -118,5 +125,7 @@ export function orgDay(orgId: number, day: string): string {
 /** A stored item as the domain's record (without the storage-only attributes). */
 export function toRecord(item: Record<string, unknown>): TokenRecord {
   const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, ...record } = item;
+  // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
+  if (typeof record.metadata === 'string') record.metadata = JSON.parse(record.metadata);
   return record as unknown as TokenRecord;
 }

@@ -28,6 +28,7 @@ export async function createTestKey(
   org: { org_id: number; tier: Tier } = { org_id: 1, tier: 'business' },
 ): Promise<TestKey> {
   const raw = generateRawKey();
+  stack.secrets.noteRawKey(raw);
   const record = newKeyRecord(raw, nextKeyId++, org, { name: 'test key', ...settings }, stack.clock.now());
   await stack.services.stores.keys.create(record);
   return { raw, record };
@@ -43,17 +44,19 @@ export async function deleteKeyRecord(stack: Stack, record: ApiKeyRecord): Promi
   await stack.services.client.send(new DeleteCommand({ TableName: 'keys', Key: { key_hash: record.key_hash } }));
 }
 
-/** Every audit record written for a key (the `by_key` index). */
+/** Every audit record written for a key, in any org (a scan: test tables are small). */
 export async function auditOfKey(stack: Stack, keyId: number): Promise<AuditRecord[]> {
-  const { Items } = await stack.services.client.send(
-    new QueryCommand({
-      TableName: 'audit',
-      IndexName: 'by_key',
-      KeyConditionExpression: 'key_id = :k',
-      ExpressionAttributeValues: { ':k': keyId },
-    }),
-  );
-  return (Items ?? []) as AuditRecord[];
+  const items: AuditRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await stack.services.client.send(
+      new ScanCommand({ TableName: 'audit', FilterExpression: 'key_id = :k', ExpressionAttributeValues: { ':k': keyId }, ExclusiveStartKey }),
+    );
+    items.push(...((page.Items ?? []) as AuditRecord[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  // Oldest first (by the sort key, time then request id), as a query would read them.
+  return items.sort((a, b) => `${a.at}#${a.request_id}`.localeCompare(`${b.at}#${b.request_id}`));
 }
 
 /** The audit record of one request of an organization, by its `x-request-id`. */

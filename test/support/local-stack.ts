@@ -1,13 +1,17 @@
 /**
  * Integration-test harness: the whole local service (embedded DynamoDB on disk in a temp folder,
  * seed, dev issuer, local front on a free port) with a clock the test can move, and every log line
- * the service writes captured instead of printed.
+ * the service writes captured instead of printed. When a stack stops, its captured log lines and
+ * its data folder are checked against every secret its tests handled (`secrets.ts`): a leak fails
+ * the test file.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/domain/clock.js';
 import { startLocalService, type LocalService } from '../../infra/local/service.js';
+import { addFigures } from './figures.js';
+import { SecretLedger } from './secrets.js';
 
 /** A clock that follows wall time plus an offset the test controls. */
 export class TestClock implements Clock {
@@ -27,6 +31,8 @@ export const capturedLogs: string[] = [];
 export interface Stack extends LocalService {
   readonly clock: TestClock;
   readonly dataDir: string;
+  /** Every secret this stack's tests handled; requests through {@link request} are noted by themselves. */
+  readonly secrets: SecretLedger;
   /** `fetch` relative to the base URL. */
   request(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
   /** POST JSON to `/api/org-api-keys?action=<action>`. */
@@ -39,10 +45,25 @@ export async function startStack(): Promise<Stack> {
   captureLogs();
   const dataDir = mkdtempSync(join(tmpdir(), 'gsts-test-'));
   const clock = new TestClock();
+  const logsFrom = capturedLogs.length;
   const service = await startLocalService({ port: 0, dataDir, clock, sweepIntervalMs: 3_600_000 });
+  const secrets = new SecretLedger();
+  secrets.noteRawKey(service.credentials.api_key);
+  for (const jwt of Object.values(service.credentials.bearer_tokens)) secrets.noteJwt(jwt);
+  const unwatch = secrets.watchFetch(service.baseUrl);
+  const issuer = {
+    ...service.issuer,
+    sign: async (...args: Parameters<typeof service.issuer.sign>) => {
+      const jwt = await service.issuer.sign(...args);
+      secrets.noteJwt(jwt);
+      return jwt;
+    },
+  };
   const request: Stack['request'] = async (path, init) => {
+    secrets.noteRequest(path, init);
     const res = await fetch(service.baseUrl + path, init);
     const text = await res.text();
+    secrets.noteText(text);
     let body: unknown = text;
     try {
       body = JSON.parse(text);
@@ -53,8 +74,10 @@ export async function startStack(): Promise<Stack> {
   };
   return {
     ...service,
+    issuer,
     clock,
     dataDir,
+    secrets,
     request,
     post: (action, body, headers = {}) =>
       request(`/api/org-api-keys?action=${action}`, {
@@ -63,8 +86,21 @@ export async function startStack(): Promise<Stack> {
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
     stop: async () => {
+      unwatch();
       await service.close();
+      const logs = secrets.checkLogs(capturedLogs.slice(logsFrom));
+      const folder = secrets.checkFolder(dataDir, { file: join(dataDir, 'dev-credentials.json'), rawKey: service.credentials.api_key });
       rmSync(dataDir, { recursive: true, force: true });
+      addFigures({
+        logLinesScanned: logs.linesScanned,
+        secretsChecked: secrets.size,
+        dataFilesScanned: folder.filesScanned,
+        stacksChecked: 1,
+      });
+      const leaks = [...logs.leaks, ...folder.leaks];
+      if (leaks.length > 0) {
+        throw new Error(`secrets leaked: ${leaks.map((l) => `${l.kind} ${l.prefix}… in ${l.where}`).join('; ')}`);
+      }
     },
   };
 }

@@ -237,7 +237,7 @@ describe('KeyCalls.meter', () => {
     };
     await expect(keyCalls.meter(key, call(), subject, e)).rejects.toThrow(RateLimited);
     expect(e.undo).toHaveBeenCalledWith(2);
-    expect(background).toEqual(['compensation']);
+    expect(background).toEqual(['compensation: undo']);
   });
 
   test('last_used_at is stamped at most once per key and minute', async () => {

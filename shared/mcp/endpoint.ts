@@ -1,0 +1,156 @@
+/**
+ * `POST /api/mcp`: the Model Context Protocol over Streamable HTTP, stateless, JSON responses, with
+ * the SDK's web-standard transport. The request's JSON-RPC message is read first (the bundle has
+ * parsed and validated it), so that before anything runs it is known which method, and which tool,
+ * the request carries:
+ *
+ * 1. transport headers are checked, and the key is authenticated (one strong read) while a tool's
+ *    prefetch (create_session: the game or stream) is read alongside;
+ * 2. a key with no `mcp:` scope is refused (403, counted and audited);
+ * 3. the request is metered once: by the tool it calls, together with the tool's own write or read
+ *    (one parallel stage), or, for any other method, with no effect, before the server answers.
+ *
+ * create_session is thus two sequential stages, as over REST.
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
+import type { KeyCredential } from '../domain/key-calls.js';
+import { isMcpScope, type McpScope } from '../domain/mcp-scopes.js';
+import type { ApiKeyRecord, CallContext } from '../domain/model.js';
+import type { McpRequestBody } from '../schemas/mcp.js';
+import type { Services } from '../services.js';
+import { RequestMeter } from './metering.js';
+import { buildMcpServer } from './server.js';
+import type { McpTool } from './tool.js';
+import { TOOLS } from './tools/index.js';
+
+/** One HTTP request to the MCP endpoint, as the bundle hands it over. */
+export interface McpHttpRequest {
+  /** The JSON-RPC message (one per request). */
+  readonly message: McpRequestBody;
+  readonly credential: KeyCredential;
+  readonly call: CallContext;
+  /** Request headers, lower-case names. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The public URL of the endpoint. */
+  readonly url: string;
+}
+
+/** A `tools/call` request: the tool named (if it is one of ours) and its raw arguments. */
+interface ToolCall {
+  readonly name: string | undefined;
+  readonly tool: McpTool | undefined;
+  readonly args: unknown;
+}
+
+/** Serve one MCP request; the answer is the transport's own HTTP response. */
+export async function serveMcp(request: McpHttpRequest, services: Services): Promise<APIGatewayProxyStructuredResultV2> {
+  assertStreamableHttp(request.headers);
+  const toolCall = toolCallOf(request.message);
+  const prefetched = prefetch(toolCall, services);
+  const key = await services.keyCalls.authenticate(request.credential);
+  const meter = new RequestMeter(services.keyCalls, key, request.call, auditAction(request.message, toolCall));
+
+  const granted = grantedScopes(key);
+  if (granted.size === 0) {
+    await meter.refuse({}, new Forbidden('This API key has no MCP scope; an organization admin can grant some (mcp_scopes)'));
+  }
+
+  const server = buildMcpServer({ key, call: request.call, services, meter, prefetched }, granted, toolCall?.name);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  const response = await transport.handleRequest(webRequest(request), { parsedBody: request.message });
+  const result = await lambdaResult(response);
+  await server.close();
+
+  // Any other method is metered once the transport has answered, so that its audit record says
+  // what the client got (the SDK refuses some messages the loose body schema lets through).
+  if (!toolCall) await meterAnswer(meter, result);
+  // A tool call the SDK refused before any tool ran (invalid arguments, unknown tool) is still one call.
+  if (toolCall && !meter.metered) await refuseUnrun(meter, toolCall, granted);
+  if (meter.failure !== undefined) throw meter.failure;
+  return result;
+}
+
+/** What the transport itself would refuse, refused before the key is looked up (malformed: not counted). */
+function assertStreamableHttp(headers: McpHttpRequest['headers']): void {
+  const accept = headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    throw new InvalidInput('Accept must list application/json and text/event-stream (MCP Streamable HTTP)');
+  }
+  const version = headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    throw new InvalidInput(`Unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+  }
+}
+
+function toolCallOf(message: McpRequestBody): ToolCall | undefined {
+  if (message.method !== 'tools/call') return undefined;
+  const name = typeof message.params?.name === 'string' ? message.params.name : undefined;
+  return { name, tool: TOOLS.find((t) => t.name === name), args: message.params?.arguments ?? {} };
+}
+
+/** Start the called tool's prefetch when its arguments are valid (the SDK refuses them otherwise). */
+function prefetch(toolCall: ToolCall | undefined, services: Services): Promise<unknown> {
+  const parsed = toolCall?.tool?.prefetch ? toolCall.tool.input.safeParse(toolCall.args) : undefined;
+  if (!parsed?.success) return Promise.resolve(undefined);
+  const reading = toolCall!.tool!.prefetch!(parsed.data, services);
+  // Awaited by the tool; if the request ends before (401, 403), its failure must not go unhandled.
+  reading.catch(() => undefined);
+  return reading;
+}
+
+/** The audit action: `mcp:<method>`, and the tool for a tool call (`mcp:tools/call:create_session`). */
+function auditAction(message: McpRequestBody, toolCall: ToolCall | undefined): string {
+  if (toolCall) return `mcp:tools/call:${toolCall.tool?.name ?? 'unknown'}`;
+  return `mcp:${message.method ?? 'response'}`;
+}
+
+/** The key's MCP scopes: names of the specification's table only (deny-by-default). */
+function grantedScopes(key: ApiKeyRecord): ReadonlySet<McpScope> {
+  return new Set((key.mcp_scopes ?? []).filter(isMcpScope));
+}
+
+/** Meter a request that calls no tool: counted either way, audited as the transport answered it (or 429 instead). */
+async function meterAnswer(meter: RequestMeter, result: APIGatewayProxyStructuredResultV2): Promise<void> {
+  if ((result.statusCode ?? 200) < 400) return meter.count();
+  const refusal = new InvalidInput('Not a valid MCP message');
+  await meter.refuse({}, refusal).catch((error: unknown) => {
+    if (error !== refusal) throw error;
+  });
+}
+
+/** Meter a tool call no tool metered: refused by the SDK (invalid arguments, unknown tool), or failed first. */
+async function refuseUnrun(meter: RequestMeter, toolCall: ToolCall, granted: ReadonlySet<McpScope>): Promise<void> {
+  const refusal =
+    meter.failure instanceof Error
+      ? meter.failure
+      : toolCall.tool && granted.has(toolCall.tool.scope)
+        ? new InvalidInput(`Invalid arguments for tool ${toolCall.tool.name}`)
+        : new NotFound(`Tool ${toolCall.name ?? ''} not found`);
+  // The answer (a tool error) is already written; only a refusal by the rate limit replaces it.
+  await meter.refuse({}, refusal).catch((error: unknown) => {
+    if (error !== refusal) throw error;
+  });
+}
+
+/** The web-standard request the transport reads: method, the headers it checks, no body (passed parsed). */
+function webRequest(request: McpHttpRequest): Request {
+  const headers = new Headers();
+  for (const name of ['accept', 'content-type', 'mcp-protocol-version']) {
+    const value = request.headers[name];
+    if (value !== undefined) headers.set(name, value);
+  }
+  return new Request(request.url, { method: 'POST', headers });
+}
+
+async function lambdaResult(response: Response): Promise<APIGatewayProxyStructuredResultV2> {
+  const contentType = response.headers.get('content-type');
+  return {
+    statusCode: response.status,
+    headers: { ...(contentType ? { 'content-type': contentType } : {}), 'cache-control': 'no-store' },
+    body: await response.text(),
+  };
+}

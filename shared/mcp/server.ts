@@ -1,0 +1,71 @@
+/**
+ * The MCP server of one request: a new `McpServer` each time (the transport is stateless), holding
+ * exactly the tools the key's scopes grant, so `tools/list` shows those and nothing else.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DomainError, Forbidden, RateLimited, statusOf } from '../domain/errors.js';
+import type { McpScope } from '../domain/mcp-scopes.js';
+import { API_VERSION } from '../schemas/openapi.js';
+import type { RequestMeter } from './metering.js';
+import type { McpTool, ToolContext } from './tool.js';
+import { TOOLS } from './tools/index.js';
+
+const INSTRUCTIONS =
+  'Tools of the Game Session Token Service. They act on the organization of the API key only, within ' +
+  'its MCP scopes. create_session mints a single-use play link for a game or stream; update_game and ' +
+  'update_stream turn "Require API Session Token" on or off; get_session_report counts sessions per day.';
+
+/**
+ * The server for one request. Tools outside the key's scopes are not registered; only when this
+ * request calls one by name (`called`) is a refusal registered in its place, so that the caller
+ * learns which scope is missing instead of "not found".
+ */
+export function buildMcpServer(context: ToolContext, granted: ReadonlySet<McpScope>, called: string | undefined): McpServer {
+  const server = new McpServer(
+    { name: 'game-session-token-service', title: 'Game Session Token Service', version: API_VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  for (const tool of TOOLS) {
+    if (granted.has(tool.scope)) register(server, tool, context);
+    else if (tool.name === called) registerRefusal(server, tool, context.meter);
+  }
+  return server;
+}
+
+function register(server: McpServer, tool: McpTool, context: ToolContext): void {
+  server.registerTool(
+    tool.name,
+    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+    (args) =>
+      answer(context.meter, async () => {
+        const { data, summary } = await tool.run(args, context);
+        return { structuredContent: data as Record<string, unknown>, content: [{ type: 'text', text: summary }] };
+      }),
+  );
+}
+
+/** A tool the key may not call: counted and audited as a 403, answered as a tool error naming the scope. */
+function registerRefusal(server: McpServer, tool: McpTool, meter: RequestMeter): void {
+  const refusal = new Forbidden(`${tool.name} requires the MCP scope ${tool.scope}, which this API key does not have`);
+  server.registerTool(tool.name, { title: tool.title, description: tool.description }, () =>
+    answer(meter, () => meter.refuse({}, refusal)),
+  );
+}
+
+/**
+ * Run a tool. A refusal the caller can act on (invalid, not found, out of scope, gone: a domain
+ * error below 500) becomes a tool error with its message. The key's rate limit and failures of the
+ * service end the HTTP request instead (429 with its headers, 5xx), through `meter.failure`.
+ */
+async function answer(meter: RequestMeter, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DomainError && statusOf(error) < 500 && !(error instanceof RateLimited)) {
+      return { isError: true, content: [{ type: 'text', text: error.message }] };
+    }
+    meter.failure = error;
+    return { isError: true, content: [{ type: 'text', text: 'Request failed' }] };
+  }
+}

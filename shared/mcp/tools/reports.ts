@@ -1,0 +1,32 @@
+/** The session report tool (mcp:reports:read). */
+import type { SessionCounts } from '../../domain/reports.js';
+import { SessionReportArgs, SessionReportResult } from '../../schemas/mcp.js';
+import { defineTool, reading } from '../tool.js';
+
+const counted = (c: SessionCounts) =>
+  `${c.created} created: ${c.consumed} consumed, ${c.expired} expired, ${c.revoked} revoked, ${c.active} still active`;
+
+/** get_session_report: sessions per creation day, by status now. */
+export const sessionReport = defineTool({
+  name: 'get_session_report',
+  title: 'Session report',
+  description:
+    'Sessions of your organization created per UTC day in a range of at most 31 days, with how many of them ' +
+    'have been consumed, have expired, were revoked or are still active, per day, per game or stream and per ' +
+    'API key. Filter with game_id, stream_id or key_id.',
+  scope: 'mcp:reports:read',
+  input: SessionReportArgs,
+  output: SessionReportResult,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(args, { key, services, meter }) {
+    const report = await meter.run(
+      { game_id: args.game_id ?? null, stream_id: args.stream_id ?? null },
+      reading(() => services.reports.report(key.org_id, args)),
+    );
+    const days = report.days.filter((d) => d.created > 0).map((d) => `${d.date}: ${counted(d)}`);
+    return {
+      data: report,
+      summary: [`${report.from} to ${report.to}: ${counted(report.totals)}`, ...days].join('\n'),
+    };
+  },
+});

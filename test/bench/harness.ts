@@ -1,0 +1,121 @@
+/**
+ * The benchmark's own local stack: the whole service (embedded DynamoDB in a temporary folder,
+ * seed, dev issuer, local front on a free port) started in this process, a key whose limits the
+ * run never meets, bearer tokens of the seeded admins, a raw document client for the baselines,
+ * and the service's request log lines captured (their `duration_ms` is the handler time that
+ * Lambda would bill) instead of printed. Nothing outlives the run.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalService, type LocalService } from '../../infra/local/service.js';
+import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
+import { BlockIdAllocator } from '../../shared/domain/ids.js';
+import type { ApiKeyRecord } from '../../shared/domain/model.js';
+import { createDocumentClient } from '../../shared/store/dynamo-client.js';
+import { BenchHttp } from './http.js';
+
+/** Limits no run reaches (the demo key allows 60 calls a minute). */
+const UNLIMITED = { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000_000 } as const;
+
+/** Handler durations from the service's request log lines, by routes-table operation. */
+export class RequestLog {
+  /** Lines kept while collecting; parsed only when asked, so a measured request pays no parsing. */
+  private readonly lines: string[] = [];
+  collecting = false;
+
+  /** Take one log line of the service; true when it was one (it is then not printed). */
+  take(line: string): boolean {
+    if (!line.startsWith('{"level"')) return false;
+    if (this.collecting) this.lines.push(line);
+    return true;
+  }
+
+  /** The durations (ms) logged for an operation while collecting. */
+  of(operation: string): number[] {
+    const out: number[] = [];
+    for (const line of this.lines) {
+      try {
+        const entry = JSON.parse(line) as { message?: string; operation?: string; duration_ms?: number };
+        if (entry.message === 'request' && entry.operation === operation && typeof entry.duration_ms === 'number') out.push(entry.duration_ms);
+      } catch {
+        // a partial line: not a request record
+      }
+    }
+    return out;
+  }
+}
+
+/** What every phase of the benchmark uses. */
+export interface BenchStack {
+  readonly service: LocalService;
+  readonly http: BenchHttp;
+  /** The raw API key (org 1, business tier, unscoped, unlimited, MCP session scope). */
+  readonly apiKey: string;
+  readonly keyRecord: ApiKeyRecord;
+  /** `Bearer ...` of the seeded admins of org 1 (acme) and org 2 (globex). */
+  readonly bearer: { readonly acme: string; readonly globex: string };
+  /** A client of the embedded DynamoDB built exactly like the service's, for the raw baselines. */
+  readonly raw: DynamoDBDocumentClient;
+  readonly log: RequestLog;
+  close(): Promise<void>;
+}
+
+/** Start the stack; log lines of the service are routed to the returned {@link RequestLog}. */
+export async function startBenchStack(): Promise<BenchStack> {
+  const log = new RequestLog();
+  const restore = captureServiceLogs(log);
+  const dataDir = mkdtempSync(join(tmpdir(), 'gsts-bench-'));
+  // The TTL sweeper must not add calls to a measured request.
+  const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000 });
+  const s = service.services;
+  const apiKey = generateRawKey();
+  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
+  const keyRecord = newKeyRecord(
+    apiKey,
+    id,
+    { org_id: 1, tier: 'business' },
+    { name: 'bench', ...UNLIMITED, mcp_scopes: ['mcp:sessions:write'] },
+    s.clock.now(),
+  );
+  await s.stores.keys.create(keyRecord);
+  const [acme, globex] = await Promise.all([service.issuer.sign('acme-admin'), service.issuer.sign('globex-admin')]);
+  const http = new BenchHttp(service.baseUrl);
+  const raw = createDocumentClient({ endpoint: s.env.DYNAMODB_ENDPOINT });
+  return {
+    service,
+    http,
+    apiKey,
+    keyRecord,
+    bearer: { acme: `Bearer ${acme}`, globex: `Bearer ${globex}` },
+    raw,
+    log,
+    close: async () => {
+      http.close();
+      raw.destroy();
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      restore();
+    },
+  };
+}
+
+/** Route the service's JSON log lines (stdout and stderr) to `log`; everything else still prints. */
+function captureServiceLogs(log: RequestLog): () => void {
+  const originals = [process.stdout, process.stderr].map((stream) => {
+    const write = stream.write.bind(stream);
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (log.take(text)) {
+        (rest.find((r) => typeof r === 'function') as (() => void) | undefined)?.();
+        return true;
+      }
+      return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+    }) as typeof stream.write;
+    return () => {
+      stream.write = write as typeof stream.write;
+    };
+  });
+  return () => originals.forEach((undo) => undo());
+}

@@ -1,0 +1,110 @@
+/**
+ * `npm run bench`: one run, on this machine, of everything the speed targets are about (see
+ * BENCHMARKS.md): round-trip stages and capacity units per operation, latency against a raw
+ * GetItem, throughput, cold starts of the deployed bundles, and the cost of a million lifecycles.
+ * It starts its own local stack in a temporary folder and leaves nothing behind; it prints the
+ * tables (`--markdown`: as Markdown) and, as its last line, one JSON object with the figures.
+ * Progress goes to stderr.
+ */
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { FUNCTION_MEMORY_MB } from '../../infra/functions.js';
+import { functionNames } from '../../infra/permissions.js';
+import { routes } from '../../shared/routes.js';
+import { measureColdStarts } from './cold-start.js';
+import { lifecycleCost } from './cost.js';
+import { startBenchStack } from './harness.js';
+import { measureLatency } from './latency.js';
+import { benchOperations, mintTokens } from './operations.js';
+import { figuresJson, renderTables, snake, type BenchResult } from './report.js';
+import { measureStages } from './stages.js';
+import { median, percentile } from './stats.js';
+import { checkTargets } from './targets.js';
+import { measureThroughput } from './throughput.js';
+
+/** Fixed sizes of every run (the figures are comparable between runs only if these stay). */
+const SETTINGS = {
+  stageWarmup: 2,
+  stageSamples: 5,
+  latencyWarmupRounds: 20,
+  latencyRounds: 150,
+  throughputSeconds: 4,
+  coldStartRuns: 10,
+} as const;
+
+const markdown = process.argv.includes('--markdown');
+const started = performance.now();
+const progress = (what: string) => process.stderr.write(`bench [${((performance.now() - started) / 1000).toFixed(0)} s] ${what}\n`);
+
+progress('starting the local stack');
+const stack = await startBenchStack();
+let result: BenchResult;
+try {
+  const ops = await benchOperations(stack);
+  const [token] = await mintTokens(stack, 1);
+
+  progress(`round-trip stages and capacity of ${ops.length} operations`);
+  const stages = await measureStages(stack, ops, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
+
+  progress(`latency: ${SETTINGS.latencyRounds} rounds of every operation, each beside a raw GetItem`);
+  const latency = await measureLatency(stack, ops, token!, { warmup: SETTINGS.latencyWarmupRounds, rounds: SETTINGS.latencyRounds });
+
+  progress(`throughput: 4 runs of ${SETTINGS.throughputSeconds} s`);
+  const throughput = await measureThroughput(stack, token!, SETTINGS.throughputSeconds);
+  await stack.close();
+
+  const fns = functionNames(routes);
+  progress(`cold starts: ${fns.length} functions, bundled and unbundled, ${SETTINGS.coldStartRuns} fresh processes each`);
+  const cold = await measureColdStarts(fns, SETTINGS.coldStartRuns);
+
+  const raw = { p50: percentile(latency.raw, 50), p99: percentile(latency.raw, 99) };
+  const figures = ops.map((op) => {
+    const s = stages.get(op.name)!;
+    const samples = latency.byOp.get(op.name)!;
+    const p50 = percentile(samples, 50);
+    const p99 = percentile(samples, 99);
+    // Lambda bills whole milliseconds, at least one.
+    const handlerMs = Math.max(1, Math.ceil(median(stack.log.of(op.operation))));
+    return { name: op.name, fn: op.fn, ...s, p50, p99, ratioP50: p50 / raw.p50, ratioP99: p99 / raw.p99, handlerMs };
+  });
+  const step = (name: string) => {
+    const f = figures.find((o) => o.name === name)!;
+    return { capacity: f.capacity, billedMs: f.handlerMs };
+  };
+  const lifecycle = ['create_session', 'validate_session', 'consume_session'].map(step);
+  const cost = lifecycleCost(lifecycle, FUNCTION_MEMORY_MB);
+  const lifecycleUnits = cost.read + cost.write;
+  const byName = (pick: (f: (typeof figures)[number]) => number) => Object.fromEntries(figures.map((f) => [f.name, pick(f)]));
+  const coldBy = (pick: (c: { bundleKb: number; initMs: number; unbundledInitMs: number }) => number) =>
+    Object.fromEntries([...cold].map(([fn, c]) => [snake(fn), pick(c)]));
+  result = {
+    date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+    machine: `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}`,
+    settings:
+      `stages: ${SETTINGS.stageWarmup} warm-up + ${SETTINGS.stageSamples} recorded requests per operation; ` +
+      `latency: ${SETTINGS.latencyWarmupRounds} warm-up + ${SETTINGS.latencyRounds} measured rounds, one request at a time; ` +
+      `throughput: ${SETTINGS.throughputSeconds} s per run; cold start: median of ${SETTINGS.coldStartRuns} fresh processes`,
+    ops: figures,
+    raw,
+    throughput,
+    cold,
+    cost,
+    lifecycleUnits,
+    targets: checkTargets({
+      stages: byName((f) => f.stages),
+      ratioP50: byName((f) => f.ratioP50),
+      bundleKb: coldBy((c) => c.bundleKb),
+      initMs: coldBy((c) => c.initMs),
+      initRatio: coldBy((c) => c.unbundledInitMs / c.initMs),
+      lifecycleUnits,
+    }),
+  };
+} catch (error) {
+  await stack.close().catch(() => undefined);
+  throw error;
+}
+
+progress('done');
+process.stdout.write(renderTables(result, markdown) + '\n\n' + figuresJson(result) + '\n');
+// Connections the load generator or the SDK keep alive must not hold the process open.
+process.exit(0);

@@ -1,0 +1,74 @@
+/**
+ * The speed targets of the service (issue 7). They live here, in the benchmark, and nowhere in the
+ * timed-test sense: `npm test` only checks round-trip stage counts, which do not depend on the machine.
+ */
+
+/** One target and where a run stands against it. */
+export interface TargetCheck {
+  readonly target: string;
+  readonly value: string;
+  readonly met: boolean;
+}
+
+/** Figures the targets are checked against (snake_case names, as in the JSON line). */
+export interface TargetInputs {
+  readonly stages: Readonly<Record<string, number>>;
+  readonly ratioP50: Readonly<Record<string, number>>;
+  readonly bundleKb: Readonly<Record<string, number>>;
+  readonly initMs: Readonly<Record<string, number>>;
+  readonly initRatio: Readonly<Record<string, number>>;
+  readonly lifecycleUnits: number;
+}
+
+/** Most sequential stages per operation. */
+export const STAGE_TARGETS: Readonly<Record<string, number>> = {
+  create_session: 2,
+  validate_session: 1,
+  consume_session: 1,
+  revoke_session: 1,
+  list_keys: 2,
+  create_key: 2,
+  update_key: 2,
+  delete_key: 2,
+};
+
+/** Highest p50 latency ratio against one raw GetItem. */
+export const LATENCY_TARGETS: Readonly<Record<string, number>> = { validate_session: 2.0, consume_session: 2.0, create_session: 4.0 };
+
+export const BUNDLE_KB_TARGET = 300;
+export const INIT_MS_TARGET = 60;
+export const INIT_RATIO_TARGET = 3;
+export const LIFECYCLE_UNITS_TARGET = 8;
+
+const fmt = (n: number | undefined, digits = 2) => (n === undefined ? 'n/a' : n.toFixed(digits));
+
+/** Every target with the run's value. */
+export function checkTargets(f: TargetInputs): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const [op, max] of Object.entries(STAGE_TARGETS)) {
+    const v = f.stages[op];
+    checks.push({ target: `stages ${op} <= ${max}`, value: fmt(v, 0), met: v !== undefined && v <= max });
+  }
+  for (const [op, max] of Object.entries(LATENCY_TARGETS)) {
+    const v = f.ratioP50[op];
+    checks.push({ target: `latency p50 ratio ${op} <= ${max.toFixed(1)}`, value: fmt(v), met: v !== undefined && v <= max });
+  }
+  const worst = (r: Readonly<Record<string, number>>, pick: (a: number, b: number) => number) =>
+    Object.entries(r).reduce<[string, number] | undefined>((w, e) => (!w || pick(e[1], w[1]) === e[1] ? e : w), undefined);
+  const kb = worst(f.bundleKb, Math.max);
+  checks.push({ target: `every bundle <= ${BUNDLE_KB_TARGET} KB`, value: kb ? `${fmt(kb[1], 0)} KB (${kb[0]})` : 'n/a', met: !!kb && kb[1] <= BUNDLE_KB_TARGET });
+  const init = worst(f.initMs, Math.max);
+  checks.push({ target: `every init <= ${INIT_MS_TARGET} ms`, value: init ? `${fmt(init[1], 1)} ms (${init[0]})` : 'n/a', met: !!init && init[1] <= INIT_MS_TARGET });
+  const ratio = worst(f.initRatio, Math.min);
+  checks.push({
+    target: `every init >= ${INIT_RATIO_TARGET}x faster than unbundled`,
+    value: ratio ? `${fmt(ratio[1], 1)}x (${ratio[0]})` : 'n/a',
+    met: !!ratio && ratio[1] >= INIT_RATIO_TARGET,
+  });
+  checks.push({
+    target: `lifecycle <= ${LIFECYCLE_UNITS_TARGET} capacity units`,
+    value: fmt(f.lifecycleUnits, 1),
+    met: f.lifecycleUnits <= LIFECYCLE_UNITS_TARGET,
+  });
+  return checks;
+}

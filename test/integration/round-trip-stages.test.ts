@@ -1,0 +1,95 @@
+/**
+ * How many sequential DynamoDB round trips each operation makes on the warm path (not how long they
+ * take: speed lives in `npm run bench`). A change that makes a call wait for another one it need not
+ * wait for fails here. Each operation is called once to warm up (the session-id block, the key's
+ * `last_used_at` stamp, the catalog cache), then once measured.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { adminApi, type AdminApi } from '../support/admin-api.js';
+import { createTestKey, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '../support/round-trips.js';
+import { sessionsApi, type Reply } from '../support/sessions-api.js';
+
+let stack: Stack;
+let api: ReturnType<typeof sessionsApi>;
+let admin: AdminApi;
+let partner: TestKey;
+const recorder = new RoundTripRecorder();
+
+beforeAll(async () => {
+  stack = await startStack();
+  recorder.attach(stack.services.client);
+  partner = await createTestKey(stack, UNLIMITED);
+  api = sessionsApi(stack, () => partner.raw);
+  admin = adminApi(stack);
+  // A whole minute ahead: the key's use stamp (once per key and minute) lands in the warm-up calls.
+  startOfNextMinute(stack);
+});
+afterAll(() => stack.stop());
+
+/** Call twice; measure the second call. */
+async function warm(call: () => Promise<Reply>): Promise<{ status: number; calls: RoundTrip[] }> {
+  const first = await call();
+  expect(first.status).toBeLessThan(300);
+  const { value, calls } = await recorder.measure(call);
+  return { status: value.status, calls };
+}
+
+/** The stage count with the calls spelled out, so a failure says what changed. */
+const stages = (calls: RoundTrip[]) => ({ stages: stageCount(calls), calls: describeStages(calls) });
+
+describe('round-trip stages on the warm path', () => {
+  test('create-session: the key read, then counters, token and audit together (2)', async () => {
+    const { status, calls } = await warm(() => api.create({ game_id: 101 }));
+    expect(status).toBe(200);
+    expect(stages(calls).stages).toBe(2);
+    expect(stages(calls)).toMatchObject({ calls: expect.stringMatching(/^GetItem keys( \+ GetItem catalog)? \| /) });
+  });
+
+  test('validate-session: one read (1)', async () => {
+    const token = await api.mint();
+    const { status, calls } = await warm(() => api.validate(token));
+    expect(status).toBe(200);
+    expect(stages(calls)).toEqual({ stages: 1, calls: 'GetItem tokens' });
+  });
+
+  test('consume-session: one conditional write (1)', async () => {
+    const tokens = [await api.mint(), await api.mint()];
+    const { status, calls } = await warm(() => api.consume({ token: tokens.shift() }));
+    expect(status).toBe(200);
+    expect(stages(calls)).toEqual({ stages: 1, calls: 'UpdateItem tokens' });
+  });
+
+  test('revoke-session: the key read, then the revoke with counters and audit (2: the org must be known first)', async () => {
+    const tokens = [await api.mint(), await api.mint()];
+    const { status, calls } = await warm(() => api.revoke({ token: tokens.shift() }));
+    expect(status).toBe(200);
+    expect(stages(calls).stages).toBe(2);
+  });
+
+  test.each([
+    ['list-keys', () => admin.list(1)],
+    ['create-key', () => admin.create({ org_id: 1, name: 'stages' })],
+    ['update-key', () => admin.update({ id: partner.record.id, org_id: 1, name: `stages ${Math.random()}` })],
+    ['audit-log', () => admin.audit({ org_id: 1, limit: 5 })],
+  ])('%s: at most 2', async (_name, call) => {
+    const { status, calls } = await warm(call);
+    expect(status).toBe(200);
+    expect(stageCount(calls)).toBeLessThanOrEqual(2);
+  });
+
+  test('delete-key: at most 2', async () => {
+    const ids = [(await admin.create({ org_id: 1, name: 'gone' })).body.data.id, (await admin.create({ org_id: 1, name: 'gone' })).body.data.id];
+    const { status, calls } = await warm(() => admin.remove(ids.shift(), 1));
+    expect(status).toBe(200);
+    expect(stageCount(calls)).toBeLessThanOrEqual(2);
+  });
+
+  test('play page: the game and the token read together (1)', async () => {
+    const token = await api.mint();
+    const { status, calls } = await warm(() => stack.request(`/play/game/101?session_token=${token}`));
+    expect(status).toBe(200);
+    expect(stageCount(calls)).toBe(1);
+  });
+});

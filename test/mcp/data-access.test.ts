@@ -1,0 +1,131 @@
+/**
+ * What the MCP function does to DynamoDB: its routes-table `data` is exact (every action used is
+ * declared, every declared one is used: it becomes the function's IAM policy), and its requests keep
+ * the sequential round trips of REST — create_session is two stages (key and game read together,
+ * then counters, token and audit together), reports add nothing to create or consume.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { routes, type DataAccess } from '../../shared/routes.js';
+import { createTestKey, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+import { callTool, connectMcp, TOOL_SCOPES } from '../support/mcp.js';
+import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '../support/round-trips.js';
+import { sessionsApi } from '../support/sessions-api.js';
+
+let stack: Stack;
+let key: TestKey;
+let client: Client;
+const recorder = new RoundTripRecorder();
+/** Every `table:Action` the MCP function performed in this file. */
+const used = new Set<string>();
+
+beforeAll(async () => {
+  stack = await startStack();
+  recorder.attach(stack.services.client);
+  key = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: TOOL_SCOPES });
+  startOfNextMinute(stack);
+  client = await connectMcp(stack, key.raw);
+});
+afterAll(async () => {
+  await client.close();
+  await stack.stop();
+});
+
+/** Run one MCP request and record what it did (also when it fails: compensations count too). */
+async function traced<T>(work: () => Promise<T>): Promise<{ value: T; calls: RoundTrip[] }> {
+  const { value, calls } = await recorder.measure(() =>
+    work().then(
+      (ok) => ({ ok }),
+      (error: unknown) => ({ error }),
+    ),
+  );
+  for (const call of calls) used.add(`${tableOf(call)}:${call.action}`);
+  if ('error' in value) throw value.error;
+  return { value: value.ok, calls };
+}
+
+/** The table of a call; a batch names its table in `RequestItems`. */
+function tableOf(call: RoundTrip): string {
+  return call.table ?? Object.keys((call.input.RequestItems as Record<string, unknown> | undefined) ?? {}).join(',');
+}
+
+const tool = (name: string, args: Record<string, unknown> = {}, c: Client = client) => traced(() => callTool(c, name, args));
+const ok = (result: CallToolResult) => expect(result.isError).toBeFalsy();
+
+describe('sequential round trips', () => {
+  test('create_session: the key and the game read together, then counters, token and audit together (2)', async () => {
+    ok((await tool('create_session', { game_id: 101 })).value);
+    const { value, calls } = await tool('create_session', { game_id: 101 });
+    ok(value);
+    expect(stageCount(calls)).toBe(2);
+    // (A catalog cache may spare the game's read; it never adds a stage.)
+    expect(describeStages(calls)).toMatch(/^(GetItem catalog \+ )?GetItem keys( \+ GetItem catalog)? \| /);
+    // The token's put carries the report index key: reports cost create no extra write.
+    const put = calls.find((c) => c.action === 'PutItem' && c.table === 'tokens')!;
+    expect((put.input.Item as Record<string, unknown>).org_day).toMatch(/^1#\d{4}-\d{2}-\d{2}$/);
+  });
+
+  test('consuming an MCP-minted session is still one conditional write', async () => {
+    const mint = async () => ((await callTool(client, 'create_session', { game_id: 101 })).structuredContent as { token: string }).token;
+    const rest = sessionsApi(stack, () => key.raw);
+    // The first consumption of a container reserves a block of session ids: warm up first.
+    expect((await rest.consume({ token: await mint() })).status).toBe(200);
+    const token = await mint();
+    const { value, calls } = await recorder.measure(() => rest.consume({ token }));
+    expect(value.status).toBe(200);
+    expect(describeStages(calls)).toBe('UpdateItem tokens');
+  });
+
+  test.each([
+    ['tools/list', () => traced(() => client.listTools())],
+    [
+      'revoke_session',
+      async () => {
+        const token = ((await callTool(client, 'create_session', { game_id: 101 })).structuredContent as { token: string }).token;
+        return tool('revoke_session', { token });
+      },
+    ],
+    ['list_games', () => tool('list_games')],
+    ['get_stream', () => tool('get_stream', { stream_id: 201 })],
+    ['update_game', () => tool('update_game', { game_id: 102, name: 'Acme Memory (open)' })],
+  ])('%s: the key read, then the metered stage with its effect (2)', async (_name, run) => {
+    const { calls } = await run();
+    expect(stageCount(calls)).toBe(2);
+    expect(describeStages(calls)).toMatch(/^GetItem keys \| /);
+  });
+
+  test('get_session_report: the key read, then the index query and the batch read alongside the metering', async () => {
+    const today = new Date(stack.clock.now()).toISOString().slice(0, 10);
+    const { value, calls } = await tool('get_session_report', { from: today, to: today });
+    expect((value.structuredContent as { totals: { created: number } }).totals.created).toBeGreaterThan(0);
+    expect(describeStages(calls)).toMatch(/^GetItem keys \| .*Query tokens/);
+    expect(calls.filter((c) => c.action === 'BatchGetItem')).toHaveLength(1);
+    expect(stageCount(calls)).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('data access of the mcp row of the routes table', () => {
+  test('refusal and compensation paths use only declared actions', async () => {
+    // Another org's token: the refused revoke reads the token to answer "not found".
+    const globex = await createTestKey(stack, UNLIMITED, { org_id: 2, tier: 'enterprise' });
+    const theirs = await sessionsApi(stack, () => globex.raw).mint({ game_id: 301 });
+    expect((await tool('revoke_session', { token: theirs })).value.isError).toBe(true);
+    // A rate-limited create_session: the token written alongside the counters is deleted again.
+    const limited = await createTestKey(stack, { rate_limit_per_minute: 3, mcp_scopes: TOOL_SCOPES });
+    startOfNextMinute(stack);
+    // Its first request of the minute also stamps the key's last_used_at.
+    const { value: c } = await traced(() => connectMcp(stack, limited.raw));
+    ok((await tool('create_session', { game_id: 101 }, c)).value);
+    await expect(tool('create_session', { game_id: 101 }, c)).rejects.toMatchObject({ code: 429 });
+    expect(used).toContain('tokens:DeleteItem');
+    await c.close();
+  });
+
+  test('every action used is declared, and every declared action is used (no spare permissions)', () => {
+    const data = routes.find((r) => r.operation === 'mcp')!.data as DataAccess;
+    const declared = Object.entries(data).flatMap(([table, actions]) => (actions ?? []).map((a) => `${table}:${a}`));
+    expect([...used].sort()).toEqual(declared.sort());
+  });
+});

@@ -1,0 +1,91 @@
+/** The session report's rules, on an in-memory index: range bounds, counting by status now, the read cap. */
+import { describe, expect, test } from '@jest/globals';
+import type { TokenRecord } from '../../shared/domain/model.js';
+import type { TokenReportStore } from '../../shared/domain/ports.js';
+import { MAX_REPORT_DAYS, MAX_REPORT_TOKENS, SessionReports } from '../../shared/domain/reports.js';
+import { FixedClock } from '../support/fakes.js';
+
+const NOW = Date.parse('2026-03-10T12:00:00.000Z');
+
+function token(n: number, over: Partial<TokenRecord> = {}): TokenRecord {
+  return {
+    token: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    org_id: 1,
+    key_id: 7,
+    game_id: 101,
+    stream_id: null,
+    external_ref: null,
+    metadata: null,
+    status: 'active',
+    created_at: '2026-03-10T08:00:00.000Z',
+    expires_at: '2026-03-11T08:00:00.000Z',
+    ...over,
+  };
+}
+
+/** The index and the table, in memory; records which days were queried and how many tokens were read. */
+class MemoryReportStore implements TokenReportStore {
+  readonly queried: string[] = [];
+  read = 0;
+  constructor(private readonly tokens: TokenRecord[]) {}
+  async tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]> {
+    this.queried.push(day);
+    const found = this.tokens.filter((t) => t.org_id === orgId && t.created_at.startsWith(day)).map((t) => t.token);
+    return found.slice(0, limit + 1);
+  }
+  async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {
+    this.read += tokens.length;
+    const wanted = new Set(tokens);
+    return this.tokens.filter((t) => wanted.has(t.token));
+  }
+}
+
+const reports = (store: TokenReportStore) => new SessionReports({ store, clock: new FixedClock(NOW), tokenRetentionDays: 7 });
+
+describe('SessionReports', () => {
+  test('each session counts once as created and once by its status now (an active one past expiry is expired)', async () => {
+    const store = new MemoryReportStore([
+      token(1),
+      token(2, { status: 'consumed' }),
+      token(3, { status: 'revoked' }),
+      token(4, { expires_at: '2026-03-10T09:00:00.000Z' }),
+      token(5, { org_id: 2 }),
+      token(6, { created_at: '2026-03-09T23:59:59.999Z', game_id: null, stream_id: 201, key_id: 8 }),
+    ]);
+    const r = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-10' });
+    expect(store.queried.sort()).toEqual(['2026-03-09', '2026-03-10']);
+    expect(r.totals).toEqual({ created: 5, active: 2, consumed: 1, expired: 1, revoked: 1 });
+    expect(r.days.map((d) => [d.date, d.created])).toEqual([
+      ['2026-03-09', 1],
+      ['2026-03-10', 4],
+    ]);
+    expect(r.by_target.map((t) => [t.date, t.game_id, t.stream_id, t.created])).toEqual([
+      ['2026-03-09', null, 201, 1],
+      ['2026-03-10', 101, null, 4],
+    ]);
+    expect(r.by_key.map((k) => [k.date, k.key_id, k.created])).toEqual([
+      ['2026-03-09', 8, 1],
+      ['2026-03-10', 7, 4],
+    ]);
+    expect(r.complete_from).toBe('2026-03-04');
+    expect(r.truncated).toBe(false);
+  });
+
+  test(`ranges: from <= to, at most ${MAX_REPORT_DAYS} days, nothing read otherwise`, async () => {
+    const store = new MemoryReportStore([]);
+    await expect(reports(store).report(1, { from: '2026-03-10', to: '2026-03-09' })).rejects.toThrow('to: must not be before from');
+    await expect(reports(store).report(1, { from: '2026-01-01', to: '2026-02-01' })).rejects.toThrow(`at most ${MAX_REPORT_DAYS} days`);
+    expect(store.queried).toEqual([]);
+    const longest = await reports(store).report(1, { from: '2026-01-01', to: '2026-01-31' });
+    expect(longest.days).toHaveLength(MAX_REPORT_DAYS);
+  });
+
+  test(`past ${MAX_REPORT_TOKENS} sessions the report reads no more and says it is truncated`, async () => {
+    const many = Array.from({ length: MAX_REPORT_TOKENS + 5 }, (_, i) => token(i));
+    const store = new MemoryReportStore(many);
+    const r = await reports(store).report(1, { from: '2026-03-10', to: '2026-03-10' });
+    expect(r.truncated).toBe(true);
+    expect(store.read).toBe(MAX_REPORT_TOKENS);
+    expect(r.totals.created).toBe(MAX_REPORT_TOKENS);
+  });
+});
