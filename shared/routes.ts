@@ -47,6 +47,8 @@ export const routes = [
       counters: ['UpdateItem'],
       tokens: ['PutItem', 'DeleteItem'],
       audit: ['PutItem'],
+      // Only with an `Idempotency-Key`: claim (conditional put), read a stored answer, store one, release.
+      idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
     },
     method: 'POST',
     path: API_PATH,
@@ -96,6 +98,8 @@ export const routes = [
       audit: ['PutItem'],
       catalog: ['GetItem', 'Query', 'UpdateItem'],
       tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'Query', 'BatchGetItem'],
+      // create_session with an `Idempotency-Key`, as REST create-session.
+      idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
     },
     method: 'POST',
     path: '/api/mcp',
@@ -139,6 +143,18 @@ export const routes = [
     path: API_PATH,
     auth: 'bearer',
     summary: 'Delete an API key permanently',
+  },
+  // Rotation reads the key, the membership and a new key id together, then writes the new key, the
+  // old key's retirement and the audit record together; a failed write is taken back (DeleteItem).
+  {
+    operation: 'rotate-key',
+    function: 'keys-rotate',
+    data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: ['PutItem'] },
+    method: 'POST',
+    path: API_PATH,
+    action: 'rotate-key',
+    auth: 'bearer',
+    summary: 'Rotate an API key: a new key with the same settings; the old one works for a grace period',
   },
   {
     operation: 'audit-log',

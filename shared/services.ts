@@ -22,6 +22,7 @@ import { DynamoAuditStore } from './store/audit-store.js';
 import { DynamoCatalogStore } from './store/catalog-store.js';
 import { DynamoCounterStore } from './store/counter-store.js';
 import { createDocumentClient } from './store/dynamo-client.js';
+import { IdempotencyStore } from './store/idempotency-store.js';
 import { DynamoKeyStore } from './store/key-store.js';
 import { DynamoTokenReportStore } from './store/token-report-store.js';
 import { DynamoTokenStore } from './store/token-store.js';
@@ -46,6 +47,8 @@ export interface Services {
     readonly counters: DynamoCounterStore;
     readonly audit: DynamoAuditStore;
     readonly tokenReports: DynamoTokenReportStore;
+    /** `Idempotency-Key` records (Powertools' idempotency utility). */
+    readonly idempotency: IdempotencyStore;
   };
   readonly keyCalls: KeyCalls;
   readonly sessions: Sessions;
@@ -92,6 +95,7 @@ export function buildServices(e: Env, o: ServiceOverrides = {}): Services {
     counters: new DynamoCounterStore({ client, tableName: e.COUNTERS_TABLE }),
     audit: new DynamoAuditStore({ client, tableName: e.AUDIT_TABLE }),
     tokenReports: new DynamoTokenReportStore({ client, tableName: e.TOKENS_TABLE }),
+    idempotency: new IdempotencyStore({ client, tableName: e.IDEMPOTENCY_TABLE }),
   };
   const keyCalls = new KeyCalls({
     keys: stores.keys,

@@ -116,6 +116,19 @@ export const tables = {
     indexes: [],
     ttlAttribute: TTL_ATTRIBUTE,
   },
+  /**
+   * Idempotency records of create-session (`Idempotency-Key`), written by Powertools' idempotency
+   * utility: keyed by a hash of the operation, the key's hash and the header; the stored response
+   * expires after 24 hours. Powertools names its epoch-seconds expiry `expiration`, so this table's
+   * TTL attribute differs from the others'.
+   */
+  idempotency: {
+    id: 'Idempotency',
+    envVar: 'IDEMPOTENCY_TABLE',
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [],
+    ttlAttribute: 'expiration',
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /** The logical name of a table: `tokens`, `keys`, ... */

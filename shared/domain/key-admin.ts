@@ -1,7 +1,7 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
 import { generateRawKey, newKeyRecord, type KeySettings } from './api-keys.js';
 import { isoTime, type Clock } from './clock.js';
-import { InvalidInput, NotFound, statusOf } from './errors.js';
+import { Conflict, InvalidInput, NotFound, statusOf } from './errors.js';
 import type { BlockIdAllocator } from './ids.js';
 import type { ApiKeyRecord, AuditRecord, CallContext } from './model.js';
 import type { AuditStore, KeyAdminStore, KeyChanges, KeyStore } from './ports.js';
@@ -23,6 +23,10 @@ export interface KeyView {
   created_at: string;
   updated_at: string;
   last_used_at: string | null;
+  /** The key this one was rotated to; null when it never was. */
+  rotated_to: number | null;
+  /** The key this one replaced by a rotation; null when it was created directly. */
+  rotated_from: number | null;
 }
 
 /** The create-key answer: the view plus the raw key, which is never available again. */
@@ -33,6 +37,19 @@ export interface CreatedKey extends KeyView {
 /** A validated create-key request. */
 export interface CreateKeyInput extends KeySettings {
   readonly org_id: number;
+}
+
+/** The rotate-key answer: the new key (raw key included, this once) and the old key as it now stands. */
+export interface RotatedKey extends CreatedKey {
+  previous: KeyView;
+}
+
+/** A validated rotate-key request. */
+export interface RotateKeyInput {
+  readonly id: number;
+  readonly org_id: number;
+  /** Minutes the old key keeps working; 0 revokes it at once. */
+  readonly grace_period_minutes: number;
 }
 
 /** A validated update-key request: the key's address and the properties to change. */
@@ -91,6 +108,8 @@ export function keyView(key: ApiKeyRecord): KeyView {
     created_at: key.created_at,
     updated_at: key.updated_at,
     last_used_at: key.last_used_at ?? null,
+    rotated_to: key.rotated_to ?? null,
+    rotated_from: key.rotated_from ?? null,
   };
 }
 
@@ -141,6 +160,73 @@ export class KeyAdmin {
       this.deps.keys.update(key, changes, isoTime(this.deps.clock.now())),
     );
     return keyView(updated);
+  }
+
+  /**
+   * Rotate a key: a new key with the old one's name, description, allow-lists, limits and MCP scopes
+   * (its raw key in this answer only; no expiry, no counters of its own yet), while the old key keeps
+   * working for the grace period (never longer than its own expiry) and then stops; 0 revokes it at
+   * once. Two stages: the key, the membership and a new id read together; then the new key, the old
+   * key's retirement and the audit record written together. If one write fails the other is taken back.
+   * @throws NotFound (no such key in the org), Conflict (already rotated, or rotated meanwhile)
+   */
+  async rotate(admin: AdminIdentity, input: RotateKeyInput, call: CallContext): Promise<RotatedKey> {
+    const c: AdminCall = { admin, orgId: input.org_id, call, action: 'rotate-key' };
+    let reserved: number | undefined;
+    const {
+      org,
+      value: { key: old, id },
+    } = await this.deps.access
+      .authorize(admin, input.org_id, async () => {
+        const [key, id] = await Promise.allSettled([this.deps.keys.findInOrg(input.org_id, input.id), this.deps.keyIds.nextId()]);
+        if (id.status === 'fulfilled') reserved = id.value;
+        if (key.status === 'rejected') throw key.reason;
+        if (id.status === 'rejected') throw id.reason;
+        return { key: key.value, id: id.value };
+      })
+      .catch((refusal: unknown) => {
+        if (reserved !== undefined) this.deps.keyIds.release(reserved);
+        throw refusal;
+      });
+    const refusal = !old
+      ? new NotFound(`API key ${input.id} not found in organization ${input.org_id}`)
+      : old.rotated_to != null
+        ? new Conflict(`API key ${old.id} has already been rotated to key ${old.rotated_to}`)
+        : undefined;
+    if (!old || refusal) {
+      this.deps.keyIds.release(id);
+      await this.note(c, statusOf(refusal));
+      throw refusal;
+    }
+
+    const now = this.deps.clock.now();
+    const raw = generateRawKey();
+    const { name, description, allowed_game_ids, allowed_stream_ids, rate_limit_per_minute, rate_limit_per_day, mcp_scopes } = old;
+    const settings = { name, description, allowed_game_ids, allowed_stream_ids, rate_limit_per_minute, rate_limit_per_day, mcp_scopes };
+    const record: ApiKeyRecord = { ...newKeyRecord(raw, id, org, settings, now), rotated_from: old.id };
+    const graceEnds = now + input.grace_period_minutes * 60_000;
+    // The grace period never lengthens a key's life: an earlier expiry of its own still holds.
+    const retire: KeyChanges =
+      input.grace_period_minutes === 0
+        ? { is_active: false, expires_at: isoTime(now), rotated_to: id }
+        : { expires_at: isoTime(old.expires_at === null ? graceEnds : Math.min(graceEnds, Date.parse(old.expires_at))), rotated_to: id };
+    const retired = await this.audited(c, old, Object.keys(retire), () => this.replace(old, record, retire, isoTime(now)));
+    return { ...keyView(record), key: raw, previous: keyView(retired) };
+  }
+
+  /** Store the new key and retire the old one together; when either write fails, take the other back. */
+  private async replace(old: ApiKeyRecord, record: ApiKeyRecord, retire: KeyChanges, atIso: string): Promise<ApiKeyRecord> {
+    const { keys } = this.deps;
+    const [created, retired] = await Promise.allSettled([keys.create(record), keys.update(old, retire, atIso, { unrotated: true })]);
+    if (created.status === 'fulfilled' && retired.status === 'fulfilled') return retired.value;
+    const undo: Promise<unknown>[] = [];
+    if (created.status === 'fulfilled') undo.push(keys.remove(record));
+    if (retired.status === 'fulfilled') {
+      undo.push(keys.update(old, { is_active: old.is_active, expires_at: old.expires_at, rotated_to: null }, atIso));
+    }
+    const settled = await Promise.allSettled(undo);
+    for (const r of settled) if (r.status === 'rejected') this.deps.onBackgroundError?.(r.reason, 'rotation compensation');
+    throw created.status === 'rejected' ? created.reason : (retired as PromiseRejectedResult).reason;
   }
 
   /** Remove a key of the organization permanently. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isoTime, type Clock } from './clock.js';
 import { NotFound, TokenGone } from './errors.js';
+import { DIRECT, type OnceGate } from './idempotency.js';
 import type { BlockIdAllocator } from './ids.js';
 import type { KeyCalls, KeyCredential } from './key-calls.js';
 import type { ApiKeyRecord, CallContext, Playable, TokenRecord, TokenStatus } from './model.js';
@@ -70,11 +71,17 @@ export function statusAt(token: Pick<TokenRecord, 'status' | 'expires_at'>, nowM
 export class Sessions {
   constructor(private readonly deps: SessionsDeps) {}
 
-  /** Mint a token for a game or stream in the key's scope. Two round-trip stages. */
-  async create(credential: KeyCredential, input: CreateSessionInput, call: CallContext): Promise<CreatedSession> {
+  /**
+   * Mint a token for a game or stream in the key's scope. Two round-trip stages. `once` decides how
+   * the minting follows authentication (at most once per `Idempotency-Key`); by default it just does.
+   */
+  async create(credential: KeyCredential, input: CreateSessionInput, call: CallContext, once: OnceGate = DIRECT): Promise<CreatedSession> {
     // The key and the playable are both addressed by the request alone: read them together.
-    const [key, playable] = await Promise.all([this.deps.keyCalls.authenticate(credential), this.readTarget(input)]);
-    return this.createFor(key, input, call, 'create-session', playable);
+    const ready = Promise.all([this.deps.keyCalls.authenticate(credential), this.readTarget(input)]);
+    return once.run(ready, async () => {
+      const [key, playable] = await ready;
+      return this.createFor(key, input, call, 'create-session', playable);
+    });
   }
 
   /** The game or stream a create request is for. It needs no key: read it alongside authentication. */

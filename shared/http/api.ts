@@ -13,12 +13,14 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import type { AdminIdentity } from '../domain/admin-access.js';
 import { InvalidInput, PayloadTooLarge } from '../domain/errors.js';
+import { DIRECT, type OnceGate } from '../domain/idempotency.js';
 import { keyCredential, type KeyCredential } from '../domain/key-calls.js';
 import type { CallContext } from '../domain/model.js';
 import { routes, type OperationName } from '../routes.js';
 import { services, type Services } from '../services.js';
 import { jsonResponse, rateLimitHeaders } from './envelope.js';
 import { errorResponse } from './errors.js';
+import { idempotencyKeyOf, idempotentGate, replayable, type IdempotentCall } from './idempotency.js';
 import { assertJsonText, queryCap } from './limits.js';
 import { logger } from './logger.js';
 import { originVerify } from './origin-verify.js';
@@ -46,6 +48,8 @@ export type OperationInput<Op extends OperationName, B, Q> = {
   readonly call: CallContext;
   readonly services: Services;
   readonly event: Event;
+  /** How the operation's work follows its authentication: once per `Idempotency-Key` when one is sent. */
+  readonly once: OnceGate;
 } & (AuthOf<Op> extends 'apiKey' ? { readonly credential: KeyCredential } : unknown) &
   (AuthOf<Op> extends 'bearer' ? { readonly admin: AdminIdentity } : unknown);
 
@@ -60,6 +64,12 @@ export interface OperationSpec<Op extends OperationName, B, Q> {
   readonly envelope?: boolean;
   /** true: the operation returns the whole HTTP result (status, headers, body) itself: the MCP transport's. */
   readonly raw?: boolean;
+  /**
+   * An `Idempotency-Key` header makes the call idempotent per API key (key-authenticated operations):
+   * true for every call (the validated body is what a repeat must match), or a function choosing the
+   * calls it applies to (undefined: the header is ignored) and what a repeat must match.
+   */
+  readonly idempotent?: true | ((body: Out<B>) => IdempotentCall | undefined);
 }
 
 /** Wrap an operation into a Lambda handler for API Gateway HTTP API (payload v2) events. */
@@ -81,16 +91,35 @@ export function api<Op extends OperationName, B extends z.ZodType | undefined = 
     const call = context.call!;
     // The credential is checked before the input: a caller without one learns nothing else.
     const credential = route.auth === 'apiKey' ? keyCredential(presentedApiKey(event.headers)) : undefined;
+    const idempotencyKey = spec.idempotent && credential ? idempotencyKeyOf(event.headers) : undefined;
+    const body = spec.body ? parseWith(spec.body, event.body, 'body') : undefined;
+    const idempotent: IdempotentCall | undefined =
+      idempotencyKey === undefined
+        ? undefined
+        : spec.idempotent === true
+          ? { namespace: spec.operation, payload: body ?? null }
+          : spec.idempotent?.(body as Out<B>);
     const input = {
-      body: spec.body ? parseWith(spec.body, event.body, 'body') : undefined,
+      body,
       query: spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
       call,
       services: services(),
       event,
       credential,
       admin: context.admin,
+      // Without the header the call runs exactly as before: no idempotency round trip at all.
+      once:
+        idempotent === undefined
+          ? DIRECT
+          : idempotentGate(
+              services().stores.idempotency,
+              { namespace: idempotent.namespace, scope: credential!.keyHash, key: idempotencyKey!, payload: idempotent.payload },
+              { call, raw: spec.raw === true, remainingMs: () => context.getRemainingTimeInMillis?.() ?? 10_000 },
+            ),
     };
-    const data = await operation(input as OperationInput<Op, Out<B>, Out<Q>>);
+    const outcome = await replayable(operation(input as OperationInput<Op, Out<B>, Out<Q>>), idempotent?.replay);
+    if ('replayed' in outcome) return outcome.replayed;
+    const data = outcome.data;
     if (spec.raw) return data as Result;
     return spec.envelope === false ? documentResponse(data) : jsonResponse(200, { data });
   });

@@ -8,7 +8,8 @@
  *    prefetch (create_session: the game or stream) is read alongside;
  * 2. a key with no `mcp:` scope is refused (403, counted and audited);
  * 3. the request is metered once: by the tool it calls, together with the tool's own write or read
- *    (one parallel stage), or, for any other method, with no effect, before the server answers.
+ *    (one parallel stage), or, for any other method, with no effect, once the transport has answered
+ *    (audited as that answer; a 429 replaces it).
  *
  * create_session is thus two sequential stages, as over REST.
  */
@@ -16,6 +17,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
+import { DIRECT, type OnceGate } from '../domain/idempotency.js';
 import type { KeyCredential } from '../domain/key-calls.js';
 import { isMcpScope, type McpScope } from '../domain/mcp-scopes.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
@@ -46,11 +48,27 @@ interface ToolCall {
 }
 
 /** Serve one MCP request; the answer is the transport's own HTTP response. */
-export async function serveMcp(request: McpHttpRequest, services: Services): Promise<APIGatewayProxyStructuredResultV2> {
+export async function serveMcp(
+  request: McpHttpRequest,
+  services: Services,
+  once: OnceGate = DIRECT,
+): Promise<APIGatewayProxyStructuredResultV2> {
   assertStreamableHttp(request.headers);
   const toolCall = toolCallOf(request.message);
   const prefetched = prefetch(toolCall, services);
-  const key = await services.keyCalls.authenticate(request.credential);
+  // With an `Idempotency-Key` (create_session), the gate claims it alongside this read.
+  const authenticated = services.keyCalls.authenticate(request.credential);
+  return once.run(authenticated, async () => serveAuthenticated(request, services, await authenticated, toolCall, prefetched));
+}
+
+/** Everything after authentication: scopes, the transport's answer, metering. */
+async function serveAuthenticated(
+  request: McpHttpRequest,
+  services: Services,
+  key: ApiKeyRecord,
+  toolCall: ToolCall | undefined,
+  prefetched: Promise<unknown>,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const meter = new RequestMeter(services.keyCalls, key, request.call, auditAction(request.message, toolCall));
 
   const granted = grantedScopes(key);

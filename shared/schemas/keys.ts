@@ -101,6 +101,21 @@ export type UpdateKeyBody = z.output<typeof UpdateKeyBody>;
 
 export const DeleteKeyQuery = z.object({ id: QueryId, org_id: QueryId });
 
+/** Longest grace period of a rotation: 7 days, in minutes. */
+export const MAX_GRACE_MINUTES = 10_080;
+
+export const RotateKeyBody = z
+  .object({
+    id: Id,
+    org_id: Id,
+    grace_period_minutes: z.int().min(0).max(MAX_GRACE_MINUTES).meta({
+      description: 'Minutes the old key keeps working (0 to 10,080); 0 revokes it at once. Never beyond its own expires_at.',
+      example: 60,
+    }),
+  })
+  .meta({ id: 'RotateApiKeyRequest' });
+export type RotateKeyBody = z.output<typeof RotateKeyBody>;
+
 /** A key as admins see it (list, update): never the raw key, never its hash. */
 export const ApiKeyView = z
   .object({
@@ -119,6 +134,8 @@ export const ApiKeyView = z
     created_at: Timestamp,
     updated_at: Timestamp,
     last_used_at: Timestamp.nullable().meta({ description: 'Last authenticated use, precise to the minute.' }),
+    rotated_to: Id.nullable().meta({ description: 'Id of the key this one was rotated to; null when never rotated.' }),
+    rotated_from: Id.nullable().meta({ description: 'Id of the key this one replaced by a rotation; null when created directly.' }),
   })
   .meta({ id: 'ApiKey' });
 
@@ -130,3 +147,8 @@ export const CreatedApiKey = ApiKeyView.extend({
 }).meta({ id: 'CreatedApiKey' });
 
 export const DeletedApiKey = z.object({ id: Id, deleted: z.literal(true) }).meta({ id: 'DeletedApiKey' });
+
+/** The rotate-key answer: the new key (raw key only here) and the old key as the rotation left it. */
+export const RotatedApiKey = CreatedApiKey.extend({
+  previous: ApiKeyView.meta({ description: 'The old key: `expires_at` is the end of its grace period, `rotated_to` the new key.' }),
+}).meta({ id: 'RotatedApiKey' });

@@ -21,8 +21,10 @@ const ERROR_TEXTS: Record<number, string> = {
   401: 'Missing, invalid, revoked or expired credential',
   403: 'No access: tier below Business, outside the key’s scope, or not an owner/admin of the organization',
   404: 'Not found',
+  409: 'Conflict: the request is still being processed (Retry-After), or the record was changed meanwhile',
   410: 'Session is invalid, already consumed, or expired',
   413: 'Request body over 64 KiB',
+  422: 'Idempotency-Key already used with a different request body',
   429: 'Rate limit exceeded (Retry-After tells when to retry)',
 };
 
@@ -93,7 +95,9 @@ function operation(route: RouteDefinition, schemas: OperationSchemas | undefined
   const success = schemas
     ? {
         description: route.summary,
-        ...(route.auth === 'apiKey' ? { headers: RateLimitHeaders } : {}),
+        ...(route.auth === 'apiKey' || schemas.responseHeaders
+          ? { headers: route.auth === 'apiKey' ? RateLimitHeaders.extend(schemas.responseHeaders?.shape ?? {}) : schemas.responseHeaders }
+          : {}),
         content: {
           [schemas.contentType ?? 'application/json']: {
             schema: schemas.envelope === false || schemas.contentType ? schemas.response : envelope(schemas.response),
@@ -123,10 +127,11 @@ function operation(route: RouteDefinition, schemas: OperationSchemas | undefined
     operationId: route.operation,
     summary: route.summary,
     ...(route.auth === 'apiKey' ? { security: [{ apiKey: [] }] } : route.auth === 'bearer' ? { security: [{ bearer: [] }] } : {}),
-    ...(query || pathParams.length
+    ...(query || pathParams.length || schemas?.headers
       ? {
           requestParams: {
             ...(query ? { query } : {}),
+            ...(schemas?.headers ? { header: schemas.headers } : {}),
             ...(pathParams.length ? { path: z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) } : {}),
           },
         }

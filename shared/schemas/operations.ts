@@ -6,13 +6,25 @@
 import * as z from 'zod';
 import type { OperationName } from '../routes.js';
 import { AuditLogPage, AuditLogQuery } from './audit.js';
-import { ApiKeyView, CreatedApiKey, CreateKeyBody, DeletedApiKey, DeleteKeyQuery, ListKeysQuery, UpdateKeyBody } from './keys.js';
+import {
+  ApiKeyView,
+  CreatedApiKey,
+  CreateKeyBody,
+  DeletedApiKey,
+  DeleteKeyQuery,
+  ListKeysQuery,
+  RotatedApiKey,
+  RotateKeyBody,
+  UpdateKeyBody,
+} from './keys.js';
 import { McpRequestBody, McpResponseBody } from './mcp.js';
 import {
   ConsumedSession,
   ConsumeSessionBody,
   CreatedSession,
   CreateSessionBody,
+  IdempotencyKeyHeader,
+  ReplayedHeader,
   RevokeSessionBody,
   SessionView,
   ValidateSessionQuery,
@@ -30,12 +42,22 @@ export interface OperationSchemas {
   readonly envelope?: boolean;
   /** Media type of a success answer (default `application/json`). */
   readonly contentType?: string;
+  /** Request headers beyond the credential. */
+  readonly headers?: z.ZodObject;
+  /** Headers of a success answer beyond the rate-limit ones. */
+  readonly responseHeaders?: z.ZodObject;
   /** Statuses the operation answers beyond those its credential and its input imply. */
   readonly errors?: readonly number[];
 }
 
 export const operationSchemas: Partial<Record<OperationName, OperationSchemas>> = {
-  'create-session': { body: CreateSessionBody, response: CreatedSession },
+  'create-session': {
+    body: CreateSessionBody,
+    response: CreatedSession,
+    headers: IdempotencyKeyHeader,
+    responseHeaders: ReplayedHeader,
+    errors: [409, 422],
+  },
   'validate-session': { query: ValidateSessionQuery, response: SessionView, errors: [404] },
   'consume-session': { body: ConsumeSessionBody, response: ConsumedSession, errors: [410] },
   'revoke-session': { body: RevokeSessionBody, response: SessionView, errors: [404, 410] },
@@ -43,9 +65,18 @@ export const operationSchemas: Partial<Record<OperationName, OperationSchemas>> 
   'create-key': { body: CreateKeyBody, response: CreatedApiKey },
   'update-key': { body: UpdateKeyBody, response: ApiKeyView, errors: [404] },
   'delete-key': { query: DeleteKeyQuery, response: DeletedApiKey, errors: [404] },
+  'rotate-key': { body: RotateKeyBody, response: RotatedApiKey, errors: [404, 409] },
   'audit-log': { query: AuditLogQuery, response: AuditLogPage },
   // The JSON-RPC answer is the MCP SDK's, not the envelope; HTTP-level refusals (401, 403, 429) are.
-  mcp: { body: McpRequestBody, response: McpResponseBody, envelope: false },
+  // `Idempotency-Key` applies to tools/call of create_session only (the same rules as REST).
+  mcp: {
+    body: McpRequestBody,
+    response: McpResponseBody,
+    envelope: false,
+    headers: IdempotencyKeyHeader,
+    responseHeaders: ReplayedHeader,
+    errors: [409, 422],
+  },
   openapi: {
     response: z.record(z.string(), z.unknown()).meta({ description: 'An OpenAPI 3.1 document.' }),
     envelope: false,

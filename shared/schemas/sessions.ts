@@ -75,3 +75,26 @@ export const ConsumedSession = z
     metadata: z.record(z.string(), z.unknown()).nullable(),
   })
   .meta({ id: 'ConsumedSession' });
+
+/** The optional `Idempotency-Key` request header of create-session (its rules: `shared/http/idempotency.ts`). */
+export const IdempotencyKeyHeader = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x20-\x7e]{1,255}$/)
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: 1 to 255 printable ASCII characters, scoped to the API key, remembered 24 hours. A repeat with the same ' +
+        'body returns the stored answer (`Idempotent-Replayed: true`) and mints and counts nothing; another body: 422; while the ' +
+        'first is still running: 409 with `Retry-After`. 5xx and 429 answers are not stored.',
+      example: 'order-42-attempt',
+    }),
+});
+
+/** Response header of an answer given again for the same `Idempotency-Key`. */
+export const ReplayedHeader = z.object({
+  'idempotent-replayed': z.literal('true').optional().meta({
+    description:
+      'Present on a stored answer given again (same Idempotency-Key and body): status, body and rate-limit headers are the original ones.',
+  }),
+});

@@ -62,7 +62,10 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
         // The page is full: it ends at its last record, unless that was the partition's last.
         const last = records.at(-1)!;
         const more = Items.length > wanted || LastEvaluatedKey !== undefined;
-        return { records: records.map(toAuditRecord), cursor: more ? encodeCursor({ org_id: last.org_id, sk: last.sk, key_id: query.key_id }) : null };
+        return {
+          records: records.map(toAuditRecord),
+          cursor: more ? encodeCursor({ org_id: last.org_id, sk: last.sk, key_id: query.key_id }) : null,
+        };
       }
       if (!LastEvaluatedKey) return { records: records.map(toAuditRecord), cursor: null };
       position = LastEvaluatedKey;

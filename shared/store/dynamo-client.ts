@@ -92,24 +92,26 @@ export function isConditionalFailure(error: unknown): boolean {
 
 /**
  * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Calls are
- * retried by {@link RETRY_POLICY} (the SDK's own retries are off), a call that hangs fails after
- * `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so
+ * retried by {@link RETRY_POLICY} (the SDK's own retries are off), in AWS a call that hangs fails
+ * after `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so
  * every adapter and handler answers 503 with Retry-After instead of a bare 500.
  */
 export function createDocumentClient(options: { endpoint?: string | undefined; region?: string } = {}): DynamoDBDocumentClient {
-  const base: DynamoDBClientConfig = {
-    maxAttempts: 1,
-    // A DynamoDB call answers in milliseconds; one that hangs must fail well inside the Lambda timeout.
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
-  };
   const config: DynamoDBClientConfig = options.endpoint
     ? {
-        ...base,
+        maxAttempts: 1,
         endpoint: options.endpoint,
         region: options.region ?? 'local',
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        // No timeouts against the embedded DynamoDB: it shares the process's event loop, so a wall
+        // clock would measure the machine's load (a busy test run), not the store.
       }
-    : { ...base, region: options.region ?? process.env.AWS_REGION };
+    : {
+        maxAttempts: 1,
+        region: options.region ?? process.env.AWS_REGION,
+        // A DynamoDB call answers in milliseconds; one that hangs must fail well inside the Lambda timeout.
+        requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+      };
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(config), {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -46,7 +46,8 @@ export class CapacityProbe implements RoundTripProbe {
   async after(call: RoundTrip): Promise<void> {
     const def = indexedTable(call);
     if (!def) return;
-    const after = call.action === 'PutItem' ? (call.input.Item as Item) : call.action === 'DeleteItem' ? undefined : await this.image(def, call);
+    const after =
+      call.action === 'PutItem' ? (call.input.Item as Item) : call.action === 'DeleteItem' ? undefined : await this.image(def, call);
     this.indexUnits.set(call, indexWriteUnits(def, this.before_.get(call), after));
   }
 

@@ -53,7 +53,8 @@ const MIRRORED = new Set([
 export function cdkEsbuildOptions(props: NodejsFunctionProps, outfile: string): BuildOptions {
   const b = props.bundling ?? {};
   const unknown = Object.keys(b).filter((k) => !MIRRORED.has(k) && (b as Record<string, unknown>)[k] !== undefined);
-  if (unknown.length) throw new Error(`the benchmark does not mirror the bundling option(s) ${unknown.join(', ')}: add them to cold-start.ts`);
+  if (unknown.length)
+    throw new Error(`the benchmark does not mirror the bundling option(s) ${unknown.join(', ')}: add them to cold-start.ts`);
   const runtime = props.runtime?.name.match(/nodejs(\d+)/)?.[1];
   if (!b.target && !runtime) throw new Error('no esbuild target: neither bundling.target nor a Node.js runtime');
   const alias: Record<string, string> = {};

@@ -19,26 +19,31 @@ import { BenchHttp } from './http.js';
 /** Limits no run reaches (the demo key allows 60 calls a minute). */
 const UNLIMITED = { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000_000 } as const;
 
-/** Handler durations from the service's request log lines, by routes-table operation. */
+/** Handler durations from the service's request log lines, by the benchmark's operation name. */
 export class RequestLog {
-  /** Lines kept while collecting; parsed only when asked, so a measured request pays no parsing. */
-  private readonly lines: string[] = [];
-  collecting = false;
+  /** Lines kept per operation; parsed only when asked, so a measured request pays no parsing. */
+  private readonly lines = new Map<string, string[]>();
+  /** The operation whose request is being measured, if any: its log lines are kept. */
+  collecting: string | undefined;
 
   /** Take one log line of the service; true when it was one (it is then not printed). */
   take(line: string): boolean {
     if (!line.startsWith('{"level"')) return false;
-    if (this.collecting) this.lines.push(line);
+    if (this.collecting !== undefined) {
+      const kept = this.lines.get(this.collecting) ?? [];
+      kept.push(line);
+      this.lines.set(this.collecting, kept);
+    }
     return true;
   }
 
-  /** The durations (ms) logged for an operation while collecting. */
-  of(operation: string): number[] {
+  /** The `duration_ms` of the request log lines kept for an operation. */
+  of(name: string): number[] {
     const out: number[] = [];
-    for (const line of this.lines) {
+    for (const line of this.lines.get(name) ?? []) {
       try {
-        const entry = JSON.parse(line) as { message?: string; operation?: string; duration_ms?: number };
-        if (entry.message === 'request' && entry.operation === operation && typeof entry.duration_ms === 'number') out.push(entry.duration_ms);
+        const entry = JSON.parse(line) as { message?: string; duration_ms?: number };
+        if (entry.message === 'request' && typeof entry.duration_ms === 'number') out.push(entry.duration_ms);
       } catch {
         // a partial line: not a request record
       }

@@ -42,9 +42,9 @@ export async function measureLatency(
         const request = await op.prepare();
         return async () => {
           // Only the measured request's log line counts (`prepare` may mint tokens meanwhile).
-          stack.log.collecting = recording;
+          stack.log.collecting = recording ? op.name : undefined;
           const response = await stack.http.send(request);
-          stack.log.collecting = false;
+          stack.log.collecting = undefined;
           return () => {
             check(op, response.status, response.body);
             op.done?.(response);

@@ -11,7 +11,7 @@ import type { BenchRequest, BenchResponse } from './http.js';
 export interface BenchOperation {
   /** The name in the table and the JSON line (snake_case). */
   readonly name: string;
-  /** The routes-table operation (its log lines carry this name). */
+  /** The routes-table operation it calls. */
   readonly operation: string;
   /** The Lambda function serving it. */
   readonly fn: string;
@@ -46,7 +46,12 @@ export async function mintTokens(stack: BenchStack, count: number): Promise<stri
   while (out.length < count) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(8, count - out.length) }, () =>
-        stack.http.send({ method: 'POST', path: `${API_PATH}?action=create-session`, headers: { 'x-api-key': stack.apiKey }, body: CREATE_BODY }),
+        stack.http.send({
+          method: 'POST',
+          path: `${API_PATH}?action=create-session`,
+          headers: { 'x-api-key': stack.apiKey },
+          body: CREATE_BODY,
+        }),
       ),
     );
     for (const r of batch) {
@@ -67,7 +72,12 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
   // Key management runs in org 2 (globex) where it creates and deletes, so the list of org 1 stays
   // the same size all run long; update toggles a key of its own.
   const created: number[] = [];
-  const createKey = (): BenchRequest => ({ method: 'POST', path: API_PATH, headers: { authorization: bearer.globex }, body: { org_id: 2, name: 'bench' } });
+  const createKey = (): BenchRequest => ({
+    method: 'POST',
+    path: API_PATH,
+    headers: { authorization: bearer.globex },
+    body: { org_id: 2, name: 'bench' },
+  });
   const target = await http.send(createKey());
   const updatable = (JSON.parse(target.body) as { data: { id: number } }).data.id;
   let active = true;
@@ -78,7 +88,12 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
       operation: 'create-session',
       fn: 'create-session',
       status: 200,
-      prepare: async () => ({ method: 'POST', path: `${API_PATH}?action=create-session`, headers: { 'x-api-key': apiKey }, body: CREATE_BODY }),
+      prepare: async () => ({
+        method: 'POST',
+        path: `${API_PATH}?action=create-session`,
+        headers: { 'x-api-key': apiKey },
+        body: CREATE_BODY,
+      }),
     },
     {
       name: 'validate_session',
@@ -132,7 +147,12 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
       status: 200,
       prepare: async () => {
         active = !active;
-        return { method: 'PATCH', path: API_PATH, headers: { authorization: bearer.globex }, body: { id: updatable, org_id: 2, is_active: active } };
+        return {
+          method: 'PATCH',
+          path: API_PATH,
+          headers: { authorization: bearer.globex },
+          body: { id: updatable, org_id: 2, is_active: active },
+        };
       },
     },
     {
@@ -150,7 +170,11 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
       operation: 'audit-log',
       fn: 'audit-log',
       status: 200,
-      prepare: async () => ({ method: 'GET', path: `${API_PATH}?action=audit-log&org_id=1&limit=20`, headers: { authorization: bearer.acme } }),
+      prepare: async () => ({
+        method: 'GET',
+        path: `${API_PATH}?action=audit-log&org_id=1&limit=20`,
+        headers: { authorization: bearer.acme },
+      }),
     },
     {
       name: 'play_page',
@@ -167,9 +191,39 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
       prepare: async () => ({ method: 'GET', path: `/embed/101?session_token=${standing}` }),
     },
   ];
+  const idempotent = await idempotentCreate(stack);
+  if (idempotent) ops.splice(1, 0, idempotent);
   const mcp = await mcpCreateSession(stack);
   if (mcp) ops.push(mcp);
   return ops;
+}
+
+/**
+ * create-session with an `Idempotency-Key` (a new one per request: a first call, not a replay),
+ * when the service takes the header; otherwise the benchmark says it is absent.
+ */
+async function idempotentCreate(stack: BenchStack): Promise<BenchOperation | undefined> {
+  let n = 0;
+  const op: BenchOperation = {
+    name: 'create_session_idempotent',
+    operation: 'create-session',
+    fn: 'create-session',
+    status: 200,
+    prepare: async () => ({
+      method: 'POST',
+      path: `${API_PATH}?action=create-session`,
+      headers: { 'x-api-key': stack.apiKey, 'idempotency-key': `bench-${process.pid}-${n++}` },
+      body: CREATE_BODY,
+    }),
+  };
+  const probe = await stack.http.send(await op.prepare());
+  if (probe.status !== 200) {
+    process.stderr.write(
+      `bench: create-session with Idempotency-Key not measured (answered ${probe.status}: ${probe.body.slice(0, 200)})\n`,
+    );
+    return undefined;
+  }
+  return op;
 }
 
 /**

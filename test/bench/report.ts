@@ -28,6 +28,14 @@ export interface BenchResult {
     readonly handlerMs: number;
   }[];
   readonly raw: { readonly p50: number; readonly p99: number };
+  /** The calls of an operation issued directly (./floors.ts). */
+  readonly floors: readonly {
+    readonly name: string;
+    readonly p50: number;
+    readonly p99: number;
+    readonly ratioP50: number;
+    readonly ratioP99: number;
+  }[];
   readonly throughput: ThroughputFigures;
   readonly cold: ReadonlyMap<string, ColdStartFigures>;
   readonly cost: ReturnType<typeof lifecycleCost>;
@@ -64,11 +72,29 @@ export function renderTables(r: BenchResult, markdown: boolean): string {
           String(o.handlerMs),
         ]),
         ['raw GetItem (baseline)', '1', '1', '1.0', '0.0', fixed(r.raw.p50, 2), fixed(r.raw.p99, 2), '1.00', '1.00', '-'],
+        ...r.floors.map((f) => [
+          `${f.name} (its calls only)`,
+          '-',
+          '-',
+          '-',
+          '-',
+          fixed(f.p50, 2),
+          fixed(f.p99, 2),
+          fixed(f.ratioP50, 2),
+          fixed(f.ratioP99, 2),
+          '-',
+        ]),
       ],
     ),
   );
   section('Calls stage by stage (a median sample)');
-  out.push(...table(markdown, ['operation', 'stage 1 | stage 2 | ...'], r.ops.map((o) => [o.name, o.picture])));
+  out.push(
+    ...table(
+      markdown,
+      ['operation', 'stage 1 | stage 2 | ...'],
+      r.ops.map((o) => [o.name, o.picture]),
+    ),
+  );
 
   section('Throughput, 16 concurrent clients, requests per second');
   const t = r.throughput;
@@ -90,7 +116,13 @@ export function renderTables(r: BenchResult, markdown: boolean): string {
     ...table(
       markdown,
       ['function', 'bundle KB', 'init ms', 'unbundled init ms', 'unbundled / bundled'],
-      [...r.cold].map(([fn, c]) => [fn, fixed(c.bundleKb, 1), fixed(c.initMs, 1), fixed(c.unbundledInitMs, 1), fixed(c.unbundledInitMs / c.initMs, 1)]),
+      [...r.cold].map(([fn, c]) => [
+        fn,
+        fixed(c.bundleKb, 1),
+        fixed(c.initMs, 1),
+        fixed(c.unbundledInitMs, 1),
+        fixed(c.unbundledInitMs / c.initMs, 1),
+      ]),
     ),
   );
 
@@ -101,9 +133,15 @@ export function renderTables(r: BenchResult, markdown: boolean): string {
       markdown,
       ['item', 'value'],
       [
-        ['capacity units per lifecycle (read + write)', `${fixed(r.lifecycleUnits, 1)} (${fixed(c.read, 1)} RRU + ${fixed(c.write, 1)} WRU)`],
+        [
+          'capacity units per lifecycle (read + write)',
+          `${fixed(r.lifecycleUnits, 1)} (${fixed(c.read, 1)} RRU + ${fixed(c.write, 1)} WRU)`,
+        ],
         [`DynamoDB on demand ($${PRICES.dynamodbReadPerMillion}/M RRU, $${PRICES.dynamodbWritePerMillion}/M WRU)`, usd(c.parts.dynamodb)],
-        [`Lambda arm64 ${c.memoryMb} MB ($${PRICES.lambdaPerMillionRequests}/M requests, $${PRICES.lambdaArmPerGbSecond}/GB-s)`, usd(c.parts.lambda)],
+        [
+          `Lambda arm64 ${c.memoryMb} MB ($${PRICES.lambdaPerMillionRequests}/M requests, $${PRICES.lambdaArmPerGbSecond}/GB-s)`,
+          usd(c.parts.lambda),
+        ],
         [`HTTP API ($${PRICES.httpApiPerMillion}/M requests)`, usd(c.parts.http_api)],
         [
           `CloudFront ($${PRICES.cloudFrontHttpsPer10k}/10k HTTPS requests + $${PRICES.cloudFrontFunctionPerMillion}/M function invocations)`,
@@ -115,7 +153,13 @@ export function renderTables(r: BenchResult, markdown: boolean): string {
   );
 
   section('Targets');
-  out.push(...table(markdown, ['target', 'this run', 'met'], r.targets.map((x) => [x.target, x.value, x.met ? 'yes' : 'NO'])));
+  out.push(
+    ...table(
+      markdown,
+      ['target', 'this run', 'met'],
+      r.targets.map((x) => [x.target, x.value, x.met ? 'yes' : 'NO']),
+    ),
+  );
   return out.join('\n');
 }
 

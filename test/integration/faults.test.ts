@@ -15,6 +15,7 @@ import { FaultInjector, type CallRecord, type FaultKind, type FaultOutcome } fro
 import { addFigures, printFigures } from '../support/figures.js';
 import { auditOfRequest, createTestKey, tokensOfKey, UNLIMITED, windowCounts, type TestKey } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
+import { INITIALIZE, postMcp } from '../support/mcp.js';
 import { sessionsApi, type Reply } from '../support/sessions-api.js';
 
 let stack: Stack;
@@ -258,6 +259,36 @@ const operations: Operation<any>[] = [
       }),
     check: async (_state, { reply }) => {
       if (reply.status === 204) expect(reply.headers.get('set-cookie')).toMatch(/^play_game_101=/);
+    },
+  },
+  {
+    name: 'MCP tools/call create_session',
+    baseline: 200,
+    org: 1,
+    setup: () => key({ mcp_scopes: ['mcp:sessions:write'] }),
+    run: (k: TestKey) =>
+      postMcp(
+        stack,
+        { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_session', arguments: { game_id: 101 } } },
+        { 'x-api-key': k.raw },
+      ),
+    check: async (k: TestKey, { reply }) => {
+      const ok = reply.status === 200 && !reply.body.result?.isError;
+      await countedTokens(k, ok ? 1 : 0, ok);
+      if (ok) expect((await stored(reply.body.result.structuredContent.token))?.status).toBe('active');
+    },
+  },
+  {
+    name: 'MCP initialize',
+    baseline: 200,
+    org: 1,
+    setup: () => key({ mcp_scopes: ['mcp:games:read'] }),
+    run: (k: TestKey) => postMcp(stack, INITIALIZE, { 'x-api-key': k.raw }),
+    check: async (k: TestKey, { reply }) => {
+      const counts = await windowCounts(stack, k.record);
+      // Counted once whatever the outcome (a lost answer of the increment leaves it counted once).
+      if (reply.status === 200) expect(counts).toEqual({ minute: 1, day: 1 });
+      expect(counts.minute ?? 0).toBeLessThanOrEqual(1);
     },
   },
 ];

@@ -27,6 +27,8 @@ const VIEW_FIELDS = [
   'org_id',
   'rate_limit_per_day',
   'rate_limit_per_minute',
+  'rotated_from',
+  'rotated_to',
   'updated_at',
 ];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -62,6 +64,8 @@ describe('create', () => {
       is_active: true,
       mcp_scopes: [],
       last_used_at: null,
+      rotated_to: null,
+      rotated_from: null,
     });
     expect(data.created_at).toMatch(ISO);
     expect(data.updated_at).toBe(data.created_at);

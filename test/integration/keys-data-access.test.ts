@@ -19,6 +19,8 @@ interface Trace {
 }
 let trace: Trace = { actions: new Set(), stages: 0 };
 let completedStage = 0;
+/** `table:Action` of the next call to fail (an injected fault the code cannot explain: a 500). */
+let failNext: string | undefined;
 
 /** Document-client command names to IAM action names (low-level names only lose `Command`). */
 const ACTION_OF: Record<string, string> = {
@@ -41,6 +43,11 @@ beforeAll(async () => {
       // A call's stage is one more than the deepest round trip finished before it started.
       const stage = completedStage + 1;
       trace.stages = Math.max(trace.stages, stage);
+      if (failNext === `${input.TableName}:${ACTION_OF[name] ?? name}`) {
+        failNext = undefined;
+        completedStage = Math.max(completedStage, stage);
+        throw Object.assign(new Error('injected fault'), { name: 'InjectedFault' });
+      }
       try {
         return await next(args);
       } finally {
@@ -75,6 +82,8 @@ const cases: [string, string, (() => Promise<number>) | null, (id: number) => Pr
   ['update-key', 'unknown id', null, () => admin.update({ id: 987_654, org_id: 1, is_active: false }), 404],
   ['delete-key', 'delete', newKeyId, (id) => admin.remove(id, 1), 200],
   ['delete-key', 'unknown id', null, () => admin.remove(987_654, 1), 404],
+  ['rotate-key', 'rotate', newKeyId, (id) => admin.rotate({ id, org_id: 1, grace_period_minutes: 5 }), 200],
+  ['rotate-key', 'unknown id', null, () => admin.rotate({ id: 987_654, org_id: 1, grace_period_minutes: 5 }), 404],
   ['audit-log', 'org', null, () => admin.audit({ org_id: 1, limit: 5 }), 200],
   ['audit-log', 'one key', null, () => admin.audit({ org_id: 1, key_id: 1 }), 200],
 ];
@@ -94,8 +103,24 @@ describe('data access and round trips of key management', () => {
     used.set(operation, seen);
   });
 
+  test('rotate-key whose old-key write fails: the new key is deleted again (only declared actions)', async () => {
+    const id = await newKeyId();
+    const before = (await admin.list(1)).body.data.length;
+    failNext = 'keys:UpdateItem';
+    const t = await traced(() => admin.rotate({ id, org_id: 1, grace_period_minutes: 5 }), 500);
+    for (const action of t.actions) expect(declared('rotate-key')).toContain(action);
+    // The compensation and the audit rewrite add stages on this failure path only.
+    expect(t.actions).toContain('keys:DeleteItem');
+    const listed = (await admin.list(1)).body.data as { id: number; rotated_to: number | null }[];
+    expect(listed).toHaveLength(before);
+    expect(listed.find((k) => k.id === id)?.rotated_to).toBeNull();
+    const seen = used.get('rotate-key') ?? new Set<string>();
+    t.actions.forEach((a) => seen.add(a));
+    used.set('rotate-key', seen);
+  });
+
   test('every declared action is used by its operation (no spare permissions)', () => {
-    for (const operation of ['list-keys', 'create-key', 'update-key', 'delete-key', 'audit-log']) {
+    for (const operation of ['list-keys', 'create-key', 'update-key', 'delete-key', 'rotate-key', 'audit-log']) {
       expect([...(used.get(operation) ?? [])].sort()).toEqual([...declared(operation)].sort());
     }
   });

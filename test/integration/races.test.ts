@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { addFigures, printFigures } from '../support/figures.js';
 import { auditOfKey, createTestKey, startOfNextMinute, tokensOfKey, UNLIMITED, windowCounts } from '../support/keys.js';
-import { startStack, type Stack } from '../support/local-stack.js';
+import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { sessionsApi } from '../support/sessions-api.js';
 
 const ROUNDS = 20;
@@ -61,7 +61,11 @@ describe('races, 20 rounds each', () => {
       });
       const minted = results.filter((r) => r.status === 200).map((r) => r.body.data.token as string);
       expect((await tokensOfKey(stack, key.record.id)).map((t) => t.token).sort()).toEqual(minted.sort());
-      expect(await windowCounts(stack, key.record)).toEqual({ minute: 10, day: 10 });
+      const failedWrites = capturedLogs.filter((l) => l.includes('failed')).map((l) => l.slice(0, 400));
+      expect({ counts: await windowCounts(stack, key.record), failedWrites }).toEqual({
+        counts: { minute: 10, day: 10 },
+        failedWrites: [],
+      });
       const audit = await auditOfKey(stack, key.record.id);
       // Refusals counted by the window are audited; once the container knows the window is exhausted, none are written.
       expect(audit.filter((r) => r.status === 200)).toHaveLength(10);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes, type DataAccess } from '../../shared/routes.js';
 import { createTestKey, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
-import { callTool, connectMcp, TOOL_SCOPES } from '../support/mcp.js';
+import { callTool, connectMcp, postMcp, TOOL_SCOPES } from '../support/mcp.js';
 import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '../support/round-trips.js';
 import { sessionsApi } from '../support/sessions-api.js';
 
@@ -121,6 +121,30 @@ describe('data access of the mcp row of the routes table', () => {
     await expect(tool('create_session', { game_id: 101 }, c)).rejects.toMatchObject({ code: 429 });
     expect(used).toContain('tokens:DeleteItem');
     await c.close();
+  });
+
+  test('create_session with an Idempotency-Key: claim, store, replay (re-addressed to the new id), refused key releases', async () => {
+    const call = (id: number, args: Record<string, unknown>, apiKey = key.raw) =>
+      traced(() =>
+        postMcp(
+          stack,
+          { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_session', arguments: args } },
+          { 'x-api-key': apiKey, 'idempotency-key': 'mcp-retry-1' },
+        ),
+      );
+    const first = await call(1, { game_id: 101 });
+    expect(first.value.status).toBe(200);
+    expect(stageCount(first.calls)).toBe(3);
+    const token = first.value.body.result.structuredContent.token as string;
+    const replay = await call(2, { game_id: 101 });
+    expect(replay.value.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.value.body).toMatchObject({ id: 2, result: { structuredContent: { token } } });
+    expect(replay.calls.filter((c) => ['counters', 'tokens', 'audit'].includes(c.table ?? ''))).toEqual([]);
+    expect((await call(3, { game_id: 102 })).value.status).toBe(422);
+    // A well-formed key that is unknown: 401, and its claim on the key is deleted again.
+    const unknown = await call(4, { game_id: 101 }, `dpk_${'0'.repeat(40)}`);
+    expect(unknown.value.status).toBe(401);
+    expect(unknown.calls.some((c) => c.table === 'idempotency' && c.action === 'DeleteItem')).toBe(true);
   });
 
   test('every action used is declared, and every declared action is used (no spare permissions)', () => {

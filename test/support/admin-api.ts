@@ -12,6 +12,8 @@ export interface AdminApi {
   create(body: unknown, as?: string): Promise<Reply>;
   update(body: unknown, as?: string): Promise<Reply>;
   remove(id: number | string, orgId: number | string, as?: string): Promise<Reply>;
+  /** `POST ?action=rotate-key` with this body. */
+  rotate(body: unknown, as?: string): Promise<Reply>;
   audit(params: Record<string, string | number>, as?: string): Promise<Reply>;
   /** `Authorization` header value for a subject. */
   bearer(as: string): Promise<string>;
@@ -38,6 +40,7 @@ export function adminApi(stack: Stack, defaultSubject = 'acme-admin'): AdminApi 
     create: (body, as = defaultSubject) => call('POST', API, as, body),
     update: (body, as = defaultSubject) => call('PATCH', API, as, body),
     remove: (id, orgId, as = defaultSubject) => call('DELETE', `${API}?id=${id}&org_id=${orgId}`, as),
+    rotate: (body, as = defaultSubject) => call('POST', `${API}?action=rotate-key`, as, body),
     audit: (params, as = defaultSubject) =>
       call(
         'GET',

@@ -19,34 +19,37 @@ export interface FuzzRequest {
 
 /** Strings an attacker would try, plus random ones of every unit. */
 export const weirdString: fc.Arbitrary<string> = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom(
-    '',
-    ' ',
-    '\u0000',
-    '\u202e',
-    '\ud800',
-    '💥🎮',
-    '%00',
-    '%E0%A4%A',
-    '../../etc/passwd',
-    '<script>alert(1)</script>',
-    "' OR 1=1 --",
-    '${jndi:ldap://x}',
-    '__proto__',
-    'constructor',
-    'null',
-    'undefined',
-    'NaN',
-    '1e309',
-    '-1',
-    '0x10',
-    '3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b',
-    'DPK_' + 'A'.repeat(40),
-  ),
-  fc.integer({ min: 200, max: 2500 }).map((n) => 'x'.repeat(n)),
+  { arbitrary: fc.string(), weight: 3 },
+  { arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }), weight: 2 },
+  { arbitrary: fc.string({ unit: 'binary', maxLength: 40 }), weight: 2 },
+  {
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\u0000',
+      '\u202e',
+      '\ud800',
+      '💥🎮',
+      '%00',
+      '%E0%A4%A',
+      '../../etc/passwd',
+      '<script>alert(1)</script>',
+      "' OR 1=1 --",
+      '${jndi:ldap://x}',
+      '__proto__',
+      'constructor',
+      'null',
+      'undefined',
+      'NaN',
+      '1e309',
+      '-1',
+      '0x10',
+      '3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b',
+      'DPK_' + 'A'.repeat(40),
+    ),
+    weight: 3,
+  },
+  { arbitrary: fc.integer({ min: 200, max: 2500 }).map((n) => 'x'.repeat(n)), weight: 1 },
 );
 
 /** Values of any JSON type, with the boundary numbers ids meet. */
@@ -140,9 +143,25 @@ export const headerValue: fc.Arbitrary<string> = fc.string({
 /** Extra query parameters: repeated names, arrays, unicode, raw malformed escapes, long values. */
 export const extraQuery: fc.Arbitrary<FuzzRequest['query']> = fc.array(
   fc.oneof(
-    fc.tuple(fc.constantFrom('action', 'token', 'org_id', 'id', 'key_id', 'cursor', 'limit', 'session_token', 'token[]', 'a'), weirdString),
-    fc.constantFrom({ raw: '%zz' }, { raw: 'token=%E0%A4%A' }, { raw: '&&&' }, { raw: '=' }, { raw: 'action' }, { raw: 'x=1=2' }),
-    fc.integer({ min: 1000, max: 4000 }).map((n) => ['pad', 'p'.repeat(n)] as const),
+    {
+      arbitrary: fc.tuple(
+        fc.constantFrom('action', 'token', 'org_id', 'id', 'key_id', 'cursor', 'limit', 'session_token', 'token[]', 'a'),
+        weirdString,
+      ),
+      weight: 4,
+    },
+    {
+      arbitrary: fc.constantFrom(
+        { raw: '%zz' },
+        { raw: 'token=%E0%A4%A' },
+        { raw: '&&&' },
+        { raw: '=' },
+        { raw: 'action' },
+        { raw: 'x=1=2' },
+      ),
+      weight: 2,
+    },
+    { arbitrary: fc.integer({ min: 1000, max: 4000 }).map((n) => ['pad', 'p'.repeat(n)] as const), weight: 1 },
   ),
   { maxLength: 3 },
 );

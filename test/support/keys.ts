@@ -50,7 +50,12 @@ export async function auditOfKey(stack: Stack, keyId: number): Promise<AuditReco
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await stack.services.client.send(
-      new ScanCommand({ TableName: 'audit', FilterExpression: 'key_id = :k', ExpressionAttributeValues: { ':k': keyId }, ExclusiveStartKey }),
+      new ScanCommand({
+        TableName: 'audit',
+        FilterExpression: 'key_id = :k',
+        ExpressionAttributeValues: { ':k': keyId },
+        ExclusiveStartKey,
+      }),
     );
     items.push(...((page.Items ?? []) as AuditRecord[]));
     ExclusiveStartKey = page.LastEvaluatedKey;

@@ -1,0 +1,31 @@
+/**
+ * `Idempotency-Key` on the MCP endpoint: a `tools/call` of a tool that creates something
+ * (`create_session`) is idempotent per API key exactly as REST create-session is. The stored answer
+ * is the JSON-RPC response; a replay carries the id of the request it answers. Any other message
+ * ignores the header (listing and reading are safe to repeat anyway).
+ */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { IdempotentCall } from '../http/idempotency.js';
+import type { McpRequestBody } from '../schemas/mcp.js';
+
+/** Tools whose calls honour `Idempotency-Key`. */
+export const IDEMPOTENT_TOOLS: ReadonlySet<string> = new Set(['create_session']);
+
+/** The idempotency of an MCP message: for a call of an idempotent tool, keyed by tool, matched on its arguments. */
+export function idempotentToolCall(message: McpRequestBody): IdempotentCall | undefined {
+  const name = message.params?.name;
+  if (message.method !== 'tools/call' || typeof name !== 'string' || !IDEMPOTENT_TOOLS.has(name)) return undefined;
+  return {
+    namespace: `mcp:${name}`,
+    payload: message.params?.arguments ?? {},
+    replay: (stored) => withRequestId(stored, message.id),
+  };
+}
+
+/** A stored JSON-RPC answer, re-addressed to the request it now answers (a retry may use another id). */
+function withRequestId(stored: APIGatewayProxyStructuredResultV2, id: McpRequestBody['id']): APIGatewayProxyStructuredResultV2 {
+  if (id === undefined || typeof stored.body !== 'string') return stored;
+  const parsed: unknown = JSON.parse(stored.body);
+  if (typeof parsed !== 'object' || parsed === null || !('jsonrpc' in parsed)) return stored;
+  return { ...stored, body: JSON.stringify({ ...parsed, id }) };
+}

@@ -1,0 +1,248 @@
+/**
+ * `Idempotency-Key` on create-session over HTTP: a retry with the same key and body replays the
+ * stored answer (same token, `Idempotent-Replayed: true`) and mints, counts and audits nothing; the
+ * same key with another body is 422; a duplicate while the first runs is 409 with Retry-After; a 5xx
+ * or a 429 is not stored; keys are scoped to the API key; a replay still needs a valid key.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { routes, type DataAccess } from '../../shared/routes.js';
+import {
+  auditOfKey,
+  createTestKey,
+  putKeyRecord,
+  startOfNextMinute,
+  tokensOfKey,
+  UNLIMITED,
+  windowCounts,
+  type TestKey,
+} from '../support/keys.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+import { describeStages, RoundTripRecorder, stageCount } from '../support/round-trips.js';
+
+let stack: Stack;
+const recorder = new RoundTripRecorder();
+
+/** Injected behaviour of the next DynamoDB call matching `table:Action`: fail it, or hold it until released. */
+const faults = new Map<string, { fail: true } | { hold: Promise<void>; reached: () => void }>();
+/** `table:Action` of every call the create-session requests of this file made. */
+const used = new Set<string>();
+
+beforeAll(async () => {
+  stack = await startStack();
+  recorder.attach(stack.services.client);
+  stack.services.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const table = (args.input as { TableName?: string }).TableName;
+      // Document-client commands (`PutCommand`) and low-level ones (`PutItemCommand`) under one IAM name.
+      const action = `${table}:${(context.commandName ?? '').replace(/Command$/, '').replace(/^(Get|Put|Update|Delete)$/, '$1Item')}`;
+      used.add(action);
+      const fault = faults.get(action);
+      if (fault) {
+        faults.delete(action);
+        if ('fail' in fault) throw Object.assign(new Error('injected fault'), { name: 'InjectedFault' });
+        fault.reached();
+        await fault.hold;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'idempotencyFaults' },
+  );
+});
+afterAll(() => stack.stop());
+
+const create = (key: TestKey, body: unknown, idempotencyKey?: string) =>
+  stack.post('create-session', body, {
+    'x-api-key': key.raw,
+    ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+  });
+
+let n = 0;
+const freshKey = () => `retry-${++n}-${Math.random().toString(36).slice(2)}`;
+
+/** Hold the next call of `table:Action` until the returned release is called. */
+function holdNext(action: string): { reached: Promise<void>; release: () => void } {
+  let release!: () => void;
+  let reached!: () => void;
+  const hold = new Promise<void>((r) => (release = r));
+  const reachedP = new Promise<void>((r) => (reached = r));
+  faults.set(action, { hold, reached });
+  return { reached: reachedP, release };
+}
+
+describe('Idempotency-Key on create-session', () => {
+  test('a retry returns the identical answer, marked replayed; one token, one count, one audit record', async () => {
+    startOfNextMinute(stack);
+    const key = await createTestKey(stack);
+    const idem = freshKey();
+    const body = { game_id: 101, external_ref: 'order-1' };
+    const first = await create(key, body, idem);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await create(key, body, idem);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    // The original's rate-limit headers, not a new count.
+    expect(again.headers.get('ratelimit')).toBe(first.headers.get('ratelimit'));
+    expect(again.headers.get('ratelimit-policy')).toBe(first.headers.get('ratelimit-policy'));
+    expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
+    expect(await windowCounts(stack, key.record)).toEqual({ minute: 1, day: 1 });
+    expect((await auditOfKey(stack, key.record.id)).filter((r) => r.action === 'create-session')).toHaveLength(1);
+  });
+
+  test('the same key with a different body: 422, nothing minted or counted', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const idem = freshKey();
+    expect((await create(key, { game_id: 101 }, idem)).status).toBe(200);
+    const counts = await windowCounts(stack, key.record);
+    const other = await create(key, { game_id: 102 }, idem);
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual({ success: false, error: 'Idempotency-Key was already used with a different request body' });
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
+    expect(await windowCounts(stack, key.record)).toEqual(counts);
+  });
+
+  test('a duplicate while the first is still running: 409 with Retry-After; afterwards the first answer is replayed', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const idem = freshKey();
+    const held = holdNext('tokens:PutItem');
+    const first = create(key, { game_id: 101 }, idem);
+    await held.reached;
+    const duplicate = await create(key, { game_id: 101 }, idem);
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.headers.get('retry-after')).toBe('1');
+    expect(duplicate.body).toEqual({ success: false, error: 'A request with this Idempotency-Key is still in progress; retry shortly' });
+    held.release();
+    const done = await first;
+    expect(done.status).toBe(200);
+    const later = await create(key, { game_id: 101 }, idem);
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    expect(later.body.data.token).toBe(done.body.data.token);
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
+  });
+
+  test('a 5xx is not stored: the retry runs again and succeeds, and that answer is the one replayed', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const idem = freshKey();
+    faults.set('tokens:PutItem', { fail: true });
+    const failed = await create(key, { game_id: 101 }, idem);
+    expect(failed.status).toBe(500);
+    const retry = await create(key, { game_id: 101 }, idem);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    const replay = await create(key, { game_id: 101 }, idem);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.data.token).toBe(retry.body.data.token);
+  });
+
+  test('a 429 is not stored: once the window resets, the same key runs', async () => {
+    startOfNextMinute(stack);
+    const key = await createTestKey(stack, { rate_limit_per_minute: 1 });
+    expect((await create(key, { game_id: 101 })).status).toBe(200);
+    const idem = freshKey();
+    const limited = await create(key, { game_id: 101 }, idem);
+    expect(limited.status).toBe(429);
+    stack.clock.advance(60_000);
+    const later = await create(key, { game_id: 101 }, idem);
+    expect(later.status).toBe(200);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  test('a refusal the request caused (403 out of scope) is stored and replayed, counted once', async () => {
+    startOfNextMinute(stack);
+    const key = await createTestKey(stack, { allowed_game_ids: [102] });
+    const idem = freshKey();
+    const refused = await create(key, { game_id: 101 }, idem);
+    expect(refused.status).toBe(403);
+    const again = await create(key, { game_id: 101 }, idem);
+    expect(again.status).toBe(403);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(refused.body);
+    expect(await windowCounts(stack, key.record)).toEqual({ minute: 1, day: 1 });
+  });
+
+  test('scoped to the API key: another key with the same Idempotency-Key mints its own token', async () => {
+    const [a, b] = [await createTestKey(stack, UNLIMITED), await createTestKey(stack, UNLIMITED)];
+    const idem = freshKey();
+    const first = await create(a, { game_id: 101 }, idem);
+    const other = await create(b, { game_id: 101 }, idem);
+    expect(other.status).toBe(200);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(other.body.data.token).not.toBe(first.body.data.token);
+  });
+
+  test('a replay still needs a valid key: revoked is 401', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const idem = freshKey();
+    expect((await create(key, { game_id: 101 }, idem)).status).toBe(200);
+    await putKeyRecord(stack, { ...key.record, is_active: false });
+    const replay = await create(key, { game_id: 101 }, idem);
+    expect(replay.status).toBe(401);
+    expect(replay.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  test('a key that fails authentication stores nothing: a valid retry runs', async () => {
+    const key = await createTestKey(stack, { ...UNLIMITED, expires_at: new Date(stack.clock.now() + 60_000).toISOString() });
+    const idem = freshKey();
+    stack.clock.advance(61_000);
+    expect((await create(key, { game_id: 101 }, idem)).status).toBe(401);
+    await putKeyRecord(stack, { ...key.record, expires_at: null });
+    const retry = await create(key, { game_id: 101 }, idem);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  test.each([
+    ['empty', ''],
+    ['longer than 255', 'k'.repeat(256)],
+    ['not printable ASCII', 'clé-é'],
+  ])('an invalid header (%s): 400 naming it, nothing minted', async (_case, value) => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const res = await create(key, { game_id: 101 }, value);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: 'Idempotency-Key: must be 1 to 255 printable ASCII characters' });
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(0);
+  });
+
+  test('255 printable characters (spaces and symbols included) are accepted', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const value = `a b~!{}"'`.padEnd(255, 'x');
+    expect((await create(key, { game_id: 101 }, value)).status).toBe(200);
+    expect((await create(key, { game_id: 101 }, value)).headers.get('idempotent-replayed')).toBe('true');
+  });
+});
+
+describe('round trips and data access with Idempotency-Key', () => {
+  test('first call: the claim rides with authentication; a replay writes nothing and takes at most 2 stages', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const idem = freshKey();
+    await create(key, { game_id: 101 }); // warm: the key's use stamp and the catalog cache
+    const first = await recorder.measure(() => create(key, { game_id: 101 }, idem));
+    expect(first.value.status).toBe(200);
+    expect(describeStages(first.calls)).toMatch(/^[^|]*PutItem idempotency[^|]*\|/);
+    expect(stageCount(first.calls)).toBe(3);
+
+    const replay = await recorder.measure(() => create(key, { game_id: 101 }, idem));
+    expect(replay.value.headers.get('idempotent-replayed')).toBe('true');
+    expect(stageCount(replay.calls)).toBeLessThanOrEqual(2);
+    const writes = replay.calls.filter((c) => c.action !== 'GetItem' && !(c.action === 'PutItem' && c.error));
+    expect(writes).toEqual([]);
+  });
+
+  test('without the header nothing touches the idempotency table', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    await create(key, { game_id: 101 });
+    const { calls } = await recorder.measure(() => create(key, { game_id: 101 }));
+    expect(calls.filter((c) => c.table === 'idempotency')).toEqual([]);
+    expect(stageCount(calls)).toBe(2);
+  });
+
+  test('every action on the idempotency table is declared for create-session, and every declared one was used', () => {
+    const declared = ((routes.find((r) => r.operation === 'create-session')!.data as DataAccess).idempotency ?? []).map(
+      (a) => `idempotency:${a}`,
+    );
+    expect([...used].filter((a) => a.startsWith('idempotency:')).sort()).toEqual([...declared].sort());
+  });
+});
