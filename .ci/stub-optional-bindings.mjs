@@ -3,6 +3,7 @@
 // Adds lock entries for optional platform bindings the local registry does not serve, so that
 // `npm ci` skips them by os/cpu instead of rejecting the lock as out of sync.
 import { readFileSync, writeFileSync } from 'node:fs';
+import process from 'node:process';
 const file = process.argv[2];
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const parent = lock.packages['node_modules/unrs-resolver'];
@@ -17,6 +18,8 @@ for (const [name, version] of Object.entries(parent.optionalDependencies)) {
   lock.packages[key] = { version, dev: true, license: 'MIT', optional: true, os: [os], cpu: [cpu] };
   added++;
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 writeFileSync(file, JSON.stringify(lock, null, 2) + '\n');
-console.log(`added ${added} stub entries`);
+process.stdout.write(`added ${added} stub entries\n`);
