@@ -89,31 +89,14 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore {
     return this.updatePlayable(kind, id, { require_session_token: required });
   }
 
-  /** Change a playable's mutable fields (`name`, `require_session_token`). */
+  /** Change a playable's mutable fields (`name`, `require_session_token`); returns it as it is now. */
   async updatePlayable(
     kind: Playable['kind'],
     id: number,
     changes: Partial<Pick<Playable, 'name' | 'require_session_token'>>,
   ): Promise<Playable | undefined> {
-    const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return this.getPlayable(kind, id);
-    try {
-      const { Attributes } = await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: playableKey(kind, id),
-          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-          ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toPlayable(Attributes!);
-    } catch (error) {
-      if (isConditionalFailure(error)) return undefined;
-      throw error;
-    }
+    if (Object.values(changes).every((v) => v === undefined)) return this.getPlayable(kind, id);
+    return this.setFields(kind, id, changes, undefined, 'ALL_NEW');
   }
 
   /**
@@ -121,6 +104,18 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore {
    * @returns the playable as it was before the change, or undefined when absent from that org
    */
   async updateInOrg(kind: Playable['kind'], id: number, orgId: number, changes: PlayableChanges): Promise<Playable | undefined> {
+    // The previous version: the caller knows the new one, and needs the old one to undo.
+    return this.setFields(kind, id, changes, orgId, 'ALL_OLD');
+  }
+
+  /** One conditional update of a playable's fields; undefined when it is absent (from `orgId`). */
+  private async setFields(
+    kind: Playable['kind'],
+    id: number,
+    changes: PlayableChanges,
+    orgId: number | undefined,
+    returnValues: 'ALL_NEW' | 'ALL_OLD',
+  ): Promise<Playable | undefined> {
     const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
     try {
       const { Attributes } = await this.options.client.send(
@@ -128,11 +123,13 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore {
           TableName: this.options.tableName,
           Key: playableKey(kind, id),
           UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk) AND org_id = :org',
+          ConditionExpression: orgId === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND org_id = :org',
           ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-          ExpressionAttributeValues: { ':org': orgId, ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])) },
-          // The previous version: the caller knows the new one, and needs the old one to undo.
-          ReturnValues: 'ALL_OLD',
+          ExpressionAttributeValues: {
+            ...(orgId === undefined ? {} : { ':org': orgId }),
+            ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+          },
+          ReturnValues: returnValues,
         }),
       );
       return toPlayable(Attributes!);
