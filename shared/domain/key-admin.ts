@@ -78,7 +78,7 @@ interface AdminCall {
 }
 
 /** The properties an update may carry, in the order the audit record lists them. */
-const CHANGEABLE = [
+export const CHANGEABLE_KEY_PROPERTIES = [
   'is_active',
   'name',
   'description',
@@ -154,7 +154,9 @@ export class KeyAdmin {
     this.assertFuture(input.expires_at, this.deps.clock.now());
     const c: AdminCall = { admin, orgId: input.org_id, call, action: 'update-key' };
     const key = await this.find(c, input.id);
-    const changes: KeyChanges = Object.fromEntries(CHANGEABLE.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]));
+    const changes: KeyChanges = Object.fromEntries(
+      CHANGEABLE_KEY_PROPERTIES.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]),
+    );
     if (changes.mcp_scopes) Object.assign(changes, { mcp_scopes: unique(changes.mcp_scopes) });
     const updated = await this.audited(c, key, Object.keys(changes), () =>
       this.deps.keys.update(key, changes, isoTime(this.deps.clock.now())),

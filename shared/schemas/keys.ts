@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { MCP_SCOPES } from '../domain/mcp-scopes.js';
 import { KEY_DEFAULTS } from '../domain/api-keys.js';
+import { CHANGEABLE_KEY_PROPERTIES } from '../domain/key-admin.js';
 import { Id, QueryId, Timestamp } from './common.js';
 
 /** Upper bounds of key settings (decisions: API keys). */
@@ -65,19 +66,6 @@ export const CreateKeyBody = z
   .meta({ id: 'CreateApiKeyRequest' });
 export type CreateKeyBody = z.output<typeof CreateKeyBody>;
 
-/** Properties an update may change, besides the key's address. */
-const UPDATABLE = [
-  'is_active',
-  'name',
-  'description',
-  'allowed_game_ids',
-  'allowed_stream_ids',
-  'rate_limit_per_minute',
-  'rate_limit_per_day',
-  'expires_at',
-  'mcp_scopes',
-] as const;
-
 export const UpdateKeyBody = z
   .object({
     id: Id,
@@ -93,8 +81,8 @@ export const UpdateKeyBody = z
     mcp_scopes: ifGiven(McpScopes),
   })
   // A body that changes nothing is most likely a misspelt property: refuse it rather than answer 200.
-  .refine((body) => UPDATABLE.some((field) => body[field] !== undefined), {
-    message: `at least one property to change is required (${UPDATABLE.join(', ')})`,
+  .refine((body) => CHANGEABLE_KEY_PROPERTIES.some((field) => body[field] !== undefined), {
+    message: `at least one property to change is required (${CHANGEABLE_KEY_PROPERTIES.join(', ')})`,
   })
   .meta({ id: 'UpdateApiKeyRequest' });
 export type UpdateKeyBody = z.output<typeof UpdateKeyBody>;

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Org, Playable, Role, Tier } from '../domain/model.js';
 import type { CatalogStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
-import { isConditionalFailure, type StoreOptions } from './dynamo-client.js';
+import { isConditionalFailure, queryItems, type StoreOptions } from './dynamo-client.js';
 
 /**
  * The organization catalog (single table): `ORG#<id>/ORG` for an org, `ORG#<id>/MEMBER#<sub>` for a
@@ -33,22 +33,13 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore {
 
   /** The games and streams of an organization. */
   async listPlayables(orgId: number, kind?: Playable['kind']): Promise<Playable[]> {
-    const items: Playable[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.options.client.send(
-        new QueryCommand({
-          TableName: this.options.tableName,
-          IndexName: 'by_org',
-          KeyConditionExpression: kind ? 'gsi1pk = :org AND begins_with(gsi1sk, :kind)' : 'gsi1pk = :org',
-          ExpressionAttributeValues: { ':org': `ORG#${orgId}`, ...(kind ? { ':kind': `${kind.toUpperCase()}#` } : {}) },
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...(page.Items ?? []).map(toPlayable));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
+    const items = await queryItems(this.options.client, {
+      TableName: this.options.tableName,
+      IndexName: 'by_org',
+      KeyConditionExpression: kind ? 'gsi1pk = :org AND begins_with(gsi1sk, :kind)' : 'gsi1pk = :org',
+      ExpressionAttributeValues: { ':org': `ORG#${orgId}`, ...(kind ? { ':kind': `${kind.toUpperCase()}#` } : {}) },
+    });
+    return items.map(toPlayable);
   }
 
   /** Create or replace an organization. */

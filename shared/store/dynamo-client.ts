@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { Overloaded } from '../domain/errors.js';
 
 /** What every DynamoDB adapter's constructor takes. */
@@ -141,4 +141,21 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
     { step: 'initialize', priority: 'low', name: 'retrySafely' },
   );
   return client;
+}
+
+/**
+ * Every item a Query matches, page after page (the SDK's paginator), stopping early once more than
+ * `limit` items were read (callers that cut a result short need not read the rest).
+ */
+export async function queryItems(
+  client: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  limit = Infinity,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateQuery({ client }, input)) {
+    items.push(...(page.Items ?? []));
+    if (items.length > limit) break;
+  }
+  return items;
 }

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { Conflict, NotFound } from '../domain/errors.js';
 import type { ApiKeyRecord } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyStore } from '../domain/ports.js';
-import { idempotent, isConditionalFailure, type StoreOptions } from './dynamo-client.js';
+import { idempotent, isConditionalFailure, queryItems, type StoreOptions } from './dynamo-client.js';
 
 /** API keys in DynamoDB, keyed by the SHA-256 of the raw key. */
 export class DynamoKeyStore implements KeyStore, KeyAdminStore {
@@ -51,22 +51,13 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore {
   }
 
   async listByOrg(orgId: number): Promise<ApiKeyRecord[]> {
-    const keys: ApiKeyRecord[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.options.client.send(
-        new QueryCommand({
-          TableName: this.options.tableName,
-          IndexName: 'by_org',
-          KeyConditionExpression: 'org_id = :org',
-          ExpressionAttributeValues: { ':org': orgId },
-          ExclusiveStartKey,
-        }),
-      );
-      keys.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return keys;
+    const items = await queryItems(this.options.client, {
+      TableName: this.options.tableName,
+      IndexName: 'by_org',
+      KeyConditionExpression: 'org_id = :org',
+      ExpressionAttributeValues: { ':org': orgId },
+    });
+    return items as unknown as ApiKeyRecord[];
   }
 
   async findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined> {

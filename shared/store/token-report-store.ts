@@ -1,7 +1,7 @@
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenRecord } from '../domain/model.js';
 import type { TokenReportStore } from '../domain/ports.js';
-import type { StoreOptions } from './dynamo-client.js';
+import { queryItems, type StoreOptions } from './dynamo-client.js';
 import { orgDay, toRecord } from './token-store.js';
 
 /** BatchGetItem reads at most this many keys per request. */
@@ -20,23 +20,18 @@ export class DynamoTokenReportStore implements TokenReportStore {
   constructor(private readonly options: StoreOptions) {}
 
   async tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]> {
-    const tokens: string[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.options.client.send(
-        new QueryCommand({
-          TableName: this.options.tableName,
-          IndexName: 'by_org_day',
-          KeyConditionExpression: 'org_day = :day',
-          ExpressionAttributeValues: { ':day': orgDay(orgId, day) },
-          ExclusiveStartKey,
-        }),
-      );
-      tokens.push(...(page.Items ?? []).map((item) => item.token as string));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-      // Past the limit the report is cut short anyway: stop paging.
-    } while (ExclusiveStartKey && tokens.length <= limit);
-    return tokens;
+    // Past the limit the report is cut short anyway: stop paging.
+    const items = await queryItems(
+      this.options.client,
+      {
+        TableName: this.options.tableName,
+        IndexName: 'by_org_day',
+        KeyConditionExpression: 'org_day = :day',
+        ExpressionAttributeValues: { ':day': orgDay(orgId, day) },
+      },
+      limit,
+    );
+    return items.map((item) => item.token as string);
   }
 
   async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {
