@@ -1,3 +1,4 @@
+import { playServices } from '../shared/compose/play.js';
 import { page } from '../shared/http/page.js';
 import { servePlay } from '../shared/http/play-requests.js';
 
@@ -6,4 +7,4 @@ import { servePlay } from '../shared/http/play-requests.js';
  * (`?session_token=` when the game or stream requires one; HTML), and POST /play/session (the
  * page's script trades the session it has just consumed for the play cookie).
  */
-export const handler = page(servePlay);
+export const handler = page(servePlay, playServices);

@@ -10,14 +10,15 @@ import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/v4/core';
+import type { BearerServices } from '../compose/admin.js';
+import type { IdempotencyServices } from '../compose/idempotency.js';
 import type { AdminIdentity } from '../domain/admin-access.js';
 import { InvalidInput, PayloadTooLarge } from '../domain/errors.js';
 import { DIRECT, type OnceGate } from '../domain/idempotency.js';
 import { keyCredential, type KeyCredential } from '../domain/key-calls.js';
 import type { CallContext } from '../domain/model.js';
 import { routes, type OperationName } from '../routes.js';
-import { services, type Services } from '../services.js';
 import { jsonResponse, rateLimitHeaders } from './envelope.js';
 import { errorResponse } from './errors.js';
 import { idempotencyKeyOf, idempotentGate, replayable, type IdempotentCall } from './idempotency.js';
@@ -32,7 +33,12 @@ export const MAX_BODY_BYTES = 64 * 1024;
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 type AuthOf<Op extends OperationName> = Extract<(typeof routes)[number], { operation: Op }>['auth'];
-type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Out<S> = S extends z.$ZodType ? z.output<S> : undefined;
+/** How a key-authenticated operation's calls become idempotent (see {@link OperationSpec.idempotent}). */
+type Idempotency<B> = true | ((body: Out<B>) => IdempotentCall | undefined);
+/** What the bundle itself takes from an operation's services: the verifier of bearer routes, the records of idempotent ones. */
+type BundleNeeds<Op extends OperationName, I> = (AuthOf<Op> extends 'bearer' ? BearerServices : unknown) &
+  (I extends undefined ? unknown : IdempotencyServices);
 
 /** The Lambda context with this request's call context attached by the bundle. */
 export interface ApiContext extends Context {
@@ -42,11 +48,12 @@ export interface ApiContext extends Context {
 }
 
 /** What an operation receives. */
-export type OperationInput<Op extends OperationName, B, Q> = {
+export type OperationInput<Op extends OperationName, B, Q, S> = {
   readonly body: B;
   readonly query: Q;
   readonly call: CallContext;
-  readonly services: Services;
+  /** The operation's part of the services ({@link OperationSpec.services}). */
+  readonly services: S;
   readonly event: Event;
   /** How the operation's work follows its authentication: once per `Idempotency-Key` when one is sent. */
   readonly once: OnceGate;
@@ -54,8 +61,13 @@ export type OperationInput<Op extends OperationName, B, Q> = {
   (AuthOf<Op> extends 'bearer' ? { readonly admin: AdminIdentity } : unknown);
 
 /** An operation's declaration. */
-export interface OperationSpec<Op extends OperationName, B, Q> {
+export interface OperationSpec<Op extends OperationName, B, Q, S, I extends Idempotency<B> | undefined> {
   readonly operation: Op;
+  /**
+   * The part of the services the operation uses (`shared/compose/`): the function's bundle carries
+   * only that part's code. Required for bearer routes (the verifier) and idempotent operations.
+   */
+  readonly services?: () => S & BundleNeeds<Op, I>;
   /** Schema of the JSON body; when set, a body is required and parsed. */
   readonly body?: B;
   /** Schema of the query string parameters. */
@@ -69,22 +81,30 @@ export interface OperationSpec<Op extends OperationName, B, Q> {
    * true for every call (the validated body is what a repeat must match), or a function choosing the
    * calls it applies to (undefined: the header is ignored) and what a repeat must match.
    */
-  readonly idempotent?: true | ((body: Out<B>) => IdempotentCall | undefined);
+  readonly idempotent?: I;
 }
 
 /** Wrap an operation into a Lambda handler for API Gateway HTTP API (payload v2) events. */
-export function api<Op extends OperationName, B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(
-  spec: OperationSpec<Op, B, Q>,
-  operation: (input: OperationInput<Op, Out<B>, Out<Q>>) => Promise<unknown>,
-) {
+export function api<
+  Op extends OperationName,
+  B extends z.$ZodType | undefined = undefined,
+  Q extends z.$ZodType | undefined = undefined,
+  S = undefined,
+  I extends Idempotency<B> | undefined = undefined,
+>(spec: OperationSpec<Op, B, Q, S, I>, operation: (input: OperationInput<Op, Out<B>, Out<Q>, S>) => Promise<unknown>) {
   const route = routes.find((r) => r.operation === spec.operation)!;
+  // The types demand the services where the bundle needs them; this catches a spec that omits them (at load).
+  if ((route.auth === 'bearer' || spec.idempotent) && !spec.services) {
+    throw new Error(`operation ${spec.operation} needs its services (a bearer verifier or idempotency records)`);
+  }
+  const needs = spec.services as (() => Partial<BearerServices & IdempotencyServices>) | undefined;
   const chain = middy<Event, Result, Error, ApiContext>()
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())
     .use(respond(spec.operation))
     .use(originVerify())
     .use(queryCap());
-  if (route.auth === 'bearer') chain.use(bearerAuth());
+  if (route.auth === 'bearer') chain.use(bearerAuth(() => needs!().bearer!));
   if (spec.body) chain.use(bodyCap()).use(httpJsonBodyParser());
 
   return chain.handler(async (event, context) => {
@@ -103,7 +123,7 @@ export function api<Op extends OperationName, B extends z.ZodType | undefined = 
       body,
       query: spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
       call,
-      services: services(),
+      services: spec.services?.(),
       event,
       credential,
       admin: context.admin,
@@ -112,12 +132,12 @@ export function api<Op extends OperationName, B extends z.ZodType | undefined = 
         idempotent === undefined
           ? DIRECT
           : idempotentGate(
-              services().stores.idempotency,
+              needs!().idempotency!,
               { namespace: idempotent.namespace, scope: credential!.keyHash, key: idempotencyKey!, payload: idempotent.payload },
               { call, raw: spec.raw === true, remainingMs: () => context.getRemainingTimeInMillis?.() ?? 10_000 },
             ),
     };
-    const outcome = await replayable(operation(input as OperationInput<Op, Out<B>, Out<Q>>), idempotent?.replay);
+    const outcome = await replayable(operation(input as OperationInput<Op, Out<B>, Out<Q>, S>), idempotent?.replay);
     if ('replayed' in outcome) return outcome.replayed;
     const data = outcome.data;
     if (spec.raw) return data as Result;
@@ -129,10 +149,10 @@ export function api<Op extends OperationName, B extends z.ZodType | undefined = 
  * Verify the admin's bearer token first, before the body is even parsed: a caller without a valid
  * token learns nothing else. Who they may act for is the domain's question (catalog membership).
  */
-function bearerAuth(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+function bearerAuth(bearer: () => BearerServices['bearer']): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     before: async ({ event, context }) => {
-      context.admin = await services().bearer.verify(event.headers.authorization);
+      context.admin = await bearer().verify(event.headers.authorization);
     },
   };
 }

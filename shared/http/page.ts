@@ -14,7 +14,6 @@ import { randomBytes } from 'node:crypto';
 import { NotFound } from '../domain/errors.js';
 import type { CallContext } from '../domain/model.js';
 import { originPath, routes, type RouteDefinition } from '../routes.js';
-import { services, type Services } from '../services.js';
 import { bodyCap, respond, type ApiContext } from './api.js';
 import { errorOutcome } from './errors.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
@@ -25,7 +24,7 @@ type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
 /** What a page function receives. */
-export interface PageInput {
+export interface PageInput<S> {
   /** The routes-table row this request came in on (one function serves several). */
   readonly route: RouteDefinition;
   readonly params: Record<string, string | undefined>;
@@ -34,7 +33,8 @@ export interface PageInput {
   /** The parsed JSON body of a POST (validate it with `parseWith`); undefined for a GET. */
   readonly body: unknown;
   readonly call: CallContext;
-  readonly services: Services;
+  /** The page function's part of the services (`shared/compose/`). */
+  readonly services: S;
 }
 
 /** A page to render: its status, document parts (the nonce is the bundle's) and framing policy. */
@@ -47,7 +47,7 @@ export interface PageView extends Omit<DocumentParts, 'nonce'> {
 }
 
 /** Wrap a page function into a Lambda handler for API Gateway HTTP API (payload v2) events. */
-export function page(serve: (input: PageInput) => Promise<Result>) {
+export function page<S>(serve: (input: PageInput<S>) => Promise<Result>, services: () => S) {
   return middy<Event, Result, Error, ApiContext>()
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())

@@ -8,6 +8,7 @@ import type { IssuedPass } from '../domain/play.js';
 import { API_PATH, routes, type OperationName } from '../routes.js';
 import { QueryId } from '../schemas/common.js';
 import { PlaySessionBody } from '../schemas/play.js';
+import type { PlayServices } from '../compose/play.js';
 import { htmlResponse, noContent, type PageInput } from './page.js';
 import { playView, type PageShape } from './play-views.js';
 import { parseWith } from './validation.js';
@@ -27,7 +28,7 @@ const ENDPOINTS = {
 };
 
 /** Serve one request of the play-page function. */
-export async function servePlay(input: PageInput): Promise<APIGatewayProxyStructuredResultV2> {
+export async function servePlay(input: PageInput<PlayServices>): Promise<APIGatewayProxyStructuredResultV2> {
   const { route, params, query, cookies, body, services } = input;
   const secure = new URL(services.env.PUBLIC_BASE_URL).protocol === 'https:';
   const shape = SHAPES[route.operation as OperationName];

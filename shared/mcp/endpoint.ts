@@ -22,7 +22,7 @@ import type { KeyCredential } from '../domain/key-calls.js';
 import { isMcpScope, type McpScope } from '../domain/mcp-scopes.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { McpRequestBody } from '../schemas/mcp.js';
-import type { Services } from '../services.js';
+import type { McpServices } from '../compose/mcp.js';
 import { RequestMeter } from './metering.js';
 import { buildMcpServer } from './server.js';
 import type { McpTool } from './tool.js';
@@ -50,7 +50,7 @@ interface ToolCall {
 /** Serve one MCP request; the answer is the transport's own HTTP response. */
 export async function serveMcp(
   request: McpHttpRequest,
-  services: Services,
+  services: McpServices,
   once: OnceGate = DIRECT,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   assertStreamableHttp(request.headers);
@@ -64,7 +64,7 @@ export async function serveMcp(
 /** Everything after authentication: scopes, the transport's answer, metering. */
 async function serveAuthenticated(
   request: McpHttpRequest,
-  services: Services,
+  services: McpServices,
   key: ApiKeyRecord,
   toolCall: ToolCall | undefined,
   prefetched: Promise<unknown>,
@@ -111,7 +111,7 @@ function toolCallOf(message: McpRequestBody): ToolCall | undefined {
 }
 
 /** Start the called tool's prefetch when its arguments are valid (the SDK refuses them otherwise). */
-function prefetch(toolCall: ToolCall | undefined, services: Services): Promise<unknown> {
+function prefetch(toolCall: ToolCall | undefined, services: McpServices): Promise<unknown> {
   const parsed = toolCall?.tool?.prefetch ? toolCall.tool.input.safeParse(toolCall.args) : undefined;
   if (!parsed?.success) return Promise.resolve(undefined);
   const reading = toolCall!.tool!.prefetch!(parsed.data, services);

@@ -2,14 +2,14 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { McpScope } from '../domain/mcp-scopes.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
-import type { Services } from '../services.js';
+import type { McpServices } from '../compose/mcp.js';
 import type { RequestMeter } from './metering.js';
 
 /** What a tool works with during one request. */
 export interface ToolContext<Prefetched = unknown> {
   readonly key: ApiKeyRecord;
   readonly call: CallContext;
-  readonly services: Services;
+  readonly services: McpServices;
   /** Counts and audits the request; a tool meters it exactly once, with its main write or read. */
   readonly meter: RequestMeter;
   /** What the tool's `prefetch` read alongside authentication (undefined when it has none). */
@@ -38,7 +38,7 @@ export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * Reads that need only the arguments, started alongside authentication so that the tool's metered
    * stage follows it directly (create_session: the game or stream, as REST reads it).
    */
-  prefetch?(args: z.output<I>, services: Services): Promise<Prefetched>;
+  prefetch?(args: z.output<I>, services: McpServices): Promise<Prefetched>;
   /** Do the work; meter the request exactly once (`context.meter`). Domain errors become tool errors. */
   run(args: z.output<I>, context: ToolContext<Prefetched>): Promise<ToolAnswer<z.output<O>>>;
 }
@@ -56,6 +56,6 @@ export function reading<T>(read: () => Promise<T>): { run: () => Promise<T>; und
 }
 
 /** The public base URL without a trailing slash, for play links. */
-export function baseUrl(services: Services): string {
+export function baseUrl(services: McpServices): string {
   return services.env.PUBLIC_BASE_URL.replace(/\/+$/, '');
 }

@@ -7,7 +7,7 @@
 import type { McpScope } from '../../domain/mcp-scopes.js';
 import type { Playable } from '../../domain/model.js';
 import { NoArgs, PlayableSchemas } from '../../schemas/mcp.js';
-import type { Services } from '../../services.js';
+import type { McpServices } from '../../compose/mcp.js';
 import { baseUrl, reading, type McpTool } from '../tool.js';
 
 /** The list, get and update tools of games or of streams. */
@@ -15,7 +15,7 @@ export function catalogTools(kind: Playable['kind']): McpTool[] {
   const idField = kind === 'game' ? 'game_id' : 'stream_id';
   const plural = kind === 'game' ? 'games' : 'streams';
   const schemas = PlayableSchemas[kind];
-  const view = (p: Playable, services: Services) => ({
+  const view = (p: Playable, services: McpServices) => ({
     [idField]: p.id,
     name: p.name,
     require_session_token: p.require_session_token,

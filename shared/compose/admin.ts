@@ -1,0 +1,38 @@
+/** The key-management part: admins' bearer tokens, key administration and the audit log. */
+import { createBearerVerifier, type BearerVerifier } from '../auth/jwt.js';
+import { AdminAccess } from '../domain/admin-access.js';
+import { AuditLog } from '../domain/audit-log.js';
+import { BlockIdAllocator } from '../domain/ids.js';
+import { KeyAdmin } from '../domain/key-admin.js';
+import { logger } from '../http/logger.js';
+import { coreServices, part, type CoreServices } from './base.js';
+
+/** What a bearer-authenticated operation needs to authenticate its caller. */
+export interface BearerServices {
+  /** Verifies admins' bearer tokens; built once per container, so the JWKS is fetched once. */
+  readonly bearer: BearerVerifier;
+}
+
+/** What the key-management functions need. */
+export interface AdminServices extends CoreServices, BearerServices {
+  readonly keyAdmin: KeyAdmin;
+  readonly auditLog: AuditLog;
+}
+
+/** The key-management part of this container's services. */
+export const adminServices = part((): AdminServices => {
+  const core = coreServices();
+  const { stores, clock, env } = core;
+  const access = new AdminAccess(stores.catalog);
+  const keyAdmin = new KeyAdmin({
+    access,
+    keys: stores.keys,
+    audit: stores.audit,
+    // Block size 1, as the seed uses: key ids stay dense and unique across containers.
+    keyIds: new BlockIdAllocator(stores.counters, 'key_id', 1),
+    clock,
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
+  });
+  return { ...core, bearer: createBearerVerifier(env), keyAdmin, auditLog: new AuditLog({ access, reader: stores.audit }) };
+});

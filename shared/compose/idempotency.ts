@@ -1,0 +1,22 @@
+/** The `Idempotency-Key` part: its records (Powertools' idempotency utility), for the functions that accept the header. */
+import { IdempotencyStore } from '../store/idempotency-store.js';
+import { coreServices, part } from './base.js';
+import { sessionServices, type SessionServices } from './sessions.js';
+
+/** What an idempotent operation needs besides its own services. */
+export interface IdempotencyServices {
+  /** `Idempotency-Key` records. */
+  readonly idempotency: IdempotencyStore;
+}
+
+/** The idempotency part of this container's services. */
+export const idempotencyServices = part((): IdempotencyServices => {
+  const { client, env } = coreServices();
+  return { idempotency: new IdempotencyStore({ client, tableName: env.IDEMPOTENCY_TABLE }) };
+});
+
+/** What create-session needs: the session part, with `Idempotency-Key` records. */
+export type IdempotentSessionServices = SessionServices & IdempotencyServices;
+
+/** The session part with idempotency records (create-session). */
+export const idempotentSessionServices = part((): IdempotentSessionServices => ({ ...sessionServices(), ...idempotencyServices() }));

@@ -1,0 +1,26 @@
+/** The MCP server's part: the session services, idempotency, and the catalog and report tools' domain. */
+import { OrgCatalog } from '../domain/org-catalog.js';
+import { SessionReports } from '../domain/reports.js';
+import { part } from './base.js';
+import { idempotencyServices, type IdempotencyServices } from './idempotency.js';
+import { sessionServices, type SessionServices } from './sessions.js';
+
+/** What the MCP function needs. */
+export interface McpServices extends SessionServices, IdempotencyServices {
+  /** An organization's own games and streams (the catalog tools). */
+  readonly orgCatalog: OrgCatalog;
+  /** Session reports (the report tool). */
+  readonly reports: SessionReports;
+}
+
+/** The MCP part of this container's services. */
+export const mcpServices = part((): McpServices => {
+  const sessions = sessionServices();
+  const { stores, clock, env } = sessions;
+  return {
+    ...sessions,
+    ...idempotencyServices(),
+    orgCatalog: new OrgCatalog(stores.catalog),
+    reports: new SessionReports({ store: stores.tokenReports, clock, tokenRetentionDays: env.TOKEN_RETENTION_DAYS }),
+  };
+});

@@ -1,0 +1,34 @@
+/** The play pages' part. */
+import { PlayPages } from '../domain/play.js';
+import { PlayPassSigner } from '../domain/play-pass.js';
+import { coreServices, part, type CoreServices } from './base.js';
+
+/** A play session (refreshes keep playing) lasts this long after the token is consumed. */
+const PLAY_PASS_SECONDS = 4 * 3600;
+/** The page asks for its play pass right after consuming; later than this it is refused. */
+const PLAY_PASS_EXCHANGE_SECONDS = 60;
+
+/** What the play-page function needs. */
+export interface PlayServices extends CoreServices {
+  readonly play: PlayPages;
+}
+
+/** The play part of this container's services. */
+export const playServices = part((): PlayServices => {
+  const core = coreServices();
+  const { stores, clock, env } = core;
+  const play = new PlayPages({
+    catalog: stores.catalog,
+    tokens: stores.tokens,
+    clock,
+    // Read at first use: open games play even where no secret is configured; tokened ones fail loudly.
+    passes: new PlayPassSigner(() => env.PLAY_COOKIE_SECRET ?? missingSecret()),
+    passSeconds: PLAY_PASS_SECONDS,
+    exchangeWindowSeconds: PLAY_PASS_EXCHANGE_SECONDS,
+  });
+  return { ...core, play };
+});
+
+function missingSecret(): never {
+  throw new Error('PLAY_COOKIE_SECRET is not set: play pages cannot sign or check play cookies');
+}

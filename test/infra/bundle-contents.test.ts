@@ -1,0 +1,45 @@
+/**
+ * What each function's bundle carries: only the part of the services it names (`shared/compose/`).
+ * Built with the options CDK uses (the benchmark's mapping of `functionCode()`), reading esbuild's
+ * list of the modules that ended up in each bundle.
+ */
+import { describe, expect, test } from '@jest/globals';
+import { build } from 'esbuild';
+import { functionCode } from '../../infra/functions.js';
+import { cdkEsbuildOptions } from '../bench/cold-start.js';
+
+/** The modules of which a function's bundle contains code, as paths relative to the project. */
+async function bundledModules(name: string): Promise<string[]> {
+  const result = await build({ ...cdkEsbuildOptions(functionCode(name), `${name}.mjs`), write: false, metafile: true });
+  const inputs = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs);
+  return inputs.filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path);
+}
+
+const has = (modules: readonly string[], fragment: string) => modules.some((m) => m.includes(fragment));
+
+const DYNAMODB = 'node_modules/@aws-sdk/client-dynamodb/';
+const SESSIONS = 'shared/compose/sessions.ts';
+const IDEMPOTENCY = 'node_modules/@aws-lambda-powertools/idempotency/';
+const ADMIN = 'shared/compose/admin.ts';
+const JWT = 'node_modules/aws-jwt-verify/';
+const PLAY = 'shared/compose/play.ts';
+const MCP = 'node_modules/@modelcontextprotocol/';
+
+describe.each([
+  // function, what it must carry, what it must not
+  ['validate-session', [DYNAMODB, SESSIONS], [IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
+  ['consume-session', [DYNAMODB, SESSIONS], [IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
+  ['revoke-session', [DYNAMODB, SESSIONS], [IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
+  ['create-session', [DYNAMODB, SESSIONS, IDEMPOTENCY], [ADMIN, JWT, PLAY, MCP]],
+  ['keys-list', [DYNAMODB, ADMIN, JWT], [SESSIONS, IDEMPOTENCY, PLAY, MCP]],
+  ['audit-log', [DYNAMODB, ADMIN, JWT], [SESSIONS, IDEMPOTENCY, PLAY, MCP]],
+  ['play-page', [DYNAMODB, PLAY], [SESSIONS, IDEMPOTENCY, ADMIN, JWT, MCP]],
+  ['mcp', [DYNAMODB, SESSIONS, IDEMPOTENCY, MCP], [ADMIN, JWT, PLAY]],
+  ['openapi', [], [DYNAMODB, SESSIONS, IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
+] as const)('%s', (name, carries, lacks) => {
+  test(`carries ${carries.join(', ') || 'no service part'} and nothing else of the services`, async () => {
+    const modules = await bundledModules(name);
+    for (const fragment of carries) expect([fragment, has(modules, fragment)]).toEqual([fragment, true]);
+    for (const fragment of lacks) expect([fragment, has(modules, fragment)]).toEqual([fragment, false]);
+  });
+});
