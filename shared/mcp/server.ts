@@ -4,6 +4,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { DomainError, Forbidden, RateLimited, statusOf } from '../domain/errors.js';
 import type { McpScope } from '../domain/mcp-scopes.js';
 import { API_VERSION } from '../schemas/openapi.js';
@@ -17,6 +18,17 @@ const INSTRUCTIONS =
   'update_stream turn "Require API Session Token" on or off; get_session_report counts sessions per day.';
 
 /**
+ * The SDK validates JSON Schemas only for elicitation (asking the user for input), which this
+ * server never does. Its default validator builds an Ajv instance with every format for each
+ * server, i.e. for each request (about 0.14 ms here); this one is free and refuses loudly.
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => {
+    throw new Error('this server does not elicit: no JSON Schema validation is needed');
+  },
+};
+
+/**
  * The server for one request. Tools outside the key's scopes are not registered; only when this
  * request calls one by name (`called`) is a refusal registered in its place, so that the caller
  * learns which scope is missing instead of "not found".
@@ -24,7 +36,7 @@ const INSTRUCTIONS =
 export function buildMcpServer(context: ToolContext, granted: ReadonlySet<McpScope>, called: string | undefined): McpServer {
   const server = new McpServer(
     { name: 'game-session-token-service', title: 'Game Session Token Service', version: API_VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION },
   );
   for (const tool of TOOLS) {
     if (granted.has(tool.scope)) register(server, tool, context);

@@ -1,12 +1,13 @@
 /**
  * The stand-ins the Lambda bundles alias in (shared/bundle/, infra/functions.ts): the environment
- * credentials provider behaves like the SDK's `fromEnv`, and the `node:http` stand-in is Node's own
- * module. (test/infra/bundle.test.ts proves every bundle still loads and answers with them.)
+ * credentials provider behaves like the SDK's `fromEnv`, the `node:http` stand-in is Node's own
+ * module, and the event-stream stand-in refuses. (test/infra/bundle.test.ts proves every bundle still loads and answers with them.)
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
 import * as http from 'node:http';
 import { defaultProvider } from '../../shared/bundle/env-credentials.js';
 import standIn, { STATUS_CODES, request } from '../../shared/bundle/node-http.js';
+import { EventStreamSerde, eventStreamSerdeProvider } from '../../shared/bundle/no-event-streams.js';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -39,4 +40,9 @@ test('the node:http stand-in is Node’s module', () => {
   expect(STATUS_CODES).toBe(http.STATUS_CODES);
   expect(request).toBe(http.request);
   expect(standIn.Agent).toBe(http.Agent);
+});
+
+test('the event-stream stand-in refuses loudly, naming itself', () => {
+  expect(() => eventStreamSerdeProvider()).toThrow(/no-event-streams/);
+  expect(() => new EventStreamSerde()).toThrow(/no DynamoDB operation uses one/);
 });
