@@ -10,7 +10,7 @@ import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/v4/core';
 import type { AdminIdentity } from '../domain/admin-access.js';
 import { InvalidInput, PayloadTooLarge } from '../domain/errors.js';
 import { DIRECT, type OnceGate } from '../domain/idempotency.js';
@@ -32,7 +32,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 type AuthOf<Op extends OperationName> = Extract<(typeof routes)[number], { operation: Op }>['auth'];
-type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Out<S> = S extends z.$ZodType ? z.output<S> : undefined;
 
 /** The Lambda context with this request's call context attached by the bundle. */
 export interface ApiContext extends Context {
@@ -73,7 +73,7 @@ export interface OperationSpec<Op extends OperationName, B, Q> {
 }
 
 /** Wrap an operation into a Lambda handler for API Gateway HTTP API (payload v2) events. */
-export function api<Op extends OperationName, B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(
+export function api<Op extends OperationName, B extends z.$ZodType | undefined = undefined, Q extends z.$ZodType | undefined = undefined>(
   spec: OperationSpec<Op, B, Q>,
   operation: (input: OperationInput<Op, Out<B>, Out<Q>>) => Promise<unknown>,
 ) {
