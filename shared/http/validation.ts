@@ -1,11 +1,14 @@
-import { safeParse, type $ZodType, type output } from 'zod/v4/core';
+import { safeParse } from 'zod/mini';
+import type * as z from 'zod/v4/core';
 import { InvalidInput } from '../domain/errors.js';
+import '../schemas/locale.js';
 
 /**
  * Parse input with a zod schema; a failure is a 400 whose message names the field and the rule
- * (e.g. `external_ref: Too big: expected string to have <=255 characters`).
+ * (e.g. `external_ref: Too big: expected string to have <=255 characters`). Any zod 4 schema, classic
+ * or mini: the runtime schemas are zod/mini.
  */
-export function parseWith<S extends $ZodType>(schema: S, input: unknown, where: 'body' | 'query'): output<S> {
+export function parseWith<S extends z.$ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.output<S> {
   const result = safeParse(schema, input);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

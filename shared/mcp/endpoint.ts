@@ -16,6 +16,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { safeParse } from 'zod/mini';
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 import { DIRECT, type OnceGate } from '../domain/idempotency.js';
 import type { KeyCredential } from '../domain/key-calls.js';
@@ -112,7 +113,7 @@ function toolCallOf(message: McpRequestBody): ToolCall | undefined {
 
 /** Start the called tool's prefetch when its arguments are valid (the SDK refuses them otherwise). */
 function prefetch(toolCall: ToolCall | undefined, services: McpServices): Promise<unknown> {
-  const parsed = toolCall?.tool?.prefetch ? toolCall.tool.input.safeParse(toolCall.args) : undefined;
+  const parsed = toolCall?.tool?.prefetch ? safeParse(toolCall.tool.input, toolCall.args) : undefined;
   if (!parsed?.success) return Promise.resolve(undefined);
   const reading = toolCall!.tool!.prefetch!(parsed.data, services);
   // Awaited by the tool; if the request ends before (401, 403), its failure must not go unhandled.

@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+import type * as z from 'zod/v4/core';
 import type { McpScope } from '../domain/mcp-scopes.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { McpServices } from '../compose/mcp.js';
@@ -26,7 +26,7 @@ export interface ToolAnswer<T> {
  * One tool of the MCP server. Its scope decides who sees and may call it (deny-by-default); its zod
  * schemas are the tool's published input and output schemas and validate both.
  */
-export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, Prefetched = unknown> {
+export interface McpTool<I extends z.$ZodObject = z.$ZodObject, O extends z.$ZodObject = z.$ZodObject, Prefetched = unknown> {
   readonly name: string;
   readonly title: string;
   readonly description: string;
@@ -44,7 +44,7 @@ export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
 }
 
 /** Declare a tool (infers its schemas' types). */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject, Prefetched = undefined>(
+export function defineTool<I extends z.$ZodObject, O extends z.$ZodObject, Prefetched = undefined>(
   tool: McpTool<I, O, Prefetched>,
 ): McpTool<I, O, Prefetched> {
   return tool;

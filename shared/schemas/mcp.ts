@@ -4,79 +4,80 @@
  * tool. Tool schemas are inline objects (no component ids): a tool's `inputSchema` must be an
  * object schema, not a `$ref`. Session fields reuse the REST schemas, so both paths share their rules.
  */
-import * as z from 'zod';
-import { Id, SessionToken } from './common.js';
+import * as z from 'zod/mini';
+import { Id, SessionToken, withMeta } from './common.js';
 import { CreatedSession, CreateSessionFields, SessionView } from './sessions.js';
 
 /** One JSON-RPC 2.0 message (request or notification) of the MCP Streamable HTTP transport. */
-export const McpRequestBody = z
-  .looseObject({
+export const McpRequestBody = withMeta(
+  z.looseObject({
     jsonrpc: z.literal('2.0'),
-    id: z.union([z.string(), z.int()]).optional().meta({ description: 'Absent for a notification.' }),
-    method: z.string().min(1).max(128).optional().meta({ example: 'tools/call' }),
-    params: z.record(z.string(), z.unknown()).optional(),
-  })
-  .meta({
+    id: withMeta(z.optional(z.union([z.string(), z.int()])), { description: 'Absent for a notification.' }),
+    method: withMeta(z.optional(z.string().check(z.minLength(1), z.maxLength(128))), { example: 'tools/call' }),
+    params: z.optional(z.record(z.string(), z.unknown())),
+  }),
+  {
     id: 'McpMessage',
     description:
       'A JSON-RPC 2.0 message of the Model Context Protocol (Streamable HTTP, stateless): `initialize`, ' +
       '`tools/list`, `tools/call`, notifications. One message per request (no batches).',
-  });
+  },
+);
 export type McpRequestBody = z.output<typeof McpRequestBody>;
 
 /** The JSON-RPC answer (documentation only: the MCP SDK writes it). */
-export const McpResponseBody = z
-  .looseObject({
+export const McpResponseBody = withMeta(
+  z.looseObject({
     jsonrpc: z.literal('2.0'),
-    id: z.union([z.string(), z.int()]).nullable(),
-    result: z.record(z.string(), z.unknown()).optional(),
-    error: z.object({ code: z.int(), message: z.string() }).optional(),
-  })
-  .meta({ id: 'McpResult', description: 'The JSON-RPC response; a tool refusal is a result with `isError: true`.' });
+    id: z.nullable(z.union([z.string(), z.int()])),
+    result: z.optional(z.record(z.string(), z.unknown())),
+    error: z.optional(z.object({ code: z.int(), message: z.string() })),
+  }),
+  { id: 'McpResult', description: 'The JSON-RPC response; a tool refusal is a result with `isError: true`.' },
+);
 
-const PlayUrl = z.url().meta({ description: 'The play page, ready to open.' });
+const PlayUrl = withMeta(z.url(), { description: 'The play page, ready to open.' });
 
 // --- sessions (mcp:sessions:write)
 
 /** create_session: the REST create-session body, rules included. */
 export const CreateSessionArgs = CreateSessionFields;
 /** create_session: the REST answer plus the ready play link. */
-export const CreateSessionResult = CreatedSession.extend({
+export const CreateSessionResult = z.extend(CreatedSession, {
   // Output schemas are published as they answer: the plain string, not the input's lower-casing transform.
-  token: z.uuid().meta({ description: 'The single-use session token.' }),
-  play_url: PlayUrl.meta({ description: 'The play page with this token: send the player here. The link works once.' }),
+  token: withMeta(z.uuid(), { description: 'The single-use session token.' }),
+  play_url: withMeta(PlayUrl, { description: 'The play page with this token: send the player here. The link works once.' }),
 });
 
 /** revoke_session: the token. */
-export const RevokeSessionArgs = z.object({ token: SessionToken.meta({ description: 'The session token to revoke.' }) });
+export const RevokeSessionArgs = z.object({ token: withMeta(SessionToken, { description: 'The session token to revoke.' }) });
 /** revoke_session: the token's public view, as REST revoke-session answers it. */
 export const RevokeSessionResult = z.object(SessionView.shape);
 
 // --- games and streams (mcp:games:*, mcp:streams:*)
 
-const PlayableName = z
-  .string()
-  .min(1)
-  .max(100)
-  .refine((s) => s.trim() !== '', 'must not be blank');
-const RequireSessionToken = z
-  .boolean()
-  .meta({ description: 'The "Require API Session Token" setting: when true, the play page needs a session token.' });
+const PlayableName = z.string().check(
+  z.minLength(1),
+  z.maxLength(100),
+  z.refine((s) => s.trim() !== '', 'must not be blank'),
+);
+const RequireSessionToken = withMeta(z.boolean(), {
+  description: 'The "Require API Session Token" setting: when true, the play page needs a session token.',
+});
 
 const PlayableFields = {
   name: z.string(),
   require_session_token: RequireSessionToken,
-  play_url: PlayUrl.meta({ description: 'The canonical play page (add `?session_token=` when a token is required).' }),
+  play_url: withMeta(PlayUrl, { description: 'The canonical play page (add `?session_token=` when a token is required).' }),
 };
 const PlayableChanges = {
-  name: PlayableName.optional().meta({ description: 'New name, 1 to 100 characters.' }),
-  require_session_token: RequireSessionToken.optional(),
+  name: withMeta(z.optional(PlayableName), { description: 'New name, 1 to 100 characters.' }),
+  require_session_token: z.optional(RequireSessionToken),
 };
-const someChange = [
-  (args: { name?: string | undefined; require_session_token?: boolean | undefined }) =>
-    args.name !== undefined || args.require_session_token !== undefined,
+const someChange = z.refine<{ name?: string | undefined; require_session_token?: boolean | undefined }>(
+  (args) => args.name !== undefined || args.require_session_token !== undefined,
   { message: 'give name or require_session_token (or both)' },
-] as const;
+);
 
 /** The schemas of the game tools and of the stream tools. */
 export const PlayableSchemas = {
@@ -84,13 +85,13 @@ export const PlayableSchemas = {
     view: z.object({ game_id: Id, ...PlayableFields }),
     list: z.object({ games: z.array(z.object({ game_id: Id, ...PlayableFields })) }),
     get: z.object({ game_id: Id }),
-    update: z.object({ game_id: Id, ...PlayableChanges }).refine(...someChange),
+    update: z.object({ game_id: Id, ...PlayableChanges }).check(someChange),
   },
   stream: {
     view: z.object({ stream_id: Id, ...PlayableFields }),
     list: z.object({ streams: z.array(z.object({ stream_id: Id, ...PlayableFields })) }),
     get: z.object({ stream_id: Id }),
-    update: z.object({ stream_id: Id, ...PlayableChanges }).refine(...someChange),
+    update: z.object({ stream_id: Id, ...PlayableChanges }).check(someChange),
   },
 } as const;
 
@@ -99,10 +100,10 @@ export const NoArgs = z.object({});
 
 // --- reports (mcp:reports:read)
 
-const Day = z.iso.date().meta({ description: 'A UTC day, yyyy-mm-dd.', example: '2026-05-01' });
+const Day = withMeta(z.iso.date(), { description: 'A UTC day, yyyy-mm-dd.', example: '2026-05-01' });
 const Counts = {
-  created: z.int().meta({ description: 'Sessions created that day.' }),
-  active: z.int().meta({ description: 'Of those, still usable now.' }),
+  created: withMeta(z.int(), { description: 'Sessions created that day.' }),
+  active: withMeta(z.int(), { description: 'Of those, still usable now.' }),
   consumed: z.int(),
   expired: z.int(),
   revoked: z.int(),
@@ -110,23 +111,23 @@ const Counts = {
 
 /** get_session_report: the range of creation days and optional filters. */
 export const SessionReportArgs = z.object({
-  from: Day.meta({ description: 'First creation day of the range (UTC).' }),
-  to: Day.meta({ description: 'Last creation day, inclusive; at most 31 days after from.' }),
-  game_id: Id.optional().meta({ description: 'Only sessions of this game.' }),
-  stream_id: Id.optional().meta({ description: 'Only sessions of this stream.' }),
-  key_id: Id.optional().meta({ description: 'Only sessions minted with this API key.' }),
+  from: withMeta(Day, { description: 'First creation day of the range (UTC).' }),
+  to: withMeta(Day, { description: 'Last creation day, inclusive; at most 31 days after from.' }),
+  game_id: withMeta(z.optional(Id), { description: 'Only sessions of this game.' }),
+  stream_id: withMeta(z.optional(Id), { description: 'Only sessions of this stream.' }),
+  key_id: withMeta(z.optional(Id), { description: 'Only sessions minted with this API key.' }),
 });
 
 /** get_session_report: the counts (see `SessionReport` in the domain). */
 export const SessionReportResult = z.object({
   from: Day,
   to: Day,
-  complete_from: Day.meta({
+  complete_from: withMeta(Day, {
     description: 'Days from this one on are complete; earlier days may miss sessions already cleaned up (7 days after expiry).',
   }),
-  truncated: z.boolean().meta({ description: 'True when the range held too many sessions and only the first 20,000 were counted.' }),
+  truncated: withMeta(z.boolean(), { description: 'True when the range held too many sessions and only the first 20,000 were counted.' }),
   totals: z.object(Counts),
   days: z.array(z.object({ date: Day, ...Counts })),
-  by_target: z.array(z.object({ date: Day, game_id: Id.nullable(), stream_id: Id.nullable(), ...Counts })),
+  by_target: z.array(z.object({ date: Day, game_id: z.nullable(Id), stream_id: z.nullable(Id), ...Counts })),
   by_key: z.array(z.object({ date: Day, key_id: Id, ...Counts })),
 });

@@ -7,10 +7,10 @@
  * `/api/org-api-keys` with `?action=`; those are keyed `/api/org-api-keys?action=<name>`, with
  * `action` also declared as a required query parameter.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { routes, type RouteDefinition } from '../routes.js';
-import { envelope, ErrorEnvelope } from './common.js';
+import { envelope, ErrorEnvelope, withMeta } from './common.js';
 import { operationSchemas, type OperationSchemas } from './operations.js';
 
 /** Version of the interface (spec: Versioning). */
@@ -28,11 +28,11 @@ const ERROR_TEXTS: Record<number, string> = {
   429: 'Rate limit exceeded (Retry-After tells when to retry)',
 };
 
-const ErrorResponse = ErrorEnvelope.meta({ id: 'ErrorResponse' });
+const ErrorResponse = withMeta(ErrorEnvelope, { id: 'ErrorResponse' });
 
 const RateLimitHeaders = z.object({
-  'ratelimit-policy': z.string().meta({ description: 'Both windows of the key: `"minute";q=60;w=60, "day";q=10000;w=86400`' }),
-  ratelimit: z.string().meta({ description: 'The window closest to exhaustion: `"minute";r=59;t=42`' }),
+  'ratelimit-policy': withMeta(z.string(), { description: 'Both windows of the key: `"minute";q=60;w=60, "day";q=10000;w=86400`' }),
+  ratelimit: withMeta(z.string(), { description: 'The window closest to exhaustion: `"minute";r=59;t=42`' }),
 });
 
 let built: ReturnType<typeof createDocument> | undefined;
@@ -91,12 +91,17 @@ export function buildDocument(table: readonly RouteDefinition[] = routes): Retur
 
 function operation(route: RouteDefinition, schemas: OperationSchemas | undefined): ZodOpenApiOperationObject {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  const query = route.action ? z.object({ action: z.literal(route.action), ...(schemas?.query?.shape ?? {}) }) : schemas?.query;
+  const query = route.action ? z.object({ action: z.literal(route.action), ...(schemas?.query?._zod.def.shape ?? {}) }) : schemas?.query;
   const success = schemas
     ? {
         description: route.summary,
         ...(route.auth === 'apiKey' || schemas.responseHeaders
-          ? { headers: route.auth === 'apiKey' ? RateLimitHeaders.extend(schemas.responseHeaders?.shape ?? {}) : schemas.responseHeaders }
+          ? {
+              headers:
+                route.auth === 'apiKey'
+                  ? z.extend(RateLimitHeaders, schemas.responseHeaders?._zod.def.shape ?? {})
+                  : schemas.responseHeaders,
+            }
           : {}),
         content: {
           [schemas.contentType ?? 'application/json']: {

@@ -3,9 +3,10 @@
  * response. The functions validate with these very schemas, and the OpenAPI generator reads them
  * here; a route without an entry is still documented, from its row alone.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { OperationName } from '../routes.js';
 import { AuditLogPage, AuditLogQuery } from './audit.js';
+import { withMeta } from './common.js';
 import {
   ApiKeyView,
   CreatedApiKey,
@@ -33,19 +34,19 @@ import {
 /** The schemas of one operation. */
 export interface OperationSchemas {
   /** Query parameters (strings on the wire). */
-  readonly query?: z.ZodObject;
+  readonly query?: z.core.$ZodObject;
   /** The JSON request body. */
-  readonly body?: z.ZodType;
+  readonly body?: z.core.$ZodType;
   /** `data` of the success envelope, or the whole body when `envelope` is false. */
-  readonly response: z.ZodType;
+  readonly response: z.core.$ZodType;
   /** false: the answer is the document itself, not `{success, data}`. */
   readonly envelope?: boolean;
   /** Media type of a success answer (default `application/json`). */
   readonly contentType?: string;
   /** Request headers beyond the credential. */
-  readonly headers?: z.ZodObject;
+  readonly headers?: z.core.$ZodObject;
   /** Headers of a success answer beyond the rate-limit ones. */
-  readonly responseHeaders?: z.ZodObject;
+  readonly responseHeaders?: z.core.$ZodObject;
   /** Statuses the operation answers beyond those its credential and its input imply. */
   readonly errors?: readonly number[];
 }
@@ -78,7 +79,7 @@ export const operationSchemas: Partial<Record<OperationName, OperationSchemas>> 
     errors: [409, 422],
   },
   openapi: {
-    response: z.record(z.string(), z.unknown()).meta({ description: 'An OpenAPI 3.1 document.' }),
+    response: withMeta(z.record(z.string(), z.unknown()), { description: 'An OpenAPI 3.1 document.' }),
     envelope: false,
   },
 };

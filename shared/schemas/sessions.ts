@@ -1,17 +1,23 @@
-import * as z from 'zod';
-import { Id, SessionToken, Timestamp } from './common.js';
+import * as z from 'zod/mini';
+import { Id, SessionToken, Timestamp, withMeta } from './common.js';
 
 const METADATA_MAX_BYTES = 4096;
 
 /** Nullable optional: JSON clients send null for "not given"; both mean absent here. */
-const absentable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null);
+const absentable = <T extends z.ZodMiniType>(schema: T) =>
+  z.pipe(
+    z.nullish(schema),
+    z.transform((v) => v ?? null),
+  );
 
-const Metadata = z
-  .record(z.string(), z.unknown())
-  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, {
-    message: `must serialize to at most ${METADATA_MAX_BYTES} bytes`,
-  })
-  .meta({ description: 'Arbitrary JSON object, at most 4,096 bytes serialized.' });
+const Metadata = withMeta(
+  z.record(z.string(), z.unknown()).check(
+    z.refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, {
+      message: `must serialize to at most ${METADATA_MAX_BYTES} bytes`,
+    }),
+  ),
+  { description: 'Arbitrary JSON object, at most 4,096 bytes serialized.' },
+);
 
 /**
  * The create-session fields and their rules, without a component id: MCP tool schemas must be
@@ -21,16 +27,16 @@ export const CreateSessionFields = z
   .object({
     game_id: absentable(Id),
     stream_id: absentable(Id),
-    external_ref: absentable(z.string().max(255)),
+    external_ref: absentable(z.string().check(z.maxLength(255))),
     metadata: absentable(Metadata),
     // null is absent here too (as for every optional field): the default lifetime.
-    expires_in_minutes: z
-      .int()
-      .min(1)
-      .max(43_200)
-      .nullish()
-      .transform((v) => v ?? 1440)
-      .meta({ description: 'Minutes until expiry, 1 to 43,200. Default 1440 (24 hours).' }),
+    expires_in_minutes: withMeta(
+      z.pipe(
+        z.nullish(z.int().check(z.minimum(1), z.maximum(43_200))),
+        z.transform((v) => v ?? 1440),
+      ),
+      { description: 'Minutes until expiry, 1 to 43,200. Default 1440 (24 hours).' },
+    ),
   })
   .check((ctx) => {
     const { game_id, stream_id } = ctx.value;
@@ -38,62 +44,61 @@ export const CreateSessionFields = z
       ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'exactly one of game_id or stream_id is required' });
     }
   });
-export const CreateSessionBody = CreateSessionFields.meta({ id: 'CreateSessionRequest' });
+export const CreateSessionBody = withMeta(CreateSessionFields, { id: 'CreateSessionRequest' });
 export type CreateSessionBody = z.output<typeof CreateSessionBody>;
 
 export const ValidateSessionQuery = z.object({ token: SessionToken });
 
-export const ConsumeSessionBody = z
-  .object({ token: SessionToken, player_uuid: absentable(z.string().max(255)) })
-  .meta({ id: 'ConsumeSessionRequest' });
+export const ConsumeSessionBody = withMeta(z.object({ token: SessionToken, player_uuid: absentable(z.string().check(z.maxLength(255))) }), {
+  id: 'ConsumeSessionRequest',
+});
 
-export const RevokeSessionBody = z.object({ token: SessionToken }).meta({ id: 'RevokeSessionRequest' });
+export const RevokeSessionBody = withMeta(z.object({ token: SessionToken }), { id: 'RevokeSessionRequest' });
 
-const Ids = { game_id: Id.nullable(), stream_id: Id.nullable() };
+const Ids = { game_id: z.nullable(Id), stream_id: z.nullable(Id) };
 
-export const CreatedSession = z
-  .object({ token: SessionToken, ...Ids, expires_at: Timestamp, external_ref: z.string().nullable() })
-  .meta({ id: 'CreatedSession' });
+export const CreatedSession = withMeta(
+  z.object({ token: SessionToken, ...Ids, expires_at: Timestamp, external_ref: z.nullable(z.string()) }),
+  { id: 'CreatedSession' },
+);
 
-export const SessionView = z
-  .object({
+export const SessionView = withMeta(
+  z.object({
     valid: z.boolean(),
     status: z.enum(['active', 'consumed', 'expired', 'revoked']),
     ...Ids,
     expires_at: Timestamp,
-    external_ref: z.string().nullable(),
-    metadata: z.record(z.string(), z.unknown()).nullable(),
-  })
-  .meta({ id: 'SessionView' });
+    external_ref: z.nullable(z.string()),
+    metadata: z.nullable(z.record(z.string(), z.unknown())),
+  }),
+  { id: 'SessionView' },
+);
 
-export const ConsumedSession = z
-  .object({
+export const ConsumedSession = withMeta(
+  z.object({
     session_id: Id,
     org_id: Id,
     ...Ids,
-    external_ref: z.string().nullable(),
-    metadata: z.record(z.string(), z.unknown()).nullable(),
-  })
-  .meta({ id: 'ConsumedSession' });
+    external_ref: z.nullable(z.string()),
+    metadata: z.nullable(z.record(z.string(), z.unknown())),
+  }),
+  { id: 'ConsumedSession' },
+);
 
 /** The optional `Idempotency-Key` request header of create-session (its rules: `shared/http/idempotency.ts`). */
 export const IdempotencyKeyHeader = z.object({
-  'idempotency-key': z
-    .string()
-    .regex(/^[\x20-\x7e]{1,255}$/)
-    .optional()
-    .meta({
-      description:
-        'Makes a retry safe: 1 to 255 printable ASCII characters, scoped to the API key, remembered 24 hours. A repeat with the same ' +
-        'body returns the stored answer (`Idempotent-Replayed: true`) and mints and counts nothing; another body: 422; while the ' +
-        'first is still running: 409 with `Retry-After`. 5xx and 429 answers are not stored.',
-      example: 'order-42-attempt',
-    }),
+  'idempotency-key': withMeta(z.optional(z.string().check(z.regex(/^[\x20-\x7e]{1,255}$/))), {
+    description:
+      'Makes a retry safe: 1 to 255 printable ASCII characters, scoped to the API key, remembered 24 hours. A repeat with the same ' +
+      'body returns the stored answer (`Idempotent-Replayed: true`) and mints and counts nothing; another body: 422; while the ' +
+      'first is still running: 409 with `Retry-After`. 5xx and 429 answers are not stored.',
+    example: 'order-42-attempt',
+  }),
 });
 
 /** Response header of an answer given again for the same `Idempotency-Key`. */
 export const ReplayedHeader = z.object({
-  'idempotent-replayed': z.literal('true').optional().meta({
+  'idempotent-replayed': withMeta(z.optional(z.literal('true')), {
     description:
       'Present on a stored answer given again (same Idempotency-Key and body): status, body and rate-limit headers are the original ones.',
   }),
