@@ -58,13 +58,20 @@ export const BUNDLING: BundlingOptions = {
   logLevel: LogLevel.WARNING,
   // Stand-ins that cut every bundle and cold start (figures in BENCHMARKS.md): the SDK's credential
   // chain, of which Lambda only ever uses the environment; `node:http` loaded without an ES module
-  // namespace (whose creation loads Node's fetch implementation); and the SDK's event-stream
-  // support, which no DynamoDB operation uses. See the files for why.
+  // namespace (whose creation loads Node's fetch implementation); the SDK's event-stream support,
+  // which no DynamoDB operation uses; and what the MCP SDK imports for paths the MCP server never
+  // takes (JSON Schema validation for elicitation, zod 3). See the files for why.
   esbuildArgs: {
     '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'shared', 'bundle', 'env-credentials.ts'),
     '--alias:node:http': join(PROJECT_ROOT, 'shared', 'bundle', 'node-http.ts'),
     '--alias:http': join(PROJECT_ROOT, 'shared', 'bundle', 'node-http.ts'),
     '--alias:@smithy/core/event-streams': join(PROJECT_ROOT, 'shared', 'bundle', 'no-event-streams.ts'),
+    ...Object.fromEntries(
+      ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((name) => [
+        `--alias:${name}`,
+        join(PROJECT_ROOT, 'shared', 'bundle', 'mcp-unused.ts'),
+      ]),
+    ),
   },
 };
 

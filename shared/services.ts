@@ -7,11 +7,35 @@ import { adminServices, type AdminServices } from './compose/admin.js';
 import { part } from './compose/base.js';
 import { mcpServices, type McpServices } from './compose/mcp.js';
 import { playServices, type PlayServices } from './compose/play.js';
+import { auditStore, catalogStore, counterStore, keyStore, tokenReportStore, tokenStore } from './compose/stores.js';
 
 export { overrideServices, type ServiceOverrides } from './compose/base.js';
 
-/** Everything the functions use. */
-export type Services = McpServices & AdminServices & PlayServices;
+/** Everything the functions use, and the store adapters (seeding, tests). */
+export type Services = McpServices &
+  AdminServices &
+  PlayServices & {
+    readonly stores: {
+      readonly tokens: ReturnType<typeof tokenStore>;
+      readonly keys: ReturnType<typeof keyStore>;
+      readonly catalog: ReturnType<typeof catalogStore>;
+      readonly counters: ReturnType<typeof counterStore>;
+      readonly audit: ReturnType<typeof auditStore>;
+      readonly tokenReports: ReturnType<typeof tokenReportStore>;
+    };
+  };
 
 /** All the services of this process, built on first use (and again after `overrideServices`). */
-export const services = part((): Services => ({ ...mcpServices(), ...adminServices(), ...playServices() }));
+export const services = part((): Services => ({
+  ...mcpServices(),
+  ...adminServices(),
+  ...playServices(),
+  stores: {
+    tokens: tokenStore(),
+    keys: keyStore(),
+    catalog: catalogStore(),
+    counters: counterStore(),
+    audit: auditStore(),
+    tokenReports: tokenReportStore(),
+  },
+}));

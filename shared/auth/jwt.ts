@@ -5,7 +5,7 @@
  * signatures are accepted. The verifier is built once per container (see `services.ts`), so the
  * JWKS is fetched once and cached; an inline JWKS (`JWT_JWKS`) is used without any network call.
  */
-import { JwtVerifier } from 'aws-jwt-verify';
+import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import {
   FetchError,
   JwksValidationError,

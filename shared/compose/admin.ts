@@ -6,6 +6,7 @@ import { BlockIdAllocator } from '../domain/ids.js';
 import { KeyAdmin } from '../domain/key-admin.js';
 import { logger } from '../http/logger.js';
 import { coreServices, part, type CoreServices } from './base.js';
+import { auditStore, catalogStore, counterStore, keyStore } from './stores.js';
 
 /** What a bearer-authenticated operation needs to authenticate its caller. */
 export interface BearerServices {
@@ -20,19 +21,19 @@ export interface AdminServices extends CoreServices, BearerServices {
 }
 
 /** The key-management part of this container's services. */
-export const adminServices = part((): AdminServices => {
+export const adminServices = /* @__PURE__ */ part((): AdminServices => {
   const core = coreServices();
-  const { stores, clock, env } = core;
-  const access = new AdminAccess(stores.catalog);
+  const { clock, env } = core;
+  const access = new AdminAccess(catalogStore());
   const keyAdmin = new KeyAdmin({
     access,
-    keys: stores.keys,
-    audit: stores.audit,
+    keys: keyStore(),
+    audit: auditStore(),
     // Block size 1, as the seed uses: key ids stay dense and unique across containers.
-    keyIds: new BlockIdAllocator(stores.counters, 'key_id', 1),
+    keyIds: new BlockIdAllocator(counterStore(), 'key_id', 1),
     clock,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
   });
-  return { ...core, bearer: createBearerVerifier(env), keyAdmin, auditLog: new AuditLog({ access, reader: stores.audit }) };
+  return { ...core, bearer: createBearerVerifier(env), keyAdmin, auditLog: new AuditLog({ access, reader: auditStore() }) };
 });

@@ -3,36 +3,19 @@
  * other files of this folder), so its bundle carries only their code: the session functions
  * carry no JWT verifier, no admin domain and no idempotency library (figures in BENCHMARKS.md).
  * Every part is built once per container (module scope, so a warm Lambda reuses the client and its
- * keep-alive connections), and all parts share one core: environment, clock, DynamoDB client and
- * store adapters.
+ * keep-alive connections), and all parts share one core (environment, clock, DynamoDB client) and
+ * the store adapters of `stores.ts`.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { env, type Env } from '../env.js';
-import { DynamoAuditStore } from '../store/audit-store.js';
-import { DynamoCatalogStore } from '../store/catalog-store.js';
-import { DynamoCounterStore } from '../store/counter-store.js';
 import { createDocumentClient } from '../store/dynamo-client.js';
-import { DynamoKeyStore } from '../store/key-store.js';
-import { DynamoTokenReportStore } from '../store/token-report-store.js';
-import { DynamoTokenStore } from '../store/token-store.js';
-
-/** The DynamoDB adapters every part builds on (small, stateless; idempotency records are a part of their own). */
-export interface Stores {
-  readonly tokens: DynamoTokenStore;
-  readonly keys: DynamoKeyStore;
-  readonly catalog: DynamoCatalogStore;
-  readonly counters: DynamoCounterStore;
-  readonly audit: DynamoAuditStore;
-  readonly tokenReports: DynamoTokenReportStore;
-}
 
 /** What every part shares. */
 export interface CoreServices {
   readonly env: Env;
   readonly clock: Clock;
   readonly client: DynamoDBDocumentClient;
-  readonly stores: Stores;
 }
 
 /** What tests and the local runner may replace. */
@@ -54,6 +37,7 @@ export function overrideServices(next: ServiceOverrides): void {
 /**
  * Declare a part of the services: `build` runs on the part's first use (not at import, so the
  * local runner can set the environment first) and again only after {@link overrideServices}.
+ * Declarations are marked pure where they are made, so a bundle drops the parts it never uses.
  */
 export function part<T>(build: () => T): () => T {
   let built: { readonly generation: number; readonly value: T } | undefined;
@@ -64,20 +48,8 @@ export function part<T>(build: () => T): () => T {
 }
 
 /** The core of this container's services. */
-export const coreServices = part((): CoreServices => {
-  const e = env();
-  const client = overrides.client ?? createDocumentClient({ endpoint: e.DYNAMODB_ENDPOINT });
-  return {
-    env: e,
-    clock: overrides.clock ?? systemClock,
-    client,
-    stores: {
-      tokens: new DynamoTokenStore({ client, tableName: e.TOKENS_TABLE }),
-      keys: new DynamoKeyStore({ client, tableName: e.KEYS_TABLE }),
-      catalog: new DynamoCatalogStore({ client, tableName: e.CATALOG_TABLE }),
-      counters: new DynamoCounterStore({ client, tableName: e.COUNTERS_TABLE }),
-      audit: new DynamoAuditStore({ client, tableName: e.AUDIT_TABLE }),
-      tokenReports: new DynamoTokenReportStore({ client, tableName: e.TOKENS_TABLE }),
-    },
-  };
-});
+export const coreServices = /* @__PURE__ */ part((): CoreServices => ({
+  env: env(),
+  clock: overrides.clock ?? systemClock,
+  client: overrides.client ?? createDocumentClient({ endpoint: env().DYNAMODB_ENDPOINT }),
+}));

@@ -1,22 +1,26 @@
 /** The `Idempotency-Key` part: its records (Powertools' idempotency utility), for the functions that accept the header. */
+import { IdempotentRequests } from '../http/idempotency.js';
 import { IdempotencyStore } from '../store/idempotency-store.js';
 import { coreServices, part } from './base.js';
 import { sessionServices, type SessionServices } from './sessions.js';
 
 /** What an idempotent operation needs besides its own services. */
 export interface IdempotencyServices {
-  /** `Idempotency-Key` records. */
-  readonly idempotency: IdempotencyStore;
+  /** `Idempotency-Key` handling over its records. */
+  readonly idempotency: IdempotentRequests;
 }
 
 /** The idempotency part of this container's services. */
-export const idempotencyServices = part((): IdempotencyServices => {
+export const idempotencyServices = /* @__PURE__ */ part((): IdempotencyServices => {
   const { client, env } = coreServices();
-  return { idempotency: new IdempotencyStore({ client, tableName: env.IDEMPOTENCY_TABLE }) };
+  return { idempotency: new IdempotentRequests(new IdempotencyStore({ client, tableName: env.IDEMPOTENCY_TABLE })) };
 });
 
 /** What create-session needs: the session part, with `Idempotency-Key` records. */
 export type IdempotentSessionServices = SessionServices & IdempotencyServices;
 
 /** The session part with idempotency records (create-session). */
-export const idempotentSessionServices = part((): IdempotentSessionServices => ({ ...sessionServices(), ...idempotencyServices() }));
+export const idempotentSessionServices = /* @__PURE__ */ part((): IdempotentSessionServices => ({
+  ...sessionServices(),
+  ...idempotencyServices(),
+}));

@@ -4,6 +4,7 @@ import { SessionReports } from '../domain/reports.js';
 import { part } from './base.js';
 import { idempotencyServices, type IdempotencyServices } from './idempotency.js';
 import { sessionServices, type SessionServices } from './sessions.js';
+import { catalogStore, tokenReportStore } from './stores.js';
 
 /** What the MCP function needs. */
 export interface McpServices extends SessionServices, IdempotencyServices {
@@ -14,13 +15,13 @@ export interface McpServices extends SessionServices, IdempotencyServices {
 }
 
 /** The MCP part of this container's services. */
-export const mcpServices = part((): McpServices => {
+export const mcpServices = /* @__PURE__ */ part((): McpServices => {
   const sessions = sessionServices();
-  const { stores, clock, env } = sessions;
+  const { clock, env } = sessions;
   return {
     ...sessions,
     ...idempotencyServices(),
-    orgCatalog: new OrgCatalog(stores.catalog),
-    reports: new SessionReports({ store: stores.tokenReports, clock, tokenRetentionDays: env.TOKEN_RETENTION_DAYS }),
+    orgCatalog: new OrgCatalog(catalogStore()),
+    reports: new SessionReports({ store: tokenReportStore(), clock, tokenRetentionDays: env.TOKEN_RETENTION_DAYS }),
   };
 });

@@ -2,6 +2,7 @@
 import { PlayPages } from '../domain/play.js';
 import { PlayPassSigner } from '../domain/play-pass.js';
 import { coreServices, part, type CoreServices } from './base.js';
+import { catalogStore, tokenStore } from './stores.js';
 
 /** A play session (refreshes keep playing) lasts this long after the token is consumed. */
 const PLAY_PASS_SECONDS = 4 * 3600;
@@ -14,12 +15,12 @@ export interface PlayServices extends CoreServices {
 }
 
 /** The play part of this container's services. */
-export const playServices = part((): PlayServices => {
+export const playServices = /* @__PURE__ */ part((): PlayServices => {
   const core = coreServices();
-  const { stores, clock, env } = core;
+  const { clock, env } = core;
   const play = new PlayPages({
-    catalog: stores.catalog,
-    tokens: stores.tokens,
+    catalog: catalogStore(),
+    tokens: tokenStore(),
     clock,
     // Read at first use: open games play even where no secret is configured; tokened ones fail loudly.
     passes: new PlayPassSigner(() => env.PLAY_COOKIE_SECRET ?? missingSecret()),

@@ -5,6 +5,7 @@ import { PlayableCache } from '../domain/playable-cache.js';
 import { Sessions } from '../domain/sessions.js';
 import { logger } from '../http/logger.js';
 import { coreServices, part, type CoreServices } from './base.js';
+import { auditStore, catalogStore, counterStore, keyStore, tokenStore } from './stores.js';
 
 /** Ids reserved per block: one counter update per this many consumptions, per container. */
 const SESSION_ID_BLOCK = 100;
@@ -17,23 +18,23 @@ export interface SessionServices extends CoreServices {
 }
 
 /** The session part of this container's services. */
-export const sessionServices = part((): SessionServices => {
+export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
   const core = coreServices();
-  const { stores, clock, env } = core;
+  const { clock, env } = core;
   const keyCalls = new KeyCalls({
-    keys: stores.keys,
-    counters: stores.counters,
-    audit: stores.audit,
+    keys: keyStore(),
+    counters: counterStore(),
+    audit: auditStore(),
     clock,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.warn(`background write failed: ${what}`, { error: error as Error }),
   });
   const sessions = new Sessions({
-    tokens: stores.tokens,
+    tokens: tokenStore(),
     // Games and streams never change org and are never deleted: a warm create-session reads only the key.
-    catalog: new PlayableCache(stores.catalog, clock),
+    catalog: new PlayableCache(catalogStore(), clock),
     keyCalls,
-    sessionIds: new BlockIdAllocator(stores.counters, 'session_id', SESSION_ID_BLOCK),
+    sessionIds: new BlockIdAllocator(counterStore(), 'session_id', SESSION_ID_BLOCK),
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });

@@ -21,7 +21,7 @@ import type { CallContext } from '../domain/model.js';
 import { routes, type OperationName } from '../routes.js';
 import { jsonResponse, rateLimitHeaders } from './envelope.js';
 import { errorResponse } from './errors.js';
-import { idempotencyKeyOf, idempotentGate, replayable, type IdempotentCall } from './idempotency.js';
+import type { IdempotentCall } from './idempotency.js';
 import { assertJsonText, queryCap } from './limits.js';
 import { logger } from './logger.js';
 import { originVerify } from './origin-verify.js';
@@ -111,7 +111,8 @@ export function api<
     const call = context.call!;
     // The credential is checked before the input: a caller without one learns nothing else.
     const credential = route.auth === 'apiKey' ? keyCredential(presentedApiKey(event.headers)) : undefined;
-    const idempotencyKey = spec.idempotent && credential ? idempotencyKeyOf(event.headers) : undefined;
+    const requests = spec.idempotent && credential ? needs!().idempotency! : undefined;
+    const idempotencyKey = requests?.keyOf(event.headers);
     const body = spec.body ? parseWith(spec.body, event.body, 'body') : undefined;
     const idempotent: IdempotentCall | undefined =
       idempotencyKey === undefined
@@ -131,13 +132,13 @@ export function api<
       once:
         idempotent === undefined
           ? DIRECT
-          : idempotentGate(
-              needs!().idempotency!,
+          : requests!.gate(
               { namespace: idempotent.namespace, scope: credential!.keyHash, key: idempotencyKey!, payload: idempotent.payload },
               { call, raw: spec.raw === true, remainingMs: () => context.getRemainingTimeInMillis?.() ?? 10_000 },
             ),
     };
-    const outcome = await replayable(operation(input as OperationInput<Op, Out<B>, Out<Q>, S>), idempotent?.replay);
+    const result = operation(input as OperationInput<Op, Out<B>, Out<Q>, S>);
+    const outcome = requests ? await requests.replayable(result, idempotent?.replay) : { data: await result };
     if ('replayed' in outcome) return outcome.replayed;
     const data = outcome.data;
     if (spec.raw) return data as Result;

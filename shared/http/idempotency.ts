@@ -71,51 +71,65 @@ function answer(call: CallContext, raw: boolean, outcome: { data: unknown } | { 
 }
 
 /**
- * The gate of a request with an `Idempotency-Key`: claims the key alongside authentication, runs the
- * work once, stores its answer, or answers with the stored one (via {@link replayable}).
+ * `Idempotency-Key` handling of the HTTP bundle, over the records of one store. Built by the
+ * idempotency part of the services (`shared/compose/idempotency.ts`), so only the functions that
+ * accept the header carry it.
  */
-export function idempotentGate(
-  store: IdempotencyStore,
-  request: IdempotentRequest,
-  options: { readonly call: CallContext; readonly raw: boolean; readonly remainingMs: () => number },
-): OnceGate {
-  const { call, raw, remainingMs } = options;
-  return {
-    run: async <T>(authenticated: Promise<unknown>, work: () => Promise<T>): Promise<T> => {
-      let outcome: { data: T } | { error: unknown } | undefined;
-      const once = store.once(request, remainingMs, async () => {
-        // A call whose key is refused stores nothing: the error releases the claim.
-        await authenticated;
-        outcome = await work().then(
-          (data) => ({ data }),
-          (error: unknown) => ({ error }),
-        );
-        if ('error' in outcome && !stored(statusOf(outcome.error))) throw outcome.error;
-        return answer(call, raw, outcome);
-      });
-      const [auth, result] = await Promise.allSettled([authenticated, once]);
-      // The credential is judged first: a replay needs a valid key as much as a first call does.
-      if (auth.status === 'rejected') throw auth.reason;
-      if (result.status === 'rejected') throw result.reason;
-      if (result.value.replayed || outcome === undefined) throw new StoredAnswer(result.value.value);
-      if ('error' in outcome) throw outcome.error;
-      return outcome.data;
-    },
-  };
-}
+export class IdempotentRequests {
+  constructor(private readonly store: IdempotencyStore) {}
 
-/** An operation's result, or the stored answer its gate gave instead, marked `Idempotent-Replayed: true`. */
-export async function replayable<T>(
-  result: Promise<T>,
-  adapt: (stored: Result) => Result = (stored) => stored,
-): Promise<{ data: T } | { replayed: Result }> {
-  return result.then(
-    (data) => ({ data }),
-    (error: unknown) => {
-      if (!(error instanceof StoredAnswer)) throw error;
-      const response = adapt(error.response);
-      const headers = { ...(response.headers as Record<string, string>), [REPLAYED_HEADER]: 'true' };
-      return { replayed: { ...response, headers } };
-    },
-  );
+  /** The request's key ({@link idempotencyKeyOf}). */
+  keyOf(headers: Readonly<Record<string, string | undefined>>): string | undefined {
+    return idempotencyKeyOf(headers);
+  }
+
+  /**
+   * The gate of a request with an `Idempotency-Key`: claims the key alongside authentication, runs the
+   * work once, stores its answer, or answers with the stored one (via {@link IdempotentRequests.replayable}).
+   */
+  gate(
+    request: IdempotentRequest,
+    options: { readonly call: CallContext; readonly raw: boolean; readonly remainingMs: () => number },
+  ): OnceGate {
+    const { store } = this;
+    const { call, raw, remainingMs } = options;
+    return {
+      run: async <T>(authenticated: Promise<unknown>, work: () => Promise<T>): Promise<T> => {
+        let outcome: { data: T } | { error: unknown } | undefined;
+        const once = store.once(request, remainingMs, async () => {
+          // A call whose key is refused stores nothing: the error releases the claim.
+          await authenticated;
+          outcome = await work().then(
+            (data) => ({ data }),
+            (error: unknown) => ({ error }),
+          );
+          if ('error' in outcome && !stored(statusOf(outcome.error))) throw outcome.error;
+          return answer(call, raw, outcome);
+        });
+        const [auth, result] = await Promise.allSettled([authenticated, once]);
+        // The credential is judged first: a replay needs a valid key as much as a first call does.
+        if (auth.status === 'rejected') throw auth.reason;
+        if (result.status === 'rejected') throw result.reason;
+        if (result.value.replayed || outcome === undefined) throw new StoredAnswer(result.value.value);
+        if ('error' in outcome) throw outcome.error;
+        return outcome.data;
+      },
+    };
+  }
+
+  /** An operation's result, or the stored answer its gate gave instead, marked `Idempotent-Replayed: true`. */
+  async replayable<T>(
+    result: Promise<T>,
+    adapt: (stored: Result) => Result = (stored) => stored,
+  ): Promise<{ data: T } | { replayed: Result }> {
+    return result.then(
+      (data) => ({ data }),
+      (error: unknown) => {
+        if (!(error instanceof StoredAnswer)) throw error;
+        const response = adapt(error.response);
+        const headers = { ...(response.headers as Record<string, string>), [REPLAYED_HEADER]: 'true' };
+        return { replayed: { ...response, headers } };
+      },
+    );
+  }
 }

@@ -1,12 +1,13 @@
 /**
  * The stand-ins the Lambda bundles alias in (shared/bundle/, infra/functions.ts): the environment
  * credentials provider behaves like the SDK's `fromEnv`, the `node:http` stand-in is Node's own
- * module, and the event-stream stand-in refuses. (test/infra/bundle.test.ts proves every bundle still loads and answers with them.)
+ * module, and the event-stream and MCP stand-ins refuse. (test/infra/bundle.test.ts proves every bundle still loads and answers with them.)
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
 import * as http from 'node:http';
 import { defaultProvider } from '../../shared/bundle/env-credentials.js';
 import standIn, { STATUS_CODES, request } from '../../shared/bundle/node-http.js';
+import unusedByMcp, { object, zodToJsonSchema } from '../../shared/bundle/mcp-unused.js';
 import { EventStreamSerde, eventStreamSerdeProvider } from '../../shared/bundle/no-event-streams.js';
 
 const saved = { ...process.env };
@@ -45,4 +46,9 @@ test('the node:http stand-in is Node’s module', () => {
 test('the event-stream stand-in refuses loudly, naming itself', () => {
   expect(() => eventStreamSerdeProvider()).toThrow(/no-event-streams/);
   expect(() => new EventStreamSerde()).toThrow(/no DynamoDB operation uses one/);
+});
+
+test('the MCP stand-in refuses loudly, whether constructed (Ajv) or called', () => {
+  expect(() => new (unusedByMcp as unknown as new () => unknown)()).toThrow(/mcp-unused/);
+  for (const fn of [unusedByMcp, object, zodToJsonSchema]) expect(() => fn()).toThrow(/never validates JSON Schemas/);
 });

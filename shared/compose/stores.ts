@@ -1,0 +1,27 @@
+/**
+ * The DynamoDB adapters, one per port, each built on first use with the core's client. Every
+ * declaration is pure: a function's bundle carries only the adapters its part uses.
+ */
+import type { TableName } from '../tables.js';
+import { tables } from '../tables.js';
+import { DynamoAuditStore } from '../store/audit-store.js';
+import { DynamoCatalogStore } from '../store/catalog-store.js';
+import { DynamoCounterStore } from '../store/counter-store.js';
+import type { StoreOptions } from '../store/dynamo-client.js';
+import { DynamoKeyStore } from '../store/key-store.js';
+import { DynamoTokenReportStore } from '../store/token-report-store.js';
+import { DynamoTokenStore } from '../store/token-store.js';
+import { coreServices, part } from './base.js';
+
+/** The client and physical name of a table (from the environment), for an adapter's constructor. */
+function options(table: TableName): StoreOptions {
+  const { client, env } = coreServices();
+  return { client, tableName: env[tables[table].envVar] };
+}
+
+export const tokenStore = /* @__PURE__ */ part(() => new DynamoTokenStore(options('tokens')));
+export const keyStore = /* @__PURE__ */ part(() => new DynamoKeyStore(options('keys')));
+export const catalogStore = /* @__PURE__ */ part(() => new DynamoCatalogStore(options('catalog')));
+export const counterStore = /* @__PURE__ */ part(() => new DynamoCounterStore(options('counters')));
+export const auditStore = /* @__PURE__ */ part(() => new DynamoAuditStore(options('audit')));
+export const tokenReportStore = /* @__PURE__ */ part(() => new DynamoTokenReportStore(options('tokens')));
