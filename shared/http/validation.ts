@@ -13,11 +13,22 @@ export function parseWith<S extends z.$ZodType>(schema: S, input: unknown, where
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = issue.path.map(String).join('.');
-  const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  // zod reports a missing field as a wrong type; only a field really absent is "required".
+  const message = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'is required' : issue.message;
   throw new InvalidInput(
     field ? `${field}: ${message}` : where === 'body' && issue.code === 'invalid_type' ? 'Request body must be a JSON object' : message,
     {
       cause: result.error,
     },
   );
+}
+
+/** The value at a path of the input (undefined where the path leaves it). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }
