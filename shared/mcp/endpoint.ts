@@ -83,6 +83,10 @@ async function serveAuthenticated(
   const response = await transport.handleRequest(webRequest(request), { parsedBody: request.message });
   const result = await lambdaResult(response);
   await server.close();
+  // The SDK answers a failure inside itself as a JSON-RPC internal error with HTTP 200; it is a
+  // failure of the service, so it ends the request as one (5xx, logged as an error, alarmed).
+  const internal = internalErrorOf(result);
+  if (internal !== undefined && meter.failure === undefined) meter.failure = new Error(`MCP SDK internal error: ${internal}`);
 
   // Any other method is metered once the transport has answered, so that its audit record says
   // what the client got (the SDK refuses some messages the loose body schema lets through).
@@ -91,6 +95,17 @@ async function serveAuthenticated(
   if (toolCall && !meter.metered) await refuseUnrun(meter, toolCall, granted);
   if (meter.failure !== undefined) throw meter.failure;
   return result;
+}
+
+/** The message of a JSON-RPC internal error (-32603) the transport answered, if it answered one. */
+export function internalErrorOf(result: APIGatewayProxyStructuredResultV2): string | undefined {
+  if (!result.body?.includes('-32603')) return undefined;
+  try {
+    const { error } = JSON.parse(result.body) as { error?: { code?: unknown; message?: unknown } };
+    return error?.code === -32603 ? String(error.message ?? '') : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the transport itself would refuse, refused before the key is looked up (malformed: not counted). */

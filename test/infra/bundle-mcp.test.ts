@@ -1,0 +1,333 @@
+/**
+ * The deployed MCP bundle against a real DynamoDB: `POST /api/mcp` served by the `mcp` function
+ * exactly as CDK builds it, and Powertools' idempotency (`Idempotency-Key`) inside the `mcp` and
+ * `create-session` bundles, against an embedded DynamoDB (dynalite) seeded by the local run's own
+ * helpers, in a child Node process per configuration (see `test/support/bundled.ts`).
+ *
+ * What only the bundles can break, and what this proves they do not:
+ * - esbuild aliases replace `ajv`, `ajv-formats`, `zod/v3` and `zod-to-json-schema` with a stand-in
+ *   that throws when reached (`shared/bundle/mcp-unused.ts`). Every path a client takes here
+ *   (initialize, the initialized notification, tools/list with each tool's JSON Schemas, tools/call
+ *   with output validation, a refused tool, an idempotent tool call and its replay) must not reach
+ *   it; tools/list must publish the very schemas the unbundled server does (zod 4's converter and
+ *   its metadata registry, bundled once).
+ * - Minified without `keepNames`: Powertools' idempotency errors are recognized by their `name`
+ *   (`IdempotencyValidationError`: 422), the SDK's conditional failure by its wire name (a claim
+ *   already taken: the stored answer is replayed).
+ * - The conditional writes (the claim, the token's put) are real ones, evaluated by the store.
+ *
+ * The steps of one run, in order (one child process per configuration, every bundle imported once):
+ * initialize (x-api-key), notifications/initialized, tools/list (Authorization: Bearer), create_session
+ * and the bundled validate-session of its token; a key with only some scopes lists its tools and calls
+ * one outside them; create_session with an `Idempotency-Key`, the same again, the same key with other
+ * arguments; then REST create-session with the same `Idempotency-Key` (another namespace), again, and
+ * with another body. The recording proxy notes which step made each DynamoDB call.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { DEMO_MCP_KEY, DEMO_PLAYABLES, ensureDemoKey, seedCatalog } from '../../infra/local/seed.js';
+import { hashApiKey } from '../../shared/domain/key-calls.js';
+import type { McpScope } from '../../shared/domain/mcp-scopes.js';
+import { buildMcpServer } from '../../shared/mcp/server.js';
+import type { ToolContext } from '../../shared/mcp/tool.js';
+import { API_PATH } from '../../shared/routes.js';
+import {
+  CONFIGURATIONS,
+  routedTarget,
+  runBundled,
+  startBundledService,
+  type BundledService,
+  type DynamoCall,
+  type Reply,
+} from '../support/bundled.js';
+import { ALL_TOOLS, MCP_HEADERS, MCP_PATH } from '../support/mcp.js';
+
+/** The functions the runs call. */
+const FUNCTIONS = ['mcp', 'create-session', 'validate-session'] as const;
+/** Where play links point (the environment's `PUBLIC_BASE_URL`: the bundle must read it). */
+const PUBLIC_BASE_URL = 'https://play.bundle-mcp.test';
+/** The scopes of the limited key: the session tools and reading games, not changing them. */
+const LIMITED_SCOPES: McpScope[] = ['mcp:sessions:write', 'mcp:games:read'];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const REUSED = 'Idempotency-Key was already used with a different request body';
+
+/** A game of the keys' org (acme) that requires a token, and an open one. */
+const game = DEMO_PLAYABLES.find((p) => p.kind === 'game' && p.org_id === 1 && p.require_session_token)!;
+const openGame = DEMO_PLAYABLES.find((p) => p.kind === 'game' && p.org_id === 1 && !p.require_session_token)!;
+
+let service: BundledService | undefined;
+/** The demo MCP key (every scope this service has tools for), and one with {@link LIMITED_SCOPES}. */
+let fullKey: string;
+let limitedKey: string;
+let fullKeyId: number;
+
+beforeAll(async () => {
+  service = await startBundledService({ label: 'mcp', functions: FUNCTIONS });
+  // The seed, written by the local run's own (unbundled) helpers into the same tables.
+  ({ fullKey, limitedKey, fullKeyId } = await service.withServices(async (s) => {
+    await seedCatalog(s);
+    const full = await ensureDemoKey(s, undefined, DEMO_MCP_KEY);
+    const limited = await ensureDemoKey(s, undefined, { name: 'Limited MCP key', mcp_scopes: LIMITED_SCOPES });
+    return { fullKey: full, limitedKey: limited, fullKeyId: (await s.stores.keys.getByHash(hashApiKey(full)))!.id };
+  }));
+}, 60_000);
+
+afterAll(async () => {
+  await service?.close();
+});
+
+/**
+ * The JSON-RPC result of an MCP answer: 200, JSON, addressed to `id`, and no JSON-RPC error (shown
+ * whole when there is one: a stand-in reached in the bundle answers `-32603` with its message).
+ */
+function resultOf(reply: Reply | undefined, id: number): any {
+  expect(reply?.body?.error).toBeUndefined();
+  expect(reply).toMatchObject({ status: 200, headers: { 'content-type': expect.stringMatching(/^application\/json/) } });
+  expect(reply!.body).toMatchObject({ jsonrpc: '2.0', id, result: expect.any(Object) });
+  return reply!.body.result;
+}
+
+describe.each(CONFIGURATIONS)('bundled MCP function, $configuration configuration', ({ configuration, env, signedWith }) => {
+  let steps: Record<string, Reply>;
+  let traffic: DynamoCall[];
+  /** The calls a step made. */
+  const of = (step: string) => traffic.filter((c) => c.step === step);
+  /** Token items written (successful puts) by a step. */
+  const tokenPuts = (step: string) => of(step).filter((c) => c.table === service!.tableNames.tokens && c.operation === 'PutItem');
+  /** The token items of the run with this external_ref, read from the store. */
+  const storedWithRef = (ref: string) =>
+    service!.withServices(async (s) => {
+      const { Items = [] } = await s.client.send(
+        new ScanCommand({
+          TableName: service!.tableNames.tokens,
+          ConsistentRead: true,
+          FilterExpression: 'external_ref = :ref',
+          ExpressionAttributeValues: { ':ref': ref },
+        }),
+      );
+      return Items;
+    });
+
+  beforeAll(async () => {
+    const from = service!.calls.length;
+    steps = await runMcp(configuration, { ...env(service!), PUBLIC_BASE_URL });
+    traffic = service!.calls.slice(from);
+  }, 30_000);
+
+  test('initialize: 200 JSON, the server names itself, no session id; the initialized notification: 202', () => {
+    expect(resultOf(steps.initialize, 1)).toMatchObject({
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      serverInfo: { name: 'game-session-token-service' },
+      capabilities: { tools: expect.any(Object) },
+      instructions: expect.stringMatching(/organization of the API key/),
+    });
+    expect(steps.initialize!.headers['mcp-session-id']).toBeUndefined();
+    expect(steps.initialized).toMatchObject({ status: 202, body: '' });
+  });
+
+  test('tools/list (Authorization: Bearer): every tool, with exactly the JSON Schemas the unbundled server publishes', async () => {
+    const tools = resultOf(steps.list, 2).tools as { name: string; inputSchema: any; outputSchema: any }[];
+    expect(tools.map((t) => t.name)).toEqual(ALL_TOOLS);
+    for (const tool of tools) {
+      expect(tool.inputSchema).toMatchObject({ type: 'object', properties: expect.any(Object) });
+      expect(tool.outputSchema).toMatchObject({ type: 'object', properties: expect.any(Object), required: expect.any(Array) });
+    }
+    const create = tools.find((t) => t.name === 'create_session')!;
+    expect(Object.keys(create.inputSchema.properties)).toEqual(
+      expect.arrayContaining(['game_id', 'stream_id', 'external_ref', 'metadata', 'expires_in_minutes']),
+    );
+    expect(create.outputSchema.required).toEqual(expect.arrayContaining(['token', 'play_url', 'expires_at']));
+    expect(tools).toEqual(await unbundledTools(DEMO_MCP_KEY.mcp_scopes as McpScope[]));
+  });
+
+  test('tools/call create_session: a token and its play link; the bundled validate-session reads it active, the store holds it', async () => {
+    const result = resultOf(steps.created, 3);
+    expect(result.isError).toBeUndefined();
+    expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining(result.structuredContent.play_url) }]);
+    const token = result.structuredContent.token as string;
+    expect(result.structuredContent).toEqual({
+      token: expect.stringMatching(UUID),
+      game_id: game.id,
+      stream_id: null,
+      expires_at: expect.any(String),
+      external_ref: `${configuration}-mcp-order`,
+      play_url: `${PUBLIC_BASE_URL}/play/game/${game.id}?session_token=${token}`,
+    });
+    expect(steps.validated).toMatchObject({
+      status: 200,
+      body: {
+        success: true,
+        data: {
+          valid: true,
+          status: 'active',
+          game_id: game.id,
+          external_ref: `${configuration}-mcp-order`,
+          metadata: { source: 'bundle-mcp' },
+        },
+      },
+    });
+    const stored = await service!.withServices((s) => s.stores.tokens.get(token));
+    expect(stored).toMatchObject({ token, org_id: 1, key_id: fullKeyId, game_id: game.id, status: 'active' });
+    expect(tokenPuts('created')).toHaveLength(1);
+  });
+
+  test('a key with only some scopes: tools/list shows their tools; a tool outside them is refused naming the scope, nothing changed', async () => {
+    const tools = resultOf(steps.limitedList, 4).tools as { name: string }[];
+    expect(tools.map((t) => t.name)).toEqual(['create_session', 'revoke_session', 'list_games', 'get_game']);
+    expect(tools).toEqual(await unbundledTools(LIMITED_SCOPES));
+    expect(resultOf(steps.outOfScope, 5)).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'update_game requires the MCP scope mcp:games:write, which this API key does not have' }],
+    });
+    expect(of('outOfScope').filter((c) => c.table === service!.tableNames.catalog && c.operation === 'UpdateItem')).toEqual([]);
+    const stored = await service!.withServices((s) => s.stores.catalog.getPlayable('game', openGame.id));
+    expect(stored?.require_session_token).toBe(false);
+  });
+
+  test('create_session with an Idempotency-Key, twice: the stored answer replayed (same token, re-addressed, marked), one token written; other arguments: 422', async () => {
+    expect(resultOf(steps.mcpFirst, 6)).toMatchObject({
+      structuredContent: { token: expect.stringMatching(UUID), game_id: game.id, external_ref: `${configuration}-mcp-idem` },
+    });
+    expect(steps.mcpFirst!.headers['idempotent-replayed']).toBeUndefined();
+    const token = steps.mcpFirst!.body.result.structuredContent.token as string;
+    expect(resultOf(steps.mcpReplay, 7)).toEqual(steps.mcpFirst!.body.result);
+    expect(steps.mcpReplay!.headers['idempotent-replayed']).toBe('true');
+    expect(steps.mcpReplay!.body).toEqual({ ...steps.mcpFirst!.body, id: 7 });
+    // The first call claimed the key and wrote one token; the replay wrote no token, count or audit record.
+    expect(tokenPuts('mcpFirst')).toHaveLength(1);
+    const { tokens, counters, audit } = service!.tableNames;
+    expect(of('mcpReplay').filter((c) => [tokens, counters, audit].includes(c.table!))).toEqual([]);
+    expect(await storedWithRef(`${configuration}-mcp-idem`)).toEqual([expect.objectContaining({ token })]);
+    expect(steps.mcpOther).toMatchObject({ status: 422, body: { success: false, error: REUSED } });
+    expect(of('mcpOther').filter((c) => c.table === tokens)).toEqual([]);
+  });
+
+  test('REST create-session with an Idempotency-Key, twice: same token, replay header, one token written; another body: 422', async () => {
+    // The same Idempotency-Key as the MCP calls: keys are kept per operation, so this one is new.
+    expect(steps.restFirst).toMatchObject({ status: 200, body: { success: true, data: { token: expect.stringMatching(UUID) } } });
+    expect(steps.restFirst!.headers['idempotent-replayed']).toBeUndefined();
+    const token = steps.restFirst!.body.data.token as string;
+    expect(token).not.toBe(steps.mcpFirst!.body.result.structuredContent.token);
+    expect(steps.restReplay).toMatchObject({ status: 200, headers: { 'idempotent-replayed': 'true' } });
+    expect(steps.restReplay!.body).toEqual(steps.restFirst!.body);
+    expect(tokenPuts('restFirst')).toHaveLength(1);
+    const { tokens, counters, audit } = service!.tableNames;
+    expect(of('restReplay').filter((c) => [tokens, counters, audit].includes(c.table!))).toEqual([]);
+    expect(await storedWithRef(`${configuration}-rest-idem`)).toEqual([expect.objectContaining({ token })]);
+    expect(steps.restOther).toMatchObject({ status: 422, body: { success: false, error: REUSED } });
+    expect(of('restOther').filter((c) => c.table === tokens)).toEqual([]);
+  });
+
+  test('every DynamoDB call reached the store, signed with the configuration’s credentials and region; only claims were refused', () => {
+    expect(traffic.length).toBeGreaterThan(20);
+    for (const call of traffic) {
+      expect(call).toMatchObject({ ...signedWith, table: expect.stringMatching(/^mcp-/) });
+    }
+    // The only failures: a replayed or reused Idempotency-Key's claim (a conditional put) is taken already.
+    const failed = traffic.filter((c) => c.status !== 200);
+    expect(failed.map((c) => [c.step, c.table, c.operation, c.error])).toEqual(
+      ['mcpReplay', 'mcpOther', 'restReplay', 'restOther'].map((step) => [
+        step,
+        service!.tableNames.idempotency,
+        'PutItem',
+        'ConditionalCheckFailedException',
+      ]),
+    );
+  });
+});
+
+/** Run the steps in one fresh Node process with the given environment. */
+async function runMcp(configuration: string, env: Record<string, string>): Promise<Record<string, Reply>> {
+  const bundles = service!.bundles;
+  return runBundled<Record<string, Reply>>(MCP_SCRIPT, {
+    env,
+    service: service!,
+    targets: {
+      mcp: routedTarget(bundles, 'POST', MCP_PATH),
+      'create-session': routedTarget(bundles, 'POST', API_PATH, 'create-session'),
+      'validate-session': routedTarget(bundles, 'GET', API_PATH, 'validate-session'),
+    },
+    label: 'mcp',
+    input: {
+      run: configuration,
+      fullKey,
+      limitedKey,
+      gameId: game.id,
+      openGameId: openGame.id,
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      headers: MCP_HEADERS,
+    },
+  });
+}
+
+/** The child's script (after the shared prelude: `input`, `invoke`, `step`, `done`). */
+const MCP_SCRIPT = `
+  const rpc = (id, method, params) => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+  const tool = (id, name, args) => rpc(id, 'tools/call', { name, arguments: args });
+  async function mcp(name, message, headers) {
+    await step(name);
+    return invoke('mcp', { headers: { ...input.headers, ...headers }, body: message });
+  }
+  async function rest(name, operation, options) {
+    await step(name);
+    return invoke(operation, options);
+  }
+
+  const steps = {};
+  const full = { 'x-api-key': input.fullKey };
+  const clientInfo = { name: 'bundle-mcp', version: '1.0.0' };
+  steps.initialize = await mcp('initialize', rpc(1, 'initialize', { protocolVersion: input.protocolVersion, capabilities: {}, clientInfo }), full);
+  const version = { 'mcp-protocol-version': steps.initialize.body.result?.protocolVersion ?? input.protocolVersion };
+  steps.initialized = await mcp('initialized', { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...full, ...version });
+  steps.list = await mcp('list', rpc(2, 'tools/list'), { authorization: 'Bearer ' + input.fullKey, ...version });
+  const order = { game_id: input.gameId, external_ref: input.run + '-mcp-order', metadata: { source: 'bundle-mcp' } };
+  steps.created = await mcp('created', tool(3, 'create_session', order), { ...full, ...version });
+  const token = steps.created.body.result?.structuredContent?.token;
+  steps.validated = await rest('validated', 'validate-session', { query: { token } });
+
+  const limited = { 'x-api-key': input.limitedKey, ...version };
+  steps.limitedList = await mcp('limitedList', rpc(4, 'tools/list'), limited);
+  steps.outOfScope = await mcp('outOfScope', tool(5, 'update_game', { game_id: input.openGameId, require_session_token: true }), limited);
+
+  const idempotencyKey = input.run + '-retry-1';
+  const once = { ...full, ...version, 'idempotency-key': idempotencyKey };
+  const args = { game_id: input.gameId, external_ref: input.run + '-mcp-idem' };
+  steps.mcpFirst = await mcp('mcpFirst', tool(6, 'create_session', args), once);
+  steps.mcpReplay = await mcp('mcpReplay', tool(7, 'create_session', args), once);
+  steps.mcpOther = await mcp('mcpOther', tool(8, 'create_session', { ...args, game_id: input.openGameId }), once);
+
+  const restOnce = { ...full, 'idempotency-key': idempotencyKey };
+  const body = { game_id: input.gameId, external_ref: input.run + '-rest-idem' };
+  steps.restFirst = await rest('restFirst', 'create-session', { headers: restOnce, body });
+  steps.restReplay = await rest('restReplay', 'create-session', { headers: restOnce, body });
+  steps.restOther = await rest('restOther', 'create-session', { headers: restOnce, body: { ...body, game_id: input.openGameId } });
+  await step('end');
+  done(steps);
+`;
+
+/**
+ * The `tools/list` answer of the unbundled server (this process, the sources) for a key with these
+ * scopes, through the same transport the endpoint uses: what the bundle must publish too.
+ */
+async function unbundledTools(scopes: readonly McpScope[]): Promise<unknown[]> {
+  // Listing runs no tool: the tool context is never read.
+  const server = buildMcpServer({} as ToolContext, new Set(scopes), undefined);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const response = await transport.handleRequest(
+      new Request(`http://unbundled.test${MCP_PATH}`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+      }),
+      { parsedBody: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
+    );
+    const answer = (await response.json()) as { result: { tools: unknown[] } };
+    return answer.result.tools;
+  } finally {
+    await server.close();
+  }
+}
