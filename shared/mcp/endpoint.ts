@@ -24,6 +24,7 @@ import { isMcpScope, type McpScope } from '../domain/mcp-scopes.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { McpRequestBody } from '../schemas/mcp.js';
 import type { McpServices } from '../compose/mcp.js';
+import { logger } from '../http/logger.js';
 import { RequestMeter } from './metering.js';
 import { buildMcpServer } from './server.js';
 import type { McpTool } from './tool.js';
@@ -83,10 +84,12 @@ async function serveAuthenticated(
   const response = await transport.handleRequest(webRequest(request), { parsedBody: request.message });
   const result = await lambdaResult(response);
   await server.close();
-  // The SDK answers a failure inside itself as a JSON-RPC internal error with HTTP 200; it is a
-  // failure of the service, so it ends the request as one (5xx, logged as an error, alarmed).
+  // The SDK answers anything that throws inside it as a JSON-RPC internal error with HTTP 200: a
+  // message it failed to validate (`initialize` without params: the client's mistake, so no 5xx) as
+  // much as a failure of its own. The answer stays the protocol's; the log line makes the second
+  // kind visible (a stand-in of the bundle reached, say).
   const internal = internalErrorOf(result);
-  if (internal !== undefined && meter.failure === undefined) meter.failure = new Error(`MCP SDK internal error: ${internal}`);
+  if (internal !== undefined) logger.warn('MCP internal error answered', { request_id: request.call.requestId, error_message: internal });
 
   // Any other method is metered once the transport has answered, so that its audit record says
   // what the client got (the SDK refuses some messages the loose body schema lets through).

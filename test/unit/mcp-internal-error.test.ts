@@ -1,4 +1,4 @@
-/** A JSON-RPC internal error from the MCP SDK is told apart from every other answer (it becomes a 5xx). */
+/** A JSON-RPC internal error from the MCP SDK is told apart from every other answer (it is logged). */
 import { expect, test } from '@jest/globals';
 import { internalErrorOf } from '../../shared/mcp/endpoint.js';
 
