@@ -48,8 +48,11 @@ export function part<T>(build: () => T): () => T {
 }
 
 /** The core of this container's services. */
-export const coreServices = /* @__PURE__ */ part((): CoreServices => ({
-  env: env(),
-  clock: overrides.clock ?? systemClock,
-  client: overrides.client ?? createDocumentClient({ endpoint: env().DYNAMODB_ENDPOINT }),
-}));
+export const coreServices = /* @__PURE__ */ part((): CoreServices => {
+  const e = env();
+  return {
+    env: e,
+    clock: overrides.clock ?? systemClock,
+    client: overrides.client ?? createDocumentClient({ endpoint: e.DYNAMODB_ENDPOINT }),
+  };
+});

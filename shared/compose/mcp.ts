@@ -1,13 +1,12 @@
-/** The MCP server's part: the session services, idempotency, and the catalog and report tools' domain. */
+/** The MCP server's part: create-session's part (sessions with idempotency), and the catalog and report tools' domain. */
 import { OrgCatalog } from '../domain/org-catalog.js';
 import { SessionReports } from '../domain/reports.js';
 import { part } from './base.js';
-import { idempotencyServices, type IdempotencyServices } from './idempotency.js';
-import { sessionServices, type SessionServices } from './sessions.js';
+import { idempotentSessionServices, type IdempotentSessionServices } from './idempotency.js';
 import { catalogStore, tokenReportStore } from './stores.js';
 
 /** What the MCP function needs. */
-export interface McpServices extends SessionServices, IdempotencyServices {
+export interface McpServices extends IdempotentSessionServices {
   /** An organization's own games and streams (the catalog tools). */
   readonly orgCatalog: OrgCatalog;
   /** Session reports (the report tool). */
@@ -16,11 +15,10 @@ export interface McpServices extends SessionServices, IdempotencyServices {
 
 /** The MCP part of this container's services. */
 export const mcpServices = /* @__PURE__ */ part((): McpServices => {
-  const sessions = sessionServices();
+  const sessions = idempotentSessionServices();
   const { clock, env } = sessions;
   return {
     ...sessions,
-    ...idempotencyServices(),
     orgCatalog: new OrgCatalog(catalogStore()),
     reports: new SessionReports({ store: tokenReportStore(), clock, tokenRetentionDays: env.TOKEN_RETENTION_DAYS }),
   };
