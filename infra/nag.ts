@@ -57,6 +57,13 @@ export function nagAcknowledgements(stack: ServiceStack): NagAcknowledgement[] {
         'The functions receive the value at deploy time, so a rotation Lambda alone could not apply it. Rotate by putting a new value and ' +
         'redeploying (README, "Deploy"); only play cookies signed with the old key stop working.',
     },
+    {
+      id: 'AwsSolutions-SMG4',
+      scope: stack.sessionIdKey,
+      reason:
+        'Rotating this key would change the session-id permutation, whose new ids could repeat ids already issued: it must never rotate ' +
+        '(shared/domain/id-permutation.ts). Session ids stay unique even if it leaked; they would only become predictable.',
+    },
     // X-Ray does not support resource-level permissions: PutTraceSegments and PutTelemetryRecords
     // need Resource "*". Every other statement of these roles names its resources.
     ...[...stack.functions.functions.values()].map((fn) => ({

@@ -65,6 +65,8 @@ export class ServiceStack extends Stack {
   readonly monitoring: ServiceMonitoring;
   readonly originSecret: Secret;
   readonly playCookieSecret: Secret;
+  /** Key of the session-id permutation: never rotated (a new key could repeat issued ids). */
+  readonly sessionIdKey: Secret;
   readonly alarmTopic: ITopic;
   /** The stack's own alarm topic and its key (absent when alarms go to an existing topic). */
   readonly ownAlarmTopic?: { readonly topic: Topic; readonly key: Key };
@@ -96,6 +98,14 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.DESTROY,
     });
 
+    // Kept whatever happens to the stack: a new key is a new permutation, whose ids may collide with
+    // ids already issued under this one (shared/domain/id-permutation.ts).
+    this.sessionIdKey = new Secret(this, 'SessionIdKey', {
+      description: 'Key of the session-id permutation (never rotate: ids issued under another key may repeat)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
     this.api = new ServiceApi(this, 'Http', { logRetention });
     this.edge = new ServiceEdge(this, 'Edge', {
       routes: this.routes,
@@ -109,6 +119,7 @@ export class ServiceStack extends Stack {
     const settings: FunctionSettings = {
       TOKEN_RETENTION_DAYS: undefined, // the schema's default (decisions: 7 days)
       AUDIT_RETENTION_DAYS: undefined, // the schema's default (decisions: 90 days)
+      DYNAMODB_PARTITION_WRITE_UNITS: undefined, // the schema's default: DynamoDB's 1,000 per partition
       JWT_ISSUER: props.identity.issuer,
       JWT_AUDIENCE: props.identity.audience,
       JWT_JWKS_URL: props.identity.jwksUrl,
@@ -117,6 +128,7 @@ export class ServiceStack extends Stack {
       ORIGIN_VERIFY_SECRET_ARN: this.originSecret.secretArn,
       PUBLIC_BASE_URL: this.edge.baseUrl,
       PLAY_COOKIE_SECRET: this.playCookieSecret.secretValue.unsafeUnwrap(),
+      SESSION_ID_KEY: this.sessionIdKey.secretValue.unsafeUnwrap(),
       POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };

@@ -19,6 +19,12 @@ export const EnvSchema = z.object({
   TOKEN_RETENTION_DAYS: z._default(positiveInt, 7),
   /** Days an audit record is kept (decisions: 90). */
   AUDIT_RETENTION_DAYS: z._default(positiveInt, 90),
+  /**
+   * Writes per second that one DynamoDB partition takes (DynamoDB: 1,000 WCU per partition key
+   * value). Sizes the rate-limit counter shards (`shared/domain/rate-limit.ts`); the benchmark's
+   * scaled capacity simulation lowers it together with its simulated partitions.
+   */
+  DYNAMODB_PARTITION_WRITE_UNITS: z._default(positiveInt, 1000),
   /** OIDC issuer whose JWTs authenticate org admins. */
   JWT_ISSUER: z._default(z.string().check(z.minLength(1)), 'https://issuer.invalid'),
   /** Expected `aud` (or `client_id`) of admin JWTs; comma-separated for several. */
@@ -41,6 +47,13 @@ export const EnvSchema = z.object({
    * play pages serve tokened games; the local run generates one into its data folder.
    */
   PLAY_COOKIE_SECRET: z.optional(z.string().check(z.minLength(32))),
+  /**
+   * Secret key of the session-id permutation (`shared/domain/id-permutation.ts`): ids are unique
+   * whatever it is, unpredictable only while it is secret. Never change it once ids are issued (a
+   * new key is a new permutation, whose ids may collide with the old one's). Required wherever
+   * tokens are consumed; the local run generates one into its data folder.
+   */
+  SESSION_ID_KEY: z.optional(z.string().check(z.minLength(32))),
   POWERTOOLS_SERVICE_NAME: z._default(z.string(), 'game-session-token-service'),
   POWERTOOLS_LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
 });

@@ -44,7 +44,9 @@ export const routes = [
     data: {
       keys: ['GetItem', 'UpdateItem'],
       catalog: ['GetItem'],
-      counters: ['UpdateItem'],
+      // Counting: one conditional write; its refusal is read back only on a backend without
+      // `ReturnValuesOnConditionCheckFailure` (the embedded dynalite).
+      counters: ['UpdateItem', 'GetItem'],
       tokens: ['PutItem', 'DeleteItem'],
       audit: ['PutItem'],
       // Only with an `Idempotency-Key`: claim (conditional put), read a stored answer, store one, release.
@@ -79,7 +81,7 @@ export const routes = [
   {
     operation: 'revoke-session',
     function: 'revoke-session',
-    data: { keys: ['GetItem', 'UpdateItem'], counters: ['UpdateItem'], tokens: ['UpdateItem', 'GetItem'], audit: ['PutItem'] },
+    data: { keys: ['GetItem', 'UpdateItem'], counters: ['UpdateItem', 'GetItem'], tokens: ['UpdateItem', 'GetItem'], audit: ['PutItem'] },
     method: 'POST',
     path: API_PATH,
     action: 'revoke-session',
@@ -94,7 +96,7 @@ export const routes = [
     function: 'mcp',
     data: {
       keys: ['GetItem', 'UpdateItem'],
-      counters: ['UpdateItem'],
+      counters: ['UpdateItem', 'GetItem'],
       audit: ['PutItem'],
       catalog: ['GetItem', 'Query', 'UpdateItem'],
       tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'Query', 'BatchGetItem'],
@@ -225,7 +227,9 @@ export const routes = [
   {
     operation: 'play-session',
     function: 'play-page',
-    data: { tokens: ['GetItem'] },
+    // One conditional write counts the attempt and returns the token; a refusal reads it back where
+    // the backend does not return it (dynalite).
+    data: { tokens: ['UpdateItem', 'GetItem'] },
     method: 'POST',
     path: '/play/session',
     auth: 'none',

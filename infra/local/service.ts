@@ -14,7 +14,7 @@ import { loadDevIssuer, type DevIssuer } from './dev-issuer.js';
 import { ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper } from './dynamo.js';
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
-import { loadPlaySecret } from './play-secret.js';
+import { loadLocalSecret } from './local-secret.js';
 import { DEMO_MCP_KEY, DEMO_USERS, ensureDemoKey, seedCatalog } from './seed.js';
 
 /** What `${DATA_DIR}/dev-credentials.json` holds. */
@@ -68,7 +68,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     JWT_AUDIENCE: issuer.audience,
     JWT_JWKS: JSON.stringify(issuer.jwks),
     PUBLIC_BASE_URL: baseUrl,
-    PLAY_COOKIE_SECRET: process.env.PLAY_COOKIE_SECRET ?? loadPlaySecret(dataDir),
+    PLAY_COOKIE_SECRET: process.env.PLAY_COOKIE_SECRET ?? loadLocalSecret(dataDir, 'play-cookie-secret'),
+    SESSION_ID_KEY: process.env.SESSION_ID_KEY ?? loadLocalSecret(dataDir, 'session-id-key'),
   });
   resetEnv();
   overrideServices({ clock: options.clock });

@@ -1,14 +1,19 @@
 /** The session functions' part: key calls (authenticate and meter) and the session domain. */
-import { BlockIdAllocator } from '../domain/ids.js';
+import { IdPermutation } from '../domain/id-permutation.js';
 import { KeyCalls } from '../domain/key-calls.js';
 import { PlayableCache } from '../domain/playable-cache.js';
+import { SessionIdAllocator } from '../domain/session-ids.js';
 import { Sessions } from '../domain/sessions.js';
 import { logger } from '../http/logger.js';
 import { coreServices, part, type CoreServices } from './base.js';
 import { auditStore, catalogStore, counterStore, keyStore, tokenStore } from './stores.js';
 
-/** Ids reserved per block: one counter update per this many consumptions, per container. */
-const SESSION_ID_BLOCK = 100;
+/**
+ * Session ids: blocks of 100 (one counter write per 100 consumptions per container) drawn from 32
+ * sequence items (a burst of cold containers spreads over them: 32,000 block reservations a second
+ * before any item is hot), permuted under SESSION_ID_KEY (SECURITY.md, "Session ids").
+ */
+const SESSION_IDS = { sequence: 'session_id', shards: 32, blockSize: 100 } as const;
 
 /** What the session functions (and the MCP tools) need. */
 export interface SessionServices extends CoreServices {
@@ -27,6 +32,7 @@ export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
     audit: auditStore(),
     clock,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    partitionWriteUnits: env.DYNAMODB_PARTITION_WRITE_UNITS,
     onBackgroundError: (error, what) => logger.warn(`background write failed: ${what}`, { error: error as Error }),
   });
   const sessions = new Sessions({
@@ -34,9 +40,13 @@ export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
     // Games and streams never change org and are never deleted: a warm create-session reads only the key.
     catalog: new PlayableCache(catalogStore(), clock),
     keyCalls,
-    sessionIds: new BlockIdAllocator(counterStore(), 'session_id', SESSION_ID_BLOCK),
+    sessionIds: new SessionIdAllocator(counterStore(), new IdPermutation(() => env.SESSION_ID_KEY ?? missingKey()), SESSION_IDS),
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });
   return { ...core, keyCalls, sessions };
 });
+
+function missingKey(): never {
+  throw new Error('SESSION_ID_KEY is not set: session ids cannot be made');
+}

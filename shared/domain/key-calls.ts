@@ -3,7 +3,17 @@ import { isoTime, type Clock } from './clock.js';
 import { RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
 import type { AuditStore, CounterStore, KeyStore } from './ports.js';
-import { rateState, rateWindows, secondsToReset, type RateWindow } from './rate-limit.js';
+import { ExhaustedShards } from './exhausted-shards.js';
+import {
+  counterShards,
+  counterSlot,
+  estimatedTotal,
+  rateState,
+  rateWindows,
+  secondsToReset,
+  type CounterSlot,
+  type RateWindow,
+} from './rate-limit.js';
 
 /** The raw API key format: `dpk_` and 40 hex characters. */
 export const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
@@ -34,7 +44,14 @@ export interface CallSubject {
   readonly token?: string | null;
 }
 
-/** The main write of a call, with the way to take it back if the call is refused after all. */
+/**
+ * The main write (or read) of a metered call. With an `undo` it is **speculative**: it runs in
+ * parallel with the count, and is taken back when the call is refused after all. Only a write
+ * nobody else can see or change before the outcome is known may be speculative (a brand-new token:
+ * its id is returned only on success). A write of a shared item (a game's settings, a token's
+ * revocation) has no `undo`: it runs only once the call has been counted, so a refused call never
+ * touches it and no undo can overwrite someone else's write (SECURITY.md, "What may be speculative").
+ */
 export interface Effect<T> {
   run(): Promise<T>;
   /**
@@ -42,11 +59,8 @@ export interface Effect<T> {
    * without a verdict (a network error or timeout: it may have been applied, its answer lost), so
    * an undo must also be harmless when the run never applied.
    */
-  undo(result: T | undefined): Promise<void>;
+  undo?(result: T | undefined): Promise<void>;
 }
-
-/** Keys remembered as rate-limited at most; beyond it the memory starts afresh (it is only a shortcut). */
-const MAX_BLOCKED_KEYS = 10_000;
 
 export interface KeyCallsDeps {
   readonly keys: KeyStore;
@@ -54,27 +68,29 @@ export interface KeyCallsDeps {
   readonly audit: AuditStore;
   readonly clock: Clock;
   readonly auditRetentionDays: number;
+  /** Writes per second one DynamoDB partition takes (1,000): sizes the counter shards. */
+  readonly partitionWriteUnits: number;
+  /** Picks a counter shard (uniform in [0, 1)); `Math.random` by default. */
+  readonly random?: () => number;
   /** Reports a failure that must not fail the call (a compensation or a use stamp). */
   readonly onBackgroundError?: (error: unknown, what: string) => void;
 }
 
+/** Where a call was counted: the shard's item and its counts after the call. */
+type Counted = { readonly slot: CounterSlot; readonly minute: number; readonly day: number };
+
 /**
  * Calls authenticated by an API key: authentication (one strongly consistent read), then one
- * parallel stage that counts the call in both rate windows, performs its main write and writes
- * its audit record. When any part refuses or fails, the others are compensated: the main write
- * is undone, a window that counted a call the other refused is decremented, and the audit record
- * is rewritten with the real outcome. No transaction needed, and the success path is two stages.
+ * parallel stage that counts the call in both rate windows (one conditional write on the key's
+ * counter item, see `rate-limit.ts`), writes its audit record and performs a speculative main write.
+ * A main write of a shared item follows the count as a stage of its own. When any part refuses or
+ * fails, the speculative write is undone and the audit record is rewritten with the real outcome;
+ * a refused count counted nothing, so counters never need an undo.
  */
 export class KeyCalls {
   /** Minute in which this container last stamped a key's `last_used_at`, by key hash. */
   private readonly stamped = new Map<string, number>();
-  /**
-   * Windows this container has seen refuse a key (by key id): the window's counter and the limit it
-   * had. While the same window is current and the limit has not grown, the key's calls are refused
-   * from memory, with no write at all (no count, no audit record, no use stamp): a client hammering
-   * an exhausted key costs one read per call.
-   */
-  private readonly blocked = new Map<number, Map<RateWindow['name'], Pick<RateWindow, 'counterKey' | 'limit'>>>();
+  private readonly exhausted = new ExhaustedShards();
 
   constructor(private readonly deps: KeyCallsDeps) {}
 
@@ -101,61 +117,128 @@ export class KeyCalls {
   async meter<T>(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect: Effect<T>): Promise<T>;
   async meter(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect: undefined, refusal: Error): Promise<never>;
   async meter<T>(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect?: Effect<T>, refusal?: Error): Promise<T> {
-    const { counters, audit, clock } = this.deps;
+    const { audit, clock } = this.deps;
     const now = clock.now();
     const windows = rateWindows(key, now);
-    const known = this.knownExhausted(key, windows);
-    if (known.length > 0) {
-      call.rateLimit = rateState(
-        windows,
-        windows.map((w) => (known.includes(w) ? 'exhausted' : undefined)),
-        now,
-      );
-      const refusedBy = known.at(-1)!;
-      throw new RateLimited(refusedBy.name, secondsToReset(refusedBy, now));
+    const shards = counterShards(key, this.deps.partitionWriteUnits);
+    if (this.exhausted.open(key, now, shards).length === 0) {
+      throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, shards), now);
     }
     const record = this.auditRecord(key, call, subject, now, refusal ? statusOf(refusal) : 200);
     const ttl = Math.floor(now / 1000) + this.deps.auditRetentionDays * 86_400;
+    const speculative = effect?.undo !== undefined;
 
-    const [minute, day, done, audited] = await Promise.allSettled([
-      counters.hit(windows[0]),
-      counters.hit(windows[1]),
-      effect ? effect.run() : Promise.resolve(undefined),
+    const [counted, early, audited] = await Promise.allSettled([
+      this.count(key, now, shards),
+      speculative ? effect!.run() : Promise.resolve(undefined),
       audit.put(record, ttl),
       this.stampUse(key, now),
     ]);
-    const counts = [minute, day].map((r) => (r.status === 'fulfilled' ? r.value : undefined));
-    call.rateLimit = rateState(windows, counts, now);
+    const count = counted.status === 'fulfilled' ? counted.value : undefined;
+    // A shared item is written only once the call is known to count (and to be refused by nothing else).
+    const late =
+      effect && !speculative && count && !('refusedBy' in count) && !refusal ? (await Promise.allSettled([effect.run()]))[0] : undefined;
+    const done = late ?? early;
 
-    // When both refuse, the retry is due when the later window (the day) resets.
-    const refusedBy = windows.findLast((_, i) => counts[i] === 'exhausted');
-    windows.forEach((w, i) => counts[i] === 'exhausted' && this.rememberExhausted(key, w));
-    const failure: unknown = refusedBy
-      ? new RateLimited(refusedBy.name, secondsToReset(refusedBy, now))
-      : ([minute, day, done, audited].find((r) => r.status === 'rejected')?.reason ?? refusal);
-    if (failure === undefined) return (done as PromiseFulfilledResult<T>).value;
+    if (count && 'refusedBy' in count) throw await this.refused(call, windows, count.refusedBy, now, record, ttl, effect, done);
+    call.rateLimit = rateState(windows, count ? this.totals(key, count) : [undefined, undefined], now);
+    // A shared write that took effect stands: the call succeeds even if its first audit write failed.
+    const failure: unknown = [counted, done, late ? undefined : audited].find((r) => r?.status === 'rejected')?.reason ?? refusal;
+    if (failure === undefined) {
+      if (audited.status === 'rejected') await this.compensate([['audit record', audit.put(record, ttl)]]);
+      return (done as PromiseFulfilledResult<T>).value;
+    }
+    throw await this.failed(failure, record, ttl, audited, effect, done);
+  }
 
-    // Compensate in parallel; the call already failed, so a failing compensation is only reported.
-    const compensations: [string, Promise<unknown>][] = [];
-    if (refusedBy) {
-      windows.forEach((w, i) => {
-        if (typeof counts[i] === 'number') compensations.push([`compensation: ${w.name} count`, counters.unhit(w)]);
-      });
+  /** Count the call in one shard of the key's counter not known to be full; one more shard if it is. */
+  private async count(key: ApiKeyRecord, now: number, shards: number): Promise<Counted | { refusedBy: RateWindow['name'] }> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const open = this.exhausted.open(key, now, shards);
+      if (open.length === 0) break;
+      const shard = open[Math.floor((this.deps.random ?? Math.random)() * open.length)]!;
+      const slot = counterSlot(key, now, shard, shards);
+      const result = await this.deps.counters.count(slot);
+      if (!('refusedBy' in result)) return { slot, ...result };
+      this.exhausted.remember(key, now, shards, shard, result.refusedBy);
     }
-    if (effect && done.status === 'fulfilled') compensations.push(['compensation: undo', effect.undo(done.value as T)]);
-    // A run that failed with an error no domain rule explains may have been applied: undo it too.
-    if (effect && done.status === 'rejected' && statusOf(done.reason) === 500) {
-      compensations.push(['compensation: undo', effect.undo(undefined)]);
-    }
+    return { refusedBy: this.exhausted.refusingWindow(key, now, shards) };
+  }
+
+  /** The key's estimated counts after the call, per window (exact with one shard). */
+  private totals(key: ApiKeyRecord, count: Counted): [number, number] {
+    return [
+      estimatedTotal(count.minute, count.slot.minuteLimit, key.rate_limit_per_minute),
+      estimatedTotal(count.day, count.slot.dayLimit, key.rate_limit_per_day),
+    ];
+  }
+
+  private rateLimited(call: CallContext, windows: readonly RateWindow[], by: RateWindow['name'], now: number): RateLimited {
+    call.rateLimit = rateState(
+      windows,
+      windows.map((w) => (w.name === by ? 'exhausted' : undefined)),
+      now,
+    );
+    const w = windows.find((x) => x.name === by)!;
+    return new RateLimited(w.name, secondsToReset(w, now));
+  }
+
+  /** A call the rate limit refused: its speculative write undone, its audit record saying 429. */
+  private async refused<T>(
+    call: CallContext,
+    windows: readonly RateWindow[],
+    by: RateWindow['name'],
+    now: number,
+    record: AuditRecord,
+    ttl: number,
+    effect: Effect<T> | undefined,
+    done: PromiseSettledResult<T | undefined>,
+  ): Promise<RateLimited> {
+    const error = this.rateLimited(call, windows, by, now);
+    const fixes: [string, Promise<unknown>][] = [];
+    const undo = this.undoOf(effect, done);
+    if (undo) fixes.push(undo);
+    fixes.push(this.correction(record, statusOf(error), ttl, call));
+    await this.compensate(fixes);
+    return error;
+  }
+
+  /** A call that failed or was refused after counting: speculative write undone, audit corrected. */
+  private async failed<T>(
+    failure: unknown,
+    record: AuditRecord,
+    ttl: number,
+    audited: PromiseSettledResult<void>,
+    effect: Effect<T> | undefined,
+    done: PromiseSettledResult<T | undefined>,
+  ): Promise<unknown> {
+    const fixes: [string, Promise<unknown>][] = [];
+    const undo = this.undoOf(effect, done);
+    if (undo) fixes.push(undo);
     const status = statusOf(failure);
-    if (status !== record.status || audited.status === 'rejected') {
-      // Should this fail too, the record may still say 200: the log line names the request and the real outcome.
-      const correction = `compensation: audit record of request ${call.requestId} must say ${status}`;
-      compensations.push([correction, audit.put({ ...record, status }, ttl)]);
-    }
-    const settled = await Promise.allSettled(compensations.map(([, p]) => p));
-    settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, compensations[i]![0]));
-    throw failure;
+    if (status !== record.status || audited.status === 'rejected') fixes.push(this.correction(record, status, ttl));
+    await this.compensate(fixes);
+    return failure;
+  }
+
+  /** The undo a failed call owes: a speculative write that applied, or may have (no verdict). */
+  private undoOf<T>(effect: Effect<T> | undefined, done: PromiseSettledResult<T | undefined>): [string, Promise<unknown>] | undefined {
+    if (!effect?.undo) return undefined;
+    if (done.status === 'fulfilled') return ['compensation: undo', effect.undo(done.value)];
+    // A run that failed with an error no domain rule explains may have been applied: undo it too.
+    return statusOf(done.reason) === 500 ? ['compensation: undo', effect.undo(undefined)] : undefined;
+  }
+
+  private correction(record: AuditRecord, status: number, ttl: number, call?: CallContext): [string, Promise<unknown>] {
+    // Should this fail too, the record may still say 200: the log line names the request and the real outcome.
+    const what = `compensation: audit record of request ${call?.requestId ?? record.request_id} must say ${status}`;
+    return [what, this.deps.audit.put({ ...record, status }, ttl)];
+  }
+
+  /** Run compensations in parallel; the call's outcome is decided, so a failing one is only reported. */
+  private async compensate(fixes: readonly [string, Promise<unknown>][]): Promise<void> {
+    const settled = await Promise.allSettled(fixes.map(([, p]) => p));
+    settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, fixes[i]![0]));
   }
 
   private auditRecord(key: ApiKeyRecord, call: CallContext, subject: CallSubject, now: number, status: number): AuditRecord {
@@ -174,25 +257,6 @@ export class KeyCalls {
       source_ip: call.sourceIp,
       user_agent: call.userAgent,
     };
-  }
-
-  /** The windows of `key` this container knows to be exhausted now (none when a limit was raised). */
-  private knownExhausted(key: ApiKeyRecord, windows: readonly RateWindow[]): RateWindow[] {
-    const memo = this.blocked.get(key.id);
-    if (!memo) return [];
-    const known = windows.filter((w) => {
-      const seen = memo.get(w.name);
-      return seen !== undefined && seen.counterKey === w.counterKey && w.limit <= seen.limit;
-    });
-    if (known.length === 0) this.blocked.delete(key.id);
-    return known;
-  }
-
-  private rememberExhausted(key: ApiKeyRecord, w: RateWindow): void {
-    if (this.blocked.size >= MAX_BLOCKED_KEYS && !this.blocked.has(key.id)) this.blocked.clear();
-    const memo = this.blocked.get(key.id) ?? new Map();
-    memo.set(w.name, { counterKey: w.counterKey, limit: w.limit });
-    this.blocked.set(key.id, memo);
   }
 
   /** `last_used_at` at minute precision: at most one write per key, minute and container. */

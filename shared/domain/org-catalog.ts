@@ -3,7 +3,7 @@ import type { Effect } from './key-calls.js';
 import type { Playable } from './model.js';
 import type { PlayableChanges, PlayableStore } from './ports.js';
 
-/** A change made to a playable: how it was and how it is now (the undo restores the first). */
+/** A change made to a playable: how it was and how it is now. */
 export interface PlayableUpdate {
   readonly before: Playable;
   readonly after: Playable;
@@ -31,7 +31,8 @@ export class OrgCatalog {
 
   /**
    * Change a game or stream of the organization, as the effect of a metered call: one conditional
-   * write, undone (the previous values written back) if the call is refused after all.
+   * write. The game or stream is a shared item (other keys and admins change it, play pages read
+   * it), so the write has no undo: the call is counted first and a refused call never touches it.
    */
   update(orgId: number, kind: Playable['kind'], id: number, requested: PlayableChanges): Effect<PlayableUpdate> {
     const changes: PlayableChanges = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
@@ -41,13 +42,6 @@ export class OrgCatalog {
         const before = await this.store.updateInOrg(kind, id, orgId, changes);
         if (!before) throw notFound(kind, id);
         return { before, after: { ...before, ...changes } };
-      },
-      undo: async (done) => {
-        // Without the run's answer the previous values are unknown: nothing can be restored safely.
-        if (!done) return;
-        const { before } = done;
-        const restore = Object.fromEntries(Object.keys(changes).map((field) => [field, before[field as keyof PlayableChanges]]));
-        await this.store.updateInOrg(kind, id, orgId, restore);
       },
     };
   }

@@ -5,7 +5,7 @@
  */
 import { SessionToken } from '../schemas/common.js';
 import type { Clock } from './clock.js';
-import { Forbidden, NotFound } from './errors.js';
+import { Forbidden } from './errors.js';
 import type { Playable, TokenRecord } from './model.js';
 import type { PlayPass, PlayPassSigner } from './play-pass.js';
 import type { CatalogStore, TokenStore } from './ports.js';
@@ -97,6 +97,15 @@ export interface PlayPagesDeps {
   readonly exchangeWindowSeconds: number;
 }
 
+/** The refusal of a play-pass exchange, whatever the reason (a guesser learns nothing from it). */
+export const NO_PLAY_PASS = 'This session cannot start a play session here';
+
+/**
+ * Play-pass exchanges one token allows, right or wrong: the page needs one (a retry or a second
+ * tab a few more); an attacker holding a used link gets this many guesses at its session id.
+ */
+export const MAX_EXCHANGE_ATTEMPTS = 5;
+
 /** The play pages' rules. */
 export class PlayPages {
   constructor(private readonly deps: PlayPagesDeps) {}
@@ -152,17 +161,16 @@ export class PlayPages {
   /**
    * Trade a session the page has just consumed for a play pass. The token record must say it was
    * consumed as `sessionId` (which only the consume answer revealed) within the exchange window.
-   * @throws NotFound (unknown token), Forbidden (not consumed, another session, too late)
+   * Every attempt is counted on the token, at most {@link MAX_EXCHANGE_ATTEMPTS}: with session ids
+   * unpredictable in 2^52 (`id-permutation.ts`), a link holder's guesses are hopeless.
+   * @throws NotFound (unknown token), Forbidden (not consumed, another session, too late, attempts used up)
    */
   async issuePass(token: string, sessionId: number): Promise<IssuedPass> {
     const { tokens, clock, passes, passSeconds, exchangeWindowSeconds } = this.deps;
-    const record = await tokens.get(token);
-    if (!record) throw new NotFound('Session not found');
+    const record = await tokens.countExchange(token, MAX_EXCHANGE_ATTEMPTS);
     const now = clock.now();
     const recent = record.consumed_at !== undefined && now - Date.parse(record.consumed_at) <= exchangeWindowSeconds * 1000;
-    if (record.status !== 'consumed' || record.session_id !== sessionId || !recent) {
-      throw new Forbidden('This session cannot start a play session here');
-    }
+    if (record.status !== 'consumed' || record.session_id !== sessionId || !recent) throw new Forbidden(NO_PLAY_PASS);
     const target =
       record.game_id !== null ? { kind: 'game' as const, id: record.game_id } : { kind: 'stream' as const, id: record.stream_id! };
     const pass: PlayPass = { sid: sessionId, ...target, exp: Math.floor(now / 1000) + passSeconds };

@@ -3,6 +3,7 @@
  * and turn conditional-write failures into the domain errors named here.
  */
 import type { ApiKeyRecord, AuditRecord, Org, Playable, Role, TokenRecord } from './model.js';
+import type { CounterSlot, SlotCount } from './rate-limit.js';
 
 export interface TokenStore {
   /** Store a new token (never overwrites). `ttl` is epoch seconds. */
@@ -19,8 +20,12 @@ export interface TokenStore {
    * @throws NotFound when the token does not exist or belongs to another org; TokenGone otherwise.
    */
   revoke(token: string, orgId: number, nowIso: string, requestId: string): Promise<TokenRecord>;
-  /** Undo a revoke made by `requestId` (compensation when the call is refused afterwards). */
-  unrevoke(token: string, requestId: string): Promise<void>;
+  /**
+   * Count one play-pass exchange attempt on a token (one conditional write), at most `maxAttempts`
+   * per token, and return the token as it is now.
+   * @throws NotFound (no such token), Forbidden (its attempts are used up)
+   */
+  countExchange(token: string, maxAttempts: number): Promise<TokenRecord>;
   /** Remove a token that was never handed out (compensation). */
   delete(token: string): Promise<void>;
 }
@@ -40,22 +45,13 @@ export interface CatalogStore {
   getRole(orgId: number, subject: string): Promise<Role | undefined>;
 }
 
-/** A fixed window of a rate limit, addressed by its counter item. */
-export interface CounterWindow {
-  readonly counterKey: string;
-  readonly limit: number;
-  /** Epoch seconds after which the counter item may be removed. */
-  readonly ttl: number;
-}
-
 export interface CounterStore {
   /**
-   * Count one call in the window atomically.
-   * @returns the new count, or `'exhausted'` when the window is full (nothing was counted).
+   * Count one call in both windows of a counter shard, atomically: in both, or (when either
+   * window's share is used up) in neither.
+   * @returns the shard's counts after the call, or the window that refused it (the day when both did)
    */
-  hit(window: CounterWindow): Promise<number | 'exhausted'>;
-  /** Take back one counted call (the other window refused it). */
-  unhit(window: CounterWindow): Promise<void>;
+  count(slot: CounterSlot): Promise<SlotCount>;
   /** Reserve `size` consecutive ids of a sequence; returns the last one. */
   reserve(sequence: string, size: number): Promise<number>;
 }

@@ -1,41 +1,114 @@
 import type { ApiKeyRecord, RateLimitState, WindowState } from './model.js';
-import type { CounterWindow } from './ports.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-/** A fixed window aligned to the UTC minute or day. */
-export interface RateWindow extends CounterWindow {
+/** The key properties the rate limits read. */
+export type RateLimitedKey = Pick<ApiKeyRecord, 'id' | 'rate_limit_per_minute' | 'rate_limit_per_day'>;
+
+/** A fixed window aligned to the UTC minute or day (what the client is told about). */
+export interface RateWindow {
   readonly name: 'minute' | 'day';
+  readonly limit: number;
   readonly startMs: number;
   readonly endMs: number;
 }
 
 /** The key's two windows at `nowMs`: per UTC minute and per UTC day. */
-export function rateWindows(
-  key: Pick<ApiKeyRecord, 'id' | 'rate_limit_per_minute' | 'rate_limit_per_day'>,
-  nowMs: number,
-): [RateWindow, RateWindow] {
-  return [window(key.id, 'minute', MINUTE, key.rate_limit_per_minute, nowMs), window(key.id, 'day', DAY, key.rate_limit_per_day, nowMs)];
+export function rateWindows(key: RateLimitedKey, nowMs: number): [RateWindow, RateWindow] {
+  return [window('minute', MINUTE, key.rate_limit_per_minute, nowMs), window('day', DAY, key.rate_limit_per_day, nowMs)];
 }
 
-function window(keyId: number, name: RateWindow['name'], length: number, limit: number, nowMs: number): RateWindow {
+function window(name: RateWindow['name'], length: number, limit: number, nowMs: number): RateWindow {
   const startMs = Math.floor(nowMs / length) * length;
-  const endMs = startMs + length;
-  return {
-    name,
-    limit,
-    startMs,
-    endMs,
-    counterKey: `rate#${keyId}#${name}#${startMs}`,
-    // Keep the item a little past its window so a late undo still finds it.
-    ttl: Math.ceil(endMs / 1000) + 3600,
-  };
+  return { name, limit, startMs, endMs: startMs + length };
 }
 
 /** Seconds until the window resets, at least 1. */
 export function secondsToReset(w: RateWindow, nowMs: number): number {
   return Math.max(1, Math.ceil((w.endMs - nowMs) / 1000));
+}
+
+/**
+ * Minute attributes of earlier minutes that a count removes from its item as it goes, so that a busy
+ * counter item stays a few dozen bytes (one write unit). A minute followed by this many quiet ones
+ * stays until the item expires: at most one such attribute per quiet spell, a few bytes each.
+ */
+const STALE_MINUTES_REMOVED = 10;
+
+/**
+ * Share of the per-second write capacity of one partition that one counter shard is planned for:
+ * half, because a full shard's refused conditional writes are billed too, and a client may offer
+ * more than its limit.
+ */
+const SHARD_LOAD = 0.5;
+/** Most shards one key's counter is split into (a key's limits bound it long before this). */
+export const MAX_COUNTER_SHARDS = 64;
+
+/**
+ * The counter item of one shard of a key's windows. One item per key, UTC day and shard holds both
+ * windows: the day's count and the current minute's, so that one conditional write counts a call in
+ * both or in neither (a call refused by one window is never counted in the other: nothing to undo).
+ */
+export interface CounterSlot {
+  readonly counterKey: string;
+  readonly shard: number;
+  /** Attribute of the current minute's count (`m` and the minute of the UTC day). */
+  readonly minuteField: string;
+  /** Attributes of the minutes just before, removed by the same write. */
+  readonly staleMinuteFields: readonly string[];
+  /** This shard's share of each limit (the shares add up to the key's limits exactly). */
+  readonly minuteLimit: number;
+  readonly dayLimit: number;
+  /** Epoch seconds after which the item may go (an hour after the day ends). */
+  readonly ttl: number;
+}
+
+/** What counting a call in a shard did: the shard's counts after it, or the window that refused it. */
+export type SlotCount = { readonly minute: number; readonly day: number } | { readonly refusedBy: RateWindow['name'] };
+
+/**
+ * How many counter shards a key's windows are split into. One counter item lives in one partition,
+ * which takes `partitionWriteUnits` writes a second (DynamoDB: 1,000); a key may make
+ * `rate_limit_per_minute / 60` counted calls a second at most, each one write. The shards are as
+ * many as that peak needs at {@link SHARD_LOAD} of a partition each, and never more than either
+ * limit (every shard must admit at least one call of each window).
+ */
+export function counterShards(key: RateLimitedKey, partitionWriteUnits: number): number {
+  const peakPerSecond = key.rate_limit_per_minute / 60;
+  const needed = Math.ceil(peakPerSecond / (partitionWriteUnits * SHARD_LOAD));
+  return Math.max(1, Math.min(needed, MAX_COUNTER_SHARDS, key.rate_limit_per_minute, key.rate_limit_per_day));
+}
+
+/** Shard `shard`'s share of `limit` among `shards`: the shares differ by at most one and add up to `limit`. */
+export function shareOf(limit: number, shard: number, shards: number): number {
+  return Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
+}
+
+/** The counter item of shard `shard` (of `shards`) of the key's windows at `nowMs`. */
+export function counterSlot(key: RateLimitedKey, nowMs: number, shard: number, shards: number): CounterSlot {
+  const dayStart = Math.floor(nowMs / DAY) * DAY;
+  const minuteOfDay = Math.floor((nowMs - dayStart) / MINUTE);
+  const stale: string[] = [];
+  for (let m = minuteOfDay - 1; m >= Math.max(0, minuteOfDay - STALE_MINUTES_REMOVED); m--) stale.push(`m${m}`);
+  return {
+    counterKey: `rate#${key.id}#${dayStart}#${shard}`,
+    shard,
+    minuteField: `m${minuteOfDay}`,
+    staleMinuteFields: stale,
+    minuteLimit: shareOf(key.rate_limit_per_minute, shard, shards),
+    dayLimit: shareOf(key.rate_limit_per_day, shard, shards),
+    ttl: Math.ceil((dayStart + DAY) / 1000) + 3600,
+  };
+}
+
+/**
+ * A key's total count in a window, estimated from the one shard a call counted in: shards fill at
+ * about the same pace (calls pick them at random), so the shard's fill ratio stands for the key's.
+ * Exact with one shard.
+ */
+export function estimatedTotal(count: number, share: number, limit: number): number {
+  return share === limit ? count : Math.min(limit, Math.round((count / share) * limit));
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isoTime, type Clock } from './clock.js';
 import { NotFound, TokenGone } from './errors.js';
 import { DIRECT, type OnceGate } from './idempotency.js';
-import type { BlockIdAllocator } from './ids.js';
+import type { SessionIdSource } from './session-ids.js';
 import type { KeyCalls, KeyCredential } from './key-calls.js';
 import type { ApiKeyRecord, CallContext, Playable, TokenRecord, TokenStatus } from './model.js';
 import type { CatalogStore, TokenStore } from './ports.js';
@@ -52,7 +52,7 @@ export interface SessionsDeps {
   readonly tokens: TokenStore;
   readonly catalog: CatalogStore;
   readonly keyCalls: KeyCalls;
-  readonly sessionIds: BlockIdAllocator;
+  readonly sessionIds: SessionIdSource;
   readonly clock: Clock;
   readonly tokenRetentionDays: number;
 }
@@ -132,8 +132,8 @@ export class Sessions {
       expires_at: isoTime(expiresMs),
     };
     const ttl = Math.ceil(expiresMs / 1000) + this.deps.tokenRetentionDays * 86_400;
-    // The token is written alongside the counters; if a window refuses, it is deleted again
-    // before anyone could have seen it (it is returned only on success).
+    // Speculative, as only a private item may be: the token is written alongside the count and, if
+    // the call is refused, deleted again before anyone could have seen it (it is returned only on success).
     await keyCalls.meter(
       key,
       call,
@@ -187,8 +187,10 @@ export class Sessions {
   }
 
   /**
-   * Revoke an active token of an authenticated key's organization, in one metered stage audited as
-   * `action`. Meters the call exactly once, whatever the outcome.
+   * Revoke an active token of an authenticated key's organization, audited as `action`. The token
+   * is a shared item (its holder may be consuming it this very moment), so the revocation is not
+   * speculative: the call is counted first and a rate-limited call never touches the token.
+   * Meters the call exactly once, whatever the outcome.
    * @throws NotFound (unknown or another org's token), TokenGone (not active), RateLimited
    */
   async revokeFor(key: ApiKeyRecord, token: string, call: CallContext, action: string): Promise<SessionView> {
@@ -197,10 +199,7 @@ export class Sessions {
       key,
       call,
       { action, token },
-      {
-        run: () => tokens.revoke(token, key.org_id, isoTime(clock.now()), call.requestId),
-        undo: () => tokens.unrevoke(token, call.requestId),
-      },
+      { run: () => tokens.revoke(token, key.org_id, isoTime(clock.now()), call.requestId) },
     );
     return this.view(revoked);
   }

@@ -91,6 +91,16 @@ export function isConditionalFailure(error: unknown): boolean {
 }
 
 /**
+ * The item as it was, which a refused conditional write sent back with
+ * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` (DynamoDB does; the embedded dynalite ignores the
+ * option, so a caller falls back to a read there). Undefined when absent or empty.
+ */
+export function oldItemOf(error: unknown): Record<string, unknown> | undefined {
+  const item = (error as { Item?: Record<string, unknown> } | null)?.Item;
+  return item && Object.keys(item).length > 0 ? item : undefined;
+}
+
+/**
  * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Calls are
  * retried by {@link RETRY_POLICY} (the SDK's own retries are off), in AWS a call that hangs fails
  * after `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so

@@ -1,9 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFound, TokenGone } from '../domain/errors.js';
+import { Forbidden, NotFound, TokenGone } from '../domain/errors.js';
+import { NO_PLAY_PASS } from '../domain/play.js';
 import type { TokenRecord } from '../domain/model.js';
 import type { TokenStore } from '../domain/ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
-import { idempotent, isConditionalFailure, type StoreOptions } from './dynamo-client.js';
+import { idempotent, isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
 
 /** Session tokens in DynamoDB, one item per token. */
 export class DynamoTokenStore implements TokenStore {
@@ -92,23 +93,26 @@ export class DynamoTokenStore implements TokenStore {
     }
   }
 
-  async unrevoke(token: string, requestId: string): Promise<void> {
+  async countExchange(token: string, maxAttempts: number): Promise<TokenRecord> {
     try {
-      await this.options.client.send(
-        // Applied twice, the second finds the condition false, which is swallowed below: harmless.
-        new UpdateCommand(
-          idempotent({
-            TableName: this.options.tableName,
-            Key: { token },
-            UpdateExpression: 'SET #status = :active REMOVE revoked_at, revoked_by',
-            ConditionExpression: '#status = :revoked AND revoked_by = :rid',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':active': 'active', ':revoked': 'revoked', ':rid': requestId },
-          }),
-        ),
+      const { Attributes } = await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { token },
+          UpdateExpression: 'ADD exchange_attempts :one',
+          ConditionExpression: 'attribute_exists(#token) AND (attribute_not_exists(exchange_attempts) OR exchange_attempts < :max)',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':one': 1, ':max': maxAttempts },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
       );
+      return toRecord(Attributes!);
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
+      const exists = oldItemOf(error) !== undefined || (await this.get(token)) !== undefined;
+      if (!exists) throw new NotFound('Session not found', { cause: error });
+      throw new Forbidden(NO_PLAY_PASS, { cause: error });
     }
   }
 
@@ -124,7 +128,7 @@ export function orgDay(orgId: number, day: string): string {
 
 /** A stored item as the domain's record (without the storage-only attributes). */
 export function toRecord(item: Record<string, unknown>): TokenRecord {
-  const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, ...record } = item;
+  const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, exchange_attempts: _attempts, ...record } = item;
   // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
   if (typeof record.metadata === 'string') record.metadata = JSON.parse(record.metadata);
   return record as unknown as TokenRecord;

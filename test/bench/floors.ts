@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { isoTime } from '../../shared/domain/clock.js';
 import type { TokenRecord } from '../../shared/domain/model.js';
-import { rateWindows } from '../../shared/domain/rate-limit.js';
+import { counterSlot } from '../../shared/domain/rate-limit.js';
 import { localTableNames } from '../../infra/local/dynamo.js';
 import { DynamoAuditStore } from '../../shared/store/audit-store.js';
 import { DynamoCounterStore } from '../../shared/store/counter-store.js';
@@ -52,7 +52,7 @@ export function floors(stack: BenchStack): Timed[] {
     };
     const ttl = Math.floor(now / 1000) + 8 * 86_400;
     await Promise.all([
-      ...rateWindows(found, now).map((w) => counters.hit(w)),
+      counters.count(counterSlot(found, now, 0, 1)),
       tokens.put(token, ttl),
       audit.put(
         {

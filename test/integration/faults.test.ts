@@ -169,9 +169,15 @@ const operations: Operation<any>[] = [
       return { k, token: await api(k).mint() };
     },
     run: ({ k, token }) => api(k).revoke({ token }),
-    check: async ({ token }, { reply }) => {
-      // A failed revoke is taken back (even one whose answer was lost): the token is exactly as the client was told.
-      expect((await stored(token))?.status).toBe(reply.status === 200 ? 'revoked' : 'active');
+    check: async ({ token }, { reply, outcome, kind }) => {
+      // The token is shared, so a revoke is never undone (an undo could overwrite someone else's
+      // write): the call is counted first, and only a revoke whose own answer was lost for good (a
+      // persistent timeout of the token write, a 5xx: outcome unknown) may have taken effect unseen.
+      const status = (await stored(token))?.status;
+      const lostRevoke = kind === 'timeout' && outcome.target?.table === 'tokens' && reply.status >= 500;
+      if (reply.status === 200) expect(status).toBe('revoked');
+      else if (lostRevoke) expect(['active', 'revoked']).toContain(status);
+      else expect(status).toBe('active');
     },
   },
   {

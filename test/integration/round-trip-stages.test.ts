@@ -40,12 +40,12 @@ async function warm(call: () => Promise<Reply>): Promise<{ status: number; calls
 const stages = (calls: RoundTrip[]) => ({ stages: stageCount(calls), calls: describeStages(calls) });
 
 describe('round-trip stages on the warm path', () => {
-  test('create-session: the key read (the game is cached), then counters, token and audit together (2)', async () => {
+  test('create-session: the key read (the game is cached), then the count (both windows in one write), token and audit together (2)', async () => {
     const { status, calls } = await warm(() => api.create({ game_id: 101 }));
     expect(status).toBe(200);
     expect(stages(calls)).toEqual({
       stages: 2,
-      calls: 'GetItem keys | UpdateItem counters + UpdateItem counters + PutItem tokens + PutItem audit',
+      calls: 'GetItem keys | UpdateItem counters + PutItem tokens + PutItem audit',
     });
   });
 
@@ -63,13 +63,13 @@ describe('round-trip stages on the warm path', () => {
     expect(stages(calls)).toEqual({ stages: 1, calls: 'UpdateItem tokens' });
   });
 
-  test('revoke-session: the key read, then the revoke with counters and audit (2: the org must be known first)', async () => {
+  test('revoke-session: the key read, the count with the audit record, then the revoke (3: a token is shared, so the call is counted before it is touched)', async () => {
     const tokens = [await api.mint(), await api.mint()];
     const { status, calls } = await warm(() => api.revoke({ token: tokens.shift() }));
     expect(status).toBe(200);
     expect(stages(calls)).toEqual({
-      stages: 2,
-      calls: 'GetItem keys | UpdateItem counters + UpdateItem counters + UpdateItem tokens + PutItem audit',
+      stages: 3,
+      calls: 'GetItem keys | UpdateItem counters + PutItem audit | UpdateItem tokens',
     });
   });
 

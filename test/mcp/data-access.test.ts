@@ -80,20 +80,28 @@ describe('sequential round trips', () => {
 
   test.each([
     ['tools/list', () => traced(() => client.listTools())],
+    ['list_games', () => tool('list_games')],
+    ['get_stream', () => tool('get_stream', { stream_id: 201 })],
+  ])('%s: the key read, then the metered stage with its effect (2)', async (_name, run) => {
+    const { calls } = await run();
+    expect(stageCount(calls)).toBe(2);
+    expect(describeStages(calls)).toMatch(/^GetItem keys \| /);
+  });
+
+  // A token or a game is a shared item: the call is counted (with its audit record) before it is written.
+  test.each([
     [
       'revoke_session',
+      'UpdateItem tokens',
       async () => {
         const token = ((await callTool(client, 'create_session', { game_id: 101 })).structuredContent as { token: string }).token;
         return tool('revoke_session', { token });
       },
     ],
-    ['list_games', () => tool('list_games')],
-    ['get_stream', () => tool('get_stream', { stream_id: 201 })],
-    ['update_game', () => tool('update_game', { game_id: 102, name: 'Acme Memory (open)' })],
-  ])('%s: the key read, then the metered stage with its effect (2)', async (_name, run) => {
+    ['update_game', 'UpdateItem catalog', () => tool('update_game', { game_id: 102, name: 'Acme Memory (open)' })],
+  ])('%s: the key read, the count with its audit record, then the write of the shared item (3)', async (_name, write, run) => {
     const { calls } = await run();
-    expect(stageCount(calls)).toBe(2);
-    expect(describeStages(calls)).toMatch(/^GetItem keys \| /);
+    expect(describeStages(calls)).toBe(`GetItem keys | UpdateItem counters + PutItem audit | ${write}`);
   });
 
   test('get_session_report: the key read, then the index query and the batch read alongside the metering', async () => {

@@ -1,7 +1,8 @@
 /** In-memory fakes of the domain's ports, for unit tests (no I/O). */
 import type { Clock } from '../../shared/domain/clock.js';
 import type { ApiKeyRecord, AuditRecord } from '../../shared/domain/model.js';
-import type { AuditStore, CounterStore, CounterWindow, KeyStore } from '../../shared/domain/ports.js';
+import type { AuditStore, CounterStore, KeyStore } from '../../shared/domain/ports.js';
+import type { CounterSlot, SlotCount } from '../../shared/domain/rate-limit.js';
 
 /** A clock that stands still until moved. */
 export class FixedClock implements Clock {
@@ -14,29 +15,25 @@ export class FixedClock implements Clock {
 /** Resolve after the current macrotask, so that concurrent callers really overlap. */
 export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Counters in a map, with the same conditional semantics as the DynamoDB adapter. */
+/** Counter shards in a map, with the same conditional semantics as the DynamoDB adapter. */
 export class MemoryCounterStore implements CounterStore {
+  /** Counts by `<counterKey> <field>` (`day` or `m<minute>`), and id sequences by `seq#<name>`. */
   readonly counts = new Map<string, number>();
   readonly calls: string[] = [];
   /** Make the next calls of a kind fail with this error. */
-  failNext: Partial<Record<'hit' | 'unhit' | 'reserve', Error>> = {};
+  failNext: Partial<Record<'count' | 'reserve', Error>> = {};
 
-  async hit(window: CounterWindow): Promise<number | 'exhausted'> {
-    this.calls.push(`hit ${window.counterKey}`);
+  async count(slot: CounterSlot): Promise<SlotCount> {
+    this.calls.push(`count ${slot.counterKey}`);
     await tick();
-    this.throwIfFailing('hit');
-    const count = this.counts.get(window.counterKey) ?? 0;
-    if (count >= window.limit) return 'exhausted';
-    this.counts.set(window.counterKey, count + 1);
-    return count + 1;
-  }
-
-  async unhit(window: CounterWindow): Promise<void> {
-    this.calls.push(`unhit ${window.counterKey}`);
-    await tick();
-    this.throwIfFailing('unhit');
-    const count = this.counts.get(window.counterKey) ?? 0;
-    if (count > 0) this.counts.set(window.counterKey, count - 1);
+    this.throwIfFailing('count');
+    const day = this.counts.get(`${slot.counterKey} day`) ?? 0;
+    const minute = this.counts.get(`${slot.counterKey} ${slot.minuteField}`) ?? 0;
+    if (day >= slot.dayLimit) return { refusedBy: 'day' };
+    if (minute >= slot.minuteLimit) return { refusedBy: 'minute' };
+    this.counts.set(`${slot.counterKey} day`, day + 1);
+    this.counts.set(`${slot.counterKey} ${slot.minuteField}`, minute + 1);
+    return { minute: minute + 1, day: day + 1 };
   }
 
   async reserve(sequence: string, size: number): Promise<number> {
@@ -48,7 +45,7 @@ export class MemoryCounterStore implements CounterStore {
     return last;
   }
 
-  private throwIfFailing(kind: 'hit' | 'unhit' | 'reserve'): void {
+  private throwIfFailing(kind: 'count' | 'reserve'): void {
     const error = this.failNext[kind];
     if (error) {
       delete this.failNext[kind];

@@ -7,7 +7,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/domain/api-keys.js';
 import type { ApiKeyRecord, AuditRecord, Tier } from '../../shared/domain/model.js';
-import { rateWindows } from '../../shared/domain/rate-limit.js';
+import { counterShards, counterSlot } from '../../shared/domain/rate-limit.js';
 import type { Stack } from './local-stack.js';
 
 /** A key made for a test: the raw key to present and the record stored for it. */
@@ -77,17 +77,25 @@ export async function auditOfRequest(stack: Stack, orgId: number, requestId: str
   return (Items ?? []) as AuditRecord[];
 }
 
-/** The current count of a key's minute and day windows at the stack's time (undefined: no item). */
+/**
+ * The current count of a key's minute and day windows at the stack's time, summed over the key's
+ * counter shards (undefined: no counter item at all).
+ */
 export async function windowCounts(stack: Stack, key: ApiKeyRecord): Promise<{ minute?: number; day?: number }> {
-  const [minute, day] = await Promise.all(
-    rateWindows(key, stack.clock.now()).map(async (w) => {
+  const now = stack.clock.now();
+  const shards = counterShards(key, stack.services.env.DYNAMODB_PARTITION_WRITE_UNITS);
+  const items = await Promise.all(
+    Array.from({ length: shards }, async (_, shard) => {
+      const slot = counterSlot(key, now, shard, shards);
       const { Item } = await stack.services.client.send(
-        new GetCommand({ TableName: 'counters', Key: { pk: w.counterKey }, ConsistentRead: true }),
+        new GetCommand({ TableName: 'counters', Key: { pk: slot.counterKey }, ConsistentRead: true }),
       );
-      return Item?.count as number | undefined;
+      return Item && { minute: (Item[slot.minuteField] as number | undefined) ?? 0, day: Item.day as number };
     }),
   );
-  return { minute, day };
+  const found = items.filter((i) => i !== undefined);
+  if (found.length === 0) return {};
+  return { minute: found.reduce((n, i) => n + i.minute, 0), day: found.reduce((n, i) => n + i.day, 0) };
 }
 
 /** Every stored token minted with a key. */

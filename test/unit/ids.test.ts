@@ -60,8 +60,7 @@ describe('BlockIdAllocator', () => {
 
   test('a sequence past 2^53 is refused rather than handing out unsafe ids', async () => {
     const counters: CounterStore = {
-      hit: async () => 1,
-      unhit: async () => undefined,
+      count: async () => ({ minute: 1, day: 1 }),
       reserve: async () => 2 ** 53 + 10,
     };
     await expect(new BlockIdAllocator(counters, 'session_id', 10).nextId()).rejects.toThrow(/overflowed/);

@@ -57,8 +57,7 @@ function setup() {
   const reported: string[] = [];
   let counter = 0;
   const counters: CounterStore = {
-    hit: async () => 1,
-    unhit: async () => undefined,
+    count: async () => ({ minute: 1, day: 1 }),
     reserve: async (_s, size) => (counter += size),
   };
   const catalog = {

@@ -3,7 +3,7 @@ import { newKeyRecord } from '../../shared/domain/api-keys.js';
 import { OutOfScope, Overloaded, RateLimited, TierRequired, TokenGone, Unauthenticated } from '../../shared/domain/errors.js';
 import { hashApiKey, keyCredential, KeyCalls, type Effect } from '../../shared/domain/key-calls.js';
 import type { CallContext, Tier } from '../../shared/domain/model.js';
-import { rateWindows } from '../../shared/domain/rate-limit.js';
+import { counterSlot } from '../../shared/domain/rate-limit.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from '../support/fakes.js';
 
 const RAW = `dpk_${'0123456789abcdef'.repeat(2)}01234567`;
@@ -22,11 +22,15 @@ function setup(settings: Partial<Parameters<typeof newKeyRecord>[3]> = {}, tier:
     audit,
     clock,
     auditRetentionDays: 90,
+    partitionWriteUnits: 1000,
     onBackgroundError: (_e, what) => background.push(what),
   });
   const key = newKeyRecord(RAW, 7, { org_id: 1, tier }, { name: 'k', ...settings }, NOW - 1000);
   keys.keys.set(key.key_hash, key);
-  const count = (name: 'minute' | 'day') => counters.counts.get(rateWindows(key, clock.now()).find((w) => w.name === name)!.counterKey);
+  const count = (name: 'minute' | 'day') => {
+    const slot = counterSlot(key, clock.now(), 0, 1);
+    return counters.counts.get(`${slot.counterKey} ${name === 'day' ? 'day' : slot.minuteField}`);
+  };
   return { clock, keys, counters, audit, background, keyCalls, key, count };
 }
 
@@ -142,7 +146,7 @@ describe('KeyCalls.meter', () => {
     });
   });
 
-  test('the minute window refusing: the day window is unhit, the effect undone, the audit rewritten as 429', async () => {
+  test('the minute window refusing: the day window is not counted either, the effect undone, the audit rewritten as 429', async () => {
     const { keyCalls, key, audit, counters, count } = setup({ rate_limit_per_minute: 1 });
     await keyCalls.meter(key, call(), subject, effect(1).effect);
     const c = { ...call(), requestId: 'req-2' };
@@ -152,13 +156,14 @@ describe('KeyCalls.meter', () => {
     expect(error).toMatchObject({ window: 'minute', retryAfterSeconds: 30 });
     expect(log).toEqual(['run', 'undo second']);
     expect([count('minute'), count('day')]).toEqual([1, 1]);
-    expect(counters.calls.filter((x) => x.startsWith('unhit'))).toEqual([`unhit ${rateWindows(key, NOW)[1].counterKey}`]);
+    // One conditional write per call, both windows in it: the refused call wrote no count at all.
+    expect(counters.calls).toEqual([`count ${counterSlot(key, NOW, 0, 1).counterKey}`, `count ${counterSlot(key, NOW, 0, 1).counterKey}`]);
     const second = [...audit.records.values()].filter((r) => r.request_id === 'req-2');
     expect(second).toEqual([expect.objectContaining({ status: 429 })]);
     expect(c.rateLimit?.windows.map((w) => w.remaining)).toEqual([0, expect.any(Number)]);
   });
 
-  test('the day window refusing: the minute window is unhit', async () => {
+  test('the day window refusing: the minute window is not counted either', async () => {
     const { keyCalls, key, count } = setup({ rate_limit_per_minute: 100, rate_limit_per_day: 2 });
     await keyCalls.meter(key, call(), subject, effect(1).effect);
     await keyCalls.meter(key, call(), subject, effect(2).effect);
@@ -167,14 +172,14 @@ describe('KeyCalls.meter', () => {
     expect([count('minute'), count('day')]).toEqual([2, 2]);
   });
 
-  test('both windows refusing: nothing to unhit, and the retry is due when the day window resets', async () => {
+  test('both windows refusing: the retry is due when the day window resets', async () => {
     const { keyCalls, key, counters } = setup({ rate_limit_per_minute: 1, rate_limit_per_day: 1 });
     await keyCalls.meter(key, call(), subject, effect(1).effect);
     const error = await keyCalls.meter(key, call(), subject, effect(2).effect).catch((x: unknown) => x);
     expect(error).toBeInstanceOf(RateLimited);
     // Retrying when the minute resets would only meet the day window: Retry-After names the later reset.
     expect(error).toMatchObject({ window: 'day', retryAfterSeconds: 86_400 - (5 * 3600 + 6 * 60 + 30) });
-    expect(counters.calls.some((x) => x.startsWith('unhit'))).toBe(false);
+    expect(counters.calls).toHaveLength(2);
   });
 
   test('the effect failing: the call stays counted and is audited with the failure’s status', async () => {
@@ -201,7 +206,7 @@ describe('KeyCalls.meter', () => {
     expect(audit.puts.map((r) => r.status)).toEqual([403]);
   });
 
-  test('a refusal that a window also refuses is a 429, and the other window is unhit', async () => {
+  test('a refusal that a window also refuses is a 429, counted in neither window', async () => {
     const { keyCalls, key, audit, count } = setup({ rate_limit_per_minute: 1 });
     await keyCalls.meter(key, call(), subject, effect(1).effect);
     const c = { ...call(), requestId: 'req-2' };
@@ -212,7 +217,7 @@ describe('KeyCalls.meter', () => {
 
   test('a failing counter (throttled) fails the call: the effect is undone and the audit says 503', async () => {
     const { keyCalls, key, audit, counters } = setup();
-    counters.failNext.hit = new Overloaded();
+    counters.failNext.count = new Overloaded();
     const { effect: e, log } = effect('t');
     await expect(keyCalls.meter(key, call(), subject, e)).rejects.toThrow(Overloaded);
     expect(log).toEqual(['run', 'undo t']);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { rateState, rateWindows, secondsToReset } from '../../shared/domain/rate-limit.js';
+import { counterSlot, estimatedTotal, rateState, rateWindows, secondsToReset } from '../../shared/domain/rate-limit.js';
 import { rateLimitHeaders } from '../../shared/http/envelope.js';
 
 const key = { id: 42, rate_limit_per_minute: 60, rate_limit_per_day: 10_000 };
@@ -11,22 +11,8 @@ const DAY_START = Date.UTC(2026, 2, 4);
 describe('rateWindows', () => {
   test('a minute window and a day window aligned to UTC, with the key’s limits', () => {
     const [minute, day] = rateWindows(key, NOW);
-    expect(minute).toEqual({
-      name: 'minute',
-      limit: 60,
-      startMs: MINUTE_START,
-      endMs: MINUTE_START + 60_000,
-      counterKey: `rate#42#minute#${MINUTE_START}`,
-      ttl: (MINUTE_START + 60_000) / 1000 + 3600,
-    });
-    expect(day).toEqual({
-      name: 'day',
-      limit: 10_000,
-      startMs: DAY_START,
-      endMs: DAY_START + 86_400_000,
-      counterKey: `rate#42#day#${DAY_START}`,
-      ttl: (DAY_START + 86_400_000) / 1000 + 3600,
-    });
+    expect(minute).toEqual({ name: 'minute', limit: 60, startMs: MINUTE_START, endMs: MINUTE_START + 60_000 });
+    expect(day).toEqual({ name: 'day', limit: 10_000, startMs: DAY_START, endMs: DAY_START + 86_400_000 });
   });
 
   test('a call exactly on a boundary opens the new window; one millisecond before is the old one', () => {
@@ -36,18 +22,33 @@ describe('rateWindows', () => {
     const [minuteBefore, dayBefore] = rateWindows(key, boundary - 1);
     expect(minuteBefore.endMs).toBe(boundary);
     expect(dayBefore.endMs).toBe(boundary);
-    expect(minuteBefore.counterKey).not.toBe(minuteAt.counterKey);
-    expect(dayBefore.counterKey).not.toBe(dayAt.counterKey);
+    const slot = (ms: number) => counterSlot(key, ms, 0, 1);
+    expect(slot(boundary - 1).counterKey).not.toBe(slot(boundary).counterKey);
+    expect(slot(boundary - 1).minuteField).toBe('m1439');
+    expect(slot(boundary).minuteField).toBe('m0');
   });
 
-  test('every call within one UTC minute shares a counter; keys do not share counters', () => {
-    const keys = (ms: number) => rateWindows(key, ms).map((w) => w.counterKey);
-    expect(keys(MINUTE_START)).toEqual(keys(MINUTE_START + 59_999));
-    expect(rateWindows({ ...key, id: 43 }, NOW)[0].counterKey).not.toBe(rateWindows(key, NOW)[0].counterKey);
+  test('every call within one UTC minute shares a counter field; keys do not share counters', () => {
+    const at = (ms: number) => counterSlot(key, ms, 0, 1);
+    expect([at(MINUTE_START).counterKey, at(MINUTE_START).minuteField]).toEqual([
+      at(MINUTE_START + 59_999).counterKey,
+      at(MINUTE_START + 59_999).minuteField,
+    ]);
+    expect(at(MINUTE_START + 60_000).minuteField).not.toBe(at(MINUTE_START).minuteField);
+    expect(counterSlot({ ...key, id: 43 }, NOW, 0, 1).counterKey).not.toBe(at(NOW).counterKey);
   });
 
-  test('the counter outlives its window (TTL after the end), so a late undo still finds it', () => {
-    for (const w of rateWindows(key, NOW)) expect(w.ttl * 1000).toBeGreaterThan(w.endMs);
+  test('the counter item outlives its day (TTL an hour after the end)', () => {
+    expect(counterSlot(key, NOW, 0, 1).ttl * 1000).toBe(DAY_START + 86_400_000 + 3_600_000);
+  });
+});
+
+describe('estimatedTotal', () => {
+  test('exact with one shard; scaled from the shard’s fill otherwise, never above the limit', () => {
+    expect(estimatedTotal(7, 10, 10)).toBe(7);
+    expect(estimatedTotal(5, 25, 100)).toBe(20);
+    expect(estimatedTotal(25, 25, 100)).toBe(100);
+    expect(estimatedTotal(26, 25, 100)).toBe(100);
   });
 });
 

@@ -9,7 +9,7 @@ import { RateLimited, TokenGone } from '../../shared/domain/errors.js';
 import { BlockIdAllocator } from '../../shared/domain/ids.js';
 import { KeyCalls, type Effect } from '../../shared/domain/key-calls.js';
 import type { CallContext } from '../../shared/domain/model.js';
-import { rateWindows } from '../../shared/domain/rate-limit.js';
+import { counterSlot } from '../../shared/domain/rate-limit.js';
 import { assertJsonText, MAX_JSON_DEPTH } from '../../shared/http/limits.js';
 import { idempotent, isRetrySafe, isThrottling, isTransient, mayRetry } from '../../shared/store/dynamo-client.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from '../support/fakes.js';
@@ -118,7 +118,7 @@ describe('KeyCalls: an exhausted window is remembered', () => {
     const counters = new MemoryCounterStore();
     const audit = new MemoryAuditStore();
     const keys = new MemoryKeyStore();
-    const keyCalls = new KeyCalls({ keys, counters, audit, clock, auditRetentionDays: 90 });
+    const keyCalls = new KeyCalls({ keys, counters, audit, clock, auditRetentionDays: 90, partitionWriteUnits: 1000 });
     const key = newKeyRecord(RAW, 9, { org_id: 1, tier: 'business' }, { name: 'k', rate_limit_per_minute: limit }, NOW);
     return { clock, counters, audit, keys, keyCalls, key };
   }
@@ -138,7 +138,8 @@ describe('KeyCalls: an exhausted window is remembered', () => {
     // The next minute counts again.
     clock.ms += 30_000;
     await expect(keyCalls.meter(key, call(), { action: 'create-session' }, effect())).resolves.toBe(1);
-    expect(counters.counts.get(rateWindows(key, clock.ms)[0].counterKey)).toBe(1);
+    const slot = counterSlot(key, clock.ms, 0, 1);
+    expect(counters.counts.get(`${slot.counterKey} ${slot.minuteField}`)).toBe(1);
   });
 
   test('a raised limit lifts the shortcut at once; a lowered one keeps it', async () => {
