@@ -224,7 +224,8 @@ export class KeyAdmin {
     const undo: Promise<unknown>[] = [];
     if (created.status === 'fulfilled') undo.push(keys.remove(record));
     if (retired.status === 'fulfilled') {
-      undo.push(keys.update(old, { is_active: old.is_active, expires_at: old.expires_at, rotated_to: null }, atIso));
+      // Compare-and-swap: only this rotation's own retirement is taken back, never a later change.
+      undo.push(keys.unretire(old, { is_active: old.is_active, expires_at: old.expires_at }, record.id, atIso));
     }
     const settled = await Promise.allSettled(undo);
     for (const r of settled) if (r.status === 'rejected') this.deps.onBackgroundError?.(r.reason, 'rotation compensation');

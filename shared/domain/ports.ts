@@ -95,6 +95,18 @@ export interface KeyAdminStore {
   update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options?: { unrotated?: boolean }): Promise<ApiKeyRecord>;
   /** Remove a key permanently. @throws NotFound when it is already gone. */
   remove(key: KeyAddress): Promise<void>;
+  /**
+   * Take back a rotation's retirement of `key` (its replacement could not be stored), as a
+   * compare-and-swap: only while the key still holds exactly that retirement (rotated to
+   * `rotatedTo`, last changed at `retiredAtIso`), so that it never overwrites a later change of
+   * someone else's. @returns whether it was taken back
+   */
+  unretire(
+    key: KeyAddress,
+    restore: Pick<ApiKeyRecord, 'is_active' | 'expires_at'>,
+    rotatedTo: number,
+    retiredAtIso: string,
+  ): Promise<boolean>;
 }
 
 /** One page of an organization's audit log, newest first. */

@@ -108,6 +108,37 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore {
     }
   }
 
+  async unretire(
+    key: KeyAddress,
+    restore: Pick<ApiKeyRecord, 'is_active' | 'expires_at'>,
+    rotatedTo: number,
+    retiredAtIso: string,
+  ): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { key_hash: key.key_hash },
+          UpdateExpression: 'SET is_active = :active, expires_at = :expires, rotated_to = :null',
+          ConditionExpression: 'org_id = :org AND id = :id AND rotated_to = :to AND updated_at = :at',
+          ExpressionAttributeValues: {
+            ':active': restore.is_active,
+            ':expires': restore.expires_at,
+            ':null': null,
+            ':org': key.org_id,
+            ':id': key.id,
+            ':to': rotatedTo,
+            ':at': retiredAtIso,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalFailure(error)) return false;
+      throw error;
+    }
+  }
+
   async remove(key: KeyAddress): Promise<void> {
     try {
       await this.options.client.send(

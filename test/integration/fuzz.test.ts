@@ -188,10 +188,17 @@ function checkAttribution(name: string, before: Snapshot, after: Snapshot): void
   expect([...diff.audit.removed, ...diff.audit.changed]).toEqual([]);
   // Counters: the fuzz key's windows count exactly its calls that passed authentication; the key-id
   // sequence moves only for creates that reached authorization (a refused one hands its id back).
-  const counted = (window: string) =>
-    [...diff.counters.added.map((c) => ({ after: c, before: { count: 0 } })), ...diff.counters.changed]
-      .filter((c) => String(c.after.pk).startsWith(`rate#${fuzzKey.record.id}#${window}#`))
-      .reduce((sum, c) => sum + Number(c.after.count) - Number(c.before.count), 0);
+  // One counter item per key, day and shard holds the day (`day`) and each minute (`m<minute>`);
+  // a count removes minutes long past, so only growth counts.
+  const counted = (window: 'minute' | 'day') =>
+    [...diff.counters.added.map((c) => ({ after: c, before: {} as Record<string, unknown> })), ...diff.counters.changed]
+      .filter((c) => String(c.after.pk).startsWith(`rate#${fuzzKey.record.id}#`))
+      .flatMap((c) =>
+        Object.keys(c.after)
+          .filter((field) => (window === 'day' ? field === 'day' : /^m\d+$/.test(field)))
+          .map((field) => Math.max(0, Number(c.after[field]) - Number(c.before[field] ?? 0))),
+      )
+      .reduce((sum, n) => sum + n, 0);
   // Every counted call is audited once (no faults here): both windows grew by exactly the key's audit records.
   const audited = diff.audit.added.filter((r) => r.key_id === fuzzKey.record.id);
   expect({ minute: counted('minute'), day: counted('day') }).toEqual({ minute: audited.length, day: audited.length });

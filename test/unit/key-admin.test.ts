@@ -36,6 +36,12 @@ class FakeKeys implements KeyAdminStore {
   async remove(key: KeyAddress) {
     this.byId.delete(key.id);
   }
+  async unretire(key: KeyAddress, restore: Pick<ApiKeyRecord, 'is_active' | 'expires_at'>, rotatedTo: number, at: string) {
+    const current = this.byId.get(key.id);
+    if (current?.rotated_to !== rotatedTo || current.updated_at !== at) return false;
+    this.byId.set(key.id, { ...current, ...restore, rotated_to: null });
+    return true;
+  }
   async create(key: ApiKeyRecord) {
     this.byId.set(key.id, key);
   }
