@@ -50,12 +50,12 @@ export class DynamoProxy {
 
   /** Start a proxy of the DynamoDB endpoint `upstream` on a free loopback port. */
   static async start(upstream: string): Promise<DynamoProxy> {
-    let proxy: DynamoProxy | undefined;
+    const ready: { proxy?: DynamoProxy } = {};
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        void proxy!.handle(req.headers, Buffer.concat(chunks)).then(
+        void ready.proxy!.handle(req.headers, Buffer.concat(chunks)).then(
           (a) => res.writeHead(a.status, a.headers).end(a.body),
           (error: unknown) => res.writeHead(500).end(String(error)),
         );
@@ -63,8 +63,8 @@ export class DynamoProxy {
     });
     server.keepAliveTimeout = 60_000;
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    proxy = new DynamoProxy(upstream, server);
-    return proxy;
+    ready.proxy = new DynamoProxy(upstream, server);
+    return ready.proxy;
   }
 
   /** The endpoint to give a DynamoDB client. */
