@@ -37,6 +37,13 @@ export class RequestLog {
     return true;
   }
 
+  /** Bytes (with their newlines) and number of request records of the lines kept for an operation. */
+  volume(name: string): { bytes: number; requests: number } {
+    const lines = this.lines.get(name) ?? [];
+    const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line.endsWith('\n') ? line : `${line}\n`), 0);
+    return { bytes, requests: this.of(name).length };
+  }
+
   /** The `duration_ms` of the request log lines kept for an operation. */
   of(name: string): number[] {
     const out: number[] = [];

@@ -28,7 +28,7 @@ export async function measureLatency(
   ops: readonly BenchOperation[],
   extras: readonly Timed[],
   token: string,
-  options: { warmup: number; rounds: number },
+  options: { warmup: number; rounds: number; raw?: boolean; logPrefix?: string },
 ): Promise<LatencySamples> {
   const raw: number[] = [];
   const byName = new Map<string, number[]>([...ops, ...extras].map((t) => [t.name, []]));
@@ -42,7 +42,7 @@ export async function measureLatency(
         const request = await op.prepare();
         return async () => {
           // Only the measured request's log line counts (`prepare` may mint tokens meanwhile).
-          stack.log.collecting = recording ? op.name : undefined;
+          stack.log.collecting = recording ? `${options.logPrefix ?? ''}${op.name}` : undefined;
           const response = await stack.http.send(request);
           stack.log.collecting = undefined;
           return () => {
@@ -62,14 +62,13 @@ export async function measureLatency(
       const after = await work();
       const t1 = performance.now();
       if (typeof after === 'function') after();
+      if (recording) byName.get(t.name)!.push(t1 - t0);
+      if (options.raw === false) continue;
       const t2 = performance.now();
       const { Item } = await stack.raw.send(rawRead);
       const t3 = performance.now();
       if (!Item) throw new Error('the raw read found no item');
-      if (recording) {
-        byName.get(t.name)!.push(t1 - t0);
-        raw.push(t3 - t2);
-      }
+      if (recording) raw.push(t3 - t2);
     }
   }
   return { raw, byName };

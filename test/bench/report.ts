@@ -6,6 +6,7 @@ import type { CapacityUse } from './capacity.js';
 import type { ColdStartFigures } from './cold-start.js';
 import { PRICES, type lifecycleCost } from './cost.js';
 import { round } from './stats.js';
+import { table } from './table.js';
 import type { TargetCheck } from './targets.js';
 import type { ThroughputFigures } from './throughput.js';
 
@@ -186,19 +187,4 @@ function fixed(n: number, digits: number): string {
 
 function usd(n: number): string {
   return `$${n.toFixed(2)}`;
-}
-
-/** Rows under headers: padded columns, or a Markdown table. */
-function table(markdown: boolean, headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  if (markdown) {
-    const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
-    return [line(headers), line(headers.map(() => '---')), ...rows.map(line)];
-  }
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i > 0 && /^[-$\d.]/.test(c) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
 }

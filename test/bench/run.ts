@@ -20,11 +20,24 @@ import { benchOperations, mintTokens } from './operations.js';
 import { figuresJson, renderTables, snake, type BenchResult } from './report.js';
 import { measureStages } from './stages.js';
 import { median, percentile } from './stats.js';
-import { checkTargets } from './targets.js';
+import { checkTargets, rttTargets } from './targets.js';
+import { table } from './table.js';
 import { measureThroughput } from './throughput.js';
+import { DynamoProxy } from './proxy/dynamo-proxy.js';
+import { renderRtt, renderScale, rttScaleJson } from './report-scale.js';
+import { measureRttLatency, type RttFigures } from './rtt-latency.js';
+import { runScale } from './scale/run-scale.js';
+import type { ScenarioResult } from './scale/scenario.js';
+
+/** `--name=value` of the command line. */
+function flag(name: string): string | undefined {
+  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
 
 /** Fixed sizes of every run (the figures are comparable between runs only if these stay). */
 const SETTINGS = {
+  rttWarmupRounds: 5,
+  rttRounds: 60,
   stageWarmup: 2,
   stageSamples: 5,
   latencyWarmupRounds: 20,
@@ -34,12 +47,30 @@ const SETTINGS = {
 } as const;
 
 const markdown = process.argv.includes('--markdown');
+/** `--only=rtt` or `--only=scale`: just that phase (quick iteration); its tables and JSON keys only. */
+const only = flag('only');
+if (only !== undefined && only !== 'rtt' && only !== 'scale') throw new Error('--only takes rtt or scale');
+/** The modelled DynamoDB round trip of the RTT latency mode, ms (`--rtt=5`). */
+const RTT_MS = Number(flag('rtt') ?? 5);
+if (!(RTT_MS > 0)) throw new Error('--rtt takes a positive number of milliseconds');
 const started = performance.now();
 const progress = (what: string) => process.stderr.write(`bench [${((performance.now() - started) / 1000).toFixed(0)} s] ${what}\n`);
 
 progress('starting the local stack');
 const stack = await startBenchStack();
+const proxy = await DynamoProxy.start(stack.service.services.env.DYNAMODB_ENDPOINT!);
+if (only !== undefined) {
+  try {
+    await runOnly(only);
+  } finally {
+    await proxy.close();
+    await stack.close();
+  }
+  process.exit(0);
+}
 let result: BenchResult;
+let rtt: RttFigures;
+let scale: ScenarioResult[];
 try {
   const ops = await benchOperations(stack);
   const [token] = await mintTokens(stack, 1);
@@ -54,8 +85,14 @@ try {
     rounds: SETTINGS.latencyRounds,
   });
 
+  progress(`latency in round trips: ${SETTINGS.rttRounds} rounds, every DynamoDB call paying ${RTT_MS} ms`);
+  rtt = await measureRttLatency(stack, ops, proxy, { rttMs: RTT_MS, warmup: SETTINGS.rttWarmupRounds, rounds: SETTINGS.rttRounds });
+
   progress(`throughput: 4 runs of ${SETTINGS.throughputSeconds} s`);
   const throughput = await measureThroughput(stack, token!, SETTINGS.throughputSeconds);
+
+  scale = await runScale(stack, proxy, progress);
+  await proxy.close();
   await stack.close();
 
   const fns = functionNames(routes);
@@ -102,21 +139,58 @@ try {
     cold,
     cost,
     lifecycleUnits,
-    targets: checkTargets({
-      stages: byName((f) => f.stages),
-      ratioP50: byName((f) => f.ratioP50),
-      bundleKb: coldBy((c) => c.bundleKb),
-      initMs: coldBy((c) => c.initMs),
-      initRatio: coldBy((c) => c.unbundledInitMs / c.initMs),
-      lifecycleUnits,
-    }),
+    targets: [
+      ...checkTargets({
+        stages: byName((f) => f.stages),
+        ratioP50: byName((f) => f.ratioP50),
+        bundleKb: coldBy((c) => c.bundleKb),
+        initMs: coldBy((c) => c.initMs),
+        initRatio: coldBy((c) => c.unbundledInitMs / c.initMs),
+        lifecycleUnits,
+      }),
+      ...rttTargets(rtt),
+      ...scale.flatMap((x) => x.checks),
+    ],
   };
 } catch (error) {
+  await proxy.close().catch(() => undefined);
   await stack.close().catch(() => undefined);
   throw error;
 }
 
 progress('done');
-process.stdout.write(renderTables(result, markdown) + '\n\n' + figuresJson(result) + '\n');
+const tables = [renderTables(result, markdown), ...renderRtt(rtt, markdown), ...renderScale(scale, markdown)].join('\n');
+const json = { ...(JSON.parse(figuresJson(result)) as Record<string, unknown>), ...rttScaleJson(rtt, scale) };
+process.stdout.write(tables + '\n\n' + JSON.stringify(json) + '\n');
 // Connections the load generator or the SDK keep alive must not hold the process open.
 process.exit(0);
+
+/** `--only=rtt` / `--only=scale`: one phase, its tables, and a JSON line with its keys and its targets. */
+async function runOnly(phase: 'rtt' | 'scale'): Promise<void> {
+  const lines: string[] = [];
+  let json: Record<string, unknown>;
+  let checks;
+  if (phase === 'rtt') {
+    const ops = await benchOperations(stack);
+    progress(`latency in round trips: ${SETTINGS.rttRounds} rounds, every DynamoDB call paying ${RTT_MS} ms`);
+    const r = await measureRttLatency(stack, ops, proxy, { rttMs: RTT_MS, warmup: SETTINGS.rttWarmupRounds, rounds: SETTINGS.rttRounds });
+    lines.push(...renderRtt(r, markdown));
+    json = rttScaleJson(r, undefined);
+    checks = rttTargets(r);
+  } else {
+    const s = await runScale(stack, proxy, progress);
+    lines.push(...renderScale(s, markdown));
+    json = rttScaleJson(undefined, s);
+    checks = s.flatMap((x) => x.checks);
+  }
+  lines.push(
+    '',
+    ...table(
+      markdown,
+      ['target', 'this run', 'met'],
+      checks.map((x) => [x.target, x.value, x.met ? 'yes' : 'NO']),
+    ),
+  );
+  progress('done');
+  process.stdout.write(lines.join('\n') + '\n\n' + JSON.stringify(json) + '\n');
+}

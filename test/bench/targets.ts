@@ -35,6 +35,18 @@ export const STAGE_TARGETS: Readonly<Record<string, number>> = {
 /** Highest p50 latency ratio against one raw GetItem. */
 export const LATENCY_TARGETS: Readonly<Record<string, number>> = { validate_session: 2.0, consume_session: 2.0, create_session: 4.0 };
 
+/** Highest p50 and p99 latency in modelled DynamoDB round trips (the RTT latency mode). */
+export const RTT_TARGETS: Readonly<Record<string, number>> = {
+  validate_session: 1.2,
+  consume_session: 1.2,
+  create_session: 2.3,
+  list_keys: 2.3,
+  create_key: 2.3,
+  update_key: 2.3,
+  delete_key: 2.3,
+  mcp_create_session: 2.3,
+};
+
 export const BUNDLE_KB_TARGET = 300;
 export const INIT_MS_TARGET = 60;
 export const INIT_RATIO_TARGET = 3;
@@ -84,4 +96,18 @@ export function checkTargets(f: TargetInputs): TargetCheck[] {
     met: f.lifecycleUnits <= LIFECYCLE_UNITS_TARGET,
   });
   return checks;
+}
+
+/** The RTT latency targets, on p50 and p99 (judged on the quoted two decimals). */
+export function rttTargets(r: { readonly byName: ReadonlyMap<string, { readonly p50: number; readonly p99: number }> }): TargetCheck[] {
+  return Object.entries(RTT_TARGETS).flatMap(([op, max]) =>
+    (['p50', 'p99'] as const).map((p) => {
+      const v = r.byName.get(op)?.[p];
+      return {
+        target: `latency ${p} ${op} <= ${max.toFixed(1)} RTT`,
+        value: fmt(v),
+        met: v !== undefined && Math.round(v * 100) / 100 <= max,
+      };
+    }),
+  );
 }

@@ -1,0 +1,54 @@
+/**
+ * The bench's DynamoDB proxy (test/bench/proxy/dynamo-proxy.ts) in front of the embedded DynamoDB:
+ * it forwards calls unchanged, and a call over its partition's throughput is answered as DynamoDB
+ * answers it, so that the SDK raises `ProvisionedThroughputExceededException` and the service's own
+ * retry policy (RETRY_POLICY in shared/store/dynamo-client.ts) retries it, then gives up as
+ * `Overloaded`.
+ */
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
+import { Overloaded } from '../../shared/domain/errors.js';
+import { createDocumentClient, RETRY_POLICY } from '../../shared/store/dynamo-client.js';
+import { DynamoProxy } from '../bench/proxy/dynamo-proxy.js';
+
+let dynamo: EmbeddedDynamo;
+let proxy: DynamoProxy;
+
+beforeAll(async () => {
+  dynamo = await startEmbeddedDynamo();
+  await ensureTables(dynamo.endpoint);
+  proxy = await DynamoProxy.start(dynamo.endpoint);
+});
+afterAll(async () => {
+  await proxy.close();
+  await dynamo.close();
+});
+
+test('calls pass through the proxy unchanged', async () => {
+  proxy.configure({ rttMs: 1 });
+  const client = createDocumentClient({ endpoint: proxy.endpoint });
+  await client.send(new PutCommand({ TableName: 'counters', Item: { pk: 'through', value: 3 } }));
+  const { Item } = await client.send(new GetCommand({ TableName: 'counters', Key: { pk: 'through' }, ConsistentRead: true }));
+  expect(Item).toEqual({ pk: 'through', value: 3 });
+  client.destroy();
+});
+
+test("a throttled call reaches the SDK as DynamoDB's exception, and the service's retry policy retries it", async () => {
+  // 1,000 WCU/s / 10,000: a tenth of a unit per second, so the first write empties the bucket for ~10 s.
+  proxy.configure({ partitions: { scale: 10_000, accel: 1 } });
+  const client = createDocumentClient({ endpoint: proxy.endpoint });
+  await client.send(new PutCommand({ TableName: 'counters', Item: { pk: 'hot' } }));
+  const error = await client.send(new PutCommand({ TableName: 'counters', Item: { pk: 'hot' } })).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(Overloaded);
+  const cause = (error as Overloaded).cause as { name?: string; $metadata?: { httpStatusCode?: number }; ThrottlingReasons?: unknown };
+  expect(cause.name).toBe('ProvisionedThroughputExceededException');
+  expect(cause.$metadata?.httpStatusCode).toBe(400);
+  expect(cause.ThrottlingReasons).toEqual([
+    { reason: 'TableWriteKeyRangeThroughputExceeded', resource: 'arn:aws:dynamodb:local:000000000000:table/counters' },
+  ]);
+  expect(proxy.throttled.get('counters PutItem')).toBe(RETRY_POLICY.maxAttempts);
+  // Another partition of the same table is not hot.
+  await client.send(new PutCommand({ TableName: 'counters', Item: { pk: 'cold' } }));
+  client.destroy();
+});
