@@ -12,6 +12,7 @@ const tableNameVars = Object.fromEntries(Object.values(tables).map((t) => [t.env
 };
 
 const positiveInt = z.coerce.number().check(z.int(), z.positive());
+const positiveNumber = z.coerce.number().check(z.positive());
 
 export const EnvSchema = z.object({
   ...tableNameVars,
@@ -24,7 +25,7 @@ export const EnvSchema = z.object({
    * value). Sizes the rate-limit counter shards (`shared/domain/rate-limit.ts`); the benchmark's
    * scaled capacity simulation lowers it together with its simulated partitions.
    */
-  DYNAMODB_PARTITION_WRITE_UNITS: z._default(positiveInt, 1000),
+  DYNAMODB_PARTITION_WRITE_UNITS: z._default(positiveNumber, 1000),
   /** OIDC issuer whose JWTs authenticate org admins. */
   JWT_ISSUER: z._default(z.string().check(z.minLength(1)), 'https://issuer.invalid'),
   /** Expected `aud` (or `client_id`) of admin JWTs; comma-separated for several. */
