@@ -165,7 +165,3 @@ export function figuresJson(r: BenchResult): string {
 function fixed(n: number, digits: number): string {
   return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
 }
-
-function usd(n: number): string {
-  return `$${n.toFixed(2)}`;
-}
