@@ -4,7 +4,7 @@
  * and whether the stack logs Lambda's platform lines.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { localTableNames } from '../../infra/local/dynamo.js';
 import { itemBytes } from './capacity.js';
 import { MODEL, type StoredItems } from './cost.js';
@@ -48,13 +48,17 @@ export async function storedItems(stack: BenchStack, token: string): Promise<Sto
 }
 
 /**
- * Whether the deployed functions log Lambda's START/END/REPORT lines: yes unless infra/functions.ts
- * sets the JSON log format with system log level WARN (read from its source: the bench does not
- * synthesize the stack).
+ * Whether the deployed functions log Lambda's START/END/REPORT lines: yes unless the stack's code
+ * (infra/*.ts, read as text: the bench does not synthesize the stack) sets the JSON log format with
+ * system log level WARN.
  */
 export function platformLinesLogged(): boolean {
-  const source = readFileSync(new URL('../../infra/functions.ts', import.meta.url), 'utf8');
-  return !(/LoggingFormat\.JSON/.test(source) && /systemLogLevel(V2)?\s*:\s*SystemLogLevel\.WARN/.test(source));
+  const dir = new URL('../../infra/', import.meta.url);
+  const source = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => readFileSync(new URL(f, dir), 'utf8'))
+    .join('\n');
+  return !(/LoggingFormat\.JSON/.test(source) && /systemLogLevel(V2)?\s*:\s*[\w.]*SystemLogLevel\.WARN/.test(source));
 }
 
 /** Audit records a request writes, from its stage picture (./stages.ts). */
