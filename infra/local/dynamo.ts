@@ -27,6 +27,9 @@ export interface EmbeddedDynamo {
 /** Start dynalite on a free loopback port; `path` keeps the data on disk across restarts. */
 export async function startEmbeddedDynamo(options: { path?: string } = {}): Promise<EmbeddedDynamo> {
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // Node closes idle keep-alive connections after 5 s; a client reusing one just as it closes gets
+  // ECONNRESET (a conditional write then fails as a 500). DynamoDB keeps them far longer.
+  server.keepAliveTimeout = 300_000;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -23,12 +23,15 @@ const UNLIMITED = { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000_
 export class RequestLog {
   /** Lines kept per operation; parsed only when asked, so a measured request pays no parsing. */
   private readonly lines = new Map<string, string[]>();
+  /** The last error lines of the service (printed when the run fails). */
+  errors: string[] = [];
   /** The operation whose request is being measured, if any: its log lines are kept. */
   collecting: string | undefined;
 
   /** Take one log line of the service; true when it was one (it is then not printed). */
   take(line: string): boolean {
     if (!line.startsWith('{"level"')) return false;
+    if (line.startsWith('{"level":"ERROR"')) this.errors = [...this.errors.slice(-9), line];
     if (this.collecting !== undefined) {
       const kept = this.lines.get(this.collecting) ?? [];
       kept.push(line);

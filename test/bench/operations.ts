@@ -67,6 +67,7 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
   const { apiKey, bearer, http } = stack;
   const consumable = new TokenPool(stack);
   const revocable = new TokenPool(stack);
+  const playable = new TokenPool(stack);
   // A token that stays active: validate and the play pages only read it.
   const [standing] = await mintTokens(stack, 1);
   // Key management runs in org 2 (globex) where it creates and deletes, so the list of org 1 stays
@@ -182,6 +183,23 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
       fn: 'play-page',
       status: 200,
       prepare: async () => ({ method: 'GET', path: `/play/game/101?session_token=${standing}` }),
+    },
+    {
+      // The play page's script right after it consumed its token (the browser lifecycle's last step).
+      name: 'play_session',
+      operation: 'play-session',
+      fn: 'play-page',
+      status: 204,
+      prepare: async () => {
+        const token = await playable.take();
+        const consumed = await http.send({
+          method: 'POST',
+          path: `${API_PATH}?action=consume-session`,
+          body: { token, player_uuid: 'p-1' },
+        });
+        const { session_id } = (JSON.parse(consumed.body) as { data: { session_id: number } }).data;
+        return { method: 'POST', path: '/play/session', body: { token, session_id } };
+      },
     },
     {
       name: 'embed_page',

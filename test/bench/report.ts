@@ -4,7 +4,9 @@
  */
 import type { CapacityUse } from './capacity.js';
 import type { ColdStartFigures } from './cold-start.js';
-import { PRICES, type lifecycleCost } from './cost.js';
+import { PRICES } from './cost.js';
+import { costJson, renderCost } from './report-cost.js';
+import type { Lifecycles } from './lifecycles.js';
 import { round } from './stats.js';
 import { table } from './table.js';
 import type { TargetCheck } from './targets.js';
@@ -39,7 +41,7 @@ export interface BenchResult {
   }[];
   readonly throughput: ThroughputFigures;
   readonly cold: ReadonlyMap<string, ColdStartFigures>;
-  readonly cost: ReturnType<typeof lifecycleCost>;
+  readonly cost: Lifecycles;
   readonly lifecycleUnits: number;
   readonly targets: readonly TargetCheck[];
 }
@@ -58,7 +60,7 @@ export function renderTables(r: BenchResult, markdown: boolean): string {
   out.push(
     ...table(
       markdown,
-      ['operation', 'stages', 'calls', 'RCU', 'WCU', 'p50 ms', 'p99 ms', 'p50 / GetItem', 'p99 / GetItem', 'handler ms'],
+      ['operation', 'stages', 'calls', 'RCU', 'WCU', 'p50 ms', 'p99 ms', 'CPU overhead: p50 / GetItem', 'p99 / GetItem', 'handler ms'],
       [
         ...r.ops.map((o) => [
           o.name,
@@ -127,31 +129,10 @@ export function renderTables(r: BenchResult, markdown: boolean): string {
     ),
   );
 
-  section(`Capacity and cost of one million lifecycles (create + validate + consume), prices of ${PRICES.date}, ${PRICES.region}`);
-  const c = r.cost;
-  out.push(
-    ...table(
-      markdown,
-      ['item', 'value'],
-      [
-        [
-          'capacity units per lifecycle (read + write)',
-          `${fixed(r.lifecycleUnits, 1)} (${fixed(c.read, 1)} RRU + ${fixed(c.write, 1)} WRU)`,
-        ],
-        [`DynamoDB on demand ($${PRICES.dynamodbReadPerMillion}/M RRU, $${PRICES.dynamodbWritePerMillion}/M WRU)`, usd(c.parts.dynamodb)],
-        [
-          `Lambda arm64 ${c.memoryMb} MB ($${PRICES.lambdaPerMillionRequests}/M requests, $${PRICES.lambdaArmPerGbSecond}/GB-s)`,
-          usd(c.parts.lambda),
-        ],
-        [`HTTP API ($${PRICES.httpApiPerMillion}/M requests)`, usd(c.parts.http_api)],
-        [
-          `CloudFront ($${PRICES.cloudFrontHttpsPer10k}/10k HTTPS requests + $${PRICES.cloudFrontFunctionPerMillion}/M function invocations)`,
-          usd(c.parts.cloudfront),
-        ],
-        ['total per million lifecycles', usd(c.total)],
-      ],
-    ),
+  section(
+    `Cost of one million lifecycles, all in (API: create + validate + consume; browser: create + play page + consume + play session), prices of ${PRICES.date}, ${PRICES.region}`,
   );
+  out.push(...renderCost(r.cost, r.lifecycleUnits, markdown));
 
   section('Targets');
   out.push(
@@ -177,14 +158,10 @@ export function figuresJson(r: BenchResult): string {
     init_ms: byFn((c) => round(c.initMs, 1)),
     init_ratio_vs_unbundled: byFn((c) => round(c.unbundledInitMs / c.initMs, 1)),
     capacity_units: { ...byOp((o) => round(o.capacity.read + o.capacity.write, 2)), lifecycle: round(r.lifecycleUnits, 2) },
-    cost_per_million_usd: round(r.cost.total, 2),
+    cost_per_million_usd: costJson(r.cost),
   });
 }
 
 function fixed(n: number, digits: number): string {
   return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
-}
-
-function usd(n: number): string {
-  return `$${n.toFixed(2)}`;
 }

@@ -8,11 +8,10 @@
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { FUNCTION_MEMORY_MB } from '../../infra/functions.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
 import { measureColdStarts } from './cold-start.js';
-import { lifecycleCost } from './cost.js';
+import { measureCostInputs, priceLifecycles } from './lifecycles.js';
 import { floors } from './floors.js';
 import { startBenchStack } from './harness.js';
 import { measureLatency } from './latency.js';
@@ -26,7 +25,7 @@ import { measureThroughput } from './throughput.js';
 import { DynamoProxy } from './proxy/dynamo-proxy.js';
 import { renderRtt, renderScale, rttScaleJson } from './report-scale.js';
 import { measureRttLatency, type RttFigures } from './rtt-latency.js';
-import { runScale } from './scale/run-scale.js';
+import { runScale, SCALE } from './scale/run-scale.js';
 import type { ScenarioResult } from './scale/scenario.js';
 
 /** `--name=value` of the command line. */
@@ -41,9 +40,9 @@ const SETTINGS = {
   stageWarmup: 2,
   stageSamples: 5,
   latencyWarmupRounds: 20,
-  latencyRounds: 150,
-  throughputSeconds: 4,
-  coldStartRuns: 10,
+  latencyRounds: 100,
+  throughputSeconds: 3,
+  coldStartRuns: 5,
 } as const;
 
 const markdown = process.argv.includes('--markdown');
@@ -91,6 +90,9 @@ try {
   progress(`throughput: 4 runs of ${SETTINGS.throughputSeconds} s`);
   const throughput = await measureThroughput(stack, token!, SETTINGS.throughputSeconds);
 
+  progress('cost inputs: response sizes, stored items');
+  const costInputs = await measureCostInputs(stack, ops, token!);
+
   scale = await runScale(stack, proxy, progress);
   await proxy.close();
   await stack.close();
@@ -115,13 +117,8 @@ try {
     const p99 = percentile(samples, 99);
     return { name: x.name, p50, p99, ratioP50: p50 / raw.p50, ratioP99: p99 / raw.p99 };
   });
-  const step = (name: string) => {
-    const f = figures.find((o) => o.name === name)!;
-    return { capacity: f.capacity, billedMs: f.handlerMs };
-  };
-  const lifecycle = ['create_session', 'validate_session', 'consume_session'].map(step);
-  const cost = lifecycleCost(lifecycle, FUNCTION_MEMORY_MB);
-  const lifecycleUnits = cost.read + cost.write;
+  const cost = priceLifecycles(figures, stack.log, costInputs);
+  const lifecycleUnits = cost.api.read + cost.api.write;
   const byName = (pick: (f: (typeof figures)[number]) => number) => Object.fromEntries(figures.map((f) => [f.name, pick(f)]));
   const coldBy = (pick: (c: { bundleKb: number; initMs: number; unbundledInitMs: number }) => number) =>
     Object.fromEntries([...cold].map(([fn, c]) => [snake(fn), pick(c)]));
@@ -131,7 +128,9 @@ try {
     settings:
       `stages: ${SETTINGS.stageWarmup} warm-up + ${SETTINGS.stageSamples} recorded requests per operation; ` +
       `latency: ${SETTINGS.latencyWarmupRounds} warm-up + ${SETTINGS.latencyRounds} measured rounds, one request at a time; ` +
-      `throughput: ${SETTINGS.throughputSeconds} s per run; cold start: median of ${SETTINGS.coldStartRuns} fresh processes`,
+      `round-trip latency: ${SETTINGS.rttWarmupRounds} warm-up + ${SETTINGS.rttRounds} measured rounds at RTT ${RTT_MS} ms; ` +
+      `throughput: ${SETTINGS.throughputSeconds} s per run; cold start: median of ${SETTINGS.coldStartRuns} fresh processes; ` +
+      `scale: F = ${SCALE.factor}`,
     ops: figures,
     raw,
     floors: floorFigures,
@@ -147,12 +146,14 @@ try {
         initMs: coldBy((c) => c.initMs),
         initRatio: coldBy((c) => c.unbundledInitMs / c.initMs),
         lifecycleUnits,
+        costApi: cost.api.total,
       }),
       ...rttTargets(rtt),
       ...scale.flatMap((x) => x.checks),
     ],
   };
 } catch (error) {
+  process.stderr.write(`bench: the service's last error lines:\n${stack.log.errors.join('\n')}\n`);
   await proxy.close().catch(() => undefined);
   await stack.close().catch(() => undefined);
   throw error;

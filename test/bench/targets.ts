@@ -18,6 +18,8 @@ export interface TargetInputs {
   readonly initMs: Readonly<Record<string, number>>;
   readonly initRatio: Readonly<Record<string, number>>;
   readonly lifecycleUnits: number;
+  /** All-in USD per million API lifecycles. */
+  readonly costApi: number;
 }
 
 /** Most sequential stages per operation. */
@@ -32,7 +34,11 @@ export const STAGE_TARGETS: Readonly<Record<string, number>> = {
   delete_key: 2,
 };
 
-/** Highest p50 latency ratio against one raw GetItem. */
+/**
+ * Highest p50 latency ratio against one raw GetItem on the embedded DynamoDB: with the whole stack in
+ * one process this is the CPU overhead of the front, the handler and the SDK, not a latency AWS would see
+ * (the round-trip figures are `RTT_TARGETS`).
+ */
 export const LATENCY_TARGETS: Readonly<Record<string, number>> = { validate_session: 2.0, consume_session: 2.0, create_session: 4.0 };
 
 /** Highest p50 and p99 latency in modelled DynamoDB round trips (the RTT latency mode). */
@@ -50,7 +56,9 @@ export const RTT_TARGETS: Readonly<Record<string, number>> = {
 export const BUNDLE_KB_TARGET = 300;
 export const INIT_MS_TARGET = 60;
 export const INIT_RATIO_TARGET = 3;
-export const LIFECYCLE_UNITS_TARGET = 8;
+export const LIFECYCLE_UNITS_TARGET = 6;
+/** All-in USD per million API lifecycles (issue 16). */
+export const COST_TARGET_USD = 12;
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? 'n/a' : n.toFixed(digits));
 
@@ -65,7 +73,7 @@ export function checkTargets(f: TargetInputs): TargetCheck[] {
     const v = f.ratioP50[op];
     // Judged on the quoted figure (two decimals), so a table never says "2.00: not met" against 2.0.
     checks.push({
-      target: `latency p50 ratio ${op} <= ${max.toFixed(1)}`,
+      target: `CPU overhead p50 / GetItem ${op} <= ${max.toFixed(1)}`,
       value: fmt(v),
       met: v !== undefined && Math.round(v * 100) / 100 <= max,
     });
@@ -94,6 +102,11 @@ export function checkTargets(f: TargetInputs): TargetCheck[] {
     target: `lifecycle <= ${LIFECYCLE_UNITS_TARGET} capacity units`,
     value: fmt(f.lifecycleUnits, 1),
     met: f.lifecycleUnits <= LIFECYCLE_UNITS_TARGET,
+  });
+  checks.push({
+    target: `all-in cost <= $${COST_TARGET_USD} per million API lifecycles`,
+    value: `$${fmt(f.costApi)}`,
+    met: Math.round(f.costApi * 100) / 100 <= COST_TARGET_USD,
   });
   return checks;
 }

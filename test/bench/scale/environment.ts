@@ -7,10 +7,12 @@
  * service is told the scaled partition limit (`DYNAMODB_PARTITION_WRITE_UNITS` = 1000/F) so that
  * code sizing its write sharding sizes it as it would in AWS.
  *
- * What does not scale: RETRY_POLICY's backoff and the machine's own CPU time are real milliseconds,
- * so in the service's time they are A× longer, and relative to the scaled refill rates a retry
- * comes back sooner than in AWS (a bucket refills A/F as much per real ms): throttled calls are more
- * likely to be throttled again here than in AWS, a pessimistic bias.
+ * One scaled request stands for F real ones, so a partition's bucket meets F times fewer requests
+ * refilling F times slower: the dynamics are DynamoDB's at full scale (up to granularity: a bucket
+ * of 1,000/F units). What does not follow the clock: RETRY_POLICY's backoff and the machine's CPU
+ * time are real milliseconds, so in the service's time they are A× longer. A retry then finds A×
+ * more refilled capacity than it would in AWS (optimistic for throttles, pessimistic for latency);
+ * at A = 1 the retries are exact.
  */
 import { performance } from 'node:perf_hooks';
 import { generateRawKey, newKeyRecord } from '../../../shared/domain/api-keys.js';

@@ -34,7 +34,7 @@ export function count(t: Tally, status: number): void {
  * Start `send(i)` at `perSecond` for `seconds` (real time), at most `inFlight` at once.
  * @returns the achieved rate (requests started per real second)
  */
-export async function offer(perSecond: number, seconds: number, send: (i: number) => Promise<void>, inFlight = 96): Promise<number> {
+export async function offer(perSecond: number, seconds: number, send: (i: number) => Promise<void>, inFlight = 256): Promise<number> {
   const started = performance.now();
   const pending = new Set<Promise<void>>();
   let sent = 0;

@@ -12,16 +12,21 @@ import type { ScenarioResult } from './scenario.js';
 import { viralGame } from './viral-game.js';
 
 /**
- * F = 200: a partition holds 5 WCU/s and 15 RCU/s (of the service's clock), the hot key's limit is
- * 500 calls a minute, and the heaviest scenario (hot_key at A = 12: 120 requests per real second)
- * stays within what this 2-core machine serves with the whole stack in one process.
+ * F = 500: a partition holds 2 WCU/s and 6 RCU/s (of the service's clock), the hot key's limit is
+ * 200 calls a minute, and the heaviest scenario (hot_key at A = 12: 48 requests per real second)
+ * stays within what this 2-core machine serves with the whole stack in one process. 1000 / F must
+ * be a whole number: it is handed to the service as DYNAMODB_PARTITION_WRITE_UNITS.
+ *
+ * One scaled request stands for F real ones, and so does one scaled container: consume_burst's 4
+ * cold containers stand for 2,000 starting at once, more than Lambda's per-function scaling step
+ * (1,000 execution environments per 10 s), so it is a pessimistic burst.
  */
 export const SCALE = {
-  factor: 400,
+  factor: 500,
   hotKey: { accel: 12, minutes: 3 },
   hotOrg: { accel: 10, serviceSeconds: 40, keys: 16 },
   viralGame: { accel: 2, serviceSeconds: 10, viewers: 100 },
-  consumeBurst: { accel: 1, serviceSeconds: 6, containers: 16 },
+  consumeBurst: { accel: 1, serviceSeconds: 6, containers: 4 },
 } as const;
 
 /** Run every scenario; `progress` hears which one starts. */

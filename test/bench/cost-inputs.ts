@@ -1,0 +1,67 @@
+/**
+ * What the cost model (./cost.ts) measures on the running stack besides capacity and handler time:
+ * the bytes a response sends to the client, the size and retention of the items a lifecycle leaves,
+ * and whether the stack logs Lambda's platform lines.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { readdirSync, readFileSync } from 'node:fs';
+import { localTableNames } from '../../infra/local/dynamo.js';
+import { itemBytes } from './capacity.js';
+import { MODEL, type StoredItems } from './cost.js';
+import type { BenchStack } from './harness.js';
+import type { BenchOperation } from './operations.js';
+import { check } from './stages.js';
+
+/** Bytes of one answer of `op` on the wire: status line, headers and body. */
+export async function responseBytes(stack: BenchStack, op: BenchOperation): Promise<number> {
+  const r = await stack.http.send(await op.prepare());
+  check(op, r.status, r.body);
+  op.done?.(r);
+  const headers = Object.entries(r.headers).flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? '']).map((x) => `${k}: ${x}\r\n`));
+  return Buffer.byteLength(`HTTP/1.1 ${r.status} OK\r\n${headers.join('')}\r\n`) + Buffer.byteLength(r.body);
+}
+
+/** Sizes (with DynamoDB's per-item overhead) and retention of a lifecycle's token, its index entry and an audit record. */
+export async function storedItems(stack: BenchStack, token: string): Promise<StoredItems> {
+  const nowS = stack.service.services.clock.now() / 1000;
+  const { Item: t } = await stack.raw.send(new GetCommand({ TableName: localTableNames.tokens, Key: { token }, ConsistentRead: true }));
+  const { Items } = await stack.raw.send(
+    new QueryCommand({
+      TableName: localTableNames.audit,
+      KeyConditionExpression: 'org_id = :o',
+      ExpressionAttributeValues: { ':o': stack.keyRecord.org_id },
+      ScanIndexForward: false,
+      Limit: 1,
+    }),
+  );
+  const a = Items?.[0];
+  if (!t || !a) throw new Error('no token or audit record to size');
+  const days = (item: Record<string, unknown>) => Math.max(0, (Number(item.ttl) - nowS) / 86_400);
+  const overhead = MODEL.dynamodbItemOverheadBytes;
+  return {
+    tokenBytes: itemBytes(t) + overhead,
+    tokenIndexBytes: itemBytes({ token: t.token, org_day: t.org_day }) + overhead,
+    tokenDays: days(t),
+    auditBytes: itemBytes(a) + overhead,
+    auditDays: days(a),
+  };
+}
+
+/**
+ * Whether the deployed functions log Lambda's START/END/REPORT lines: yes unless the stack's code
+ * (infra/*.ts, read as text: the bench does not synthesize the stack) sets the JSON log format with
+ * system log level WARN.
+ */
+export function platformLinesLogged(): boolean {
+  const dir = new URL('../../infra/', import.meta.url);
+  const source = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => readFileSync(new URL(f, dir), 'utf8'))
+    .join('\n');
+  return !(/LoggingFormat\.JSON/.test(source) && /systemLogLevel(V2)?\s*:\s*[\w.]*SystemLogLevel\.WARN/.test(source));
+}
+
+/** Audit records a request writes, from its stage picture (./stages.ts). */
+export function auditRecordsOf(picture: string): number {
+  return (picture.match(/PutItem audit/g) ?? []).length;
+}
