@@ -231,17 +231,21 @@ describe('authorization from the catalog: roles and tiers', () => {
   test.each([
     ['tiny-admin', 3, 'free'],
     ['pro-owner', 4, 'pro'],
-  ])('%s of a %s-tier org: 403 Business tier or higher required', async (subject, orgId) => {
+  ])('%s of a %s-tier org: 403 Business tier or higher required, except to list, revoke and delete', async (subject, orgId) => {
     for (const res of [
-      await admin.list(orgId, subject),
       await admin.create({ org_id: orgId, name: 'x' }, subject),
-      await admin.update({ id: 1, org_id: orgId, is_active: false }, subject),
-      await admin.remove(1, orgId, subject),
+      await admin.update({ id: 1, org_id: orgId, name: 'renamed' }, subject),
+      await admin.update({ id: 1, org_id: orgId, is_active: true }, subject),
+      await admin.rotate({ id: 1, org_id: orgId, grace_period_minutes: 0 }, subject),
       await admin.audit({ org_id: orgId }, subject),
     ]) {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ success: false, error: 'Business tier or higher required' });
     }
+    // An org below Business can always see and shut off its keys (key 1 is another org's: 404).
+    expect((await admin.list(orgId, subject)).status).toBe(200);
+    expect((await admin.update({ id: 1, org_id: orgId, is_active: false }, subject)).status).toBe(404);
+    expect((await admin.remove(1, orgId, subject)).status).toBe(404);
   });
 
   test('an enterprise-tier admin manages their org', async () => {
