@@ -157,7 +157,8 @@ function routeOf(event: Event): RouteDefinition | undefined {
 
 /** Cookies of a payload v2 event (`cookies: ["name=value", ...]`); the first of a repeated name wins. */
 function cookiesOf(event: Event): Record<string, string> {
-  const jar: Record<string, string> = {};
+  // No prototype: a cookie named `constructor` or `__proto__` is a cookie like any other.
+  const jar = Object.create(null) as Record<string, string>;
   for (const cookie of event.cookies ?? []) {
     const at = cookie.indexOf('=');
     if (at > 0) jar[cookie.slice(0, at).trim()] ??= cookie.slice(at + 1).trim();
