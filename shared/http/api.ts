@@ -8,28 +8,25 @@
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/v4/core';
 import type { BearerServices } from '../compose/admin.js';
 import type { IdempotencyServices } from '../compose/idempotency.js';
 import type { SessionServices } from '../compose/sessions.js';
 import type { AdminIdentity } from '../domain/admin-access.js';
-import { DomainError, InvalidInput, PayloadTooLarge } from '../domain/errors.js';
+import { DomainError } from '../domain/errors.js';
 import { DIRECT, type OnceGate } from '../domain/idempotency.js';
 import { keyCredential, type KeyCredential } from '../domain/key-calls.js';
 import type { CallContext } from '../domain/model.js';
 import { routes, type OperationName } from '../routes.js';
 import { jsonResponse, rateLimitHeaders } from './envelope.js';
-import { errorOutcome, errorResponse } from './errors.js';
+import { jsonBody } from './body.js';
+import { errorResponse } from './errors.js';
 import type { IdempotentCall } from './idempotency.js';
-import { assertJsonText, assertUtf8ContentType, queryCap } from './limits.js';
+import { queryCap } from './limits.js';
 import { logger } from './logger.js';
 import { originVerify } from './origin-verify.js';
 import { parseWith } from './validation.js';
-
-/** Largest request body accepted (decisions: over 64 KiB is refused). */
-export const MAX_BODY_BYTES = 64 * 1024;
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -194,35 +191,6 @@ async function afterAuthentication<T>(
 }
 
 /**
- * The JSON body: capped and checked (size, nesting, charset), then parsed. Middy's parser errors
- * become the service's own (400). On a key-authenticated route (`deferred`) a refusal is kept for
- * the handler, which decides it once the key is authenticated.
- */
-function jsonBody(deferred: boolean): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
-  const cap = bodyCap();
-  const parser = httpJsonBodyParser();
-  return {
-    before: async (request) => {
-      try {
-        await cap.before!(request);
-        await parser.before!(request);
-      } catch (error) {
-        const refusal = asDomainError(error);
-        if (!deferred || !refusal) throw refusal ?? error;
-        request.context.bodyRefusal = refusal;
-      }
-    },
-  };
-}
-
-/** A refusal of the body as a domain error (middy's parser throws its own HTTP errors); undefined for anything else. */
-function asDomainError(error: unknown): DomainError | undefined {
-  if (error instanceof DomainError) return error;
-  const outcome = errorOutcome(error);
-  return outcome.status === 400 ? new InvalidInput(outcome.message, { cause: error }) : undefined;
-}
-
-/**
  * Verify the admin's bearer token first, before the body is even parsed: a caller without a valid
  * token learns nothing else. Who they may act for is the domain's question (catalog membership).
  */
@@ -240,19 +208,6 @@ function documentResponse(document: unknown): Result {
     statusCode: 200,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' },
     body: JSON.stringify(document),
-  };
-}
-
-/** Refuse empty, oversized and too deeply nested bodies before parsing them. */
-export function bodyCap(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
-  return {
-    before: ({ event }) => {
-      assertUtf8ContentType(event.headers['content-type']);
-      if (!event.body) throw new InvalidInput('Request body is required');
-      const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body);
-      if (bytes > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body exceeds ${MAX_BODY_BYTES} bytes`);
-      assertJsonText(event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
-    },
   };
 }
 
