@@ -4,6 +4,9 @@
  * records of refused key operations keep the key id that was asked for (finding 9).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { AdminAccess } from '../../shared/domain/admin-access.js';
+import { BlockIdAllocator } from '../../shared/domain/ids.js';
+import { KeyAdmin } from '../../shared/domain/key-admin.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { auditOfRequest } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
@@ -114,5 +117,58 @@ describe('audit records of refused key operations keep the key id asked for', ()
     const patched = await admin.update({ id: 987_655, org_id: 1, name: 'nobody' });
     expect(patched.status).toBe(404);
     expect((await auditOfRequest(stack, 1, patched.headers.get('x-request-id')))[0]).toMatchObject({ status: 404, key_id: 987_655 });
+  });
+});
+
+describe('races: the key store’s conditions decide, not the earlier read', () => {
+  /** KeyAdmin over the real stores, with `meanwhile` run right after the key was read (between the read and the write). */
+  function adminWith(meanwhile: () => Promise<unknown>): KeyAdmin {
+    const { catalog, keys, counters, audit } = stack.services.stores;
+    let pending: (() => Promise<unknown>) | undefined = meanwhile;
+    const store = Object.assign(Object.create(keys) as typeof keys, {
+      findInOrg: async (orgId: number, id: number) => {
+        const found = await keys.findInOrg(orgId, id);
+        const run = pending;
+        pending = undefined;
+        await run?.();
+        return found;
+      },
+    });
+    return new KeyAdmin({
+      access: new AdminAccess(catalog),
+      keys: store,
+      orgs: catalog,
+      audit,
+      keyIds: new BlockIdAllocator(counters, 'key_id', 1),
+      clock: stack.clock,
+      auditRetentionDays: 90,
+    });
+  }
+  const call = { requestId: 'race', sourceIp: '127.0.0.1', userAgent: 'test' };
+  const acme = { subject: 'acme-admin' };
+
+  test('a key revoked between a rotation’s read and its write: 409, no replacement left behind', async () => {
+    const k = await newKey();
+    const before = (await admin.list(1)).body.data.length;
+    const racing = adminWith(() => admin.update({ id: k.id, org_id: 1, is_active: false }));
+    await expect(racing.rotate(acme, { id: k.id, org_id: 1, grace_period_minutes: 0 }, call)).rejects.toMatchObject({
+      name: 'Conflict',
+      message: expect.stringMatching(/revoked|rotated/),
+    });
+    expect((await admin.list(1)).body.data.length).toBe(before);
+    expect((await admin.list(1)).body.data.find((x: { id: number }) => x.id === k.id)).toMatchObject({
+      is_active: false,
+      rotated_to: null,
+    });
+  });
+
+  test('a key rotated between a reactivation’s read and its write: 409, it stays retired', async () => {
+    const k = await newKey();
+    const racing = adminWith(() => rotate(k.id, 0));
+    await expect(racing.update(acme, { id: k.id, org_id: 1, is_active: true, expires_at: null }, call)).rejects.toMatchObject({
+      name: 'Conflict',
+      message: expect.stringMatching(/was rotated to key \d+/),
+    });
+    expect((await createSession(k.key)).status).toBe(401);
   });
 });
