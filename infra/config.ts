@@ -40,6 +40,20 @@ export const DeployContextSchema = z
       .string()
       .regex(/^arn:aws[\w-]*:wafv2:us-east-1:\d{12}:global\/webacl\/.+$/, 'must be a CLOUDFRONT-scope WAFv2 web ACL ARN')
       .optional(),
+    /**
+     * Browser origins allowed to call `/api/mcp`, comma-separated (`https://agent.example`); none by
+     * default. Server-side MCP clients send no `Origin` and are not affected.
+     */
+    mcpAllowedOrigins: z
+      .string()
+      .transform((list) =>
+        list
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s,]+$/, 'must be origins: scheme://host[:port], comma-separated')))
+      .optional(),
     /** Days logs are kept: one of CloudWatch Logs' retention values (1, 3, 5, 7, 14, 30, 60, 90, ...). */
     logRetentionDays: z.coerce
       .number()
@@ -94,6 +108,7 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
     alarmTopicArn: context.alarmTopicArn,
     alarmEmail: context.alarmEmail,
     logRetention: context.logRetentionDays as RetentionDays,
+    mcpAllowedOrigins: context.mcpAllowedOrigins,
     secretsRevision: context.secretsRevision,
   };
 }

@@ -63,13 +63,16 @@ export async function seedAccount(catalog: SeedCatalog, seed: AccountSeed): Prom
   const { org } = seed;
   const existing = await catalog.getOrg(org.org_id);
   if (existing && existing.tier !== org.tier) {
-    throw new Error(`organization ${org.org_id} exists with tier ${existing.tier}; this script does not change tiers (keys carry a copy)`);
+    throw new Error(
+      `organization ${org.org_id} exists with tier ${existing.tier}; change tiers with infra/set-org-tier.ts (it updates the org's keys too)`,
+    );
   }
   const playables: Playable[] = [
     ...seed.games.map((g) => ({ ...g, kind: 'game' as const, org_id: org.org_id, org_slug: org.slug })),
     ...seed.streams.map((s) => ({ ...s, kind: 'stream' as const, org_id: org.org_id, org_slug: org.slug })),
   ];
-  await catalog.putOrg(org);
+  // The tier version stays: the org's keys carry it, and only a later one may replace their tier copy.
+  await catalog.putOrg(existing?.tier_version === undefined ? org : { ...org, tier_version: existing.tier_version });
   await Promise.all([
     ...seed.members.map((m) => catalog.putMember(org.org_id, m.subject, m.role)),
     ...playables.map((p) => catalog.putPlayable(p)),

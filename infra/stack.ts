@@ -43,6 +43,8 @@ export interface ServiceStackProps extends StackProps {
   /** Subscribe this address to the stack's alarm topic. */
   readonly alarmEmail?: string;
   readonly logRetention?: RetentionDays;
+  /** Browser origins allowed to call `/api/mcp` (none by default; clients without `Origin` always pass). */
+  readonly mcpAllowedOrigins?: readonly string[];
   readonly alarmThresholds?: Partial<AlarmThresholds>;
   /**
    * Part of the distribution and the functions, so that raising it after a secret's value changed
@@ -123,9 +125,11 @@ export class ServiceStack extends Stack {
       JWT_ISSUER: props.identity.issuer,
       JWT_AUDIENCE: props.identity.audience,
       JWT_JWKS_URL: props.identity.jwksUrl,
+      JWT_MAX_LIFETIME_SECONDS: undefined, // the schema's default (24 h)
       JWT_JWKS: undefined, // the local development issuer only
       DYNAMODB_ENDPOINT: undefined, // the local embedded DynamoDB only
       ORIGIN_VERIFY_SECRET_ARN: this.originSecret.secretArn,
+      MCP_ALLOWED_ORIGINS: props.mcpAllowedOrigins?.join(','),
       PUBLIC_BASE_URL: this.edge.baseUrl,
       PLAY_COOKIE_SECRET: this.playCookieSecret.secretValue.unsafeUnwrap(),
       SESSION_ID_KEY: this.sessionIdKey.secretValue.unsafeUnwrap(),

@@ -30,6 +30,11 @@ export const EnvSchema = z.object({
   JWT_ISSUER: z._default(z.string().check(z.minLength(1)), 'https://issuer.invalid'),
   /** Expected `aud` (or `client_id`) of admin JWTs; comma-separated for several. */
   JWT_AUDIENCE: z._default(z.string().check(z.minLength(1)), 'game-session-token-service'),
+  /**
+   * Longest lifetime accepted of an admin JWT, in seconds, counted from its `iat` (or `nbf`): a token
+   * whose `exp` lies further out is refused, however it was signed (default 24 h).
+   */
+  JWT_MAX_LIFETIME_SECONDS: z._default(positiveInt, 86_400),
   /** JWKS URL of the issuer; fetched once per container. */
   JWT_JWKS_URL: z.optional(z.url()),
   /** The issuer's JWKS inline (local development issuer): loaded without any network call. */
@@ -41,6 +46,12 @@ export const EnvSchema = z.object({
    * request; when set, a request without it is refused (403) by `shared/http/origin-verify.ts`.
    */
   ORIGIN_VERIFY_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Browser origins (`https://agent.example`, comma-separated) allowed to call `/api/mcp`. A request
+   * with any other `Origin` header is refused (403; DNS rebinding, MCP Streamable HTTP). Empty by
+   * default: no browser origin; requests without `Origin` (server-side MCP clients) always pass.
+   */
+  MCP_ALLOWED_ORIGINS: z._default(z.string(), ''),
   /** Public base URL, used to build play links. An `https:` URL marks the play cookie `Secure`. */
   PUBLIC_BASE_URL: z._default(z.url(), 'http://localhost:3000'),
   /**

@@ -122,7 +122,8 @@ export const routes = [
   {
     operation: 'create-key',
     function: 'keys-create',
-    data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['PutItem'], audit: ['PutItem'] },
+    // keys UpdateItem: the new key takes a tier changed while it was being stored (shared/domain/org-tiers.ts).
+    data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['PutItem', 'UpdateItem'], audit: ['PutItem'] },
     method: 'POST',
     path: API_PATH,
     auth: 'bearer',

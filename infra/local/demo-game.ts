@@ -12,18 +12,22 @@ import { DEMO_GAME_PATH } from './seed.js';
 
 const PREFIX = DEMO_GAME_PATH.slice(0, DEMO_GAME_PATH.lastIndexOf('/') + 1);
 
-/** The files, by name: nothing else under the prefix is served (no path is ever joined from the URL). */
-const FILES: Record<string, string> = {
-  'index.html': 'text/html; charset=utf-8',
-  'game.js': 'text/javascript; charset=utf-8',
-  'game.css': 'text/css; charset=utf-8',
-};
+/**
+ * The files, by name: nothing else under the prefix is served (no path is ever joined from the URL).
+ * A Map, not an object literal: a name from the URL must never reach a prototype property
+ * (`constructor`, `__proto__`, `toString`).
+ */
+const FILES = new Map<string, string>([
+  ['index.html', 'text/html; charset=utf-8'],
+  ['game.js', 'text/javascript; charset=utf-8'],
+  ['game.css', 'text/css; charset=utf-8'],
+]);
 
 /** The front's `extra` hook: serve the demo game's files; true when the request was one of them. */
 export async function serveDemoGame(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
   if (!url.pathname.startsWith(PREFIX)) return false;
   const name = url.pathname.slice(PREFIX.length) || 'index.html';
-  const type = FILES[name];
+  const type = FILES.get(name);
   if (!type || (req.method !== 'GET' && req.method !== 'HEAD')) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found');
     return true;

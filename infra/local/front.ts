@@ -20,6 +20,26 @@ export interface FrontOptions {
   readonly loadHandler: (operation: string) => Promise<HttpHandler>;
   /** Requests outside the routes table (demo assets, dev issuer JWKS); return true when served. */
   readonly extra?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
+  /**
+   * The front listens on the loopback interface: refuse (403) a request whose `Host`, or `Origin`
+   * when it has one, names anything but this machine. A page of another site that rebinds its DNS
+   * name to 127.0.0.1 reaches the port, but with its own name in both (DNS rebinding).
+   */
+  readonly loopbackOnly?: boolean;
+}
+
+/** Names of this machine a request to a loopback listener may carry. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Whether a host (`Host` value, or an origin's host) names this machine (`*.localhost` too, RFC 6761). */
+export function isLoopbackHost(host: string | undefined, asOrigin = false): boolean {
+  if (!host) return false;
+  try {
+    const { hostname } = new URL(asOrigin ? host : `http://${host}`);
+    return LOOPBACK_HOSTS.has(hostname) || hostname.endsWith('.localhost');
+  } catch {
+    return false;
+  }
 }
 
 /** Create (not start) the local front. */
@@ -33,6 +53,16 @@ export function createFront(options: FrontOptions): Server {
 }
 
 async function serve(options: FrontOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (options.loopbackOnly) {
+    const origin = req.headers.origin;
+    if (!isLoopbackHost(req.headers.host) || (origin !== undefined && !isLoopbackHost(origin, true))) {
+      req.resume();
+      return send(
+        res,
+        jsonResponse(403, { error: 'This local server answers only requests whose Host and Origin name this machine (localhost)' }),
+      );
+    }
+  }
   const url = new URL(req.url ?? '/', 'http://localhost');
   const body = await readBody(req);
   if (body === 'too-large') return send(res, jsonResponse(413, { error: `Request body exceeds ${FRONT_BODY_LIMIT} bytes` }));

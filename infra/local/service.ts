@@ -2,7 +2,7 @@
  * The whole service on one machine: embedded DynamoDB, tables, demo seed, dev issuer, credentials
  * file, TTL sweeper and the local front. `npm start` and the integration tests both use this.
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -52,11 +52,12 @@ export interface LocalService {
 /** Start everything; resolves when the front listens. */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const dataDir = resolve(options.dataDir);
-  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  protectDataDir(dataDir);
   const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
   await ensureTables(dynamo.endpoint);
 
-  const server = createFront({ loadHandler, extra: serveDemoGame });
+  // It listens on loopback only: requests for any other name are refused (DNS rebinding).
+  const server = createFront({ loadHandler, extra: serveDemoGame, loopbackOnly: true });
   await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));
   const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
 
@@ -101,6 +102,24 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       await dynamo.close();
     },
   };
+}
+
+/**
+ * The data folder holds live tokens, the dev issuer's private key and the credentials file: only its
+ * owner may enter it (0700, also when it existed from an earlier run), and every file the process
+ * creates from now on, the embedded database's included, is readable by its owner only (umask 077).
+ */
+export function protectDataDir(dataDir: string): void {
+  process.umask(0o077);
+  const db = join(dataDir, 'dynamodb');
+  mkdirSync(db, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  chmodSync(db, 0o700);
+  // Files of an earlier run, made under a laxer umask.
+  for (const entry of readdirSync(db, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    chmodSync(path, entry.isDirectory() ? 0o700 : 0o600);
+  }
 }
 
 const handlers = new Map<string, Promise<HttpHandler>>();

@@ -2,7 +2,10 @@
  * Bearer authentication of org admins: a JWT from any OpenID Connect provider (Cognito, Clerk,
  * Auth0, the local development issuer), verified with aws-jwt-verify against the provider's JWKS.
  * Signature, `iss`, `aud` (or `client_id`), `exp` and `nbf` are enforced, and only RSA and ECDSA
- * signatures are accepted. The verifier is built once per container (see `services.ts`), so the
+ * signatures are accepted. The profile is stricter than RFC 7519 requires (SECURITY.md, "Admin
+ * JWTs"): no `crit` or `b64` header (RFC 7515 §4.1.11: a recipient must refuse critical extensions it
+ * does not implement, and this one implements none), a lifetime of at most `JWT_MAX_LIFETIME_SECONDS`
+ * (24 h by default) counted from `iat` (else `nbf`), and no `iat` in the future beyond the clock skew. The verifier is built once per container (see `services.ts`), so the
  * JWKS is fetched once and cached; an inline JWKS (`JWT_JWKS`) is used without any network call.
  */
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
@@ -39,7 +42,11 @@ export interface BearerVerifier {
 }
 
 /** The provider settings of the environment (issuer, audiences, JWKS URL or inline JWKS). */
-export type JwtSettings = Pick<Env, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_JWKS_URL' | 'JWT_JWKS'>;
+export type JwtSettings = Pick<Env, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_JWKS_URL' | 'JWT_JWKS'> &
+  Partial<Pick<Env, 'JWT_MAX_LIFETIME_SECONDS'>>;
+
+/** Default longest lifetime of an admin token (`JWT_MAX_LIFETIME_SECONDS`): 24 h. */
+export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 
 /**
  * A verifier for the configured provider. `JwtVerifier` is aws-jwt-verify 5's name for the
@@ -55,7 +62,8 @@ export function createBearerVerifier(settings: JwtSettings): BearerVerifier {
     audience: null,
     graceSeconds: JWT_CLOCK_TOLERANCE_SECONDS,
     ...(settings.JWT_JWKS_URL ? { jwksUri: settings.JWT_JWKS_URL } : {}),
-    customJwtCheck: ({ header, payload }) => checkClaims(header, payload, audiences),
+    customJwtCheck: ({ header, payload }) =>
+      checkClaims(header, payload, audiences, settings.JWT_MAX_LIFETIME_SECONDS ?? DEFAULT_JWT_MAX_LIFETIME_SECONDS),
   });
   const inline = settings.JWT_JWKS !== undefined;
   if (inline) verifier.cacheJwks(JSON.parse(settings.JWT_JWKS!));
@@ -86,11 +94,27 @@ function bearerToken(authorization: string | undefined): string {
 /** A claims problem found after the signature and the standard claims passed. */
 class ClaimRefused extends Error {}
 
-/** What aws-jwt-verify leaves to the caller: algorithm family, required `exp`/`sub`, audience. */
-function checkClaims(header: JwtHeader, payload: JwtPayload, audiences: readonly string[]): void {
+/**
+ * What aws-jwt-verify leaves to the caller: algorithm family, no `crit`/`b64` header, required
+ * `exp`/`sub`, bounded lifetime, `iat` not ahead, audience.
+ */
+function checkClaims(header: JwtHeader, payload: JwtPayload, audiences: readonly string[], maxLifetimeSeconds: number): void {
   if (!ALLOWED_JWT_ALGORITHMS.includes(header.alg ?? '')) throw new ClaimRefused('Bearer token algorithm is not allowed');
+  // No extension is implemented here, so any critical one must be refused (RFC 7515 §4.1.11); an
+  // unencoded payload (`b64`, RFC 7797) is not a JWT at all.
+  if ('crit' in header) throw new ClaimRefused('Bearer token has critical header extensions (crit), which are not supported');
+  if ('b64' in header) throw new ClaimRefused('Bearer token header b64 is not supported');
   // aws-jwt-verify checks `exp` only when present; a token without one would never expire.
   if (typeof payload.exp !== 'number') throw new ClaimRefused('Bearer token has no expiry (exp)');
+  const now = Date.now() / 1000;
+  if (typeof payload.iat === 'number' && payload.iat > now + JWT_CLOCK_TOLERANCE_SECONDS) {
+    throw new ClaimRefused('Bearer token is issued in the future (iat)');
+  }
+  // A stolen token is only good for so long, however long its issuer made it.
+  const start = typeof payload.iat === 'number' ? payload.iat : typeof payload.nbf === 'number' ? payload.nbf : now;
+  if (payload.exp - start > maxLifetimeSeconds) {
+    throw new ClaimRefused(`Bearer token lifetime exceeds ${maxLifetimeSeconds} seconds (exp too far after iat or nbf)`);
+  }
   if (typeof payload.sub !== 'string' || payload.sub === '') throw new ClaimRefused('Bearer token has no subject (sub)');
   const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   const presented = typeof payload.client_id === 'string' ? [...aud, payload.client_id] : aud;

@@ -22,9 +22,16 @@ export class AdminAccess {
    * Run `firstRead` in parallel with the membership and org lookups, then refuse unless `admin`
    * may manage the keys of `orgId`. Refusals come before any error of the read, so what a caller
    * without access learns never depends on the read (no probing through error differences).
+   * @param options.anyTier the call is allowed below Business (decisions: an org's admins can always
+   *   list, revoke and delete its keys, so a downgraded org can still shut its keys off)
    * @throws Forbidden (not a member, unknown org, role below admin), TierRequired
    */
-  async authorize<T>(admin: AdminIdentity, orgId: number, firstRead: () => Promise<T>): Promise<{ org: Org; value: T }> {
+  async authorize<T>(
+    admin: AdminIdentity,
+    orgId: number,
+    firstRead: () => Promise<T>,
+    options: { anyTier?: boolean } = {},
+  ): Promise<{ org: Org; value: T }> {
     const [role, org, read] = await Promise.allSettled([
       this.catalog.getRole(orgId, admin.subject),
       this.catalog.getOrg(orgId),
@@ -35,7 +42,7 @@ export class AdminAccess {
     // An unknown org and an org one is not in read the same, so org ids cannot be probed.
     if (role.value === undefined || org.value === undefined) throw new Forbidden(`You are not a member of organization ${orgId}`);
     if (!KEY_ADMIN_ROLES.includes(role.value)) throw new Forbidden('Only owners and admins of the organization may manage API keys');
-    if (!tierAllowsApi(org.value.tier)) throw new TierRequired();
+    if (!options.anyTier && !tierAllowsApi(org.value.tier)) throw new TierRequired();
     if (read.status === 'rejected') throw read.reason;
     return { org: org.value, value: read.value };
   }

@@ -27,7 +27,7 @@ export interface KeySettings {
 export function newKeyRecord(
   rawKey: string,
   id: number,
-  org: { org_id: number; tier: Tier },
+  org: { org_id: number; tier: Tier; tier_version?: number },
   settings: KeySettings,
   nowMs: number,
 ): ApiKeyRecord {
@@ -47,8 +47,14 @@ export function newKeyRecord(
     is_active: true,
     mcp_scopes: settings.mcp_scopes ?? [],
     org_tier: org.tier,
+    org_tier_version: org.tier_version ?? 0,
     created_at: now,
     updated_at: now,
     last_used_at: null,
   };
+}
+
+/** Why a rotated key cannot be brought back (409). */
+export function retiredMessage(id: number, rotatedTo: number): string {
+  return `API key ${id} was rotated to key ${rotatedTo}: it cannot be reactivated and its expiry cannot be extended`;
 }

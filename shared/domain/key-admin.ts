@@ -4,7 +4,7 @@ import { isoTime, type Clock } from './clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from './errors.js';
 import type { BlockIdAllocator } from './ids.js';
 import type { ApiKeyRecord, AuditRecord, CallContext } from './model.js';
-import type { AuditStore, KeyAdminStore, KeyChanges, KeyStore } from './ports.js';
+import type { AuditStore, CatalogStore, KeyAdminStore, KeyChanges, KeyStore, KeyTierStore } from './ports.js';
 
 /** A key as org admins see it: every stored property except the hash and the internal tier copy. */
 export interface KeyView {
@@ -60,7 +60,9 @@ export interface UpdateKeyInput extends KeyChanges {
 
 export interface KeyAdminDeps {
   readonly access: AdminAccess;
-  readonly keys: KeyAdminStore & Pick<KeyStore, 'create'>;
+  readonly keys: KeyAdminStore & Pick<KeyStore, 'create'> & Pick<KeyTierStore, 'settleTier'>;
+  /** The org, read again once a new key is stored (a concurrent tier change: shared/domain/org-tiers.ts). */
+  readonly orgs: Pick<CatalogStore, 'getOrg'>;
   readonly audit: AuditStore;
   readonly keyIds: BlockIdAllocator;
   readonly clock: Clock;
@@ -116,15 +118,18 @@ export function keyView(key: ApiKeyRecord): KeyView {
 /**
  * Key management for org admins: list, create, update (revoke, reactivate, edit), delete. Every
  * call is authorized from the catalog alongside its first read, performs its write together with
- * its audit record, and so needs at most two sequential database round trips. Changes act on the
- * very next create-session call, which reads the key strongly consistently and caches nothing.
+ * its audit record, and so needs two sequential database round trips; a new key (create, rotate)
+ * then reads its org once more (a third), so that a concurrent tier change reaches it. Changes act
+ * on the very next create-session call, which reads the key strongly consistently and caches nothing.
+ * List, revocation and deletion are allowed at any tier; everything else needs Business or higher.
  */
 export class KeyAdmin {
   constructor(private readonly deps: KeyAdminDeps) {}
 
   /** The keys of an organization. */
   async list(admin: AdminIdentity, orgId: number, call: CallContext): Promise<KeyView[]> {
-    const { value: keys } = await this.deps.access.authorize(admin, orgId, () => this.deps.keys.listByOrg(orgId));
+    // Any tier: an org that dropped below Business must still see (and shut off) its keys.
+    const { value: keys } = await this.deps.access.authorize(admin, orgId, () => this.deps.keys.listByOrg(orgId), { anyTier: true });
     await this.note({ admin, orgId, call, action: 'list-keys' }, 200);
     return keys.map(keyView);
   }
@@ -145,21 +150,29 @@ export class KeyAdmin {
     const raw = generateRawKey();
     const { org_id: _org, ...settings } = input;
     const record = newKeyRecord(raw, id, org, { ...settings, mcp_scopes: unique(settings.mcp_scopes ?? []) }, now);
-    await this.audited({ admin, orgId: org.org_id, call, action: 'create-key' }, record, null, () => this.deps.keys.create(record));
+    await this.audited({ admin, orgId: org.org_id, call, action: 'create-key' }, record, null, async () => {
+      await this.deps.keys.create(record);
+      await this.settleTier(record);
+    });
     return { ...keyView(record), key: raw };
   }
 
-  /** Change properties of a key of the organization; `is_active` false revokes, true reactivates. */
+  /**
+   * Change properties of a key of the organization; `is_active` false revokes, true reactivates. A
+   * pure revocation is allowed at any tier; every other change needs Business or higher. A rotated
+   * key can't be reactivated and its expiry can't be extended (Conflict, from the store's condition).
+   */
   async update(admin: AdminIdentity, input: UpdateKeyInput, call: CallContext): Promise<KeyView> {
     this.assertFuture(input.expires_at, this.deps.clock.now());
     const c: AdminCall = { admin, orgId: input.org_id, call, action: 'update-key' };
-    const key = await this.find(c, input.id);
     const changes: KeyChanges = Object.fromEntries(
       CHANGEABLE_KEY_PROPERTIES.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]),
     );
+    const revocationOnly = changes.is_active === false && Object.keys(changes).length === 1;
+    const key = await this.find(c, input.id, revocationOnly);
     if (changes.mcp_scopes) Object.assign(changes, { mcp_scopes: unique(changes.mcp_scopes) });
     const updated = await this.audited(c, key, Object.keys(changes), () =>
-      this.deps.keys.update(key, changes, isoTime(this.deps.clock.now())),
+      this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true }),
     );
     return keyView(updated);
   }
@@ -194,10 +207,13 @@ export class KeyAdmin {
       ? new NotFound(`API key ${input.id} not found in organization ${input.org_id}`)
       : old.rotated_to != null
         ? new Conflict(`API key ${old.id} has already been rotated to key ${old.rotated_to}`)
-        : undefined;
+        : !old.is_active
+          ? new Conflict(`API key ${old.id} is revoked: a revoked key cannot be rotated (create a new key instead)`)
+          : undefined;
     if (!old || refusal) {
       this.deps.keyIds.release(id);
-      await this.note(c, statusOf(refusal));
+      // The record names the key asked for, found or not.
+      await this.note(c, statusOf(refusal), old ?? { id: input.id, key_prefix: null });
       throw refusal;
     }
 
@@ -212,7 +228,11 @@ export class KeyAdmin {
       input.grace_period_minutes === 0
         ? { is_active: false, expires_at: isoTime(now), rotated_to: id }
         : { expires_at: isoTime(old.expires_at === null ? graceEnds : Math.min(graceEnds, Date.parse(old.expires_at))), rotated_to: id };
-    const retired = await this.audited(c, old, Object.keys(retire), () => this.replace(old, record, retire, isoTime(now)));
+    const retired = await this.audited(c, old, Object.keys(retire), async () => {
+      const done = await this.replace(old, record, retire, isoTime(now));
+      await this.settleTier(record);
+      return done;
+    });
     return { ...keyView(record), key: raw, previous: keyView(retired) };
   }
 
@@ -235,7 +255,8 @@ export class KeyAdmin {
   /** Remove a key of the organization permanently. */
   async remove(admin: AdminIdentity, orgId: number, id: number, call: CallContext): Promise<{ id: number; deleted: true }> {
     const c: AdminCall = { admin, orgId, call, action: 'delete-key' };
-    const key = await this.find(c, id);
+    // Any tier, as revocation: a downgraded org can still remove its keys.
+    const key = await this.find(c, id, true);
     await this.audited(c, key, null, () => this.deps.keys.remove(key));
     return { id, deleted: true };
   }
@@ -244,12 +265,26 @@ export class KeyAdmin {
    * The key `id` of the call's org, once the admin may manage that org. A key of another org reads
    * as absent (404) so ids cannot be probed across orgs; the refusal is audited like any call.
    */
-  private async find(c: AdminCall, id: number): Promise<ApiKeyRecord> {
-    const { value: key } = await this.deps.access.authorize(c.admin, c.orgId, () => this.deps.keys.findInOrg(c.orgId, id));
+  private async find(c: AdminCall, id: number, anyTier = false): Promise<ApiKeyRecord> {
+    const { value: key } = await this.deps.access.authorize(c.admin, c.orgId, () => this.deps.keys.findInOrg(c.orgId, id), { anyTier });
     if (key) return key;
     const missing = new NotFound(`API key ${id} not found in organization ${c.orgId}`);
-    await this.note(c, statusOf(missing));
+    // The record keeps the id that was asked for (what an investigation looks for).
+    await this.note(c, statusOf(missing), { id, key_prefix: null });
     throw missing;
+  }
+
+  /**
+   * A new key copied its org's tier while the call was authorized; a tier change may have happened
+   * since, and missed the key (it was not stored yet). Read the org again (strongly consistent),
+   * after the key is stored, and give the key what is read: `OrgTiers` (shared/domain/org-tiers.ts)
+   * says why this closes the race. Should the org have dropped below Business meanwhile, the key is
+   * still created (the call was authorized) and, like every key of the org, refused where presented.
+   */
+  private async settleTier(record: ApiKeyRecord): Promise<void> {
+    const org = await this.deps.orgs.getOrg(record.org_id);
+    if (!org || (org.tier_version ?? 0) === (record.org_tier_version ?? 0)) return;
+    await this.deps.keys.settleTier(record, org.tier, org.tier_version ?? 0);
   }
 
   /**
@@ -274,9 +309,9 @@ export class KeyAdmin {
     throw done.reason;
   }
 
-  /** Write the audit record of a call that changes nothing (a list, a 404). */
-  private async note(c: AdminCall, status: number): Promise<void> {
-    const { record, ttl } = this.auditRecord(c, null, null, status);
+  /** Write the audit record of a call that changes nothing (a list, a 404): `key`, the key it was about. */
+  private async note(c: AdminCall, status: number, key: AuditedKey | null = null): Promise<void> {
+    const { record, ttl } = this.auditRecord(c, key, null, status);
     await this.reportFailure(this.deps.audit.put(record, ttl));
   }
 
@@ -291,7 +326,7 @@ export class KeyAdmin {
 
   private auditRecord(
     c: AdminCall,
-    key: Pick<ApiKeyRecord, 'id' | 'key_prefix'> | null,
+    key: AuditedKey | null,
     changes: readonly string[] | null,
     status: number,
   ): { record: AuditRecord; ttl: number } {
@@ -320,6 +355,9 @@ export class KeyAdmin {
     if (expiresAt && Date.parse(expiresAt) <= nowMs) throw new InvalidInput('expires_at: must be in the future');
   }
 }
+
+/** The key an audit record names: its prefix unknown when no key with that id was found. */
+type AuditedKey = { readonly id: number; readonly key_prefix: string | null };
 
 function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)];

@@ -22,6 +22,8 @@ export interface Org {
    * the org's `/embed/<id>` pages (CSP `frame-ancestors`). Absent or empty: nobody may.
    */
   readonly allowed_origins?: readonly string[];
+  /** Bumped by every tier change (absent: 0); keys copy it with the tier, so an older copy never overwrites a newer one. */
+  readonly tier_version?: number;
 }
 
 /** A game or a stream of the catalog: what a session token is minted for. */
@@ -53,8 +55,13 @@ export interface ApiKeyRecord {
   readonly expires_at: string | null;
   readonly is_active: boolean;
   readonly mcp_scopes: readonly string[];
-  /** The owning org's tier, copied here so authentication stays one read (see catalog.setOrgTier). */
+  /**
+   * The owning org's tier, copied here so authentication stays one read. Every tier change reaches
+   * every key of the org (`OrgTiers.change`, shared/domain/org-tiers.ts).
+   */
   readonly org_tier: Tier;
+  /** The org's `tier_version` the copy was taken at (absent: 0). */
+  readonly org_tier_version?: number;
   readonly created_at: string;
   readonly updated_at: string;
   readonly last_used_at: string | null;

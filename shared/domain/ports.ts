@@ -2,7 +2,7 @@
  * The stores the domain needs, as ports. The DynamoDB adapters in `shared/store/` implement them
  * and turn conditional-write failures into the domain errors named here.
  */
-import type { ApiKeyRecord, AuditRecord, Org, Playable, Role, TokenRecord } from './model.js';
+import type { ApiKeyRecord, AuditRecord, Org, Playable, Role, Tier, TokenRecord } from './model.js';
 import type { CounterSlot, SlotCount } from './rate-limit.js';
 
 export interface TokenStore {
@@ -78,6 +78,14 @@ export type KeyChanges = Partial<
   >
 >;
 
+/** Conditions of a key update besides the key still being there. */
+export interface KeyUpdateOptions {
+  /** A rotation's own write: only while the key is active and has not been rotated. */
+  readonly unrotated?: boolean;
+  /** An admin's update: a rotated key may not be reactivated nor have its expiry extended or removed. */
+  readonly retiredStaysRetired?: boolean;
+}
+
 /** A key as addressed by admins: its organization and id, plus the table key found for them. */
 export type KeyAddress = Pick<ApiKeyRecord, 'key_hash' | 'org_id' | 'id'>;
 
@@ -88,11 +96,11 @@ export interface KeyAdminStore {
   /** The key with this id in this organization; undefined when absent or of another org. */
   findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined>;
   /**
-   * Apply changes to a key that still exists in its org. With `unrotated`, only while the key has not
-   * been rotated (a rotation's own write).
-   * @throws NotFound when it is gone; Conflict (with `unrotated`) when it is gone or already rotated
+   * Apply changes to a key that still exists in its org (one conditional write).
+   * @throws NotFound when it is gone; Conflict with `unrotated` when it is gone, revoked or already
+   *   rotated, and with `retiredStaysRetired` when the key was rotated and the changes would lengthen its life
    */
-  update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options?: { unrotated?: boolean }): Promise<ApiKeyRecord>;
+  update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options?: KeyUpdateOptions): Promise<ApiKeyRecord>;
   /** Remove a key permanently. @throws NotFound when it is already gone. */
   remove(key: KeyAddress): Promise<void>;
   /**
@@ -107,6 +115,24 @@ export interface KeyAdminStore {
     rotatedTo: number,
     retiredAtIso: string,
   ): Promise<boolean>;
+}
+
+/** The copies of an org's tier its keys carry (so authentication stays one read). */
+export interface KeyTierStore {
+  /**
+   * Give every key of the org the tier at `version`; a key already at a later version keeps its own.
+   * Must find every key stored before the call (a strongly consistent read, not an index).
+   * @returns how many keys now carry it
+   */
+  setOrgTier(orgId: number, tier: Tier, version: number): Promise<number>;
+  /** The same for one key. @returns whether it now carries it (false: gone, or at a later version) */
+  settleTier(key: Pick<KeyAddress, 'key_hash' | 'org_id'>, tier: Tier, version: number): Promise<boolean>;
+}
+
+/** Where an org's tier changes. */
+export interface OrgTierStore {
+  /** Write the tier and bump the org's `tier_version`. @throws NotFound when there is no such org */
+  setOrgTier(orgId: number, tier: Tier): Promise<{ tier: Tier; version: number }>;
 }
 
 /** One page of an organization's audit log, newest first. */

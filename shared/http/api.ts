@@ -8,27 +8,25 @@
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/v4/core';
 import type { BearerServices } from '../compose/admin.js';
 import type { IdempotencyServices } from '../compose/idempotency.js';
+import type { SessionServices } from '../compose/sessions.js';
 import type { AdminIdentity } from '../domain/admin-access.js';
-import { InvalidInput, PayloadTooLarge } from '../domain/errors.js';
+import { DomainError } from '../domain/errors.js';
 import { DIRECT, type OnceGate } from '../domain/idempotency.js';
 import { keyCredential, type KeyCredential } from '../domain/key-calls.js';
 import type { CallContext } from '../domain/model.js';
 import { routes, type OperationName } from '../routes.js';
 import { jsonResponse, rateLimitHeaders } from './envelope.js';
+import { jsonBody } from './body.js';
 import { errorResponse } from './errors.js';
 import type { IdempotentCall } from './idempotency.js';
-import { assertJsonText, queryCap } from './limits.js';
+import { queryCap } from './limits.js';
 import { logger } from './logger.js';
 import { originVerify } from './origin-verify.js';
 import { parseWith } from './validation.js';
-
-/** Largest request body accepted (decisions: over 64 KiB is refused). */
-export const MAX_BODY_BYTES = 64 * 1024;
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -36,8 +34,9 @@ type AuthOf<Op extends OperationName> = Extract<(typeof routes)[number], { opera
 type Out<S> = S extends z.$ZodType ? z.output<S> : undefined;
 /** How a key-authenticated operation's calls become idempotent (see {@link OperationSpec.idempotent}). */
 type Idempotency<B> = true | ((body: Out<B>) => IdempotentCall | undefined);
-/** What the bundle itself takes from an operation's services: the verifier of bearer routes, the records of idempotent ones. */
+/** What the bundle itself takes from an operation's services: the verifier of bearer routes, the key calls of key routes, the records of idempotent ones. */
 type BundleNeeds<Op extends OperationName, I> = (AuthOf<Op> extends 'bearer' ? BearerServices : unknown) &
+  (AuthOf<Op> extends 'apiKey' ? Pick<SessionServices, 'keyCalls'> : unknown) &
   (I extends undefined ? unknown : IdempotencyServices);
 
 /** The Lambda context with this request's call context attached by the bundle. */
@@ -45,6 +44,11 @@ export interface ApiContext extends Context {
   call?: CallContext;
   /** The org admin a bearer route's token identifies (set before the body is parsed). */
   admin?: AdminIdentity;
+  /**
+   * Why the body was refused, on a key-authenticated route: kept until the key is authenticated, so
+   * that a missing or invalid key is 401 whatever the body, and a valid key's 400 is counted.
+   */
+  bodyRefusal?: DomainError;
 }
 
 /** What an operation receives. */
@@ -65,7 +69,8 @@ export interface OperationSpec<Op extends OperationName, B, Q, S, I extends Idem
   readonly operation: Op;
   /**
    * The part of the services the operation uses (`shared/compose/`): the function's bundle carries
-   * only that part's code. Required for bearer routes (the verifier) and idempotent operations.
+   * only that part's code. Required for bearer routes (the verifier), key routes (the key calls, which
+   * count a refused input) and idempotent operations.
    */
   readonly services?: () => S & BundleNeeds<Op, I>;
   /** Schema of the JSON body; when set, a body is required and parsed. */
@@ -82,6 +87,11 @@ export interface OperationSpec<Op extends OperationName, B, Q, S, I extends Idem
    * calls it applies to (undefined: the header is ignored) and what a repeat must match.
    */
   readonly idempotent?: I;
+  /**
+   * A check of the request itself, before its credential is looked at (the MCP endpoint's browser
+   * `Origin` allow-list): what it throws is the answer.
+   */
+  readonly guard?: (event: Event, services: S) => void;
 }
 
 /** Wrap an operation into a Lambda handler for API Gateway HTTP API (payload v2) events. */
@@ -94,10 +104,10 @@ export function api<
 >(spec: OperationSpec<Op, B, Q, S, I>, operation: (input: OperationInput<Op, Out<B>, Out<Q>, S>) => Promise<unknown>) {
   const route = routes.find((r) => r.operation === spec.operation)!;
   // The types demand the services where the bundle needs them; this catches a spec that omits them (at load).
-  if ((route.auth === 'bearer' || spec.idempotent) && !spec.services) {
-    throw new Error(`operation ${spec.operation} needs its services (a bearer verifier or idempotency records)`);
+  if ((route.auth !== 'none' || spec.idempotent) && !spec.services) {
+    throw new Error(`operation ${spec.operation} needs its services (a bearer verifier, key calls or idempotency records)`);
   }
-  const needs = spec.services as (() => Partial<BearerServices & IdempotencyServices>) | undefined;
+  const needs = spec.services as (() => Partial<BearerServices & IdempotencyServices & Pick<SessionServices, 'keyCalls'>>) | undefined;
   const chain = middy<Event, Result, Error, ApiContext>()
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())
@@ -105,15 +115,25 @@ export function api<
     .use(originVerify())
     .use(queryCap());
   if (route.auth === 'bearer') chain.use(bearerAuth(() => needs!().bearer!));
-  if (spec.body) chain.use(bodyCap()).use(httpJsonBodyParser());
+  if (spec.body) chain.use(jsonBody(route.auth === 'apiKey'));
 
   return chain.handler(async (event, context) => {
     const call = context.call!;
+    spec.guard?.(event, spec.services!());
     // The credential is checked before the input: a caller without one learns nothing else.
     const credential = route.auth === 'apiKey' ? keyCredential(presentedApiKey(event.headers)) : undefined;
     const requests = spec.idempotent && credential ? needs!().idempotency! : undefined;
-    const idempotencyKey = requests?.keyOf(event.headers);
-    const body = spec.body ? parseWith(spec.body, event.body, 'body') : undefined;
+    const parsed = () => {
+      if (context.bodyRefusal) throw context.bodyRefusal;
+      const idempotencyKey = requests?.keyOf(event.headers);
+      const body = spec.body ? parseWith(spec.body, event.body, 'body') : undefined;
+      const query = spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, 'query') : undefined;
+      return { idempotencyKey, body, query };
+    };
+    // A key's input is validated once the key is authenticated; its refusal is counted and audited.
+    const { idempotencyKey, body, query } = credential
+      ? await afterAuthentication(parsed, credential, spec.operation, call, needs!)
+      : parsed();
     const idempotent: IdempotentCall | undefined =
       idempotencyKey === undefined
         ? undefined
@@ -122,7 +142,7 @@ export function api<
           : spec.idempotent?.(body as Out<B>);
     const input = {
       body,
-      query: spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
+      query,
       call,
       services: spec.services?.(),
       event,
@@ -147,6 +167,30 @@ export function api<
 }
 
 /**
+ * Validate a key-authenticated call's input. When it is refused, the key is authenticated first (so
+ * that an unknown, revoked or expired key is 401 whatever the body), and the refusal is then counted
+ * and audited like any outcome of an authenticated call (decisions: every call authenticated by a
+ * key counts). A valid input costs nothing extra: its key is authenticated by the operation itself,
+ * alongside its first read.
+ */
+async function afterAuthentication<T>(
+  parse: () => T,
+  credential: KeyCredential,
+  operation: OperationName,
+  call: CallContext,
+  services: () => Partial<Pick<SessionServices, 'keyCalls'>>,
+): Promise<T> {
+  try {
+    return parse();
+  } catch (refusal) {
+    if (!(refusal instanceof DomainError)) throw refusal;
+    const { keyCalls } = services();
+    const key = await keyCalls!.authenticate(credential);
+    return keyCalls!.meter(key, call, { action: operation }, undefined, refusal);
+  }
+}
+
+/**
  * Verify the admin's bearer token first, before the body is even parsed: a caller without a valid
  * token learns nothing else. Who they may act for is the domain's question (catalog membership).
  */
@@ -167,18 +211,6 @@ function documentResponse(document: unknown): Result {
   };
 }
 
-/** Refuse empty, oversized and too deeply nested bodies before parsing them. */
-export function bodyCap(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
-  return {
-    before: ({ event }) => {
-      if (!event.body) throw new InvalidInput('Request body is required');
-      const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body);
-      if (bytes > MAX_BODY_BYTES) throw new PayloadTooLarge(`Request body exceeds ${MAX_BODY_BYTES} bytes`);
-      assertJsonText(event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
-    },
-  };
-}
-
 /**
  * Call context, envelope headers, error mapping and the request's log line. The HTML page bundle
  * reuses it with its own error renderer and an operation read from the event.
@@ -188,14 +220,16 @@ export function respond(
   renderError: (error: unknown) => Result = errorResponse,
 ): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   const started = new WeakMap<object, number>();
+  const auth = typeof operation === 'string' ? routes.find((r) => r.operation === operation)?.auth : undefined;
   const finish = (request: middy.Request<Event, Result, Error, ApiContext>, response: Result): Result => {
     const call = request.context.call;
+    const status = response.statusCode ?? 200;
     const headers = {
       ...(response.headers as Record<string, string>),
       ...rateLimitHeaders(call?.rateLimit),
+      ...(status === 401 && auth && auth !== 'none' ? { 'www-authenticate': challenge(auth, request.event.headers ?? {}) } : {}),
       'x-request-id': call?.requestId ?? '',
     };
-    const status = response.statusCode ?? 200;
     const fields = {
       operation: typeof operation === 'function' ? operation(request.event) : operation,
       status,
@@ -225,6 +259,21 @@ export function respond(
       request.response = finish(request, renderError(request.error));
     },
   };
+}
+
+/** The realm every challenge names. */
+const REALM = 'game-session-token-service';
+
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 9110 §11.6.1), naming the credential the route
+ * takes, so that a client knows what to send. Key routes (REST and MCP) take an API key: the
+ * `ApiKey` scheme, naming its header; an MCP client reading it asks its user for a key instead of
+ * starting an OAuth flow (which a `Bearer` challenge would suggest). Admin routes take an OIDC JWT:
+ * `Bearer` (RFC 6750), with `error="invalid_token"` when one was presented.
+ */
+export function challenge(auth: 'apiKey' | 'bearer', headers: Readonly<Record<string, string | undefined>>): string {
+  if (auth === 'apiKey') return `ApiKey realm="${REALM}", header="x-api-key"`;
+  return headers.authorization ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`;
 }
 
 /** The presented key's 8-character prefix, the only part of it that may be logged. */

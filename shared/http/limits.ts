@@ -64,3 +64,15 @@ function assertPairedEscape(text: string, at: number): void {
   const paired = HIGH.test(escape) ? LOW.test(text.slice(at + 6, at + 12)) : !LOW.test(escape) || HIGH.test(text.slice(at - 6, at));
   if (!paired) throw new InvalidInput('Request body holds an unpaired UTF-16 surrogate (\\u escape)');
 }
+
+/**
+ * Refuse a JSON body declared in another charset than UTF-8 (`application/json; charset=utf-16`):
+ * the service decodes bodies as UTF-8 only (RFC 8259 §8.1), and would otherwise read something else
+ * than the client sent. No charset, or `utf-8`/`utf8` (any case, quoted or not), passes.
+ */
+export function assertUtf8ContentType(contentType: string | undefined): void {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    throw new InvalidInput(`Content-Type charset ${charset.slice(0, 40)} is not supported: send UTF-8 JSON`);
+  }
+}

@@ -14,7 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { NotFound } from '../domain/errors.js';
 import type { CallContext } from '../domain/model.js';
 import { originPath, routes, type RouteDefinition } from '../routes.js';
-import { bodyCap, respond, type ApiContext } from './api.js';
+import { respond, type ApiContext } from './api.js';
+import { bodyCap } from './body.js';
 import { errorOutcome } from './errors.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
 import { queryCap } from './limits.js';
@@ -157,7 +158,8 @@ function routeOf(event: Event): RouteDefinition | undefined {
 
 /** Cookies of a payload v2 event (`cookies: ["name=value", ...]`); the first of a repeated name wins. */
 function cookiesOf(event: Event): Record<string, string> {
-  const jar: Record<string, string> = {};
+  // No prototype: a cookie named `constructor` or `__proto__` is a cookie like any other.
+  const jar = Object.create(null) as Record<string, string>;
   for (const cookie of event.cookies ?? []) {
     const at = cookie.indexOf('=');
     if (at > 0) jar[cookie.slice(0, at).trim()] ??= cookie.slice(at + 1).trim();

@@ -4,9 +4,10 @@
  * parsed and validated it), so that before anything runs it is known which method, and which tool,
  * the request carries:
  *
- * 1. transport headers are checked, and the key is authenticated (one strong read) while a tool's
- *    prefetch (create_session: the game or stream) is read alongside;
- * 2. a key with no `mcp:` scope is refused (403, counted and audited);
+ * 1. the key is authenticated (one strong read) while a tool's prefetch (create_session: the game or
+ *    stream) is read alongside;
+ * 2. transport headers the SDK would refuse, and a key with no `mcp:` scope, are refused (400, 403),
+ *    counted and audited like any call of an authenticated key;
  * 3. the request is metered once: by the tool it calls, together with the tool's own write or read
  *    (one parallel stage), or, for any other method, with no effect, once the transport has answered
  *    (audited as that answer; a 429 replaces it).
@@ -55,7 +56,6 @@ export async function serveMcp(
   services: McpServices,
   once: OnceGate = DIRECT,
 ): Promise<APIGatewayProxyStructuredResultV2> {
-  assertStreamableHttp(request.headers);
   const toolCall = toolCallOf(request.message);
   const prefetched = prefetch(toolCall, services);
   // With an `Idempotency-Key` (create_session), the gate claims it alongside this read.
@@ -72,6 +72,11 @@ async function serveAuthenticated(
   prefetched: Promise<unknown>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const meter = new RequestMeter(services.keyCalls, key, request.call, auditAction(request.message, toolCall));
+  try {
+    assertStreamableHttp(request.headers);
+  } catch (refusal) {
+    await meter.refuse({}, refusal as Error);
+  }
 
   const granted = grantedScopes(key);
   if (granted.size === 0) {
@@ -111,7 +116,7 @@ export function internalErrorOf(result: APIGatewayProxyStructuredResultV2): stri
   }
 }
 
-/** What the transport itself would refuse, refused before the key is looked up (malformed: not counted). */
+/** What the transport itself would refuse, refused by the service (after authentication: counted). */
 function assertStreamableHttp(headers: McpHttpRequest['headers']): void {
   const accept = headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {

@@ -80,14 +80,19 @@ export const UpdateKeyBody = withMeta(
     .object({
       id: Id,
       org_id: Id,
-      is_active: withMeta(ifGiven(z.boolean()), { description: 'false revokes the key, true reactivates it.' }),
+      is_active: withMeta(ifGiven(z.boolean()), {
+        description:
+          'false revokes the key (at any tier), true reactivates it. A rotated key cannot be reactivated (409); any change but a revocation needs Business tier or higher.',
+      }),
       name: ifGiven(Name),
       description: z.optional(z.nullable(Description)),
       allowed_game_ids: z.optional(z.nullable(AllowList)),
       allowed_stream_ids: z.optional(z.nullable(AllowList)),
       rate_limit_per_minute: ifGiven(PerMinute),
       rate_limit_per_day: ifGiven(PerDay),
-      expires_at: withMeta(z.optional(z.nullable(ExpiresAt)), { description: 'A future ISO 8601 date-time; null removes the expiry.' }),
+      expires_at: withMeta(z.optional(z.nullable(ExpiresAt)), {
+        description: 'A future ISO 8601 date-time; null removes the expiry. A rotated key’s expiry can only come sooner (409 otherwise).',
+      }),
       mcp_scopes: ifGiven(McpScopes),
     })
     // A body that changes nothing is most likely a misspelt property: refuse it rather than answer 200.
@@ -110,7 +115,8 @@ export const RotateKeyBody = withMeta(
     id: Id,
     org_id: Id,
     grace_period_minutes: withMeta(z.int().check(z.minimum(0), z.maximum(MAX_GRACE_MINUTES)), {
-      description: 'Minutes the old key keeps working (0 to 10,080); 0 revokes it at once. Never beyond its own expires_at.',
+      description:
+        'Minutes the old key keeps working (0 to 10,080); 0 revokes it at once. Never beyond its own expires_at. A revoked key cannot be rotated (409).',
       example: 60,
     }),
   }),

@@ -19,9 +19,9 @@ export const API_VERSION = '1.0.0';
 const ERROR_TEXTS: Record<number, string> = {
   400: 'Missing or invalid parameters (the message names the field)',
   401: 'Missing, invalid, revoked or expired credential',
-  403: 'No access: tier below Business, outside the key’s scope, or not an owner/admin of the organization',
+  403: 'No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list',
   404: 'Not found',
-  409: 'Conflict: the request is still being processed (Retry-After), or the record was changed meanwhile',
+  409: 'Conflict: the request is still being processed (Retry-After), the record was changed meanwhile, or a rotated or revoked key cannot take this change',
   410: 'Session is invalid, already consumed, or expired',
   413: 'Request body over 64 KiB',
   422: 'Idempotency-Key already used with a different request body',
@@ -29,6 +29,21 @@ const ERROR_TEXTS: Record<number, string> = {
 };
 
 const ErrorResponse = withMeta(ErrorEnvelope, { id: 'ErrorResponse' });
+
+/** The challenge of every 401 (`shared/http/api.ts`, `challenge`), by the credential the route takes. */
+const Challenge = {
+  apiKey: z.object({
+    'www-authenticate': withMeta(z.string(), {
+      description: 'The credential to send: `ApiKey realm="game-session-token-service", header="x-api-key"`',
+    }),
+  }),
+  bearer: z.object({
+    'www-authenticate': withMeta(z.string(), {
+      description:
+        'The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented)',
+    }),
+  }),
+};
 
 const RateLimitHeaders = z.object({
   'ratelimit-policy': withMeta(z.string(), { description: 'Both windows of the key: `"minute";q=60;w=60, "day";q=10000;w=86400`' }),
@@ -124,6 +139,7 @@ function operation(route: RouteDefinition, schemas: OperationSchemas | undefined
         String(status),
         {
           description: ERROR_TEXTS[status] ?? 'Error',
+          ...(status === 401 && route.auth !== 'none' ? { headers: Challenge[route.auth] } : {}),
           content: { 'application/json': { schema: ErrorResponse } },
         },
       ]),

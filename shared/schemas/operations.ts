@@ -64,7 +64,7 @@ export const operationSchemas: Partial<Record<OperationName, OperationSchemas>> 
   'revoke-session': { body: RevokeSessionBody, response: SessionView, errors: [404, 410] },
   'list-keys': { query: ListKeysQuery, response: z.array(ApiKeyView) },
   'create-key': { body: CreateKeyBody, response: CreatedApiKey },
-  'update-key': { body: UpdateKeyBody, response: ApiKeyView, errors: [404] },
+  'update-key': { body: UpdateKeyBody, response: ApiKeyView, errors: [404, 409] },
   'delete-key': { query: DeleteKeyQuery, response: DeletedApiKey, errors: [404] },
   'rotate-key': { body: RotateKeyBody, response: RotatedApiKey, errors: [404, 409] },
   'audit-log': { query: AuditLogQuery, response: AuditLogPage },

@@ -10,8 +10,17 @@ const absentable = <T extends z.ZodMiniType>(schema: T) =>
     z.transform((v) => v ?? null),
   );
 
+/** Whether every number in a JSON value is finite (bodies are at most 16 levels deep: `shared/http/limits.ts`). */
+function allFinite(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return true;
+  return Object.values(value).every(allFinite);
+}
+
 const Metadata = withMeta(
   z.record(z.string(), z.unknown()).check(
+    // A number too large for a double (`1e400`) parses as Infinity, which JSON would store as null.
+    z.refine(allFinite, { message: 'numbers must be finite (within ±1.8e308)' }),
     z.refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, {
       message: `must serialize to at most ${METADATA_MAX_BYTES} bytes`,
     }),

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Org, Playable, Role, Tier } from '../domain/model.js';
+import { NotFound } from '../domain/errors.js';
 import type { CatalogStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
 import { isConditionalFailure, queryItems, type StoreOptions } from './dynamo-client.js';
 
@@ -20,7 +21,14 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore {
       new GetCommand({ TableName: this.options.tableName, Key: { pk: `ORG#${orgId}`, sk: 'ORG' }, ConsistentRead: true }),
     );
     return Item
-      ? { org_id: Item.org_id, slug: Item.slug, name: Item.name, tier: Item.tier, allowed_origins: Item.allowed_origins ?? [] }
+      ? {
+          org_id: Item.org_id,
+          slug: Item.slug,
+          name: Item.name,
+          tier: Item.tier,
+          allowed_origins: Item.allowed_origins ?? [],
+          tier_version: Item.tier_version ?? 0,
+        }
       : undefined;
   }
 
@@ -131,19 +139,29 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore {
   }
 
   /**
-   * Change an org's tier. Keys carry a copy of the tier (so authentication stays one read), which
-   * the caller must refresh with the key store's `setOrgTier`.
+   * Change an org's tier (one conditional write) and bump its `tier_version`. Keys carry a copy of
+   * the tier and of this version (so authentication stays one read); `OrgTiers.change`
+   * (shared/domain/org-tiers.ts) then hands both to every key of the org.
+   * @returns the tier as written with its new version
+   * @throws NotFound when there is no such org
    */
-  async setOrgTier(orgId: number, tier: Tier): Promise<void> {
-    await this.options.client.send(
-      new UpdateCommand({
-        TableName: this.options.tableName,
-        Key: { pk: `ORG#${orgId}`, sk: 'ORG' },
-        UpdateExpression: 'SET tier = :tier',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':tier': tier },
-      }),
-    );
+  async setOrgTier(orgId: number, tier: Tier): Promise<{ tier: Tier; version: number }> {
+    try {
+      const { Attributes } = await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: `ORG#${orgId}`, sk: 'ORG' },
+          UpdateExpression: 'SET tier = :tier ADD tier_version :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':tier': tier, ':one': 1 },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { tier: Attributes!.tier as Tier, version: Attributes!.tier_version as number };
+    } catch (error) {
+      if (isConditionalFailure(error)) throw new NotFound(`Organization ${orgId} not found`, { cause: error });
+      throw error;
+    }
   }
 }
 

@@ -1,11 +1,37 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, paginateScan, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Conflict, NotFound } from '../domain/errors.js';
-import type { ApiKeyRecord } from '../domain/model.js';
-import type { KeyAddress, KeyAdminStore, KeyChanges, KeyStore } from '../domain/ports.js';
+import type { ApiKeyRecord, Tier } from '../domain/model.js';
+import type { KeyAddress, KeyAdminStore, KeyChanges, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
+import { retiredMessage } from '../domain/api-keys.js';
 import { idempotent, isConditionalFailure, queryItems, type StoreOptions } from './dynamo-client.js';
 
+/** The key has never been rotated (`rotated_to` absent or null). */
+const NOT_ROTATED = '(attribute_not_exists(rotated_to) OR attribute_type(rotated_to, :null))';
+
+/**
+ * The condition a rotated key must meet for `changes` to apply to it (its life only shortens), with
+ * its values added to `values`: undefined when the changes touch neither `is_active: true` nor
+ * `expires_at`, null when they cannot apply to a rotated key at all (clearing its expiry). Setting
+ * `is_active: true` passes only where it changes nothing (the key is still in its grace period); a
+ * new expiry only where it is no later than the current one.
+ */
+function rotatedKeyGuard(changes: KeyChanges, values: Record<string, unknown>): string | null | undefined {
+  if (changes.expires_at === null) return null;
+  const parts: string[] = [];
+  if (changes.is_active === true) {
+    parts.push('is_active = :true');
+    values[':true'] = true;
+  }
+  if (typeof changes.expires_at === 'string') {
+    // ISO 8601 UTC with milliseconds (the schema normalizes it), so strings compare as times.
+    parts.push('attribute_type(expires_at, :s) AND expires_at >= :newExpiry');
+    Object.assign(values, { ':s': 'S', ':newExpiry': changes.expires_at });
+  }
+  return parts.length > 0 ? parts.join(' AND ') : undefined;
+}
+
 /** API keys in DynamoDB, keyed by the SHA-256 of the raw key. */
-export class DynamoKeyStore implements KeyStore, KeyAdminStore {
+export class DynamoKeyStore implements KeyStore, KeyAdminStore, KeyTierStore {
   constructor(protected readonly options: StoreOptions) {}
 
   async getByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
@@ -72,8 +98,22 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore {
     return Items?.[0] as ApiKeyRecord | undefined;
   }
 
-  async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options: { unrotated?: boolean } = {}): Promise<ApiKeyRecord> {
+  async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options: KeyUpdateOptions = {}): Promise<ApiKeyRecord> {
     const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updated_at', updatedAtIso] as const];
+    const values: Record<string, unknown> = { ':org': key.org_id, ':id': key.id };
+    // The index read that found the key may be stale: the key must still be there, in that org.
+    const conditions = ['org_id = :org AND id = :id'];
+    if (options.unrotated) {
+      // A rotation's own write: no other rotation got there first, and the key was not revoked meanwhile.
+      conditions.push(`${NOT_ROTATED} AND is_active = :true`);
+      Object.assign(values, { ':null': 'NULL', ':true': true });
+    }
+    // A rotated key's life only shortens (a rotation never lengthens a key's life; decisions).
+    const guard = options.retiredStaysRetired ? rotatedKeyGuard(changes, values) : undefined;
+    if (guard !== undefined) {
+      conditions.push(guard === null ? NOT_ROTATED : `(${NOT_ROTATED} OR (${guard}))`);
+      values[':null'] = 'NULL';
+    }
     try {
       const { Attributes } = await this.options.client.send(
         // Sets fixed values under a condition a repetition still meets: harmless to repeat.
@@ -82,29 +122,25 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore {
             TableName: this.options.tableName,
             Key: { key_hash: key.key_hash },
             UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-            // The index read that found the key may be stale: the key must still be there, in that org.
-            // A rotation also requires that no other rotation got there first.
-            ConditionExpression: options.unrotated
-              ? 'org_id = :org AND id = :id AND (attribute_not_exists(rotated_to) OR attribute_type(rotated_to, :null))'
-              : 'org_id = :org AND id = :id',
+            ConditionExpression: conditions.join(' AND '),
             ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
-              ':org': key.org_id,
-              ':id': key.id,
-              ...(options.unrotated ? { ':null': 'NULL' } : {}),
-            },
+            ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])), ...values },
             ReturnValues: 'ALL_NEW',
           }),
         ),
       );
       return Attributes as ApiKeyRecord;
     } catch (error) {
-      if (isConditionalFailure(error) && options.unrotated) {
-        throw new Conflict(`API key ${key.id} was deleted or rotated meanwhile`, undefined, { cause: error });
+      if (!isConditionalFailure(error)) throw error;
+      if (options.unrotated) {
+        throw new Conflict(`API key ${key.id} was deleted, revoked or rotated meanwhile`, undefined, { cause: error });
       }
-      if (isConditionalFailure(error)) throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
-      throw error;
+      // Which condition failed: read the key (a refusal path only).
+      const now = guard !== undefined ? await this.getByHash(key.key_hash) : undefined;
+      if (now && now.org_id === key.org_id && now.id === key.id && now.rotated_to != null) {
+        throw new Conflict(retiredMessage(key.id, now.rotated_to), undefined, { cause: error });
+      }
+      throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
     }
   }
 
@@ -151,6 +187,56 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore {
       );
     } catch (error) {
       if (isConditionalFailure(error)) throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * Hand an org's tier (at `version`) to every one of its keys. The keys are found by a strongly
+   * consistent Scan of the table, not through `by_org`: that index is eventually consistent, and a
+   * key whose index entry lags would keep its old tier. Tier changes are rare (billing events), so
+   * reading the whole keys table then is affordable; see SECURITY.md (tier enforcement).
+   * @returns how many keys now carry the tier
+   */
+  async setOrgTier(orgId: number, tier: Tier, version: number): Promise<number> {
+    const hashes: string[] = [];
+    const pages = paginateScan(
+      { client: this.options.client },
+      {
+        TableName: this.options.tableName,
+        ConsistentRead: true,
+        FilterExpression: 'org_id = :org',
+        ProjectionExpression: 'key_hash',
+        ExpressionAttributeValues: { ':org': orgId },
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) hashes.push(item.key_hash as string);
+    const applied = await Promise.all(hashes.map((keyHash) => this.settleTier({ key_hash: keyHash, org_id: orgId }, tier, version)));
+    return applied.filter(Boolean).length;
+  }
+
+  /**
+   * Give one key the org's tier at `version`, unless it already carries that version or a later one
+   * (a later change got there first) or it is gone (never recreated).
+   * @returns whether the key now carries it
+   */
+  async settleTier(key: Pick<KeyAddress, 'key_hash' | 'org_id'>, tier: Tier, version: number): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        // Sets fixed values under a condition a repetition meets or harmlessly fails: safe to repeat.
+        new UpdateCommand(
+          idempotent({
+            TableName: this.options.tableName,
+            Key: { key_hash: key.key_hash },
+            UpdateExpression: 'SET org_tier = :tier, org_tier_version = :v',
+            ConditionExpression: 'org_id = :org AND (attribute_not_exists(org_tier_version) OR org_tier_version <= :v)',
+            ExpressionAttributeValues: { ':tier': tier, ':v': version, ':org': key.org_id },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalFailure(error)) return false;
       throw error;
     }
   }

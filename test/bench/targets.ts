@@ -29,7 +29,8 @@ export const STAGE_TARGETS: Readonly<Record<string, number>> = {
   consume_session: 1,
   revoke_session: 1,
   list_keys: 2,
-  create_key: 2,
+  // The org read again after the key is stored, so that a concurrent tier change reaches it (shared/domain/org-tiers.ts).
+  create_key: 3,
   update_key: 2,
   delete_key: 2,
 };

@@ -6,6 +6,11 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTables, localTableNames, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
 import { AccountSeedSchema, parseSeedArgs, seedAccount } from '../../infra/seed-account.js';
+import { parseTierArgs } from '../../infra/set-org-tier.js';
+import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
+import { hashApiKey } from '../../shared/domain/key-calls.js';
+import { OrgTiers } from '../../shared/domain/org-tiers.js';
+import { DynamoKeyStore } from '../../shared/store/key-store.js';
 import { DynamoCatalogStore } from '../../shared/store/catalog-store.js';
 import { createDocumentClient } from '../../shared/store/dynamo-client.js';
 
@@ -55,8 +60,23 @@ describe('seedAccount', () => {
 
   test('refuses to change the tier of an existing organization (its keys carry a copy)', async () => {
     const changed = AccountSeedSchema.parse({ ...seedFile, org: { ...seedFile.org, tier: 'enterprise' } });
-    await expect(seedAccount(catalog, changed)).rejects.toThrow(/does not change tiers/);
+    await expect(seedAccount(catalog, changed)).rejects.toThrow(/set-org-tier/);
     expect((await catalog.getOrg(7))!.tier).toBe('business');
+  });
+
+  test('set-org-tier’s change reaches the org’s keys, and seeding again keeps the tier version they carry', async () => {
+    const keys = new DynamoKeyStore({ client, tableName: localTableNames.keys });
+    const raw = generateRawKey();
+    await keys.create(newKeyRecord(raw, 70, (await catalog.getOrg(7))!, { name: 'k' }, Date.now()));
+    const tiers = new OrgTiers({ orgs: catalog, keys });
+    const change = await tiers.change(7, 'enterprise');
+    expect(change).toMatchObject({ tier: 'enterprise', keys: 1 });
+    await seedAccount(catalog, AccountSeedSchema.parse({ ...seedFile, org: { ...seedFile.org, tier: 'enterprise' } }));
+    expect((await catalog.getOrg(7))!.tier_version).toBe(change.version);
+    // The next change is newer than what the key carries, so it reaches the key.
+    await tiers.change(7, 'pro');
+    expect(await keys.getByHash(hashApiKey(raw))).toMatchObject({ org_tier: 'pro', org_tier_version: change.version + 1 });
+    await expect(tiers.change(99, 'pro')).rejects.toThrow(/not found/);
   });
 });
 
@@ -67,6 +87,19 @@ describe('the seed file and command line', () => {
     expect(AccountSeedSchema.safeParse({ ...seedFile, org: { ...seedFile.org, slug: 'Not A Slug' } }).success).toBe(false);
     expect(AccountSeedSchema.safeParse({ ...seedFile, org: { ...seedFile.org, tier: 'gold' } }).success).toBe(false);
     expect(AccountSeedSchema.safeParse({ ...seedFile, games: [{ id: 1, name: 'g', content_url: '/relative' }] }).success).toBe(false);
+  });
+
+  test('set-org-tier arguments: both tables, an optional region, the org and a tier', () => {
+    expect(parseTierArgs(['--catalog-table', 'C', '--keys-table', 'K', '7', 'pro'])).toEqual({
+      catalogTable: 'C',
+      keysTable: 'K',
+      region: undefined,
+      orgId: 7,
+      tier: 'pro',
+    });
+    expect(() => parseTierArgs(['--catalog-table', 'C', '7', 'pro'])).toThrow(/usage/);
+    expect(() => parseTierArgs(['--catalog-table', 'C', '--keys-table', 'K', 'x', 'pro'])).toThrow(/usage/);
+    expect(() => parseTierArgs(['--catalog-table', 'C', '--keys-table', 'K', '7', 'gold'])).toThrow(/tier must be one of/);
   });
 
   test('arguments: the table, an optional region, one file', () => {

@@ -39,6 +39,7 @@ describe('context parameters', () => {
       logRetentionDays: '90', // -c values arrive as strings
       secretsRevision: '2',
       stackName: 'Gsts-Prod',
+      mcpAllowedOrigins: 'https://agent.example, http://localhost:5173',
     });
     expect(serviceStackProps(context, { region: 'eu-west-1' })).toEqual({
       env: { region: 'eu-west-1' },
@@ -53,6 +54,7 @@ describe('context parameters', () => {
       alarmEmail: 'ops@example.com',
       logRetention: RetentionDays.THREE_MONTHS,
       secretsRevision: 2,
+      mcpAllowedOrigins: ['https://agent.example', 'http://localhost:5173'],
     });
     expect(context.stackName).toBe('Gsts-Prod');
   });
@@ -65,6 +67,8 @@ describe('context parameters', () => {
     );
     expect(() => read({ alarmEmail: 'ops' })).toThrow(/alarmEmail/);
     expect(() => read({ logRetentionDays: '31' })).toThrow(/logRetentionDays/);
+    expect(() => read({ mcpAllowedOrigins: 'agent.example' })).toThrow(/mcpAllowedOrigins/);
+    expect(() => read({ mcpAllowedOrigins: 'https://agent.example/path' })).toThrow(/mcpAllowedOrigins/);
   });
 
   test('an empty value counts as absent', () => {
@@ -81,7 +85,14 @@ describe('with a custom domain, a web ACL, an existing alarm topic and an alarm 
       alarmTopicArn: TOPIC,
       alarmEmail: 'ops@example.com',
       secretsRevision: 3,
+      mcpAllowedOrigins: ['https://agent.example'],
     });
+  });
+
+  test('the MCP browser-origin allow-list reaches the functions', () => {
+    for (const [, fn] of resourcesOf(s.json, 'AWS::Lambda::Function')) {
+      expect(fn.Properties.Environment.Variables.MCP_ALLOWED_ORIGINS).toBe('https://agent.example');
+    }
   });
 
   test('the distribution answers on the domain with TLS 1.2 or later, behind the web ACL', () => {

@@ -87,7 +87,8 @@ describe('audit log', () => {
     for (const r of records) expect(Object.keys(r).sort()).toEqual(ENTRY_FIELDS);
     expect(records.map((r: any) => [r.action, r.status, r.actor, r.key_id, r.changes])).toEqual([
       ['delete-key', 200, 'acme-admin', keyId, null],
-      ['update-key', 404, 'acme-admin', null, null],
+      // A refused call keeps the key id it asked for.
+      ['update-key', 404, 'acme-admin', 424_242, null],
       ['list-keys', 200, 'acme-admin', null, null],
       ['update-key', 200, 'acme-admin', keyId, ['is_active', 'rate_limit_per_minute']],
       ['update-key', 200, 'acme-admin', keyId, ['is_active']],

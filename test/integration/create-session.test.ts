@@ -494,11 +494,41 @@ describe('create-session: audit and metering', () => {
     expect(records).toEqual([expect.objectContaining({ action: 'create-session', status: 403, game_id: 101, token_prefix: null })]);
   });
 
-  test('a malformed request (400) is refused before the key is looked up: not counted, not audited', async () => {
+  test('a malformed request of a valid key (400) is counted and audited, with RateLimit headers', async () => {
     const key = await createTestKey(stack);
-    expect((await api.create({ game_id: 101, stream_id: 201 }, key.raw)).status).toBe(400);
-    expect((await api.create({ game_id: 101, expires_in_minutes: 0 }, key.raw)).status).toBe(400);
-    expect(await windowCounts(stack, key.record)).toEqual({ minute: undefined, day: undefined });
-    expect(await auditOfKey(stack, key.record.id)).toEqual([]);
+    for (const body of [{}, { game_id: 101, stream_id: 201 }, { game_id: 101, expires_in_minutes: 0 }, '{"game_id":', '[]']) {
+      const reply = await api.create(body, key.raw);
+      expect(reply.status).toBe(400);
+      expect(reply.body.success).toBe(false);
+      expect(reply.headers.get('ratelimit-policy')).toBe('"minute";q=60;w=60, "day";q=10000;w=86400');
+    }
+    const utf16 = await stack.post('create-session', '{"game_id":101}', {
+      'x-api-key': key.raw,
+      'content-type': 'application/json; charset=utf-16',
+    });
+    expect(utf16.status).toBe(400);
+    expect(await windowCounts(stack, key.record)).toEqual({ minute: 6, day: 6 });
+    const records = await auditOfKey(stack, key.record.id);
+    expect(records).toHaveLength(6);
+    for (const r of records) expect(r).toMatchObject({ action: 'create-session', status: 400, key_id: key.record.id });
+  });
+
+  test('a missing, unknown, revoked or expired key is 401 whatever the body', async () => {
+    const revoked = await createTestKey(stack);
+    await putKeyRecord(stack, { ...revoked.record, is_active: false });
+    const expired = await createTestKey(stack, { expires_at: new Date(stack.clock.now() - 1000).toISOString() });
+    const unknown = `dpk_${'0'.repeat(40)}`;
+    for (const body of [{}, { game_id: 'x' }, '{"game_id":', '']) {
+      for (const headers of [
+        {} as Record<string, string>,
+        { 'x-api-key': unknown },
+        { 'x-api-key': revoked.raw },
+        { 'x-api-key': expired.raw },
+      ]) {
+        const reply = await stack.post('create-session', body, headers);
+        expect([reply.status, reply.body.success]).toEqual([401, false]);
+      }
+    }
+    expect(await auditOfKey(stack, revoked.record.id)).toEqual([]);
   });
 });

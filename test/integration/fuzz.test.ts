@@ -4,7 +4,8 @@
  * whole front. Invariants, per request: never a 5xx; on API paths always the JSON envelope
  * (`{success:false, error}` for errors); never a stack trace or an internal name in a body. Per
  * batch: the tables changed only as accepted requests explain (a malformed request changes
- * nothing; calls refused after authentication are counted and audited, as decided).
+ * nothing unless it presents a valid key: calls refused after authentication, its 400s included,
+ * are counted and audited, as decided).
  *
  * The seed is fixed and printed; replay a failure with `FUZZ_SEED=<seed> npm test -- fuzz`.
  */
@@ -157,9 +158,10 @@ function checkAttribution(name: string, before: Snapshot, after: Snapshot): void
   const byRequest = new Map(sent.filter((s) => s.requestId).map((s) => [s.requestId!, s]));
   const ok = sent.filter((s) => s.status === 200);
   const isMcp = (s: Sent) => s.request.path === MCP_PATH;
-  // Calls of the fuzz key that passed authentication: REST ones are refused before it only with these statuses.
-  // REST calls of the fuzz key that passed authentication: the only statuses they can end with.
-  const restKeyCalls = sent.filter((s) => !isMcp(s) && keyAuthenticated(s.request) && [200, 403, 404, 410].includes(s.status));
+  // REST calls of the fuzz key that passed authentication: the only statuses they can end with (the key
+  // is authenticated before the input is validated, so a 400 or 413 of the key is counted too).
+  const afterAuth = (s: Sent) => !isMcp(s) && keyAuthenticated(s.request) && [200, 400, 403, 404, 410, 413].includes(s.status);
+  const restKeyCalls = sent.filter(afterAuth);
 
   // The catalog, and any table not named below (no generated request carries an Idempotency-Key), never change.
   const explained = new Set(['tokens', 'keys', 'counters', 'audit']);
@@ -183,7 +185,9 @@ function checkAttribution(name: string, before: Snapshot, after: Snapshot): void
     return !s || (s.status !== status && !mcpConsistent);
   });
   expect(misattributed.map((r) => ({ action: r.action, audit: r.status, reply: byRequest.get(String(r.request_id))?.status }))).toEqual([]);
-  const refusedBeforeAuth = sent.filter((s) => [400, 401, 405, 413, 414].includes(s.status) && !isMcp(s)).map((s) => s.requestId);
+  const refusedBeforeAuth = sent
+    .filter((s) => [400, 401, 405, 413, 414].includes(s.status) && !isMcp(s) && !afterAuth(s))
+    .map((s) => s.requestId);
   expect(diff.audit.added.filter((r) => refusedBeforeAuth.includes(String(r.request_id)))).toEqual([]);
   expect([...diff.audit.removed, ...diff.audit.changed]).toEqual([]);
   // Counters: the fuzz key's windows count exactly its calls that passed authentication; the key-id

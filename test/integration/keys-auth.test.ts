@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
-import { createPublicKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
@@ -37,6 +37,13 @@ const listWith = (authorization?: string) =>
 async function signWithIssuerKey(claims: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
   const key = await importJWK(privateJwk, 'RS256');
   return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: privateJwk.kid!, typ: 'JWT', ...header }).sign(key);
+}
+
+/** Sign any header and claims with the issuer's real key, bypassing every library check (RS256). */
+function rawSign(header: Record<string, unknown>, claims: Record<string, unknown>): string {
+  const input = `${b64({ alg: 'RS256', kid: privateJwk.kid, typ: 'JWT', ...header })}.${b64(claims)}`;
+  const key = createPrivateKey({ key: privateJwk as import('node:crypto').JsonWebKey, format: 'jwk' });
+  return `${input}.${createSign('RSA-SHA256').update(input).sign(key).toString('base64url')}`;
 }
 
 const validClaims = () => ({
@@ -143,6 +150,33 @@ describe('bearer authentication: the JWT attack matrix', () => {
     ],
   ];
 
+  // The JWT profile (issue 13, finding 6): each signed by the issuer's real key.
+  forgeries.push(
+    ['crit header with an unknown extension', async () => `Bearer ${rawSign({ crit: ['x-ext'], 'x-ext': 1 }, validClaims())}`, /crit/],
+    ['b64: false', async () => `Bearer ${rawSign({ b64: false }, validClaims())}`, /b64/],
+    ['b64: true (still refused)', async () => `Bearer ${rawSign({ b64: true, crit: ['b64'] }, validClaims())}`, /crit|b64/],
+    ['exp a century ahead', async () => `Bearer ${rawSign({}, { ...validClaims(), exp: now() + 100 * 365 * 86_400 })}`, /lifetime/],
+    ['exp 24 h and a minute after iat', async () => `Bearer ${rawSign({}, { ...validClaims(), exp: now() + 86_460 })}`, /lifetime/],
+    [
+      'exp far ahead, counted from nbf when there is no iat',
+      async () => {
+        const { iat: _iat, ...claims } = validClaims();
+        return `Bearer ${rawSign({}, { ...claims, nbf: now() - 10, exp: now() + 2 * 86_400 })}`;
+      },
+      /lifetime/,
+    ],
+    [
+      'iat an hour in the future',
+      async () => `Bearer ${rawSign({}, { ...validClaims(), iat: now() + 3600, exp: now() + 7200 })}`,
+      /future/,
+    ],
+  );
+
+  test('control: within the profile (iat 3 s ahead, exp 24 h after iat, nbf) is accepted', async () => {
+    const iat = now() + 3;
+    expect((await listWith(`Bearer ${rawSign({}, { ...validClaims(), iat, nbf: now() - 5, exp: iat + 86_400 })}`)).status).toBe(200);
+  });
+
   test.each(forgeries)('%s: 401 with a reason that does not echo the token', async (_name, forge, reason) => {
     const authorization = await forge();
     const res = await listWith(authorization);
@@ -231,17 +265,21 @@ describe('authorization from the catalog: roles and tiers', () => {
   test.each([
     ['tiny-admin', 3, 'free'],
     ['pro-owner', 4, 'pro'],
-  ])('%s of a %s-tier org: 403 Business tier or higher required', async (subject, orgId) => {
+  ])('%s of a %s-tier org: 403 Business tier or higher required, except to list, revoke and delete', async (subject, orgId) => {
     for (const res of [
-      await admin.list(orgId, subject),
       await admin.create({ org_id: orgId, name: 'x' }, subject),
-      await admin.update({ id: 1, org_id: orgId, is_active: false }, subject),
-      await admin.remove(1, orgId, subject),
+      await admin.update({ id: 1, org_id: orgId, name: 'renamed' }, subject),
+      await admin.update({ id: 1, org_id: orgId, is_active: true }, subject),
+      await admin.rotate({ id: 1, org_id: orgId, grace_period_minutes: 0 }, subject),
       await admin.audit({ org_id: orgId }, subject),
     ]) {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ success: false, error: 'Business tier or higher required' });
     }
+    // An org below Business can always see and shut off its keys (key 1 is another org's: 404).
+    expect((await admin.list(orgId, subject)).status).toBe(200);
+    expect((await admin.update({ id: 1, org_id: orgId, is_active: false }, subject)).status).toBe(404);
+    expect((await admin.remove(1, orgId, subject)).status).toBe(404);
   });
 
   test('an enterprise-tier admin manages their org', async () => {

@@ -67,11 +67,13 @@ describe('protocol', () => {
     ['not JSON-RPC 2.0', { ...INITIALIZE, jsonrpc: '1.0' }, {}, /^jsonrpc/],
     ['an Accept without text/event-stream', INITIALIZE, { accept: 'application/json' }, /Accept/],
     ['an unknown protocol version', INITIALIZE, { 'mcp-protocol-version': '1999-01-01' }, /MCP-Protocol-Version/],
-  ])('%s is 400 before the key is looked up', async (_case, body, headers, message) => {
+  ])('%s is 400 once the key is authenticated: counted and audited like any call of the key', async (_case, body, headers, message) => {
     const res = await postMcp(stack, body, { 'x-api-key': all.raw, ...headers });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(message);
-    expect(res.headers.get('ratelimit')).toBeNull();
+    expect(res.headers.get('ratelimit')).toMatch(/^"minute";r=\d+/);
+    const unknown = await postMcp(stack, body, { 'x-api-key': `dpk_${'0'.repeat(40)}`, ...headers });
+    expect(unknown.status).toBe(401);
   });
 });
 

@@ -45,6 +45,9 @@ class FakeKeys implements KeyAdminStore {
   async create(key: ApiKeyRecord) {
     this.byId.set(key.id, key);
   }
+  async settleTier() {
+    return true;
+  }
 }
 
 class FakeAudit implements AuditStore {
@@ -73,6 +76,7 @@ function setup() {
   const keyAdmin = new KeyAdmin({
     access: new AdminAccess(catalog),
     keys,
+    orgs: catalog,
     audit,
     keyIds: new BlockIdAllocator(counters, 'key_id', 1),
     clock: { now: () => NOW },

@@ -1,0 +1,37 @@
+import type { Tier } from './model.js';
+import type { KeyTierStore, OrgTierStore } from './ports.js';
+
+/** What a tier change did. */
+export interface TierChange {
+  readonly org_id: number;
+  readonly tier: Tier;
+  /** The org's `tier_version` after the change. */
+  readonly version: number;
+  /** Keys of the org that now carry the tier. */
+  readonly keys: number;
+}
+
+/**
+ * Changing an organization's tier (billing, an operator): the org first, then every key of the org,
+ * which carries a copy so that authentication stays one strongly consistent read. Once `change`
+ * returns, the very next call of every key of the org is decided by the new tier.
+ *
+ * Races, and how they are closed (no transactions needed):
+ * - A key created concurrently (create-key, rotate-key) copied the tier it read while being
+ *   authorized. After storing it, `KeyAdmin` reads the org again (strongly consistent) and settles
+ *   the key to what it reads. Either that read comes after this change's org write, and sees the new
+ *   tier; or it comes before, and then the key was stored before this change started reading the
+ *   keys (a strongly consistent scan), which therefore finds it.
+ * - Two changes of the same org: every copy carries the org's `tier_version`, and a key only takes
+ *   a version at least as new as its own, so a slow earlier change never overwrites a later one.
+ */
+export class OrgTiers {
+  constructor(private readonly deps: { readonly orgs: OrgTierStore; readonly keys: KeyTierStore }) {}
+
+  /** Set the org's tier and hand it to every key of the org. @throws NotFound (no such org) */
+  async change(orgId: number, tier: Tier): Promise<TierChange> {
+    const written = await this.deps.orgs.setOrgTier(orgId, tier);
+    const keys = await this.deps.keys.setOrgTier(orgId, written.tier, written.version);
+    return { org_id: orgId, tier: written.tier, version: written.version, keys };
+  }
+}
