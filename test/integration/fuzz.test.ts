@@ -205,7 +205,10 @@ function checkAttribution(name: string, before: Snapshot, after: Snapshot): void
       .reduce((sum, n) => sum + n, 0);
   // Every counted call is audited once (no faults here): both windows grew by exactly the key's audit records.
   const audited = diff.audit.added.filter((r) => r.key_id === fuzzKey.record.id);
-  expect({ minute: counted('minute'), day: counted('day') }).toEqual({ minute: audited.length, day: audited.length });
+  // (A minute's count leaves its item once the clock is 10 minutes on, and fuzzing moves the clock:
+  // the day count is exact, the minutes still seen can only fall short of it.)
+  expect(counted('day')).toBe(audited.length);
+  expect(counted('minute')).toBeLessThanOrEqual(audited.length);
   const restAudited = audited.filter((r) => !isMcp(byRequest.get(String(r.request_id))!));
   expect(restAudited.map((r) => r.request_id).sort()).toEqual(restKeyCalls.map((s) => s.requestId).sort());
   const otherCounters = [
