@@ -12,6 +12,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { routes as serviceRoutes, type RouteDefinition } from '../shared/routes.js';
 import { tables, type TableName } from '../shared/tables.js';
+import { DEFAULT_CAPACITY, planErrors, planTotals, type CapacityPlan } from './capacity.js';
 import { ServiceEdge, type CustomDomain } from './edge.js';
 import { ServiceFunctions, type FunctionSettings } from './functions.js';
 import { ServiceApi } from './http-api.js';
@@ -38,6 +39,12 @@ export interface ServiceStackProps extends StackProps {
   readonly routes?: readonly RouteDefinition[];
   readonly domain?: CustomDomain;
   readonly webAclArn?: string;
+  /** Create the distribution's web ACL with this anonymous per-address limit (`infra/waf.ts`). */
+  readonly wafRateLimit?: number;
+  /** A custom domain of the HTTP API: CloudFront's origin, and the execute-api endpoint disabled. */
+  readonly apiDomain?: CustomDomain;
+  /** Edge throttles and reserved concurrency; {@link DEFAULT_CAPACITY} unless given. */
+  readonly capacity?: CapacityPlan;
   /** Send alarms to this existing topic instead of a topic of the stack. */
   readonly alarmTopicArn?: string;
   /** Subscribe this address to the stack's alarm topic. */
@@ -58,6 +65,7 @@ export interface ServiceStackProps extends StackProps {
 
 export class ServiceStack extends Stack {
   readonly routes: readonly RouteDefinition[];
+  readonly capacity: CapacityPlan;
   readonly tables: ServiceTables;
   readonly functions: ServiceFunctions;
   readonly api: ServiceApi;
@@ -72,6 +80,18 @@ export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, { description: 'Game Session Token Service: single-use play tokens and the API keys that mint them', ...props });
     this.routes = props.routes ?? serviceRoutes;
+    this.capacity = props.capacity ?? DEFAULT_CAPACITY;
+    const errors = planErrors(this.capacity);
+    if (errors.length > 0) throw new Error(`Invalid capacity plan:\n  ${errors.join('\n  ')}`);
+    const { total } = planTotals(this.routes, this.capacity);
+    if (total > this.capacity.accountRateLimit) {
+      Annotations.of(this).addWarningV2(
+        'gsts:capacity-quota',
+        `The routes' throttles add up to ${total} requests/s, above the account's HTTP API quota of ${this.capacity.accountRateLimit} ` +
+          `(capacity.accountRateLimit): until the quota (Service Quotas L-8A5B8E43) is raised to at least ${total} and accountRateLimit ` +
+          'says so, a flood on one route class can take throughput the plan gives the others (docs/deploy.md, "Capacity").',
+      );
+    }
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const secretsRevision = props.secretsRevision ?? 1;
     if (props.identity.issuer === UNCONFIGURED_ISSUER) {
@@ -96,13 +116,14 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.DESTROY,
     });
 
-    this.api = new ServiceApi(this, 'Http', { logRetention });
+    this.api = new ServiceApi(this, 'Http', { logRetention, capacity: this.capacity, domain: props.apiDomain });
     this.edge = new ServiceEdge(this, 'Edge', {
       routes: this.routes,
-      api: this.api.api,
+      originDomainName: this.api.originDomainName,
       originSecret: this.originSecret,
       domain: props.domain,
       webAclArn: props.webAclArn,
+      wafRateLimit: props.wafRateLimit,
       secretsRevision,
     });
 
@@ -127,6 +148,7 @@ export class ServiceStack extends Stack {
       originSecret: this.originSecret,
       logRetention,
       secretsRevision,
+      createSessionConcurrency: this.capacity.createSessionConcurrency,
     });
     this.api.addOperationRoutes(this.routes, this.functions);
 
@@ -153,6 +175,12 @@ export class ServiceStack extends Stack {
     });
     for (const name of Object.keys(tables) as TableName[]) {
       new CfnOutput(this, `${tables[name].id}TableName`, { description: `DynamoDB table: ${name}`, value: this.tables[name].tableName });
+    }
+    if (this.api.domainName) {
+      new CfnOutput(this, 'ApiDomainTarget', {
+        description: `Point ${props.apiDomain!.domainName} here (CNAME): CloudFront reaches the API on that name`,
+        value: this.api.domainName.regionalDomainName,
+      });
     }
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: this.monitoring.dashboard.dashboardName });

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { DEFAULT_CAPACITY } from '../../infra/capacity.js';
 import { DEFAULT_STACK_NAME, readDeployContext, serviceStackProps } from '../../infra/config.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { UNCONFIGURED_ISSUER } from '../../infra/stack.js';
@@ -15,6 +16,7 @@ import { resourcesOf, synthesize, type Synthesized } from './fixture.js';
 const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
 const WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/gsts/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+const API_CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
 
 describe('context parameters', () => {
   const read = (values: Record<string, unknown>) => readDeployContext((key) => values[key]);
@@ -36,6 +38,10 @@ describe('context parameters', () => {
       alarmEmail: 'ops@example.com',
       alarmTopicArn: TOPIC,
       webAclArn: WEB_ACL,
+      apiDomainName: 'api.play.example.com',
+      apiCertificateArn: API_CERTIFICATE,
+      wafRateLimit: '3000',
+      capacity: '{"admin":{"rate":50}}',
       logRetentionDays: '90', // -c values arrive as strings
       secretsRevision: '2',
       stackName: 'Gsts-Prod',
@@ -49,6 +55,12 @@ describe('context parameters', () => {
       },
       domain: { domainName: 'play.example.com', certificateArn: CERTIFICATE },
       webAclArn: WEB_ACL,
+      wafRateLimit: 3000,
+      apiDomain: { domainName: 'api.play.example.com', certificateArn: API_CERTIFICATE },
+      capacity: {
+        ...DEFAULT_CAPACITY,
+        routes: { ...DEFAULT_CAPACITY.routes, admin: { rate: 50, burst: DEFAULT_CAPACITY.routes.admin.burst } },
+      },
       alarmTopicArn: TOPIC,
       alarmEmail: 'ops@example.com',
       logRetention: RetentionDays.THREE_MONTHS,
