@@ -69,6 +69,20 @@ export const DeployContextSchema = z
       .optional(),
     /** Email address subscribed to the alarm topic (confirm the subscription mail). */
     alarmEmail: z.string().email().optional(),
+    /**
+     * An HTTPS endpoint subscribed to the alarm topic, e.g. a chat webhook relay (it must confirm the
+     * SNS subscription).
+     */
+    alarmWebhookUrl: z
+      .string()
+      .url()
+      .regex(/^https:\/\//, 'must be an https:// URL')
+      .optional(),
+    /**
+     * `true` deploys without any alarm target (alarmEmail, alarmWebhookUrl or alarmTopicArn): alarms
+     * then notify nobody. An explicit waiver, so that this is never an accident.
+     */
+    noAlarmTarget: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()).optional(),
     /** An existing SNS topic to send alarms to instead of the stack's own. */
     alarmTopicArn: z
       .string()
@@ -109,6 +123,11 @@ export const DeployContextSchema = z
   .refine((c) => !c.apiDomainName === !c.apiCertificateArn, {
     message: 'apiDomainName and apiCertificateArn go together: give both or neither',
     path: ['apiCertificateArn'],
+  })
+  .refine((c) => c.alarmEmail || c.alarmWebhookUrl || c.alarmTopicArn || c.noAlarmTarget === true, {
+    message:
+      'alarms need someone to notify: give alarmEmail, alarmWebhookUrl or alarmTopicArn, or noAlarmTarget=true to deploy alarms that notify nobody',
+    path: ['alarmEmail'],
   });
 
 export type DeployContext = z.output<typeof DeployContextSchema>;
@@ -150,6 +169,7 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
     capacity: capacityPlan(context.capacity),
     alarmTopicArn: context.alarmTopicArn,
     alarmEmail: context.alarmEmail,
+    alarmWebhookUrl: context.alarmWebhookUrl,
     logRetention: context.logRetentionDays as RetentionDays,
     secretsRevision: context.secretsRevision,
   };

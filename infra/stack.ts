@@ -3,12 +3,12 @@
  * routes table, the HTTP API behind a CloudFront distribution, the secrets, alarms and dashboard.
  */
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { SubscriptionProtocol, Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { routes as serviceRoutes, type RouteDefinition } from '../shared/routes.js';
 import { tables, type TableName } from '../shared/tables.js';
@@ -49,6 +49,8 @@ export interface ServiceStackProps extends StackProps {
   readonly alarmTopicArn?: string;
   /** Subscribe this address to the stack's alarm topic. */
   readonly alarmEmail?: string;
+  /** Subscribe this HTTPS endpoint (a chat webhook relay) to the alarm topic; it must confirm the subscription. */
+  readonly alarmWebhookUrl?: string;
   readonly logRetention?: RetentionDays;
   readonly alarmThresholds?: Partial<AlarmThresholds>;
   /**
@@ -159,6 +161,9 @@ export class ServiceStack extends Stack {
       this.alarmTopic = this.ownAlarmTopic.topic;
     }
     if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    if (props.alarmWebhookUrl) {
+      this.alarmTopic.addSubscription(new UrlSubscription(props.alarmWebhookUrl, { protocol: SubscriptionProtocol.HTTPS }));
+    }
     this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
       routes: this.routes,
       api: this.api.api,
@@ -201,5 +206,22 @@ function alarmTopic(scope: Construct): { topic: Topic; key: Key } {
   });
   key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
   const topic = new Topic(scope, 'AlarmTopic', { displayName: 'Game Session Token Service alarms', masterKey: key, enforceSSL: true });
+  // A topic policy replaces SNS's default one, so the SSL-only deny alone would leave CloudWatch
+  // unable to publish: alarms would change state and notify nobody. Allow it, for this account's
+  // alarms only (no other account's alarm can use the topic).
+  const stack = Stack.of(scope);
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'AllowCloudWatchAlarms',
+      effect: Effect.ALLOW,
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
+      },
+    }),
+  );
   return { topic, key };
 }

@@ -100,7 +100,7 @@ describe('the default plan', () => {
 });
 
 describe('a plan from context', () => {
-  const context = (values: Record<string, unknown>) => readDeployContext((key) => values[key]);
+  const context = (values: Record<string, unknown>) => readDeployContext((key) => ({ noAlarmTarget: 'true', ...values })[key]);
 
   test('overrides arrive as JSON (-c) or an object (cdk.json); what is left out keeps its default', () => {
     const fromJson = capacityPlan(context({ capacity: '{"play":{"rate":500},"accountRateLimit":25000}' }).capacity);
@@ -194,7 +194,7 @@ describe('the WAF flag', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const deployment = buildDeployment(
       app,
-      readDeployContext((key) => context[key]),
+      readDeployContext((key) => ({ noAlarmTarget: 'true', ...context })[key]),
       region ? { account: '123456789012', region } : undefined,
     );
     return { app, ...deployment };

@@ -21,9 +21,10 @@ const API_CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f8e7a2c
 describe('context parameters', () => {
   const read = (values: Record<string, unknown>) => readDeployContext((key) => values[key]);
 
-  test('nothing given: a synth still works, with defaults', () => {
-    expect(read({})).toEqual({ logRetentionDays: 30, secretsRevision: 1, stackName: DEFAULT_STACK_NAME });
-    const props = serviceStackProps(read({}), undefined);
+  test('nothing given but the waiver of an alarm target: a synth still works, with defaults', () => {
+    const waived = { noAlarmTarget: 'true' };
+    expect(read(waived)).toEqual({ noAlarmTarget: true, logRetentionDays: 30, secretsRevision: 1, stackName: DEFAULT_STACK_NAME });
+    const props = serviceStackProps(read(waived), undefined);
     expect(props.identity).toEqual({ issuer: UNCONFIGURED_ISSUER, audience: 'game-session-token-service', jwksUrl: undefined });
     expect(props.domain).toBeUndefined();
   });
@@ -36,6 +37,7 @@ describe('context parameters', () => {
       domainName: 'play.example.com',
       certificateArn: CERTIFICATE,
       alarmEmail: 'ops@example.com',
+      alarmWebhookUrl: 'https://hooks.example.com/sns/ops',
       alarmTopicArn: TOPIC,
       webAclArn: WEB_ACL,
       apiDomainName: 'api.play.example.com',
@@ -63,6 +65,7 @@ describe('context parameters', () => {
       },
       alarmTopicArn: TOPIC,
       alarmEmail: 'ops@example.com',
+      alarmWebhookUrl: 'https://hooks.example.com/sns/ops',
       logRetention: RetentionDays.THREE_MONTHS,
       secretsRevision: 2,
     });
@@ -70,17 +73,31 @@ describe('context parameters', () => {
   });
 
   test('mistakes fail the synth with a message naming the parameter', () => {
-    expect(() => read({ jwtIssuer: 'not a url' })).toThrow(/jwtIssuer/);
+    expect(() => read({ jwtIssuer: 'not a url', noAlarmTarget: 'true' })).toThrow(/jwtIssuer/);
     expect(() => read({ domainName: 'play.example.com' })).toThrow(/domainName and certificateArn go together/);
     expect(() => read({ domainName: 'play.example.com', certificateArn: CERTIFICATE.replace('us-east-1', 'eu-west-1') })).toThrow(
       /certificateArn: must be an ACM certificate ARN in us-east-1/,
     );
     expect(() => read({ alarmEmail: 'ops' })).toThrow(/alarmEmail/);
     expect(() => read({ logRetentionDays: '31' })).toThrow(/logRetentionDays/);
+    expect(() => read({ alarmEmail: 'ops@example.com', alarmWebhookUrl: 'http://hooks.example.com/x' })).toThrow(/alarmWebhookUrl/);
+  });
+
+  test('alarms need someone to notify: a target, or an explicit waiver', () => {
+    expect(() => read({})).toThrow(/alarmEmail: alarms need someone to notify/);
+    expect(() => read({ noAlarmTarget: 'false' })).toThrow(/alarms need someone to notify/);
+    for (const target of [
+      { alarmEmail: 'ops@example.com' },
+      { alarmWebhookUrl: 'https://hooks.example.com/sns/ops' },
+      { alarmTopicArn: TOPIC },
+      { noAlarmTarget: 'true' },
+    ]) {
+      expect(() => read(target)).not.toThrow();
+    }
   });
 
   test('an empty value counts as absent', () => {
-    expect(read({ domainName: '', certificateArn: '' }).domainName).toBeUndefined();
+    expect(read({ domainName: '', certificateArn: '', noAlarmTarget: 'true' }).domainName).toBeUndefined();
   });
 });
 
@@ -92,6 +109,7 @@ describe('with a custom domain, a web ACL, an existing alarm topic and an alarm 
       webAclArn: WEB_ACL,
       alarmTopicArn: TOPIC,
       alarmEmail: 'ops@example.com',
+      alarmWebhookUrl: 'https://hooks.example.com/sns/ops',
       secretsRevision: 3,
     });
   });
@@ -128,6 +146,11 @@ describe('with a custom domain, a web ACL, an existing alarm topic and an alarm 
     expect(resourcesOf(s.json, 'AWS::KMS::Key')).toHaveLength(0);
     for (const [, alarm] of resourcesOf(s.json, 'AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toEqual([TOPIC]);
     s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: TOPIC });
+    s.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'https',
+      Endpoint: 'https://hooks.example.com/sns/ops',
+      TopicArn: TOPIC,
+    });
   });
 
   test('cdk-nag is clean without the WAF and TLS acknowledgements', () => {

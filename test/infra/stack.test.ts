@@ -290,8 +290,33 @@ describe('monitoring', () => {
     expect(s.json.Resources[keyId]!.Properties.EnableKeyRotation).toBe(true);
     expect(JSON.stringify(s.json.Resources[keyId]!.Properties.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
     s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: [{ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }] },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
     });
+  });
+
+  test('CloudWatch may publish to the alarm topic (the topic policy replaces SNS’s default one), for this account’s alarms only', () => {
+    const policies = resourcesOf(s.json, 'AWS::SNS::TopicPolicy').filter(([, p]) => referencedIds(p.Properties.Topics).has(topicId()));
+    expect(policies).toHaveLength(1);
+    const statements = asList(policies[0]![1].Properties.PolicyDocument.Statement) as Record<string, any>[];
+    const allows = statements.filter(
+      (st) =>
+        st.Effect === 'Allow' &&
+        asList(st.Principal?.Service).includes('cloudwatch.amazonaws.com') &&
+        asList(st.Action).includes('sns:Publish') &&
+        referencedIds(st.Resource).has(topicId()),
+    );
+    expect(allows).toHaveLength(1);
+    // No condition may keep CloudWatch out over HTTPS, and the allowance is scoped to this account's alarms.
+    expect(allows[0]!.Condition).toMatchObject({
+      StringEquals: { 'aws:SourceAccount': '123456789012' },
+      ArnLike: { 'aws:SourceArn': expect.anything() },
+    });
+    expect(JSON.stringify(allows[0]!.Condition.ArnLike['aws:SourceArn'])).toContain(':cloudwatch:eu-west-1:123456789012:alarm:*');
+    // Every deny is the SSL-only one: nothing else overrides the allowance.
+    for (const st of statements.filter((x) => x.Effect === 'Deny'))
+      expect(st.Condition).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
   });
 
   test('API 5xx rate over two periods', () => {
