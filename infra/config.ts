@@ -13,6 +13,8 @@ export const DEFAULT_STACK_NAME = 'GameSessionTokenService';
 
 const optionalString = z.string().trim().min(1).optional();
 const count = z.coerce.number().int().positive();
+/** `-c name=true` arrives as the string 'true'; cdk.json may hold a boolean. */
+const flag = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean());
 
 /** One class's throttle; either figure may be left to the default. */
 const ThrottleSchema = z.strictObject({ rate: count.optional(), burst: count.optional() });
@@ -82,7 +84,12 @@ export const DeployContextSchema = z
      * `true` deploys without any alarm target (alarmEmail, alarmWebhookUrl or alarmTopicArn): alarms
      * then notify nobody. An explicit waiver, so that this is never an accident.
      */
-    noAlarmTarget: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()).optional(),
+    noAlarmTarget: flag.optional(),
+    /**
+     * CloudFormation refuses to delete the stack (and the EdgeWaf stack) until it is switched off
+     * again; recommended for production. The tables are retained either way.
+     */
+    terminationProtection: flag.default(false),
     /** An existing SNS topic to send alarms to instead of the stack's own. */
     alarmTopicArn: z
       .string()
@@ -153,6 +160,7 @@ export function readDeployContext(get: (key: string) => unknown): DeployContext 
 export function serviceStackProps(context: DeployContext, env: ServiceStackProps['env']): ServiceStackProps {
   return {
     env,
+    terminationProtection: context.terminationProtection,
     identity: {
       issuer: context.jwtIssuer ?? UNCONFIGURED_ISSUER,
       audience: context.jwtAudience ?? 'game-session-token-service',

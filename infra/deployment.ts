@@ -33,6 +33,7 @@ export function buildDeployment(app: App, context: DeployContext, env: ServiceSt
   const waf = new EdgeWafStack(app, `${context.stackName}-EdgeWaf`, {
     env: { account: env?.account, region: CLOUDFRONT_WAF_REGION },
     limit: context.wafRateLimit!,
+    terminationProtection: context.terminationProtection,
   });
   const service = new ServiceStack(app, context.stackName, { ...props, wafRateLimit: undefined });
   if (!context.webAclArn) {

@@ -4,7 +4,6 @@
  * function, the execute-api choice and the optional WAF web ACL (in us-east-1 or a stack of its own).
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_CAPACITY, planTotals, routeKey, type CapacityPlan } from '../../infra/capacity.js';
@@ -13,7 +12,7 @@ import { buildDeployment } from '../../infra/deployment.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { WAF_RATE_RULE, WAF_WINDOW_SECONDS } from '../../infra/waf.js';
 import { routes } from '../../shared/routes.js';
-import { logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { cdkApp, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
 
 const API_CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
 const WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/gsts/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
@@ -191,7 +190,7 @@ describe('with an API domain', () => {
 
 describe('the WAF flag', () => {
   const synthApp = (context: Record<string, unknown>, region?: string) => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = cdkApp({ 'aws:cdk:bundling-stacks': [] });
     const deployment = buildDeployment(
       app,
       readDeployContext((key) => ({ noAlarmTarget: 'true', ...context })[key]),

@@ -11,7 +11,9 @@ import { DEFAULT_CAPACITY } from '../../infra/capacity.js';
 import { DEFAULT_STACK_NAME, readDeployContext, serviceStackProps } from '../../infra/config.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { UNCONFIGURED_ISSUER } from '../../infra/stack.js';
-import { resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { buildDeployment } from '../../infra/deployment.js';
+import { CDK_JSON_CONTEXT, cdkApp, resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { readFileSync } from 'node:fs';
 
 const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
 const WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/gsts/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
@@ -23,7 +25,13 @@ describe('context parameters', () => {
 
   test('nothing given but the waiver of an alarm target: a synth still works, with defaults', () => {
     const waived = { noAlarmTarget: 'true' };
-    expect(read(waived)).toEqual({ noAlarmTarget: true, logRetentionDays: 30, secretsRevision: 1, stackName: DEFAULT_STACK_NAME });
+    expect(read(waived)).toEqual({
+      noAlarmTarget: true,
+      terminationProtection: false,
+      logRetentionDays: 30,
+      secretsRevision: 1,
+      stackName: DEFAULT_STACK_NAME,
+    });
     const props = serviceStackProps(read(waived), undefined);
     expect(props.identity).toEqual({ issuer: UNCONFIGURED_ISSUER, audience: 'game-session-token-service', jwksUrl: undefined });
     expect(props.domain).toBeUndefined();
@@ -44,12 +52,14 @@ describe('context parameters', () => {
       apiCertificateArn: API_CERTIFICATE,
       wafRateLimit: '3000',
       capacity: '{"admin":{"rate":50}}',
+      terminationProtection: 'true',
       logRetentionDays: '90', // -c values arrive as strings
       secretsRevision: '2',
       stackName: 'Gsts-Prod',
     });
     expect(serviceStackProps(context, { region: 'eu-west-1' })).toEqual({
       env: { region: 'eu-west-1' },
+      terminationProtection: true,
       identity: {
         issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
         audience: 'client-1,client-2',
@@ -180,5 +190,31 @@ describe('without acknowledgements', () => {
 
   test('a synth without identity provider warns that admin operations will answer 401', () => {
     Annotations.fromStack(s.stack).hasWarning('*', Match.stringLikeRegexp('No identity provider configured'));
+  });
+});
+
+describe('CDK feature flags and termination protection', () => {
+  test('cdk.json sets every feature flag this aws-cdk-lib recommends, at its recommended value', () => {
+    // An upgrade that recommends new flags fails here: add them after checking the synth diff
+    // (docs/deploy.md, "CDK feature flags").
+    const recommended = JSON.parse(
+      readFileSync(new URL('../../node_modules/aws-cdk-lib/recommended-feature-flags.json', import.meta.url), 'utf8'),
+    ) as Record<string, unknown>;
+    for (const [flag, value] of Object.entries(recommended)) expect([flag, CDK_JSON_CONTEXT[flag]]).toEqual([flag, value]);
+  });
+
+  test('terminationProtection reaches every stack of the deployment; off by default', () => {
+    const deploy = (values: Record<string, unknown>) => {
+      const app = cdkApp({ 'aws:cdk:bundling-stacks': [] });
+      const stacks = buildDeployment(
+        app,
+        readDeployContext((key) => ({ noAlarmTarget: 'true', wafRateLimit: '2000', ...values })[key]),
+        { account: '123456789012', region: 'eu-west-1' },
+      );
+      const assembly = app.synth();
+      return [stacks.service, stacks.waf!].map((stack) => assembly.getStackByName(stack.stackName).terminationProtection);
+    };
+    expect(deploy({ terminationProtection: 'true' })).toEqual([true, true]);
+    expect(deploy({})).toEqual([false, false]);
   });
 });
