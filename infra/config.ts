@@ -5,12 +5,43 @@
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
+import { DEFAULT_CAPACITY, type CapacityPlan } from './capacity.js';
 import { UNCONFIGURED_ISSUER, type ServiceStackProps } from './stack.js';
 
 /** Name of the stack when `stackName` is not given. */
 export const DEFAULT_STACK_NAME = 'GameSessionTokenService';
 
 const optionalString = z.string().trim().min(1).optional();
+const count = z.coerce.number().int().positive();
+/** `-c name=true` arrives as the string 'true'; cdk.json may hold a boolean. */
+const flag = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean());
+
+/** One class's throttle; either figure may be left to the default. */
+const ThrottleSchema = z.strictObject({ rate: count.optional(), burst: count.optional() });
+
+/**
+ * Overrides of the capacity plan (`infra/capacity.ts`); `-c capacity='{"play":{"rate":500}}'`
+ * passes it as JSON, cdk.json as an object. Anything left out keeps its default.
+ */
+const CapacitySchema = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value; // refused below as "expected object"
+    }
+  },
+  z.strictObject({
+    key: ThrottleSchema.optional(),
+    token: ThrottleSchema.optional(),
+    play: ThrottleSchema.optional(),
+    admin: ThrottleSchema.optional(),
+    meta: ThrottleSchema.optional(),
+    accountRateLimit: count.optional(),
+    createSessionConcurrency: z.union([z.literal('none'), count]).optional(),
+  }),
+);
 
 /** Every context parameter the app reads (README, "Deploy"). */
 export const DeployContextSchema = z
@@ -28,8 +59,37 @@ export const DeployContextSchema = z
       .string()
       .regex(/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/, 'must be an ACM certificate ARN in us-east-1')
       .optional(),
+    /**
+     * Custom domain of the HTTP API itself (needs `apiCertificateArn`): CloudFront reaches the API on
+     * it and the default execute-api endpoint is disabled (docs/deploy.md, "The execute-api endpoint").
+     */
+    apiDomainName: optionalString,
+    /** ACM certificate for `apiDomainName`, in the stack's own region (API Gateway's rule). */
+    apiCertificateArn: z
+      .string()
+      .regex(/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/, 'must be an ACM certificate ARN')
+      .optional(),
     /** Email address subscribed to the alarm topic (confirm the subscription mail). */
     alarmEmail: z.string().email().optional(),
+    /**
+     * An HTTPS endpoint subscribed to the alarm topic, e.g. a chat webhook relay (it must confirm the
+     * SNS subscription).
+     */
+    alarmWebhookUrl: z
+      .string()
+      .url()
+      .regex(/^https:\/\//, 'must be an https:// URL')
+      .optional(),
+    /**
+     * `true` deploys without any alarm target (alarmEmail, alarmWebhookUrl or alarmTopicArn): alarms
+     * then notify nobody. An explicit waiver, so that this is never an accident.
+     */
+    noAlarmTarget: flag.optional(),
+    /**
+     * CloudFormation refuses to delete the stack (and the EdgeWaf stack) until it is switched off
+     * again; recommended for production. The tables are retained either way.
+     */
+    terminationProtection: flag.default(false),
     /** An existing SNS topic to send alarms to instead of the stack's own. */
     alarmTopicArn: z
       .string()
@@ -54,6 +114,14 @@ export const DeployContextSchema = z
       )
       .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s,]+$/, 'must be origins: scheme://host[:port], comma-separated')))
       .optional(),
+    /**
+     * Requests one address may send in 5 minutes without an API key or bearer token before the edge
+     * answers 429: creates a WAF web ACL with that rate-based rule (docs/deploy.md, "WAF"). Outside
+     * us-east-1 the web ACL is a stack of its own, attached with `webAclArn` once deployed.
+     */
+    wafRateLimit: z.coerce.number().int().min(10).max(2_000_000_000).optional(),
+    /** The capacity plan's overrides (docs/deploy.md, "Capacity"). */
+    capacity: CapacitySchema.optional(),
     /** Days logs are kept: one of CloudWatch Logs' retention values (1, 3, 5, 7, 14, 30, 60, 90, ...). */
     logRetentionDays: z.coerce
       .number()
@@ -72,6 +140,15 @@ export const DeployContextSchema = z
   .refine((c) => !c.domainName === !c.certificateArn, {
     message: 'domainName and certificateArn go together: give both or neither',
     path: ['certificateArn'],
+  })
+  .refine((c) => !c.apiDomainName === !c.apiCertificateArn, {
+    message: 'apiDomainName and apiCertificateArn go together: give both or neither',
+    path: ['apiCertificateArn'],
+  })
+  .refine((c) => c.alarmEmail || c.alarmWebhookUrl || c.alarmTopicArn || c.noAlarmTarget === true, {
+    message:
+      'alarms need someone to notify: give alarmEmail, alarmWebhookUrl or alarmTopicArn, or noAlarmTarget=true to deploy alarms that notify nobody',
+    path: ['alarmEmail'],
   });
 
 export type DeployContext = z.output<typeof DeployContextSchema>;
@@ -97,6 +174,7 @@ export function readDeployContext(get: (key: string) => unknown): DeployContext 
 export function serviceStackProps(context: DeployContext, env: ServiceStackProps['env']): ServiceStackProps {
   return {
     env,
+    terminationProtection: context.terminationProtection,
     identity: {
       issuer: context.jwtIssuer ?? UNCONFIGURED_ISSUER,
       audience: context.jwtAudience ?? 'game-session-token-service',
@@ -105,10 +183,31 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
     domain:
       context.domainName && context.certificateArn ? { domainName: context.domainName, certificateArn: context.certificateArn } : undefined,
     webAclArn: context.webAclArn,
+    wafRateLimit: context.wafRateLimit,
+    apiDomain:
+      context.apiDomainName && context.apiCertificateArn
+        ? { domainName: context.apiDomainName, certificateArn: context.apiCertificateArn }
+        : undefined,
+    capacity: capacityPlan(context.capacity),
     alarmTopicArn: context.alarmTopicArn,
     alarmEmail: context.alarmEmail,
+    alarmWebhookUrl: context.alarmWebhookUrl,
     logRetention: context.logRetentionDays as RetentionDays,
     mcpAllowedOrigins: context.mcpAllowedOrigins,
     secretsRevision: context.secretsRevision,
+  };
+}
+
+/** The default capacity plan with the context's overrides applied, per class and figure. */
+export function capacityPlan(overrides: DeployContext['capacity']): CapacityPlan {
+  const routes = { ...DEFAULT_CAPACITY.routes };
+  for (const name of Object.keys(routes) as (keyof typeof routes)[]) {
+    const given = overrides?.[name];
+    routes[name] = { rate: given?.rate ?? routes[name].rate, burst: given?.burst ?? routes[name].burst };
+  }
+  return {
+    routes,
+    accountRateLimit: overrides?.accountRateLimit ?? DEFAULT_CAPACITY.accountRateLimit,
+    createSessionConcurrency: overrides?.createSessionConcurrency ?? DEFAULT_CAPACITY.createSessionConcurrency,
   };
 }

@@ -3,8 +3,7 @@
  * function (generated from THE routes table) maps `/api/org-api-keys?action=<op>` and the other public
  * paths onto API Gateway routes; its origin requests carry the secret header the functions check.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
-import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
@@ -30,6 +29,7 @@ import { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '../shared/http/origin-verify.js';
 import type { RouteDefinition } from '../shared/routes.js';
 import { edgeRewriteSource } from './edge-rewrite.js';
+import { EdgeRateLimit } from './waf.js';
 
 /** A custom domain for the distribution; the certificate must be in us-east-1 (CloudFront's rule). */
 export interface CustomDomain {
@@ -39,12 +39,18 @@ export interface CustomDomain {
 
 export interface ServiceEdgeProps {
   readonly routes: readonly RouteDefinition[];
-  readonly api: IHttpApi;
+  /** The HTTP API's host name: its custom domain, or else its execute-api endpoint. */
+  readonly originDomainName: string;
   /** Its value is sent to the origin in {@link ORIGIN_VERIFY_HEADER}. */
   readonly originSecret: ISecret;
   readonly domain?: CustomDomain;
   /** An AWS WAF web ACL (scope CLOUDFRONT, created in us-east-1) to attach, by ARN. */
   readonly webAclArn?: string;
+  /**
+   * Create a web ACL with the anonymous per-address rate rule (`infra/waf.ts`) and attach it. Only
+   * where the stack is deployed to us-east-1 (or its region is not known yet: an offline synth).
+   */
+  readonly wafRateLimit?: number;
   /** Shown in the distribution's comment: a new revision makes CloudFormation read the secret again. */
   readonly secretsRevision: number;
 }
@@ -56,19 +62,30 @@ export class ServiceEdge extends Construct {
   readonly baseUrl: string;
   readonly hasCustomDomain: boolean;
   readonly hasWebAcl: boolean;
+  /** The stack's own web ACL (context `wafRateLimit`). */
+  readonly rateLimit?: EdgeRateLimit;
 
   constructor(scope: Construct, id: string, props: ServiceEdgeProps) {
     super(scope, id);
-    const stack = Stack.of(this);
+    if (props.webAclArn && props.wafRateLimit) {
+      throw new Error('a distribution has one web ACL: give webAclArn or wafRateLimit, not both');
+    }
+    const region = Stack.of(this).region;
+    if (props.wafRateLimit && !Token.isUnresolved(region) && region !== 'us-east-1') {
+      throw new Error(
+        `a CloudFront web ACL can only be created in us-east-1, not ${region}: infra/deployment.ts puts it in a stack of its own`,
+      );
+    }
     this.hasCustomDomain = props.domain !== undefined;
-    this.hasWebAcl = props.webAclArn !== undefined;
+    if (props.wafRateLimit) this.rateLimit = new EdgeRateLimit(this, 'RateLimit', { limit: props.wafRateLimit });
+    this.hasWebAcl = props.webAclArn !== undefined || this.rateLimit !== undefined;
     this.rewrite = new EdgeFunction(this, 'Rewrite', {
       comment: 'Maps public paths and ?action= onto API Gateway routes (generated from the routes table)',
       runtime: FunctionRuntime.JS_2_0,
       code: FunctionCode.fromInline(edgeRewriteSource(props.routes)),
     });
 
-    const origin = new HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+    const origin = new HttpOrigin(props.originDomainName, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
       readTimeout: Duration.seconds(30),
@@ -95,7 +112,7 @@ export class ServiceEdge extends Construct {
       certificate: props.domain ? Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn) : undefined,
       // Applies with a custom certificate; the default *.cloudfront.net certificate has a fixed policy.
       minimumProtocolVersion: props.domain ? SecurityPolicyProtocol.TLS_V1_2_2021 : undefined,
-      webAclId: props.webAclArn,
+      webAclId: props.webAclArn ?? this.rateLimit?.webAcl.attrArn,
       // One behaviour serves every path of the routes table: the rewrite decides, and answers
       // anything else itself (404/400/405), so new routes need no distribution change.
       defaultBehavior: {

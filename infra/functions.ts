@@ -6,11 +6,14 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
+  ApplicationLogLevel,
   Architecture,
+  LoggingFormat,
   ParamsAndSecretsLayerVersion,
   ParamsAndSecretsLogLevel,
   ParamsAndSecretsVersions,
   Runtime,
+  SystemLogLevel,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -23,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import type { EnvInput } from '../shared/env.js';
 import type { RouteDefinition } from '../shared/routes.js';
 import { tables, type TableName } from '../shared/tables.js';
+import { RESERVED_OPERATION } from './capacity.js';
 import { dataStatements, functionAccess, functionNames } from './permissions.js';
 import type { ServiceTables } from './tables.js';
 
@@ -39,6 +43,25 @@ export const FUNCTION_TIMEOUT = Duration.seconds(10);
 /** The runtime matches the Node major of the local run (the `node` devDependency): 24. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 export const FUNCTION_ARCHITECTURE = Architecture.ARM_64;
+
+/**
+ * Lambda's own lines (START, END, REPORT, INIT_START) are INFO; WARN keeps the platform's warnings
+ * and errors (timeouts, crashes, out of memory) and drops those three lines every invocation writes.
+ * Duration, memory and init figures stay in Lambda's CloudWatch metrics and X-Ray traces.
+ */
+export const SYSTEM_LOG_LEVEL = SystemLogLevel.WARN;
+
+/**
+ * Lambda's application log level for the level the code logs at (`POWERTOOLS_LOG_LEVEL`). Lambda sets
+ * `AWS_LAMBDA_LOG_LEVEL` from it, which Powertools Logger obeys first, so both always agree.
+ */
+export const APPLICATION_LOG_LEVELS: Record<NonNullable<EnvInput['POWERTOOLS_LOG_LEVEL']>, ApplicationLogLevel> = {
+  DEBUG: ApplicationLogLevel.DEBUG,
+  INFO: ApplicationLogLevel.INFO,
+  WARN: ApplicationLogLevel.WARN,
+  ERROR: ApplicationLogLevel.ERROR,
+  SILENT: ApplicationLogLevel.FATAL,
+};
 
 /** Some dependencies are CommonJS and call `require`, which an ES module does not have. */
 const REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
@@ -89,6 +112,11 @@ export interface ServiceFunctionsProps {
   readonly logRetention: RetentionDays;
   /** Shown in each description: a new revision makes CloudFormation resolve the secrets again. */
   readonly secretsRevision: number;
+  /**
+   * Concurrency reserved for the function serving create-session (`infra/capacity.ts`): the partners'
+   * minting keeps that many executions whatever else floods the account, and never takes more.
+   */
+  readonly createSessionConcurrency: number | 'none';
 }
 
 /**
@@ -123,6 +151,10 @@ export class ServiceFunctions extends Construct {
     >;
     const functions = new Map<string, NodejsFunction>();
     const logGroups = new Map<string, LogGroup>();
+    const reservedFunction = props.routes.find((route) => route.operation === RESERVED_OPERATION)?.function;
+    const applicationLogLevel =
+      APPLICATION_LOG_LEVELS[(props.settings.POWERTOOLS_LOG_LEVEL ?? 'INFO') as keyof typeof APPLICATION_LOG_LEVELS];
+    if (!applicationLogLevel) throw new Error(`POWERTOOLS_LOG_LEVEL ${props.settings.POWERTOOLS_LOG_LEVEL} has no Lambda log level`);
 
     for (const name of functionNames(props.routes)) {
       const constructId = pascalCase(name);
@@ -149,6 +181,12 @@ export class ServiceFunctions extends Construct {
         description: functionDescription(served, props.secretsRevision),
         role,
         logGroup,
+        // JSON lets Lambda filter by level: Powertools' lines carry `level`, which Lambda reads.
+        loggingFormat: LoggingFormat.JSON,
+        systemLogLevelV2: SYSTEM_LOG_LEVEL,
+        applicationLogLevelV2: applicationLogLevel,
+        reservedConcurrentExecutions:
+          name === reservedFunction && props.createSessionConcurrency !== 'none' ? props.createSessionConcurrency : undefined,
         tracing: Tracing.ACTIVE,
         environment,
         // The extension serves the origin secret on localhost with its own cache, so the bundle

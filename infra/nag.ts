@@ -78,8 +78,8 @@ export function nagAcknowledgements(stack: ServiceStack): NagAcknowledgement[] {
       id: 'AwsSolutions-CFR2',
       scope: distribution,
       reason:
-        'No web ACL was given (context webAclArn): abuse is bounded by per-key rate limits, the API stage throttle and single-use tokens. ' +
-        'Pass webAclArn (a CLOUDFRONT-scope WAFv2 web ACL in us-east-1) to attach one.',
+        'No web ACL was given (context webAclArn or wafRateLimit): abuse is bounded by per-key rate limits, per-route throttles of the capacity plan ' +
+        'and single-use tokens. Pass wafRateLimit (a per-address rule on anonymous requests) or webAclArn (a CLOUDFRONT-scope web ACL) to attach one.',
     });
   }
   if (!stack.edge.hasCustomDomain) {

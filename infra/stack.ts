@@ -3,15 +3,16 @@
  * routes table, the HTTP API behind a CloudFront distribution, the secrets, alarms and dashboard.
  */
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { SubscriptionProtocol, Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { routes as serviceRoutes, type RouteDefinition } from '../shared/routes.js';
 import { tables, type TableName } from '../shared/tables.js';
+import { DEFAULT_CAPACITY, planErrors, planTotals, type CapacityPlan } from './capacity.js';
 import { ServiceEdge, type CustomDomain } from './edge.js';
 import { ServiceFunctions, type FunctionSettings } from './functions.js';
 import { ServiceApi } from './http-api.js';
@@ -38,10 +39,18 @@ export interface ServiceStackProps extends StackProps {
   readonly routes?: readonly RouteDefinition[];
   readonly domain?: CustomDomain;
   readonly webAclArn?: string;
+  /** Create the distribution's web ACL with this anonymous per-address limit (`infra/waf.ts`). */
+  readonly wafRateLimit?: number;
+  /** A custom domain of the HTTP API: CloudFront's origin, and the execute-api endpoint disabled. */
+  readonly apiDomain?: CustomDomain;
+  /** Edge throttles and reserved concurrency; {@link DEFAULT_CAPACITY} unless given. */
+  readonly capacity?: CapacityPlan;
   /** Send alarms to this existing topic instead of a topic of the stack. */
   readonly alarmTopicArn?: string;
   /** Subscribe this address to the stack's alarm topic. */
   readonly alarmEmail?: string;
+  /** Subscribe this HTTPS endpoint (a chat webhook relay) to the alarm topic; it must confirm the subscription. */
+  readonly alarmWebhookUrl?: string;
   readonly logRetention?: RetentionDays;
   /** Browser origins allowed to call `/api/mcp` (none by default; clients without `Origin` always pass). */
   readonly mcpAllowedOrigins?: readonly string[];
@@ -60,6 +69,7 @@ export interface ServiceStackProps extends StackProps {
 
 export class ServiceStack extends Stack {
   readonly routes: readonly RouteDefinition[];
+  readonly capacity: CapacityPlan;
   readonly tables: ServiceTables;
   readonly functions: ServiceFunctions;
   readonly api: ServiceApi;
@@ -76,6 +86,18 @@ export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, { description: 'Game Session Token Service: single-use play tokens and the API keys that mint them', ...props });
     this.routes = props.routes ?? serviceRoutes;
+    this.capacity = props.capacity ?? DEFAULT_CAPACITY;
+    const errors = planErrors(this.capacity);
+    if (errors.length > 0) throw new Error(`Invalid capacity plan:\n  ${errors.join('\n  ')}`);
+    const { total } = planTotals(this.routes, this.capacity);
+    if (total > this.capacity.accountRateLimit) {
+      Annotations.of(this).addWarningV2(
+        'gsts:capacity-quota',
+        `The routes' throttles add up to ${total} requests/s, above the account's HTTP API quota of ${this.capacity.accountRateLimit} ` +
+          `(capacity.accountRateLimit): until the quota (Service Quotas L-8A5B8E43) is raised to at least ${total} and accountRateLimit ` +
+          'says so, a flood on one route class can take throughput the plan gives the others (docs/deploy.md, "Capacity").',
+      );
+    }
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const secretsRevision = props.secretsRevision ?? 1;
     if (props.identity.issuer === UNCONFIGURED_ISSUER) {
@@ -108,13 +130,14 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    this.api = new ServiceApi(this, 'Http', { logRetention });
+    this.api = new ServiceApi(this, 'Http', { logRetention, capacity: this.capacity, domain: props.apiDomain });
     this.edge = new ServiceEdge(this, 'Edge', {
       routes: this.routes,
-      api: this.api.api,
+      originDomainName: this.api.originDomainName,
       originSecret: this.originSecret,
       domain: props.domain,
       webAclArn: props.webAclArn,
+      wafRateLimit: props.wafRateLimit,
       secretsRevision,
     });
 
@@ -143,6 +166,7 @@ export class ServiceStack extends Stack {
       originSecret: this.originSecret,
       logRetention,
       secretsRevision,
+      createSessionConcurrency: this.capacity.createSessionConcurrency,
     });
     this.api.addOperationRoutes(this.routes, this.functions);
 
@@ -153,6 +177,9 @@ export class ServiceStack extends Stack {
       this.alarmTopic = this.ownAlarmTopic.topic;
     }
     if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    if (props.alarmWebhookUrl) {
+      this.alarmTopic.addSubscription(new UrlSubscription(props.alarmWebhookUrl, { protocol: SubscriptionProtocol.HTTPS }));
+    }
     this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
       routes: this.routes,
       api: this.api.api,
@@ -169,6 +196,12 @@ export class ServiceStack extends Stack {
     });
     for (const name of Object.keys(tables) as TableName[]) {
       new CfnOutput(this, `${tables[name].id}TableName`, { description: `DynamoDB table: ${name}`, value: this.tables[name].tableName });
+    }
+    if (this.api.domainName) {
+      new CfnOutput(this, 'ApiDomainTarget', {
+        description: `Point ${props.apiDomain!.domainName} here (CNAME): CloudFront reaches the API on that name`,
+        value: this.api.domainName.regionalDomainName,
+      });
     }
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: this.monitoring.dashboard.dashboardName });
@@ -189,5 +222,22 @@ function alarmTopic(scope: Construct): { topic: Topic; key: Key } {
   });
   key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
   const topic = new Topic(scope, 'AlarmTopic', { displayName: 'Game Session Token Service alarms', masterKey: key, enforceSSL: true });
+  // A topic policy replaces SNS's default one, so the SSL-only deny alone would leave CloudWatch
+  // unable to publish: alarms would change state and notify nobody. Allow it, for this account's
+  // alarms only (no other account's alarm can use the topic).
+  const stack = Stack.of(scope);
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'AllowCloudWatchAlarms',
+      effect: Effect.ALLOW,
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
+      },
+    }),
+  );
   return { topic, key };
 }

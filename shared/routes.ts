@@ -7,6 +7,13 @@ import type { TableName } from './tables.js';
  * OpenAPI generator all read this list; adding an operation is adding a row here.
  */
 export type AuthKind = 'none' | 'apiKey' | 'bearer';
+/**
+ * Which budget of the capacity plan (`infra/capacity.ts`, docs/deploy.md "Capacity") a route's
+ * traffic draws on at the edge: `key` the API-key calls partners are metered for, `token` the
+ * anonymous token reads and consumptions, `play` the browser's pages and `/play/session`, `admin`
+ * the org admins' key management, `meta` documents about the service itself.
+ */
+export type CapacityClass = 'key' | 'token' | 'play' | 'admin' | 'meta';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** DynamoDB actions a function performs, per logical table (feeds least-privilege IAM in CDK). */
@@ -27,6 +34,8 @@ export interface RouteDefinition {
   /** Value of the `?action=` query parameter that selects this operation, when the path is shared. */
   readonly action?: string;
   readonly auth: AuthKind;
+  /** The edge throttle budget it draws on (one per route, so no route goes unthrottled). */
+  readonly capacity: CapacityClass;
   /** One line for docs and the OpenAPI summary. */
   readonly summary: string;
 }
@@ -56,6 +65,7 @@ export const routes = [
     path: API_PATH,
     action: 'create-session',
     auth: 'apiKey',
+    capacity: 'key',
     summary: 'Mint a single-use session token for one game or stream',
   },
   {
@@ -66,6 +76,7 @@ export const routes = [
     path: API_PATH,
     action: 'validate-session',
     auth: 'none',
+    capacity: 'token',
     summary: 'Read a session token without consuming it',
   },
   {
@@ -76,6 +87,7 @@ export const routes = [
     path: API_PATH,
     action: 'consume-session',
     auth: 'none',
+    capacity: 'token',
     summary: 'Consume a session token, atomically and once',
   },
   {
@@ -86,6 +98,7 @@ export const routes = [
     path: API_PATH,
     action: 'revoke-session',
     auth: 'apiKey',
+    capacity: 'key',
     summary: 'Revoke an active session token of the key’s organization',
   },
   // The MCP server (one function for every JSON-RPC method). Each request authenticates and meters
@@ -106,6 +119,7 @@ export const routes = [
     method: 'POST',
     path: '/api/mcp',
     auth: 'apiKey',
+    capacity: 'key',
     summary: 'Remote MCP server for agents (Streamable HTTP, stateless, JSON responses); tools by the key’s MCP scopes',
   },
   // Key management (org admins, bearer). Each reads the membership and the org (catalog) alongside
@@ -117,6 +131,7 @@ export const routes = [
     method: 'GET',
     path: API_PATH,
     auth: 'bearer',
+    capacity: 'admin',
     summary: 'List the API keys of an organization (never the raw key or its hash)',
   },
   {
@@ -127,6 +142,7 @@ export const routes = [
     method: 'POST',
     path: API_PATH,
     auth: 'bearer',
+    capacity: 'admin',
     summary: 'Create an API key; the raw key is returned once',
   },
   {
@@ -136,6 +152,7 @@ export const routes = [
     method: 'PATCH',
     path: API_PATH,
     auth: 'bearer',
+    capacity: 'admin',
     summary: 'Update an API key: revoke or reactivate (is_active), limits, scopes, expiry, labels',
   },
   {
@@ -145,6 +162,7 @@ export const routes = [
     method: 'DELETE',
     path: API_PATH,
     auth: 'bearer',
+    capacity: 'admin',
     summary: 'Delete an API key permanently',
   },
   // Rotation reads the key, the membership and a new key id together, then writes the new key, the
@@ -157,6 +175,7 @@ export const routes = [
     path: API_PATH,
     action: 'rotate-key',
     auth: 'bearer',
+    capacity: 'admin',
     summary: 'Rotate an API key: a new key with the same settings; the old one works for a grace period',
   },
   {
@@ -167,6 +186,7 @@ export const routes = [
     path: API_PATH,
     action: 'audit-log',
     auth: 'bearer',
+    capacity: 'admin',
     summary: 'Read the organization’s audit log (key usage and key management), newest first',
   },
   {
@@ -176,6 +196,7 @@ export const routes = [
     method: 'GET',
     path: '/api/openapi.json',
     auth: 'none',
+    capacity: 'meta',
     summary: 'This interface description (OpenAPI 3.1)',
   },
   // Play pages (HTML, one function): read-only on the catalog (the game or stream, and for the embed
@@ -187,6 +208,7 @@ export const routes = [
     method: 'GET',
     path: '/play/game/{game_id}',
     auth: 'none',
+    capacity: 'play',
     summary: 'Canonical play page of a game (`session_token` when required)',
   },
   {
@@ -196,6 +218,7 @@ export const routes = [
     method: 'GET',
     path: '/play/stream/{stream_id}',
     auth: 'none',
+    capacity: 'play',
     summary: 'Canonical play page of a stream (`session_token` when required)',
   },
   {
@@ -205,6 +228,7 @@ export const routes = [
     method: 'GET',
     path: '/game/{game_id}',
     auth: 'none',
+    capacity: 'play',
     summary: 'Game page of the service (`session_token` when required)',
   },
   {
@@ -214,6 +238,7 @@ export const routes = [
     method: 'GET',
     path: '/embed/{game_id}',
     auth: 'none',
+    capacity: 'play',
     summary: 'Game page without the service’s interface, for iframes (`session_token` when required)',
   },
   {
@@ -223,6 +248,7 @@ export const routes = [
     method: 'GET',
     path: '/stream/{org_slug}/{stream_id}',
     auth: 'none',
+    capacity: 'play',
     summary: 'Stream page of an organization (`session_token` when required)',
   },
   {
@@ -234,6 +260,7 @@ export const routes = [
     method: 'POST',
     path: '/play/session',
     auth: 'none',
+    capacity: 'play',
     summary: 'Play page script: trade a session it has just consumed for the play cookie a refresh needs',
   },
 ] as const satisfies readonly RouteDefinition[];

@@ -4,7 +4,7 @@
  * empty request without crashing (which proves the `require` banner and the bundled dependencies).
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { functionCode, pascalCase } from '../../infra/functions.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
 import { tables } from '../../shared/tables.js';
+import { cdkApp } from './fixture.js';
 
 const names = functionNames(routes);
 const bundles = new Map<string, string>();
@@ -22,7 +23,7 @@ const savedDocker = process.env.CDK_DOCKER;
 beforeAll(() => {
   // CDK would run this command for Docker bundling; `false` fails, so a passing synth used the local esbuild.
   process.env.CDK_DOCKER = 'false';
-  const app = new App();
+  const app = cdkApp();
   const stack = new Stack(app, 'Bundles');
   const functions = names.map((name) => [name, new NodejsFunction(stack, pascalCase(name), functionCode(name))] as const);
   const assembly = app.synth();

@@ -152,10 +152,38 @@ test('a repeated action is joined with "," as the local front joins it, and valu
 
 test('any table: parameter paths pass through, multiplexed paths are rewritten, empty parameters do not match', () => {
   const table: RouteDefinition[] = [
-    { operation: 'mcp', function: 'mcp', data: {}, method: 'POST', path: '/api/mcp', auth: 'apiKey', summary: 'MCP' },
-    { operation: 'game', function: 'page', data: {}, method: 'GET', path: '/play/game/{id}', auth: 'none', summary: 'page' },
-    { operation: 'stream', function: 'page', data: {}, method: 'GET', path: '/stream/{org}/{id}', auth: 'none', summary: 'page' },
-    { operation: 'ping', function: 'ping', data: {}, method: 'GET', path: API_PATH, action: 'ping', auth: 'none', summary: 'ping' },
+    { operation: 'mcp', function: 'mcp', data: {}, method: 'POST', path: '/api/mcp', auth: 'apiKey', capacity: 'key', summary: 'MCP' },
+    {
+      operation: 'game',
+      function: 'page',
+      data: {},
+      method: 'GET',
+      path: '/play/game/{id}',
+      auth: 'none',
+      capacity: 'play',
+      summary: 'page',
+    },
+    {
+      operation: 'stream',
+      function: 'page',
+      data: {},
+      method: 'GET',
+      path: '/stream/{org}/{id}',
+      auth: 'none',
+      capacity: 'play',
+      summary: 'page',
+    },
+    {
+      operation: 'ping',
+      function: 'ping',
+      data: {},
+      method: 'GET',
+      path: API_PATH,
+      action: 'ping',
+      auth: 'none',
+      capacity: 'meta',
+      summary: 'ping',
+    },
   ];
   const custom = edgeHandler(table);
   expect(outcome(custom(viewerRequest('POST', '/api/mcp')))).toEqual({ uri: '/api/mcp' });

@@ -5,6 +5,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
 import { ServiceStack, type ServiceStackProps } from '../../infra/stack.js';
 
 export const TEST_IDENTITY = {
@@ -28,9 +29,22 @@ export interface CfnResource {
   readonly UpdateReplacePolicy?: string;
 }
 
+/**
+ * The context of cdk.json (CDK's feature flags): the CLI hands it to the app, so the tests do too,
+ * and assert the stack a deploy would produce.
+ */
+export const CDK_JSON_CONTEXT = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }
+).context;
+
+/** A CDK app as the CLI would start it (cdk.json's context), plus `context`. */
+export function cdkApp(context: Record<string, unknown> = {}): App {
+  return new App({ context: { ...CDK_JSON_CONTEXT, ...context } });
+}
+
 /** Build and synthesize the service stack. */
 export function synthesize(props: Partial<ServiceStackProps> = {}, options: { bundle?: boolean } = {}): Synthesized {
-  const app = new App({ context: options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] } });
+  const app = cdkApp(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] });
   const stack = new ServiceStack(app, 'Test', {
     env: { account: '123456789012', region: 'eu-west-1' },
     identity: TEST_IDENTITY,

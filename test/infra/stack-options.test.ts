@@ -7,21 +7,32 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { DEFAULT_CAPACITY } from '../../infra/capacity.js';
 import { DEFAULT_STACK_NAME, readDeployContext, serviceStackProps } from '../../infra/config.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { UNCONFIGURED_ISSUER } from '../../infra/stack.js';
-import { resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { buildDeployment } from '../../infra/deployment.js';
+import { CDK_JSON_CONTEXT, cdkApp, resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { readFileSync } from 'node:fs';
 
 const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
 const WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/gsts/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+const API_CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
 
 describe('context parameters', () => {
   const read = (values: Record<string, unknown>) => readDeployContext((key) => values[key]);
 
-  test('nothing given: a synth still works, with defaults', () => {
-    expect(read({})).toEqual({ logRetentionDays: 30, secretsRevision: 1, stackName: DEFAULT_STACK_NAME });
-    const props = serviceStackProps(read({}), undefined);
+  test('nothing given but the waiver of an alarm target: a synth still works, with defaults', () => {
+    const waived = { noAlarmTarget: 'true' };
+    expect(read(waived)).toEqual({
+      noAlarmTarget: true,
+      terminationProtection: false,
+      logRetentionDays: 30,
+      secretsRevision: 1,
+      stackName: DEFAULT_STACK_NAME,
+    });
+    const props = serviceStackProps(read(waived), undefined);
     expect(props.identity).toEqual({ issuer: UNCONFIGURED_ISSUER, audience: 'game-session-token-service', jwksUrl: undefined });
     expect(props.domain).toBeUndefined();
   });
@@ -34,8 +45,14 @@ describe('context parameters', () => {
       domainName: 'play.example.com',
       certificateArn: CERTIFICATE,
       alarmEmail: 'ops@example.com',
+      alarmWebhookUrl: 'https://hooks.example.com/sns/ops',
       alarmTopicArn: TOPIC,
       webAclArn: WEB_ACL,
+      apiDomainName: 'api.play.example.com',
+      apiCertificateArn: API_CERTIFICATE,
+      wafRateLimit: '3000',
+      capacity: '{"admin":{"rate":50}}',
+      terminationProtection: 'true',
       logRetentionDays: '90', // -c values arrive as strings
       secretsRevision: '2',
       stackName: 'Gsts-Prod',
@@ -43,6 +60,7 @@ describe('context parameters', () => {
     });
     expect(serviceStackProps(context, { region: 'eu-west-1' })).toEqual({
       env: { region: 'eu-west-1' },
+      terminationProtection: true,
       identity: {
         issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
         audience: 'client-1,client-2',
@@ -50,8 +68,15 @@ describe('context parameters', () => {
       },
       domain: { domainName: 'play.example.com', certificateArn: CERTIFICATE },
       webAclArn: WEB_ACL,
+      wafRateLimit: 3000,
+      apiDomain: { domainName: 'api.play.example.com', certificateArn: API_CERTIFICATE },
+      capacity: {
+        ...DEFAULT_CAPACITY,
+        routes: { ...DEFAULT_CAPACITY.routes, admin: { rate: 50, burst: DEFAULT_CAPACITY.routes.admin.burst } },
+      },
       alarmTopicArn: TOPIC,
       alarmEmail: 'ops@example.com',
+      alarmWebhookUrl: 'https://hooks.example.com/sns/ops',
       logRetention: RetentionDays.THREE_MONTHS,
       secretsRevision: 2,
       mcpAllowedOrigins: ['https://agent.example', 'http://localhost:5173'],
@@ -60,7 +85,7 @@ describe('context parameters', () => {
   });
 
   test('mistakes fail the synth with a message naming the parameter', () => {
-    expect(() => read({ jwtIssuer: 'not a url' })).toThrow(/jwtIssuer/);
+    expect(() => read({ jwtIssuer: 'not a url', noAlarmTarget: 'true' })).toThrow(/jwtIssuer/);
     expect(() => read({ domainName: 'play.example.com' })).toThrow(/domainName and certificateArn go together/);
     expect(() => read({ domainName: 'play.example.com', certificateArn: CERTIFICATE.replace('us-east-1', 'eu-west-1') })).toThrow(
       /certificateArn: must be an ACM certificate ARN in us-east-1/,
@@ -69,10 +94,24 @@ describe('context parameters', () => {
     expect(() => read({ logRetentionDays: '31' })).toThrow(/logRetentionDays/);
     expect(() => read({ mcpAllowedOrigins: 'agent.example' })).toThrow(/mcpAllowedOrigins/);
     expect(() => read({ mcpAllowedOrigins: 'https://agent.example/path' })).toThrow(/mcpAllowedOrigins/);
+    expect(() => read({ alarmEmail: 'ops@example.com', alarmWebhookUrl: 'http://hooks.example.com/x' })).toThrow(/alarmWebhookUrl/);
+  });
+
+  test('alarms need someone to notify: a target, or an explicit waiver', () => {
+    expect(() => read({})).toThrow(/alarmEmail: alarms need someone to notify/);
+    expect(() => read({ noAlarmTarget: 'false' })).toThrow(/alarms need someone to notify/);
+    for (const target of [
+      { alarmEmail: 'ops@example.com' },
+      { alarmWebhookUrl: 'https://hooks.example.com/sns/ops' },
+      { alarmTopicArn: TOPIC },
+      { noAlarmTarget: 'true' },
+    ]) {
+      expect(() => read(target)).not.toThrow();
+    }
   });
 
   test('an empty value counts as absent', () => {
-    expect(read({ domainName: '', certificateArn: '' }).domainName).toBeUndefined();
+    expect(read({ domainName: '', certificateArn: '', noAlarmTarget: 'true' }).domainName).toBeUndefined();
   });
 });
 
@@ -84,6 +123,7 @@ describe('with a custom domain, a web ACL, an existing alarm topic and an alarm 
       webAclArn: WEB_ACL,
       alarmTopicArn: TOPIC,
       alarmEmail: 'ops@example.com',
+      alarmWebhookUrl: 'https://hooks.example.com/sns/ops',
       secretsRevision: 3,
       mcpAllowedOrigins: ['https://agent.example'],
     });
@@ -127,6 +167,11 @@ describe('with a custom domain, a web ACL, an existing alarm topic and an alarm 
     expect(resourcesOf(s.json, 'AWS::KMS::Key')).toHaveLength(0);
     for (const [, alarm] of resourcesOf(s.json, 'AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toEqual([TOPIC]);
     s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: TOPIC });
+    s.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'https',
+      Endpoint: 'https://hooks.example.com/sns/ops',
+      TopicArn: TOPIC,
+    });
   });
 
   test('cdk-nag is clean without the WAF and TLS acknowledgements', () => {
@@ -156,5 +201,31 @@ describe('without acknowledgements', () => {
 
   test('a synth without identity provider warns that admin operations will answer 401', () => {
     Annotations.fromStack(s.stack).hasWarning('*', Match.stringLikeRegexp('No identity provider configured'));
+  });
+});
+
+describe('CDK feature flags and termination protection', () => {
+  test('cdk.json sets every feature flag this aws-cdk-lib recommends, at its recommended value', () => {
+    // An upgrade that recommends new flags fails here: add them after checking the synth diff
+    // (docs/deploy.md, "CDK feature flags").
+    const recommended = JSON.parse(
+      readFileSync(new URL('../../node_modules/aws-cdk-lib/recommended-feature-flags.json', import.meta.url), 'utf8'),
+    ) as Record<string, unknown>;
+    for (const [flag, value] of Object.entries(recommended)) expect([flag, CDK_JSON_CONTEXT[flag]]).toEqual([flag, value]);
+  });
+
+  test('terminationProtection reaches every stack of the deployment; off by default', () => {
+    const deploy = (values: Record<string, unknown>) => {
+      const app = cdkApp({ 'aws:cdk:bundling-stacks': [] });
+      const stacks = buildDeployment(
+        app,
+        readDeployContext((key) => ({ noAlarmTarget: 'true', wafRateLimit: '2000', ...values })[key]),
+        { account: '123456789012', region: 'eu-west-1' },
+      );
+      const assembly = app.synth();
+      return [stacks.service, stacks.waf!].map((stack) => assembly.getStackByName(stack.stackName).terminationProtection);
+    };
+    expect(deploy({ terminationProtection: 'true' })).toEqual([true, true]);
+    expect(deploy({})).toEqual([false, false]);
   });
 });

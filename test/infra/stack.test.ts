@@ -5,6 +5,7 @@
  * One synth for the whole file: loading aws-cdk-lib dominates the time of an infra test file.
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
+import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { edgeRewriteSource } from '../../infra/edge-rewrite.js';
 import { FUNCTION_MEMORY_MB, pascalCase } from '../../infra/functions.js';
@@ -99,7 +100,12 @@ describe('functions', () => {
       TracingConfig: { Mode: 'Active' },
     });
     const logGroupId = logicalId(s.stack, s.stack.functions.logGroups.get(name)!);
-    expect(props.LoggingConfig).toEqual({ LogGroup: { Ref: logGroupId } });
+    expect(props.LoggingConfig).toEqual({
+      LogGroup: { Ref: logGroupId },
+      LogFormat: 'JSON',
+      SystemLogLevel: 'WARN',
+      ApplicationLogLevel: 'INFO',
+    });
     expect(s.json.Resources[logGroupId]!.Properties.RetentionInDays).toBe(30);
     // The origin secret is read through the Parameters and Secrets extension layer (arm64 build).
     expect(JSON.stringify(props.Layers)).toContain('AWS-Parameters-and-Secrets-Lambda-Extension-Arm64');
@@ -207,11 +213,11 @@ describe('HTTP API', () => {
     expect(resourcesOf(s.json, 'AWS::ApiGatewayV2::Integration')).toHaveLength(fnNames.length);
   });
 
-  test('the stage deploys automatically, writes JSON access logs and is throttled', () => {
+  test('the stage deploys automatically, writes JSON access logs and is throttled per route (test/infra/capacity.test.ts)', () => {
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      RouteSettings: Match.anyValue(),
     });
     const [[, stage]] = resourcesOf(s.json, 'AWS::ApiGatewayV2::Stage') as unknown as [[string, { Properties: any }]];
     expect(JSON.parse(stage.Properties.AccessLogSettings.Format)).toMatchObject({
@@ -284,8 +290,33 @@ describe('monitoring', () => {
     expect(s.json.Resources[keyId]!.Properties.EnableKeyRotation).toBe(true);
     expect(JSON.stringify(s.json.Resources[keyId]!.Properties.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
     s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: [{ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }] },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
     });
+  });
+
+  test('CloudWatch may publish to the alarm topic (the topic policy replaces SNS’s default one), for this account’s alarms only', () => {
+    const policies = resourcesOf(s.json, 'AWS::SNS::TopicPolicy').filter(([, p]) => referencedIds(p.Properties.Topics).has(topicId()));
+    expect(policies).toHaveLength(1);
+    const statements = asList(policies[0]![1].Properties.PolicyDocument.Statement) as Record<string, any>[];
+    const allows = statements.filter(
+      (st) =>
+        st.Effect === 'Allow' &&
+        asList(st.Principal?.Service).includes('cloudwatch.amazonaws.com') &&
+        asList(st.Action).includes('sns:Publish') &&
+        referencedIds(st.Resource).has(topicId()),
+    );
+    expect(allows).toHaveLength(1);
+    // No condition may keep CloudWatch out over HTTPS, and the allowance is scoped to this account's alarms.
+    expect(allows[0]!.Condition).toMatchObject({
+      StringEquals: { 'aws:SourceAccount': '123456789012' },
+      ArnLike: { 'aws:SourceArn': expect.anything() },
+    });
+    expect(JSON.stringify(allows[0]!.Condition.ArnLike['aws:SourceArn'])).toContain(':cloudwatch:eu-west-1:123456789012:alarm:*');
+    // Every deny is the SSL-only one: nothing else overrides the allowance.
+    for (const st of statements.filter((x) => x.Effect === 'Deny'))
+      expect(st.Condition).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
   });
 
   test('API 5xx rate over two periods', () => {

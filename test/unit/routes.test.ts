@@ -9,6 +9,7 @@ const route = (operation: string, method: RouteDefinition['method'], path: strin
   path,
   ...(action ? { action } : {}),
   auth: 'none',
+  capacity: 'token',
   summary: operation,
 });
 
