@@ -103,16 +103,16 @@ export const routes = [
   },
   // The MCP server (one function for every JSON-RPC method). Each request authenticates and meters
   // like create-session; its tools mint and revoke tokens (and undo them when the call is refused),
-  // read and change the org's games and streams, and read the session report (index, then tokens).
+  // read and change the org's games and streams, and read the session report (the mints' audit records, then tokens).
   {
     operation: 'mcp',
     function: 'mcp',
     data: {
       keys: ['GetItem', 'UpdateItem'],
       counters: ['UpdateItem', 'GetItem'],
-      audit: ['PutItem'],
+      audit: ['PutItem', 'Query'],
       catalog: ['GetItem', 'Query', 'UpdateItem'],
-      tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'Query', 'BatchGetItem'],
+      tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'BatchGetItem'],
       // create_session with an `Idempotency-Key`, as REST create-session.
       idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
     },

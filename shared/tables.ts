@@ -43,22 +43,15 @@ export const TTL_ATTRIBUTE = 'ttl';
 
 export const tables = {
   /**
-   * Session tokens, one item per token, keyed by the token UUID. `by_org_day` finds the tokens an
-   * organization created on a UTC day (`org_day` = `<org_id>#<yyyy-mm-dd>`, written by the token's
-   * own put) for the session report; keys only, so consuming or revoking a token never writes it.
+   * Session tokens, one item per token, keyed by the token UUID. No index: the session report finds
+   * an org's tokens through its audit records (`shared/store/token-report-store.ts`), so a create
+   * pays no index write and no org's creates crowd one index partition.
    */
   tokens: {
     id: 'Tokens',
     envVar: 'TOKENS_TABLE',
     partitionKey: { name: 'token', type: 'S' },
-    indexes: [
-      {
-        name: 'by_org_day',
-        partitionKey: { name: 'org_day', type: 'S' },
-        sortKey: { name: 'token', type: 'S' },
-        projection: 'KEYS_ONLY',
-      },
-    ],
+    indexes: [],
     ttlAttribute: TTL_ATTRIBUTE,
   },
   /**
@@ -104,14 +97,16 @@ export const tables = {
     ttlAttribute: TTL_ATTRIBUTE,
   },
   /**
-   * Audit records, newest first per organization. No index on `key_id`: every audited call would
-   * pay an index write for it, while the audit log's key filter is a rare read (a filtered query of
-   * the org's partition serves it).
+   * Audit records, newest first per organization, each org's spread over `AUDIT_SHARDS` partitions
+   * (`pk` = `<org_id>#<shard>`, see `shared/store/audit-store.ts`: a time-ordered sort key defeats
+   * DynamoDB's split for heat, so one partition per org would cap an org at 1,000 audited calls a
+   * second). No index on `key_id`: every audited call would pay an index write for it, while the
+   * audit log's key filter is a rare read (a filtered query of the org's shards serves it).
    */
   audit: {
     id: 'Audit',
     envVar: 'AUDIT_TABLE',
-    partitionKey: { name: 'org_id', type: 'N' },
+    partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     indexes: [],
     ttlAttribute: TTL_ATTRIBUTE,

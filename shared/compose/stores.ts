@@ -23,4 +23,4 @@ export const keyStore = /* @__PURE__ */ part(() => new DynamoKeyStore(options('k
 export const catalogStore = /* @__PURE__ */ part(() => new DynamoCatalogStore(options('catalog')));
 export const counterStore = /* @__PURE__ */ part(() => new DynamoCounterStore(options('counters')));
 export const auditStore = /* @__PURE__ */ part(() => new DynamoAuditStore(options('audit')));
-export const tokenReportStore = /* @__PURE__ */ part(() => new DynamoTokenReportStore(options('tokens')));
+export const tokenReportStore = /* @__PURE__ */ part(() => new DynamoTokenReportStore(options('tokens'), options('audit')));

@@ -42,6 +42,8 @@ export interface CallSubject {
   readonly game_id?: number | null;
   readonly stream_id?: number | null;
   readonly token?: string | null;
+  /** The call mints `token` (its audit record then keeps it whole, for the session report). */
+  readonly minted?: boolean;
 }
 
 /**
@@ -254,6 +256,7 @@ export class KeyCalls {
       game_id: subject.game_id ?? null,
       stream_id: subject.stream_id ?? null,
       token_prefix: subject.token ? subject.token.slice(0, 8) : null,
+      ...(subject.minted && subject.token ? { minted_token: subject.token } : {}),
       source_ip: call.sourceIp,
       user_agent: call.userAgent,
     };

@@ -135,4 +135,9 @@ export interface AuditRecord {
   readonly user_agent: string;
   /** Key-management calls: the key properties the call set (e.g. `is_active` for a revoke). */
   readonly changes?: readonly string[] | null;
+  /**
+   * A mint's whole token, stored only: the session report finds an org's tokens through the records
+   * of its mints (`shared/store/token-report-store.ts`). The audit log never returns it.
+   */
+  readonly minted_token?: string;
 }

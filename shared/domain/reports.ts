@@ -58,9 +58,9 @@ export interface SessionReportsDeps {
 
 /**
  * Session reports, computed at read time from the tokens themselves: a token's creation day comes
- * from the `by_org_day` index its own put keys, and its status from the token (consumed, revoked,
- * or expired by the clock). Nothing is counted on the create or consume path, so reports add no
- * write and no round trip there. Days are creation days: "consumed" on a day counts the sessions
+ * from the audit record of its mint (written on the create path anyway), and its status from the
+ * token (consumed, revoked, or expired by the clock). Nothing is counted on the create or consume
+ * path, so reports add no write and no round trip there. Days are creation days: "consumed" on a day counts the sessions
  * created that day that have been consumed since.
  */
 export class SessionReports {

@@ -137,7 +137,7 @@ export class Sessions {
     await keyCalls.meter(
       key,
       call,
-      { ...subject, token: record.token },
+      { ...subject, token: record.token, minted: true },
       {
         run: () => tokens.put(record, ttl),
         undo: () => tokens.delete(record.token),

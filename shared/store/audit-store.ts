@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidInput } from '../domain/errors.js';
 import type { AuditRecord } from '../domain/model.js';
@@ -5,92 +6,139 @@ import type { AuditPage, AuditQuery, AuditReader, AuditStore } from '../domain/p
 import { TTL_ATTRIBUTE } from '../tables.js';
 import type { StoreOptions } from './dynamo-client.js';
 
+/**
+ * Partitions each organization's audit log is written across. A partition takes 1,000 writes a
+ * second and a time-ordered sort key keeps DynamoDB from splitting it for heat (every write lands
+ * at its end), so one org's audited calls top out at 8 × 1,000 a second; one key at its decided
+ * maximum (1,667 a second) takes a quarter of that. A page of the log costs one query per shard,
+ * all in one round trip.
+ */
+export const AUDIT_SHARDS = 8;
+
+/** Partition key of an audit record: its org and a shard chosen by its request id. */
+export function auditPartition(orgId: number, requestId: string): string {
+  // The same request always lands on the same shard: a rewrite with the real outcome overwrites it.
+  return `${orgId}#${createHash('sha256').update(requestId).digest().readUInt32BE(0) % AUDIT_SHARDS}`;
+}
+
 /** Sort key of an audit record: time first (newest-first queries), request id for uniqueness. */
 export function auditSortKey(record: Pick<AuditRecord, 'at' | 'request_id'>): string {
   return `${record.at}#${record.request_id}`;
 }
 
-/** The audit log in DynamoDB, partitioned by organization. */
+/** How much a key-filtered page reads at most: reads per shard, of this many records each. */
+export const KEY_FILTER_READS = { batch: 500, reads: 4 } as const;
+
+/** What one shard's reads for a page found. */
+interface ShardRead {
+  readonly items: Record<string, unknown>[];
+  /** Sort key below which this shard was not read (it has more), or undefined when it is exhausted. */
+  readonly unreadBelow: string | undefined;
+}
+
+/** The audit log in DynamoDB, each organization's records spread over {@link AUDIT_SHARDS} partitions. */
 export class DynamoAuditStore implements AuditStore, AuditReader {
-  constructor(private readonly options: StoreOptions) {}
+  constructor(
+    private readonly options: StoreOptions,
+    private readonly keyFilter: { readonly batch: number; readonly reads: number } = KEY_FILTER_READS,
+  ) {}
 
   async put(record: AuditRecord, ttl: number): Promise<void> {
     // Records without a key carry no `key_id` at all (the key filter then never matches them).
-    const { key_id, ...rest } = record;
+    const { key_id, minted_token, ...rest } = record;
     await this.options.client.send(
       new PutCommand({
         TableName: this.options.tableName,
-        Item: { ...rest, ...(key_id === null ? {} : { key_id }), sk: auditSortKey(record), [TTL_ATTRIBUTE]: ttl },
+        Item: {
+          ...rest,
+          ...(key_id === null ? {} : { key_id }),
+          // The session report finds an org's tokens through successful mints' records (`token-report-store.ts`).
+          ...(minted_token ? { minted_token } : {}),
+          pk: auditPartition(record.org_id, record.request_id),
+          sk: auditSortKey(record),
+          [TTL_ATTRIBUTE]: ttl,
+        },
       }),
     );
   }
 
   /**
-   * A page of an organization's log, newest first. The key filter reads the org's partition and
-   * filters it (no index on `key_id`: an index would add a write to every audited call, to serve a
-   * rare read), several reads per page at most; a page may then hold fewer records than `limit`
-   * while its cursor still leads on.
+   * A page of an organization's log, newest first: every shard read below the cursor in parallel,
+   * merged. A page never passes a shard's unread part (a record there would be skipped), so it may
+   * hold fewer than `limit` records while its cursor still leads on (the key filter reads at most
+   * {@link KEY_FILTER_READS} per shard: 2,000 records, 16,000 a page).
    */
   async page(query: AuditQuery): Promise<AuditPage> {
-    const start = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query);
-    const base = {
-      TableName: this.options.tableName,
-      KeyConditionExpression: 'org_id = :org',
-      ScanIndexForward: false,
-    };
-    if (query.key_id === undefined) {
-      const { Items, LastEvaluatedKey } = await this.options.client.send(
-        new QueryCommand({ ...base, ExpressionAttributeValues: { ':org': query.org_id }, Limit: query.limit, ExclusiveStartKey: start }),
-      );
-      return { records: (Items ?? []).map(toAuditRecord), cursor: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null };
-    }
-    const records: Record<string, unknown>[] = [];
-    let position: Record<string, unknown> | undefined = start && { org_id: start.org_id, sk: start.sk };
-    for (let read = 0; read < KEY_FILTER_READS; read++) {
+    const below = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query);
+    const shards = await Promise.all(Array.from({ length: AUDIT_SHARDS }, (_, shard) => this.readShard(query, shard, below)));
+    // Nothing below the highest unread position may be shown yet: the next page starts there.
+    const floor = shards.reduce<string | undefined>(
+      (max, s) => (s.unreadBelow !== undefined && (max === undefined || s.unreadBelow > max) ? s.unreadBelow : max),
+      undefined,
+    );
+    const merged = shards
+      .flatMap((s) => s.items)
+      .filter((item) => floor === undefined || (item.sk as string) >= floor)
+      .sort((a, b) => ((a.sk as string) < (b.sk as string) ? 1 : -1));
+    const records = merged.slice(0, query.limit);
+    const more = merged.length > query.limit || floor !== undefined;
+    // Everything above the last record shown has been shown: the next page reads below it.
+    const next = more ? ((records.at(-1)?.sk as string | undefined) ?? floor) : undefined;
+    return { records: records.map(toAuditRecord), cursor: next === undefined ? null : encodeCursor(query, next) };
+  }
+
+  /** Up to `limit` matching records of one shard below `below`, newest first. */
+  private async readShard(query: AuditQuery, shard: number, below: string | undefined): Promise<ShardRead> {
+    const filtered = query.key_id !== undefined;
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    for (let read = 0; read < (filtered ? this.keyFilter.reads : 1); read++) {
       const { Items = [], LastEvaluatedKey } = await this.options.client.send(
         new QueryCommand({
-          ...base,
-          FilterExpression: 'key_id = :key',
-          ExpressionAttributeValues: { ':org': query.org_id, ':key': query.key_id },
-          Limit: KEY_FILTER_BATCH,
-          ExclusiveStartKey: position,
+          TableName: this.options.tableName,
+          KeyConditionExpression: below === undefined ? 'pk = :pk' : 'pk = :pk AND sk < :below',
+          ...(filtered ? { FilterExpression: 'key_id = :key' } : {}),
+          ExpressionAttributeValues: {
+            ':pk': `${query.org_id}#${shard}`,
+            ...(below === undefined ? {} : { ':below': below }),
+            ...(filtered ? { ':key': query.key_id } : {}),
+          },
+          ScanIndexForward: false,
+          Limit: filtered ? this.keyFilter.batch : query.limit,
+          ExclusiveStartKey: start,
         }),
       );
-      const wanted = query.limit - records.length;
-      records.push(...Items.slice(0, wanted));
-      if (Items.length >= wanted) {
-        // The page is full: it ends at its last record, unless that was the partition's last.
-        const last = records.at(-1)!;
-        const more = Items.length > wanted || LastEvaluatedKey !== undefined;
-        return {
-          records: records.map(toAuditRecord),
-          cursor: more ? encodeCursor({ org_id: last.org_id, sk: last.sk, key_id: query.key_id }) : null,
-        };
-      }
-      if (!LastEvaluatedKey) return { records: records.map(toAuditRecord), cursor: null };
-      position = LastEvaluatedKey;
+      items.push(...Items);
+      if (!LastEvaluatedKey) return { items, unreadBelow: undefined };
+      if (items.length >= query.limit) break;
+      start = LastEvaluatedKey;
     }
-    return { records: records.map(toAuditRecord), cursor: encodeCursor({ ...position, key_id: query.key_id }) };
+    // Read this far: everything of this shard at or above the last key examined is in `items`.
+    const lastSeen = (start ?? {}).sk as string | undefined;
+    const examined = items.length >= query.limit ? (items[query.limit - 1]!.sk as string) : lastSeen;
+    return { items: items.slice(0, query.limit), unreadBelow: examined };
   }
 }
 
-/** Items a key-filtered read examines at once, and reads per page at most. */
-const KEY_FILTER_BATCH = 500;
-const KEY_FILTER_READS = 4;
+/** Sort keys are `<ISO time>#<request id>`; request ids are at most 128 printable characters. */
+const SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[\x21-\x7e]{1,128}$/;
 
-/** A page position for clients: the query's LastEvaluatedKey, as opaque base64url. */
-function encodeCursor(lastEvaluatedKey: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(lastEvaluatedKey)).toString('base64url');
+/** A page position for clients: the last sort key shown, bound to the query, as opaque base64url. */
+function encodeCursor(query: AuditQuery, sk: string): string {
+  return Buffer.from(
+    JSON.stringify({ org_id: query.org_id, sk, ...(query.key_id === undefined ? {} : { key_id: query.key_id }) }),
+  ).toString('base64url');
 }
 
 /**
- * The start key a cursor stands for, accepted only when it is a position of this very query (same
- * org, same key filter): a forged or foreign cursor is a 400, never a read elsewhere or a 500.
+ * The sort key a cursor stands for, accepted only when it is a position of this very query (same
+ * org, same key filter) and every field is of the shape this service writes: a forged or foreign
+ * cursor is a 400, never a read elsewhere or a 500 (an over-long key would be refused by DynamoDB).
  */
-function decodeCursor(cursor: string, query: AuditQuery): Record<string, unknown> {
+function decodeCursor(cursor: string, query: AuditQuery): string {
   let start: unknown;
   try {
-    start = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    start = cursor.length <= 1024 ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
   } catch {
     start = undefined;
   }
@@ -101,12 +149,13 @@ function decodeCursor(cursor: string, query: AuditQuery): Record<string, unknown
     names === (query.key_id === undefined ? 'org_id,sk' : 'key_id,org_id,sk') &&
     s.org_id === query.org_id &&
     (query.key_id === undefined || s.key_id === query.key_id) &&
-    typeof s.sk === 'string';
+    typeof s.sk === 'string' &&
+    SORT_KEY.test(s.sk);
   if (!ok) throw new InvalidInput('cursor: not a cursor of this audit-log query');
-  return s;
+  return s.sk as string;
 }
 
 function toAuditRecord(item: Record<string, unknown>): AuditRecord {
-  const { sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...record } = item;
+  const { pk: _pk, sk: _sk, minted_token: _minted, [TTL_ATTRIBUTE]: _ttl, ...record } = item;
   return { key_id: null, ...record } as unknown as AuditRecord;
 }

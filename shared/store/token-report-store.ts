@@ -2,7 +2,8 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenRecord } from '../domain/model.js';
 import type { TokenReportStore } from '../domain/ports.js';
 import { queryItems, type StoreOptions } from './dynamo-client.js';
-import { orgDay, toRecord } from './token-store.js';
+import { AUDIT_SHARDS } from './audit-store.js';
+import { toRecord } from './token-store.js';
 
 /** BatchGetItem reads at most this many keys per request. */
 const BATCH_SIZE = 100;
@@ -12,26 +13,39 @@ const BATCH_CONCURRENCY = 8;
 const MAX_RETRY_ROUNDS = 5;
 
 /**
- * What the session report reads: the `by_org_day` index (keys only) to find an organization's tokens
- * of a day, then the tokens themselves in batches. Both reads are eventually consistent: a report
- * may miss the last second's changes, and it never competes with the strong reads of the hot path.
+ * What the session report reads: the org's audit records of successful mints (they keep the whole
+ * token) to find the tokens created on a day, then the tokens themselves in batches. Both reads are
+ * eventually consistent: a report may miss the last second's changes, and it never competes with
+ * the strong reads of the hot path. (A `by_org_day` index on the tokens did this before: it cost
+ * every create an index write and put all of an org's creates of a day in one index partition.)
  */
 export class DynamoTokenReportStore implements TokenReportStore {
-  constructor(private readonly options: StoreOptions) {}
+  /** @param audit the audit table, which holds the mints' records */
+  constructor(
+    private readonly options: StoreOptions,
+    private readonly audit: StoreOptions,
+  ) {}
 
   async tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]> {
-    // Past the limit the report is cut short anyway: stop paging.
-    const items = await queryItems(
-      this.options.client,
-      {
-        TableName: this.options.tableName,
-        IndexName: 'by_org_day',
-        KeyConditionExpression: 'org_day = :day',
-        ExpressionAttributeValues: { ':day': orgDay(orgId, day) },
-      },
-      limit,
+    const next = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+    const perShard = await Promise.all(
+      Array.from({ length: AUDIT_SHARDS }, (_, shard) =>
+        // Past the limit the report is cut short anyway: stop paging.
+        queryItems(
+          this.audit.client,
+          {
+            TableName: this.audit.tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            FilterExpression: 'attribute_exists(minted_token) AND #status = :ok',
+            ProjectionExpression: 'minted_token',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':pk': `${orgId}#${shard}`, ':from': day, ':to': next, ':ok': 200 },
+          },
+          limit,
+        ),
+      ),
     );
-    return items.map((item) => item.token as string);
+    return perShard.flat().map((item) => item.minted_token as string);
   }
 
   async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {

@@ -14,13 +14,11 @@ export class DynamoTokenStore implements TokenStore {
     await this.options.client.send(
       new PutCommand({
         TableName: this.options.tableName,
-        // org_day keys the report index in the same write: reports cost create no extra round trip.
         Item: {
           ...token,
           // Stored as JSON text: "arbitrary JSON" includes numbers DynamoDB cannot hold (beyond 2^53 for
           // the SDK, below 1e-130 or above 1e126 for DynamoDB), which as a map would fail the write.
           metadata: token.metadata === null ? null : JSON.stringify(token.metadata),
-          org_day: orgDay(token.org_id, token.created_at.slice(0, 10)),
           [TTL_ATTRIBUTE]: ttl,
         },
         ConditionExpression: 'attribute_not_exists(#token)',
@@ -121,13 +119,9 @@ export class DynamoTokenStore implements TokenStore {
   }
 }
 
-/** Partition key of the `by_org_day` index: an organization's tokens created on one UTC day. */
-export function orgDay(orgId: number, day: string): string {
-  return `${orgId}#${day}`;
-}
-
 /** A stored item as the domain's record (without the storage-only attributes). */
 export function toRecord(item: Record<string, unknown>): TokenRecord {
+  // `org_day` keyed a report index on items written before the report read audit records.
   const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, exchange_attempts: _attempts, ...record } = item;
   // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
   if (typeof record.metadata === 'string') record.metadata = JSON.parse(record.metadata);

@@ -3,7 +3,7 @@
  * the bytes a response sends to the client, the size and retention of the items a lifecycle leaves,
  * and whether the stack logs Lambda's platform lines.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readdirSync, readFileSync } from 'node:fs';
 import { localTableNames } from '../../infra/local/dynamo.js';
 import { itemBytes } from './capacity.js';
@@ -21,17 +21,16 @@ export async function responseBytes(stack: BenchStack, op: BenchOperation): Prom
   return Buffer.byteLength(`HTTP/1.1 ${r.status} OK\r\n${headers.join('')}\r\n`) + Buffer.byteLength(r.body);
 }
 
-/** Sizes (with DynamoDB's per-item overhead) and retention of a lifecycle's token, its index entry and an audit record. */
+/** Sizes (with DynamoDB's per-item overhead) and retention of a lifecycle's token and of a mint's audit record. */
 export async function storedItems(stack: BenchStack, token: string): Promise<StoredItems> {
   const nowS = stack.service.services.clock.now() / 1000;
   const { Item: t } = await stack.raw.send(new GetCommand({ TableName: localTableNames.tokens, Key: { token }, ConsistentRead: true }));
   const { Items } = await stack.raw.send(
-    new QueryCommand({
+    new ScanCommand({
       TableName: localTableNames.audit,
-      KeyConditionExpression: 'org_id = :o',
-      ExpressionAttributeValues: { ':o': stack.keyRecord.org_id },
-      ScanIndexForward: false,
-      Limit: 1,
+      FilterExpression: 'org_id = :o AND #action = :create',
+      ExpressionAttributeNames: { '#action': 'action' },
+      ExpressionAttributeValues: { ':o': stack.keyRecord.org_id, ':create': 'create-session' },
     }),
   );
   const a = Items?.[0];
@@ -40,7 +39,6 @@ export async function storedItems(stack: BenchStack, token: string): Promise<Sto
   const overhead = MODEL.dynamodbItemOverheadBytes;
   return {
     tokenBytes: itemBytes(t) + overhead,
-    tokenIndexBytes: itemBytes({ token: t.token, org_day: t.org_day }) + overhead,
     tokenDays: days(t),
     auditBytes: itemBytes(a) + overhead,
     auditDays: days(a),

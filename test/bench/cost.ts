@@ -106,7 +106,6 @@ export interface LifecycleStep {
 /** What a lifecycle leaves in DynamoDB (measured item sizes, retention from their TTL). */
 export interface StoredItems {
   readonly tokenBytes: number;
-  readonly tokenIndexBytes: number;
   readonly tokenDays: number;
   readonly auditBytes: number;
   readonly auditDays: number;
@@ -124,9 +123,7 @@ export function lifecycleCost(steps: readonly LifecycleStep[], stored: StoredIte
   const outBytes = steps.reduce((s, x) => s + x.responseBytes + MODEL.cloudFrontHeaderBytes, 0);
   const audits = steps.reduce((s, x) => s + x.auditRecords, 0);
   const month = 30.4;
-  const gbMonths =
-    (((stored.tokenBytes + stored.tokenIndexBytes) * stored.tokenDays) / month + (audits * stored.auditBytes * stored.auditDays) / month) /
-    gb;
+  const gbMonths = ((stored.tokenBytes * stored.tokenDays) / month + (audits * stored.auditBytes * stored.auditDays) / month) / gb;
   const items = {
     dynamodb_units: read * PRICES.dynamodbReadPerMillion + write * PRICES.dynamodbWritePerMillion,
     lambda: n * PRICES.lambdaPerMillionRequests + gbSeconds * m * PRICES.lambdaArmPerGbSecond,

@@ -58,7 +58,7 @@ export function renderCost(c: Lifecycles, lifecycleUnits: number, markdown: bool
       }),
     ),
     '',
-    `(access log line: ${ACCESS_LOG_BYTES} bytes per request; stored per lifecycle: a token item and its by_org_day entry for their TTL, each audit record for its TTL)`,
+    `(access log line: ${ACCESS_LOG_BYTES} bytes per request; stored per lifecycle: a token item for its TTL, each audit record for its TTL)`,
   ];
 }
 

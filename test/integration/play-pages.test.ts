@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { consume, partner, scriptNonce, statusOf, type Partner, type Target } from '../support/play-pages.js';
 
@@ -218,11 +219,14 @@ describe('security headers and framing', () => {
       allowed_origins: ['https://ok.example', 'https://evil.example; script-src *', 'javascript:x'],
     });
     try {
+      // Pages see an org's allowed origins up to PLAY_CATALOG_STALENESS_MS late (documented).
+      stack.clock.advance(PLAY_CATALOG_STALENESS_MS);
       const csp = (await open('/embed/501')).headers.get('content-security-policy')!;
       expect(csp).toContain('frame-ancestors https://ok.example;');
       expect(csp).not.toContain('evil');
     } finally {
       await stack.services.stores.catalog.putOrg(tiny);
+      stack.clock.advance(PLAY_CATALOG_STALENESS_MS);
     }
   });
 });

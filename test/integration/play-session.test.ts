@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { consume, exchange, partner, statusOf, type Partner } from '../support/play-pages.js';
 
@@ -128,18 +129,39 @@ describe('a refresh with the cookie keeps playing; anyone else is refused', () =
 });
 
 describe('"Require API Session Token", turned on and off at the store', () => {
+  /** Pages may see the old setting for PLAY_CATALOG_STALENESS_MS (documented): step past the bound. */
+  const pastStaleness = () => stack.clock.advance(PLAY_CATALOG_STALENESS_MS);
+
   test('on: a game that played with no token now asks for one; off again: it plays', async () => {
     const { catalog } = stack.services.stores;
     expect((await open('/game/102')).status).toBe(200);
     expect((await catalog.setRequireSessionToken('game', 102, true))?.require_session_token).toBe(true);
     try {
+      pastStaleness();
       const refused = await open('/game/102');
       expect(refused.status).toBe(403);
       expect(refused.body).toContain('This link is missing its session token');
     } finally {
       await catalog.setRequireSessionToken('game', 102, false);
     }
+    pastStaleness();
     expect((await open('/game/102')).status).toBe(200);
+  });
+
+  test('the staleness bound is honoured: within it a page may show the old setting, past it never', async () => {
+    const { catalog } = stack.services.stores;
+    pastStaleness();
+    expect((await open('/game/102')).status).toBe(200); // read now: remembered for the bound
+    await catalog.setRequireSessionToken('game', 102, true);
+    try {
+      stack.clock.advance(PLAY_CATALOG_STALENESS_MS - 1_000);
+      expect((await open('/game/102')).status).toBe(200); // the old setting, within the bound
+      stack.clock.advance(1_000);
+      expect((await open('/game/102')).status).toBe(403); // past it: the new one
+    } finally {
+      await catalog.setRequireSessionToken('game', 102, false);
+      pastStaleness();
+    }
   });
 
   test('off on a game that required a token: plays with none, and leaves a given token unused', async () => {
@@ -147,6 +169,7 @@ describe('"Require API Session Token", turned on and off at the store', () => {
     const token = await acme.mint({ stream_id: 201 });
     await catalog.setRequireSessionToken('stream', 201, false);
     try {
+      pastStaleness();
       const page = await open(`/stream/acme/201?session_token=${token}`);
       expect(page.status).toBe(200);
       expect(page.body).toContain('<iframe id="game"');
@@ -154,6 +177,7 @@ describe('"Require API Session Token", turned on and off at the store', () => {
     } finally {
       await catalog.setRequireSessionToken('stream', 201, true);
     }
+    pastStaleness();
     expect((await open('/stream/acme/201')).status).toBe(403);
   });
 

@@ -4,6 +4,7 @@
  * paths, on the key's own organization only.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { auditOfKey, createTestKey, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
@@ -264,12 +265,14 @@ describe('game and stream tools: the key’s own organization only', () => {
     expect(await stack.services.stores.catalog.getPlayable('stream', 401)).toMatchObject({ name: 'Globex Launch Stream' });
   });
 
-  test('update_game flips "Require API Session Token": the play page follows at once', async () => {
+  test('update_game flips "Require API Session Token": the play page follows within the staleness bound', async () => {
     const on = await callTool(client, 'update_game', { game_id: 102, require_session_token: true });
     expect(on.structuredContent).toMatchObject({ game_id: 102, require_session_token: true });
+    stack.clock.advance(PLAY_CATALOG_STALENESS_MS);
     expect((await stack.request('/play/game/102')).status).toBe(403);
     const off = await callTool(client, 'update_game', { game_id: 102, require_session_token: false });
     expect(off.structuredContent).toMatchObject({ require_session_token: false });
+    stack.clock.advance(PLAY_CATALOG_STALENESS_MS);
     expect((await stack.request('/play/game/102')).status).toBe(200);
   });
 

@@ -127,6 +127,8 @@ export async function startBundledService(options: { label: string; functions: r
         AWS_DEFAULT_REGION: REGION,
         TZ: 'UTC',
         POWERTOOLS_LOG_LEVEL: 'SILENT',
+        // The session-id permutation's key, as Secrets Manager hands it to the function.
+        SESSION_ID_KEY: 'bundled-test-session-id-key-0123456789abcdef',
         // No shared config or credentials files of whoever runs the test: Lambda has none either.
         HOME: join(root, 'home'),
         AWS_CONFIG_FILE: join(root, 'home', 'config'),

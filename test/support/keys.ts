@@ -8,6 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from
 import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/domain/api-keys.js';
 import type { ApiKeyRecord, AuditRecord, Tier } from '../../shared/domain/model.js';
 import { counterShards, counterSlot } from '../../shared/domain/rate-limit.js';
+import { auditPartition } from '../../shared/store/audit-store.js';
 import type { Stack } from './local-stack.js';
 
 /** A key made for a test: the raw key to present and the record stored for it. */
@@ -67,11 +68,12 @@ export async function auditOfKey(stack: Stack, keyId: number): Promise<AuditReco
 /** The audit record of one request of an organization, by its `x-request-id`. */
 export async function auditOfRequest(stack: Stack, orgId: number, requestId: string | null): Promise<AuditRecord[]> {
   const { Items } = await stack.services.client.send(
+    // A request's record lives on the shard its request id picks.
     new QueryCommand({
       TableName: 'audit',
-      KeyConditionExpression: 'org_id = :o',
+      KeyConditionExpression: 'pk = :p',
       FilterExpression: 'request_id = :r',
-      ExpressionAttributeValues: { ':o': orgId, ':r': requestId },
+      ExpressionAttributeValues: { ':p': auditPartition(orgId, requestId ?? ''), ':r': requestId },
     }),
   );
   return (Items ?? []) as AuditRecord[];

@@ -32,14 +32,18 @@ describe('token bucket', () => {
 });
 
 describe('partition charges', () => {
-  const token = (id: string, org: string) => ({ token: { S: id }, org_day: { S: org }, status: { S: 'active' } });
-
-  test('a token put writes its table partition and the by_org_day partition of its org and day', () => {
-    const c = charges('PutItem', { TableName: 'tokens', Item: token('t1', '1#2026-11-23') }, undefined, ctx());
+  test('a put writes its table partition and the index partition of its index key', () => {
+    const game = { pk: { S: 'game#101' }, sk: { S: 'game' }, gsi1pk: { S: 'ORG#1' }, gsi1sk: { S: 'game#101' } };
+    const c = charges('PutItem', { TableName: 'catalog', Item: game }, undefined, ctx());
     expect(c).toEqual([
-      { resource: 'tokens', partition: '{"S":"t1"}', kind: 'write', units: 1 },
-      { resource: 'tokens/by_org_day', partition: '{"S":"1#2026-11-23"}', kind: 'write', units: 1 },
+      { resource: 'catalog', partition: '{"S":"game#101"}', kind: 'write', units: 1 },
+      { resource: 'catalog/by_org', partition: '{"S":"ORG#1"}', kind: 'write', units: 1 },
     ]);
+  });
+
+  test('a token put writes its own partition only (the tokens table has no index)', () => {
+    const c = charges('PutItem', { TableName: 'tokens', Item: { token: { S: 't1' }, status: { S: 'active' } } }, undefined, ctx());
+    expect(c).toEqual([{ resource: 'tokens', partition: '{"S":"t1"}', kind: 'write', units: 1 }]);
   });
 
   test('an item over 1 KB costs a unit per started KB; a strongly consistent read a unit per 4 KB, an eventual one half', () => {

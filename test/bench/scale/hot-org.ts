@@ -1,7 +1,8 @@
 /**
  * `hot_org`: one organization's many keys creating sessions at 1,500 a second together (scaled),
- * each key far under its own limits: the org's shared partitions (its audit records, the tokens'
- * `by_org_day` index) carry the heat. Checks: no token put throttled (the table or its index), no 5xx.
+ * each key far under its own limits: the org's shared partitions (its audit records, sharded per
+ * org; before, also the tokens' `by_org_day` index) carry the heat. Checks: no token put throttled
+ * (the table or an index), no 5xx.
  */
 import { API_PATH } from '../../../shared/routes.js';
 import type { BenchStack } from '../harness.js';
