@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isoTime, type Clock } from './clock.js';
-import { RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
+import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
 import type { AuditStore, CounterStore, KeyStore } from './ports.js';
 import { ExhaustedShards } from './exhausted-shards.js';
@@ -13,6 +13,7 @@ import {
   secondsToReset,
   type CounterSlot,
   type RateWindow,
+  type SlotCount,
 } from './rate-limit.js';
 
 /** The raw API key format: `dpk_` and 40 hex characters. */
@@ -153,14 +154,26 @@ export class KeyCalls {
     throw await this.failed(failure, record, ttl, audited, effect, done);
   }
 
-  /** Count the call in one shard of the key's counter not known to be full; one more shard if it is. */
+  /**
+   * Count the call in one shard of the key's counter not known to be full; in one other shard if
+   * that one is full, or if it stayed throttled through the store's retries (a hot shard: its
+   * neighbours share the key's load, and a throttled write counted nothing).
+   */
   private async count(key: ApiKeyRecord, now: number, shards: number): Promise<Counted | { refusedBy: RateWindow['name'] }> {
+    let tried: number | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const open = this.exhausted.open(key, now, shards);
+      const open = this.exhausted.open(key, now, shards).filter((s) => s !== tried);
       if (open.length === 0) break;
       const shard = open[Math.floor((this.deps.random ?? Math.random)() * open.length)]!;
       const slot = counterSlot(key, now, shard, shards);
-      const result = await this.deps.counters.count(slot);
+      tried = shard;
+      let result: SlotCount;
+      try {
+        result = await this.deps.counters.count(slot);
+      } catch (error) {
+        if (error instanceof Overloaded && attempt === 0 && shards > 1) continue;
+        throw error;
+      }
       if (!('refusedBy' in result)) return { slot, ...result };
       this.exhausted.remember(key, now, shards, shard, result.refusedBy);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { newKeyRecord } from '../../shared/domain/api-keys.js';
-import { RateLimited, TokenGone } from '../../shared/domain/errors.js';
+import { Overloaded, RateLimited, TokenGone } from '../../shared/domain/errors.js';
 import { KeyCalls, type Effect } from '../../shared/domain/key-calls.js';
 import type { CallContext } from '../../shared/domain/model.js';
 import { counterShards, counterSlot, shareOf } from '../../shared/domain/rate-limit.js';
@@ -150,5 +150,21 @@ describe('counter shards', () => {
     // The next minute, shard 0 is open again.
     clock.ms = NOW + 60_000;
     await keyCalls.meter(key, call(50), subject, { run: async () => 0 });
+  });
+});
+
+describe('a throttled counter shard', () => {
+  test('a sharded key counts the call in another shard instead of failing it', async () => {
+    const { keyCalls, key, counters } = setup({ rate_limit_per_minute: 1200, rate_limit_per_day: 1_000_000 }, 10);
+    counters.failNext.count = new Overloaded();
+    await expect(keyCalls.meter(key, call(1), subject, { run: async () => 'ok' })).resolves.toBe('ok');
+    expect(counters.calls).toHaveLength(2);
+    expect(new Set(counters.calls).size).toBe(2);
+  });
+
+  test('a key with one counter item fails the call (503): there is nowhere else to count it', async () => {
+    const { keyCalls, key, counters } = setup({ rate_limit_per_minute: 60 });
+    counters.failNext.count = new Overloaded();
+    await expect(keyCalls.meter(key, call(1), subject, { run: async () => 'ok' })).rejects.toThrow(Overloaded);
   });
 });
