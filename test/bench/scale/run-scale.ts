@@ -23,7 +23,7 @@ import { viralGame } from './viral-game.js';
  */
 export const SCALE = {
   factor: 500,
-  hotKey: { accel: 12, minutes: 3 },
+  hotKey: { accel: 6, minutes: 3 },
   hotOrg: { accel: 10, serviceSeconds: 40, keys: 16 },
   viralGame: { accel: 2, serviceSeconds: 10, viewers: 100 },
   consumeBurst: { accel: 1, serviceSeconds: 6, containers: 4 },
