@@ -35,6 +35,11 @@ export interface LocalServiceOptions {
   readonly clock?: Clock;
   /** TTL sweep interval. */
   readonly sweepIntervalMs?: number;
+  /**
+   * A DynamoDB endpoint already running (the benchmark runs dynalite in a process of its own);
+   * the embedded one is started in this process by default.
+   */
+  readonly dynamoEndpoint?: string;
   /** Also seed a demo key with every MCP tool scope (`npm start`; tests make the keys they need). */
   readonly demoMcpKey?: boolean;
 }
@@ -53,7 +58,9 @@ export interface LocalService {
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const dataDir = resolve(options.dataDir);
   protectDataDir(dataDir);
-  const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
+  const dynamo = options.dynamoEndpoint
+    ? { endpoint: options.dynamoEndpoint, close: async () => undefined }
+    : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
   await ensureTables(dynamo.endpoint);
 
   // It listens on loopback only: requests for any other name are refused (DNS rebinding).

@@ -14,6 +14,7 @@ import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
 import { BlockIdAllocator } from '../../shared/domain/ids.js';
 import type { ApiKeyRecord } from '../../shared/domain/model.js';
 import { createDocumentClient } from '../../shared/store/dynamo-client.js';
+import { startDynamoProcess } from './dynamo-process.js';
 import { BenchHttp } from './http.js';
 
 /** Limits no run reaches (the demo key allows 60 calls a minute). */
@@ -82,8 +83,10 @@ export async function startBenchStack(): Promise<BenchStack> {
   const log = new RequestLog();
   const restore = captureServiceLogs(log);
   const dataDir = mkdtempSync(join(tmpdir(), 'gsts-bench-'));
+  // DynamoDB (dynalite) runs in a process of its own, as it runs on its own machines in AWS.
+  const dynamo = await startDynamoProcess(join(dataDir, 'dynamodb'));
   // The TTL sweeper must not add calls to a measured request.
-  const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000 });
+  const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000, dynamoEndpoint: dynamo.endpoint });
   const s = service.services;
   const apiKey = generateRawKey();
   const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
@@ -110,6 +113,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       http.close();
       raw.destroy();
       await service.close();
+      await dynamo.close();
       rmSync(dataDir, { recursive: true, force: true });
       restore();
     },

@@ -1,18 +1,19 @@
 /**
  * Latency in round trips: the per-operation latency rounds (./latency.ts) run again with the
- * service's DynamoDB client pointed at the bench proxy (./proxy/dynamo-proxy.ts), where every call
- * pays a modelled round trip of `rttMs` (network + DynamoDB's service time). A call then costs
- * max(RTT, the emulator's own time) and calls the code issues in parallel overlap, so an
- * operation's latency divided by the RTT counts its sequential stages, plus what the front, the
- * handler and the emulator cost in CPU on this one machine (which AWS would not add on top: there
- * the CPU work runs in Lambda while the network round trip is the RTT).
+ * service's DynamoDB client paying a modelled round trip on every call: a call resolves no earlier
+ * than `rttMs` after it was sent (the RTT as a client in AWS sees it: network, DynamoDB's service
+ * time and the SDK's own work), so a call costs max(RTT, its real time here). DynamoDB (dynalite)
+ * runs in a process of its own (./dynamo-process.ts), so calls the code issues in parallel overlap
+ * as on a network, and an operation's latency divided by the RTT counts its sequential stages, plus
+ * what the front and the handler cost in CPU on this machine.
  */
+import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
+import type { InitializeMiddleware } from '@smithy/types';
 import { createDocumentClient } from '../../shared/store/dynamo-client.js';
 import { overrideServices } from '../../shared/services.js';
 import type { BenchStack } from './harness.js';
 import { measureLatency } from './latency.js';
 import type { BenchOperation } from './operations.js';
-import type { DynamoProxy } from './proxy/dynamo-proxy.js';
 import { percentile } from './stats.js';
 
 /** Each operation's p50 and p99 in RTTs. */
@@ -28,11 +29,10 @@ export const RTT_LOG_PREFIX = 'rtt:';
 export async function measureRttLatency(
   stack: BenchStack,
   ops: readonly BenchOperation[],
-  proxy: DynamoProxy,
   options: { rttMs: number; warmup: number; rounds: number },
 ): Promise<RttFigures> {
-  proxy.configure({ rttMs: options.rttMs });
-  const client = createDocumentClient({ endpoint: proxy.endpoint });
+  const client = createDocumentClient({ endpoint: stack.service.services.env.DYNAMODB_ENDPOINT });
+  client.middlewareStack.add(roundTrip(options.rttMs), { step: 'initialize', name: 'modelledRoundTrip' });
   // Every part of the services is rebuilt on its next use with this client (shared/compose/base.ts).
   overrideServices({ client });
   try {
@@ -53,6 +53,16 @@ export async function measureRttLatency(
     // Back to the stack's own client (the stage recorder and the other phases use it).
     overrideServices({ client: stack.service.services.client });
     client.destroy();
-    proxy.configure({});
   }
+}
+
+/** A middleware that holds each call's answer until `rttMs` after the call was sent. */
+function roundTrip(rttMs: number): InitializeMiddleware<ServiceInputTypes, ServiceOutputTypes> {
+  return (next) => async (args) => {
+    const sent = performance.now();
+    const output = await next(args);
+    const wait = sent + rttMs - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return output;
+  };
 }

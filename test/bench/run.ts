@@ -85,7 +85,7 @@ try {
   });
 
   progress(`latency in round trips: ${SETTINGS.rttRounds} rounds, every DynamoDB call paying ${RTT_MS} ms`);
-  rtt = await measureRttLatency(stack, ops, proxy, { rttMs: RTT_MS, warmup: SETTINGS.rttWarmupRounds, rounds: SETTINGS.rttRounds });
+  rtt = await measureRttLatency(stack, ops, { rttMs: RTT_MS, warmup: SETTINGS.rttWarmupRounds, rounds: SETTINGS.rttRounds });
 
   progress(`throughput: 4 runs of ${SETTINGS.throughputSeconds} s`);
   const throughput = await measureThroughput(stack, token!, SETTINGS.throughputSeconds);
@@ -174,7 +174,7 @@ async function runOnly(phase: 'rtt' | 'scale'): Promise<void> {
   if (phase === 'rtt') {
     const ops = await benchOperations(stack);
     progress(`latency in round trips: ${SETTINGS.rttRounds} rounds, every DynamoDB call paying ${RTT_MS} ms`);
-    const r = await measureRttLatency(stack, ops, proxy, { rttMs: RTT_MS, warmup: SETTINGS.rttWarmupRounds, rounds: SETTINGS.rttRounds });
+    const r = await measureRttLatency(stack, ops, { rttMs: RTT_MS, warmup: SETTINGS.rttWarmupRounds, rounds: SETTINGS.rttRounds });
     lines.push(...renderRtt(r, markdown));
     json = rttScaleJson(r, undefined);
     checks = rttTargets(r);

@@ -1,0 +1,46 @@
+/**
+ * The benchmark's DynamoDB in a process of its own: the embedded dynalite. In the service's
+ * process the emulator's CPU work would serialize calls the code issues in parallel (a 2-stage
+ * create with 3 calls in its second stage measured like 4 stages); here it runs on the other core,
+ * as DynamoDB runs on its own machines, so an operation's latency counts its round trips.
+ *
+ * Run as a script (`node --import tsx dynamo-process.ts <folder>`), it prints one JSON line with
+ * its endpoint and serves until killed; {@link startDynamoProcess} does that from the benchmark.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedDynamo } from '../../infra/local/dynamo.js';
+
+/** The endpoints of the DynamoDB process. */
+export interface DynamoProcess {
+  readonly endpoint: string;
+  close(): Promise<void>;
+}
+
+/** Start the process with its data in `folder`; resolves once both endpoints listen. */
+export async function startDynamoProcess(folder: string): Promise<DynamoProcess> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), folder], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the DynamoDB process exited (${code}) before it listened`)));
+    createInterface({ input: child.stdout! }).once('line', resolve);
+  });
+  const { endpoint } = JSON.parse(line) as { endpoint: string };
+  return {
+    endpoint,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const dynamo = await startEmbeddedDynamo({ path: process.argv[2] });
+  process.stdout.write(JSON.stringify({ endpoint: dynamo.endpoint }) + '\n');
+  process.on('SIGTERM', () => process.exit(0));
+}
