@@ -9,6 +9,9 @@ import { DEFAULT_CAPACITY, type CapacityPlan } from './capacity.js';
 import { UNCONFIGURED_ISSUER, type ServiceStackProps } from './stack.js';
 
 /** Name of the stack when `stackName` is not given. */
+
+/** Whether X-Ray active tracing is on unless the context says otherwise (cost: BENCHMARKS.md, "Cost"). */
+export const TRACING_DEFAULT = false;
 export const DEFAULT_STACK_NAME = 'GameSessionTokenService';
 
 const optionalString = z.string().trim().min(1).optional();
@@ -90,6 +93,12 @@ export const DeployContextSchema = z
      * again; recommended for production. The tables are retained either way.
      */
     terminationProtection: flag.default(false),
+    /**
+     * X-Ray active tracing of every function. Off by default: Lambda samples a fixed 1 request a
+     * second plus 5%, $0.75 per million API lifecycles (BENCHMARKS.md, "Cost"); switch it on for an
+     * investigation (docs/deploy.md, "Tracing").
+     */
+    tracing: flag.default(TRACING_DEFAULT),
     /** An existing SNS topic to send alarms to instead of the stack's own. */
     alarmTopicArn: z
       .string()
@@ -175,6 +184,7 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
   return {
     env,
     terminationProtection: context.terminationProtection,
+    tracing: context.tracing,
     identity: {
       issuer: context.jwtIssuer ?? UNCONFIGURED_ISSUER,
       audience: context.jwtAudience ?? 'game-session-token-service',

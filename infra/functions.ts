@@ -50,6 +50,8 @@ export const FUNCTION_ARCHITECTURE = Architecture.ARM_64;
  * Duration, memory and init figures stay in Lambda's CloudWatch metrics and X-Ray traces.
  */
 export const SYSTEM_LOG_LEVEL = SystemLogLevel.WARN;
+/** Lambda's log format: JSON, so that Lambda can filter lines by their `level`. */
+export const LOG_FORMAT = LoggingFormat.JSON;
 
 /**
  * Lambda's application log level for the level the code logs at (`POWERTOOLS_LOG_LEVEL`). Lambda sets
@@ -117,6 +119,8 @@ export interface ServiceFunctionsProps {
    * minting keeps that many executions whatever else floods the account, and never takes more.
    */
   readonly createSessionConcurrency: number | 'none';
+  /** X-Ray active tracing (Lambda samples 1 request a second + 5%); otherwise PassThrough. */
+  readonly tracing: boolean;
 }
 
 /**
@@ -182,12 +186,12 @@ export class ServiceFunctions extends Construct {
         role,
         logGroup,
         // JSON lets Lambda filter by level: Powertools' lines carry `level`, which Lambda reads.
-        loggingFormat: LoggingFormat.JSON,
+        loggingFormat: LOG_FORMAT,
         systemLogLevelV2: SYSTEM_LOG_LEVEL,
         applicationLogLevelV2: applicationLogLevel,
         reservedConcurrentExecutions:
           name === reservedFunction && props.createSessionConcurrency !== 'none' ? props.createSessionConcurrency : undefined,
-        tracing: Tracing.ACTIVE,
+        tracing: props.tracing ? Tracing.ACTIVE : Tracing.PASS_THROUGH,
         environment,
         // The extension serves the origin secret on localhost with its own cache, so the bundle
         // needs no Secrets Manager client and a warm container does not call Secrets Manager.

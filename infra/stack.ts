@@ -35,6 +35,8 @@ export const UNCONFIGURED_ISSUER = 'https://issuer.invalid';
 
 export interface ServiceStackProps extends StackProps {
   readonly identity: IdentityProvider;
+  /** X-Ray active tracing of every function (context `tracing`; off by default: cost). */
+  readonly tracing?: boolean;
   /** The operations to deploy; THE routes table unless a test passes another. */
   readonly routes?: readonly RouteDefinition[];
   readonly domain?: CustomDomain;
@@ -167,6 +169,7 @@ export class ServiceStack extends Stack {
       logRetention,
       secretsRevision,
       createSessionConcurrency: this.capacity.createSessionConcurrency,
+      tracing: props.tracing ?? false,
     });
     this.api.addOperationRoutes(this.routes, this.functions);
 

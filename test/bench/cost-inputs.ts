@@ -4,7 +4,8 @@
  * and whether the stack logs Lambda's platform lines.
  */
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { readdirSync, readFileSync } from 'node:fs';
+import { LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { LOG_FORMAT, SYSTEM_LOG_LEVEL } from '../../infra/functions.js';
 import { localTableNames } from '../../infra/local/dynamo.js';
 import { itemBytes } from './capacity.js';
 import { MODEL, type StoredItems } from './cost.js';
@@ -46,17 +47,11 @@ export async function storedItems(stack: BenchStack, token: string): Promise<Sto
 }
 
 /**
- * Whether the deployed functions log Lambda's START/END/REPORT lines: yes unless the stack's code
- * (infra/*.ts, read as text: the bench does not synthesize the stack) sets the JSON log format with
- * system log level WARN.
+ * Whether the deployed functions log Lambda's START/END/REPORT lines: yes unless they use the JSON
+ * log format with system log level WARN (read from `infra/functions.ts`, which configures them).
  */
 export function platformLinesLogged(): boolean {
-  const dir = new URL('../../infra/', import.meta.url);
-  const source = readdirSync(dir)
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => readFileSync(new URL(f, dir), 'utf8'))
-    .join('\n');
-  return !(/LoggingFormat\.JSON/.test(source) && /systemLogLevel(V2)?\s*:\s*[\w.]*SystemLogLevel\.WARN/.test(source));
+  return !(LOG_FORMAT === LoggingFormat.JSON && SYSTEM_LOG_LEVEL === SystemLogLevel.WARN);
 }
 
 /** Audit records a request writes, from its stage picture (./stages.ts). */

@@ -7,6 +7,7 @@
  * infra/tables.ts) for as long as their TTL keeps them. On-demand list prices, us-east-1, as of the
  * date below: re-check them on the AWS pricing pages before quoting the result.
  */
+import { TRACING_DEFAULT } from '../../infra/config.js';
 import { FUNCTION_MEMORY_MB } from '../../infra/functions.js';
 import type { CapacityUse } from './capacity.js';
 
@@ -131,7 +132,8 @@ export function lifecycleCost(steps: readonly LifecycleStep[], stored: StoredIte
     cloudfront: n * (PRICES.cloudFrontHttpsPer10k * 100 + PRICES.cloudFrontFunctionPerMillion),
     logs_ingestion: ((logBytes * m) / gb) * PRICES.logsIngestionPerGb,
     logs_storage: ((logBytes * m) / gb) * MODEL.logRetentionMonths * PRICES.logsStoragePerGbMonth,
-    xray: n * MODEL.xraySampledShare * PRICES.xrayPerMillionTraces,
+    // X-Ray only where the stack traces (context `tracing`, off by default).
+    xray: TRACING_DEFAULT ? n * MODEL.xraySampledShare * PRICES.xrayPerMillionTraces : 0,
     data_transfer_out: ((outBytes * m) / gb) * PRICES.cloudFrontTransferOutPerGb,
     dynamodb_storage: gbMonths * m * PRICES.dynamodbStoragePerGbMonth,
     dynamodb_pitr: gbMonths * m * PRICES.dynamodbPitrPerGbMonth,

@@ -1,4 +1,5 @@
 /** The report's cost section: line items of both lifecycles, and the log bytes before and after Lambda's JSON/WARN log format. */
+import { TRACING_DEFAULT } from '../../infra/config.js';
 import { ACCESS_LOG_BYTES, PLATFORM_BYTES, PRICES, type LifecycleCost } from './cost.js';
 import type { Lifecycles } from './lifecycles.js';
 import { round } from './stats.js';
@@ -11,7 +12,7 @@ const LINES: Readonly<Record<keyof LifecycleCost['items'], string>> = {
   cloudfront: `CloudFront ($${PRICES.cloudFrontHttpsPer10k}/10k HTTPS requests + $${PRICES.cloudFrontFunctionPerMillion}/M function invocations)`,
   logs_ingestion: `CloudWatch Logs ingestion ($${PRICES.logsIngestionPerGb}/GB)`,
   logs_storage: `CloudWatch Logs storage ($${PRICES.logsStoragePerGbMonth}/GB-month, 30-day retention)`,
-  xray: `X-Ray (5% sampled, $${PRICES.xrayPerMillionTraces}/M traces)`,
+  xray: `X-Ray (context \`tracing\`, ${TRACING_DEFAULT ? 'on' : 'off'} by default; when on, 5% sampled, $${PRICES.xrayPerMillionTraces}/M traces)`,
   data_transfer_out: `Data transfer out via CloudFront ($${PRICES.cloudFrontTransferOutPerGb}/GB)`,
   dynamodb_storage: `DynamoDB storage ($${PRICES.dynamodbStoragePerGbMonth}/GB-month, items × their TTL)`,
   dynamodb_pitr: `DynamoDB PITR ($${PRICES.dynamodbPitrPerGbMonth}/GB-month)`,

@@ -1,3 +1,4 @@
+import { Template } from 'aws-cdk-lib/assertions';
 /**
  * The deployment parameters (CDK context) and what they change in the stack: custom domain, WAF,
  * an existing alarm topic, the alarm email. Also checks that every cdk-nag acknowledgement still
@@ -28,6 +29,7 @@ describe('context parameters', () => {
     expect(read(waived)).toEqual({
       noAlarmTarget: true,
       terminationProtection: false,
+      tracing: false,
       logRetentionDays: 30,
       secretsRevision: 1,
       stackName: DEFAULT_STACK_NAME,
@@ -53,6 +55,7 @@ describe('context parameters', () => {
       wafRateLimit: '3000',
       capacity: '{"admin":{"rate":50}}',
       terminationProtection: 'true',
+      tracing: 'true',
       logRetentionDays: '90', // -c values arrive as strings
       secretsRevision: '2',
       stackName: 'Gsts-Prod',
@@ -61,6 +64,7 @@ describe('context parameters', () => {
     expect(serviceStackProps(context, { region: 'eu-west-1' })).toEqual({
       env: { region: 'eu-west-1' },
       terminationProtection: true,
+      tracing: true,
       identity: {
         issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
         audience: 'client-1,client-2',
@@ -227,5 +231,22 @@ describe('CDK feature flags and termination protection', () => {
     };
     expect(deploy({ terminationProtection: 'true' })).toEqual([true, true]);
     expect(deploy({})).toEqual([false, false]);
+  });
+
+  test('X-Ray active tracing on every function with tracing=true; PassThrough by default (cost)', () => {
+    const modes = (values: Record<string, unknown>) => {
+      const app = cdkApp({ 'aws:cdk:bundling-stacks': [] });
+      const { service } = buildDeployment(
+        app,
+        readDeployContext((key) => ({ noAlarmTarget: 'true', ...values })[key]),
+        { account: '123456789012', region: 'us-east-1' },
+      );
+      const fns = Template.fromStack(service).findResources('AWS::Lambda::Function');
+      return new Set(
+        Object.values(fns).map((f) => (f as { Properties: { TracingConfig?: { Mode: string } } }).Properties.TracingConfig?.Mode),
+      );
+    };
+    expect([...modes({ tracing: 'true' })]).toEqual(['Active']);
+    expect([...modes({})]).toEqual(['PassThrough']);
   });
 });
