@@ -393,8 +393,18 @@ describe('the retry policy', () => {
     expect(await windowCounts(stack, k.record)).toEqual({ minute: 1, day: 1 });
   });
 
+  test('a sharded key whose shard stays throttled counts the call in another shard: 200, counted once', async () => {
+    const k = await key(); // 100,000 a minute: 4 counter shards
+    faults.arm({ kind: 'throttle', call: minuteHit, persistent: true });
+    const reply = await api(k).create({ game_id: 101 });
+    expect(counted(faults.disarm())).toMatchObject({ failedAttempts: 3 });
+    expect(reply.status).toBe(200);
+    expect(await windowCounts(stack, k.record)).toEqual({ minute: 1, day: 1 });
+  });
+
   test('throttling that outlasts the retries is a 503 with Retry-After, after exactly three attempts', async () => {
-    const k = await key();
+    // One counter item (60 a minute): nowhere else to count the call.
+    const k = await key({ rate_limit_per_minute: 60, rate_limit_per_day: 10_000 });
     faults.arm({ kind: 'throttle', call: minuteHit, persistent: true });
     const reply = await api(k).create({ game_id: 101 });
     expect(counted(faults.disarm())).toMatchObject({ failedAttempts: 3, attempts: 3 });
