@@ -304,8 +304,9 @@ export class KeyAdmin {
       if (audited.status === 'rejected') this.deps.onBackgroundError?.(audited.reason, 'audit record');
       return done.value;
     }
-    // The same record (same time and request id, so the same item) with the real outcome.
-    await this.reportFailure(this.deps.audit.put({ ...record, status: statusOf(done.reason) }, ttl));
+    // The same record (same time and request id, where the first write put it) with the real outcome.
+    const placed = audited.status === 'fulfilled' ? audited.value : record;
+    await this.reportFailure(this.deps.audit.put({ ...placed, status: statusOf(done.reason) }, ttl));
     throw done.reason;
   }
 
@@ -316,7 +317,7 @@ export class KeyAdmin {
   }
 
   /** An audit write that must not change the call's answer: its failure is only reported. */
-  private async reportFailure(write: Promise<void>): Promise<void> {
+  private async reportFailure(write: Promise<unknown>): Promise<void> {
     try {
       await write;
     } catch (error) {

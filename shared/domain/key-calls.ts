@@ -138,12 +138,14 @@ export class KeyCalls {
       this.stampUse(key, now),
     ]);
     const count = counted.status === 'fulfilled' ? counted.value : undefined;
+    // A rewrite of the record goes where the first write put it.
+    const placed = audited.status === 'fulfilled' ? audited.value : record;
     // A shared item is written only once the call is known to count (and to be refused by nothing else).
     const late =
       effect && !speculative && count && !('refusedBy' in count) && !refusal ? (await Promise.allSettled([effect.run()]))[0] : undefined;
     const done = late ?? early;
 
-    if (count && 'refusedBy' in count) throw await this.refused(call, windows, count.refusedBy, now, record, ttl, effect, done);
+    if (count && 'refusedBy' in count) throw await this.refused(call, windows, count.refusedBy, now, placed, ttl, effect, done);
     call.rateLimit = rateState(windows, count ? this.totals(key, count) : [undefined, undefined], now);
     // A shared write that took effect stands: the call succeeds even if its first audit write failed.
     const failure: unknown = [counted, done, late ? undefined : audited].find((r) => r?.status === 'rejected')?.reason ?? refusal;
@@ -151,7 +153,7 @@ export class KeyCalls {
       if (audited.status === 'rejected') await this.compensate([['audit record', audit.put(record, ttl)]]);
       return (done as PromiseFulfilledResult<T>).value;
     }
-    throw await this.failed(failure, record, ttl, audited, effect, done);
+    throw await this.failed(failure, placed, ttl, audited, effect, done);
   }
 
   /**
@@ -223,7 +225,7 @@ export class KeyCalls {
     failure: unknown,
     record: AuditRecord,
     ttl: number,
-    audited: PromiseSettledResult<void>,
+    audited: PromiseSettledResult<AuditRecord>,
     effect: Effect<T> | undefined,
     done: PromiseSettledResult<T | undefined>,
   ): Promise<unknown> {

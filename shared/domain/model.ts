@@ -140,4 +140,9 @@ export interface AuditRecord {
    * of its mints (`shared/store/token-report-store.ts`). The audit log never returns it.
    */
   readonly minted_token?: string;
+  /**
+   * Where the store put it (`shared/store/audit-store.ts`: its org's shard), once it has: a rewrite
+   * with the real outcome goes to the same item. Not stored.
+   */
+  readonly shard?: number;
 }

@@ -57,8 +57,11 @@ export interface CounterStore {
 }
 
 export interface AuditStore {
-  /** Write (or overwrite, for the same org/time/request) an audit record. */
-  put(record: AuditRecord, ttl: number): Promise<void>;
+  /**
+   * Write (or overwrite, for the same org/time/request) an audit record.
+   * @returns the record as placed (its `shard` set): a rewrite of it lands on the same item
+   */
+  put(record: AuditRecord, ttl: number): Promise<AuditRecord>;
 }
 
 /** The properties of a key an admin may change (the key material never changes). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { InvalidInput } from '../domain/errors.js';
+import { InvalidInput, Overloaded } from '../domain/errors.js';
 import type { AuditRecord } from '../domain/model.js';
 import type { AuditPage, AuditQuery, AuditReader, AuditStore } from '../domain/ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
@@ -15,10 +15,14 @@ import type { StoreOptions } from './dynamo-client.js';
  */
 export const AUDIT_SHARDS = 8;
 
-/** Partition key of an audit record: its org and a shard chosen by its request id. */
+/** The shard a request's audit record goes to first: a rewrite with the real outcome overwrites it. */
+export function auditShard(requestId: string): number {
+  return createHash('sha256').update(requestId).digest().readUInt32BE(0) % AUDIT_SHARDS;
+}
+
+/** Partition key of an audit record on its first shard. */
 export function auditPartition(orgId: number, requestId: string): string {
-  // The same request always lands on the same shard: a rewrite with the real outcome overwrites it.
-  return `${orgId}#${createHash('sha256').update(requestId).digest().readUInt32BE(0) % AUDIT_SHARDS}`;
+  return `${orgId}#${auditShard(requestId)}`;
 }
 
 /** Sort key of an audit record: time first (newest-first queries), request id for uniqueness. */
@@ -43,9 +47,27 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
     private readonly keyFilter: { readonly batch: number; readonly reads: number } = KEY_FILTER_READS,
   ) {}
 
-  async put(record: AuditRecord, ttl: number): Promise<void> {
+  /**
+   * Put a record on its shard (chosen by its request id), or, when that shard stays throttled
+   * through the retries (a hot partition: a throttled write was not applied), on the next one; a
+   * record already placed (a rewrite) goes where it is.
+   */
+  async put(record: AuditRecord, ttl: number): Promise<AuditRecord> {
+    const home = record.shard ?? auditShard(record.request_id);
+    try {
+      await this.write(record, ttl, home);
+      return { ...record, shard: home };
+    } catch (error) {
+      if (record.shard !== undefined || !(error instanceof Overloaded)) throw error;
+      const next = (home + 1) % AUDIT_SHARDS;
+      await this.write(record, ttl, next);
+      return { ...record, shard: next };
+    }
+  }
+
+  private async write(record: AuditRecord, ttl: number, shard: number): Promise<void> {
     // Records without a key carry no `key_id` at all (the key filter then never matches them).
-    const { key_id, minted_token, ...rest } = record;
+    const { key_id, minted_token, shard: _placed, ...rest } = record;
     await this.options.client.send(
       new PutCommand({
         TableName: this.options.tableName,
@@ -54,7 +76,7 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
           ...(key_id === null ? {} : { key_id }),
           // The session report finds an org's tokens through successful mints' records (`token-report-store.ts`).
           ...(minted_token ? { minted_token } : {}),
-          pk: auditPartition(record.org_id, record.request_id),
+          pk: `${record.org_id}#${shard}`,
           sk: auditSortKey(record),
           [TTL_ATTRIBUTE]: ttl,
         },

@@ -27,7 +27,9 @@ export const STAGE_TARGETS: Readonly<Record<string, number>> = {
   create_session: 2,
   validate_session: 1,
   consume_session: 1,
-  revoke_session: 1,
+  // Key, then the count with its audit record, then the revoke: a token is shared, so a call is
+  // counted before it touches it (SECURITY.md, "What may be speculative").
+  revoke_session: 3,
   list_keys: 2,
   // The org read again after the key is stored, so that a concurrent tier change reaches it (shared/domain/org-tiers.ts).
   create_key: 3,

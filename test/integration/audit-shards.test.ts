@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditRecord } from '../../shared/domain/model.js';
-import { AUDIT_SHARDS, auditPartition } from '../../shared/store/audit-store.js';
+import { AUDIT_SHARDS, auditPartition, auditShard } from '../../shared/store/audit-store.js';
+import { FaultInjector } from '../support/faults.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 
 let stack: Stack;
@@ -74,6 +75,23 @@ describe('audit records spread over shards', () => {
         .filter((i) => i % 5 === 0)
         .map((i) => `req-${String(i).padStart(4, '0')}`),
     );
+  });
+});
+
+describe('a hot audit shard', () => {
+  test('a record whose shard stays throttled goes to the next shard; its rewrite follows it', async () => {
+    const faults = new FaultInjector(stack.services.client);
+    const audit = stack.services.stores.audit;
+    const r = { ...record(9_999), request_id: 'req-hot-shard' };
+    faults.arm({ kind: 'throttle', call: (c) => c.command === 'PutItem' && c.table === 'audit', persistent: true });
+    const placed = await audit.put(r, 2_000_000_000);
+    faults.disarm();
+    expect(placed.shard).toBe((auditShard(r.request_id) + 1) % AUDIT_SHARDS);
+    await audit.put({ ...placed, status: 429 }, 2_000_000_000);
+    const { Items = [] } = await stack.services.client.send(
+      new ScanCommand({ TableName: 'audit', FilterExpression: 'request_id = :r', ExpressionAttributeValues: { ':r': r.request_id } }),
+    );
+    expect(Items.map((i) => [i.pk, i.status])).toEqual([[`${ORG}#${placed.shard}`, 429]]);
   });
 });
 

@@ -78,7 +78,8 @@ export class MemoryAuditStore implements AuditStore {
   /** Make the next put fail with this error. */
   failNext: Error | undefined;
 
-  async put(record: AuditRecord, _ttl: number): Promise<void> {
+  async put(placed: AuditRecord, _ttl: number): Promise<AuditRecord> {
+    const { shard: _shard, ...record } = placed;
     this.puts.push(record);
     await tick();
     if (this.failNext) {
@@ -87,5 +88,6 @@ export class MemoryAuditStore implements AuditStore {
       throw error;
     }
     this.records.set(`${record.org_id}#${record.at}#${record.request_id}`, record);
+    return { ...record, shard: 0 };
   }
 }

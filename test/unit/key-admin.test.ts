@@ -54,9 +54,11 @@ class FakeAudit implements AuditStore {
   /** Items by their key (org, time, request): a put with the same key overwrites, as in DynamoDB. */
   readonly items = new Map<string, AuditRecord>();
   failing = false;
-  async put(record: AuditRecord) {
+  async put(placed: AuditRecord) {
     if (this.failing) throw new Error('audit table unavailable');
+    const { shard: _shard, ...record } = placed;
     this.items.set(`${record.org_id}|${record.at}#${record.request_id}`, record);
+    return { ...record, shard: 0 };
   }
 }
 
