@@ -5,6 +5,8 @@ import { queryItems, type StoreOptions } from './dynamo-client.js';
 import { AUDIT_SHARDS } from './audit-store.js';
 import { toRecord } from './token-store.js';
 
+/** How much later than its token a mint's audit record may be timed, at most. */
+const RECORD_LAG_MS = 5_000;
 /** BatchGetItem reads at most this many keys per request. */
 const BATCH_SIZE = 100;
 /** Batches in flight at once: enough to read a month of a busy org quickly, few enough not to throttle. */
@@ -27,7 +29,10 @@ export class DynamoTokenReportStore implements TokenReportStore {
   ) {}
 
   async tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]> {
-    const next = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+    // A mint's record is timed a moment after its token (the call is metered after the token is
+    // made): read a few seconds into the next day, and let the report place each token by its own
+    // creation day (`shared/domain/reports.ts`).
+    const next = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000 + RECORD_LAG_MS).toISOString();
     const perShard = await Promise.all(
       Array.from({ length: AUDIT_SHARDS }, (_, shard) =>
         // Past the limit the report is cut short anyway: stop paging.

@@ -89,3 +89,23 @@ describe('SessionReports', () => {
     expect(r.totals.created).toBe(MAX_REPORT_TOKENS);
   });
 });
+
+describe('a token minted at the very end of a day', () => {
+  /** Its mint's record is timed just after midnight: the next day's read finds it too. */
+  class LaggingStore extends MemoryReportStore {
+    override async tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]> {
+      const own = await super.tokensCreatedOn(orgId, day, limit);
+      return day === '2026-03-09' ? [...own, late.token] : own.filter((t) => t !== late.token);
+    }
+  }
+  const late = token(77, { created_at: '2026-03-08T23:59:59.999Z' });
+
+  test('counts once, on its own creation day, and not on a day outside the range', async () => {
+    const store = new LaggingStore([late, token(78, { created_at: '2026-03-09T10:00:00.000Z' })]);
+    const both = await reports(store).report(1, { from: '2026-03-08', to: '2026-03-09' });
+    expect(both.totals.created).toBe(2);
+    expect(both.days.find((d) => d.date === '2026-03-08')?.created).toBe(1);
+    const second = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-09' });
+    expect(second.totals.created).toBe(1);
+  });
+});
