@@ -96,7 +96,7 @@ describe('round-trip stages on the warm path', () => {
     expect(stageCount(calls)).toBe(2);
   });
 
-  test('play page: the game and the token read together (1)', async () => {
+  test('play page: the token read (the game is cached for 5 s), one stage (1)', async () => {
     const token = await api.mint();
     const { status, calls } = await warm(() => stack.request(`/play/game/101?session_token=${token}`));
     expect(status).toBe(200);
