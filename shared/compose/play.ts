@@ -1,6 +1,6 @@
 /** The play pages' part. */
 import { PlayPages } from '../domain/play.js';
-import { PLAY_CATALOG_STALENESS_MS, PLAYABLE_CACHE_ENTRIES, PlayableCache } from '../domain/playable-cache.js';
+import { PLAY_CATALOG_STALENESS_MS, PlayableCache } from '../domain/playable-cache.js';
 import { PlayPassSigner } from '../domain/play-pass.js';
 import { coreServices, part, type CoreServices } from './base.js';
 import { catalogStore, tokenStore } from './stores.js';
@@ -21,7 +21,7 @@ export const playServices = /* @__PURE__ */ part((): PlayServices => {
   const { clock, env } = core;
   const play = new PlayPages({
     // Pages may see a game's settings up to 5 s old (documented): a viral game costs one read per container and 5 s.
-    catalog: new PlayableCache(catalogStore(), clock, PLAY_CATALOG_STALENESS_MS, PLAYABLE_CACHE_ENTRIES, true),
+    catalog: new PlayableCache(catalogStore(), clock, { ttlMs: PLAY_CATALOG_STALENESS_MS, orgs: true }),
     tokens: tokenStore(),
     clock,
     // Read at first use: open games play even where no secret is configured; tokened ones fail loudly.

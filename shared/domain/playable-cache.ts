@@ -30,14 +30,24 @@ export const PLAYABLE_CACHE_ENTRIES = 10_000;
 export class PlayableCache implements CatalogStore {
   private readonly entries = new Map<string, { readonly value: Playable | Org; readonly until: number }>();
 
-  /** @param orgs also remember orgs (the play pages; admin authorization reads them fresh) */
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  private readonly orgs: boolean;
+
+  /**
+   * @param options `ttlMs` (default {@link PLAYABLE_CACHE_MS}), `maxEntries` (default
+   *   {@link PLAYABLE_CACHE_ENTRIES}), `orgs`: also remember orgs (the play pages; admin
+   *   authorization reads them fresh)
+   */
   constructor(
     private readonly catalog: CatalogStore,
     private readonly clock: Clock,
-    private readonly ttlMs = PLAYABLE_CACHE_MS,
-    private readonly maxEntries = PLAYABLE_CACHE_ENTRIES,
-    private readonly orgs = false,
-  ) {}
+    options: { readonly ttlMs?: number; readonly maxEntries?: number; readonly orgs?: boolean } = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? PLAYABLE_CACHE_MS;
+    this.maxEntries = options.maxEntries ?? PLAYABLE_CACHE_ENTRIES;
+    this.orgs = options.orgs ?? false;
+  }
 
   getPlayable(kind: Playable['kind'], id: number): Promise<Playable | undefined> {
     return this.remembered(`${kind}#${id}`, () => this.catalog.getPlayable(kind, id)) as Promise<Playable | undefined>;

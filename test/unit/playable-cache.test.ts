@@ -80,7 +80,7 @@ describe('PlayableCache', () => {
   test('the number of entries is bounded: the oldest goes first', async () => {
     const catalog = new CountingCatalog();
     for (const id of [1, 2, 3]) catalog.playables.set(`game#${id}`, game(id));
-    const cache = new PlayableCache(catalog, new FixedClock(0), PLAYABLE_CACHE_MS, 2);
+    const cache = new PlayableCache(catalog, new FixedClock(0), { maxEntries: 2 });
     for (const id of [1, 2, 3, 2, 1]) await cache.getPlayable('game', id);
     expect(catalog.reads).toEqual(['game#1', 'game#2', 'game#3', 'game#1']);
   });

@@ -1,12 +1,10 @@
 /**
  * The bench's DynamoDB proxy: an HTTP server on 127.0.0.1 that forwards the DynamoDB JSON protocol
- * (`X-Amz-Target: DynamoDB_20120810.<Operation>`) to the embedded DynamoDB, with two independent
- * features, both off until {@link DynamoProxy.configure} turns them on:
- *
- * - a modelled round trip: an answer is released no earlier than `rttMs` after its request arrived,
- *   so a call costs max(RTT, the emulator's own time) and parallel calls overlap as on a network;
- * - DynamoDB's per-partition throughput (./partitions.ts): a call whose partition bucket is empty is
- *   refused as DynamoDB refuses it, and counted per table/index and operation.
+ * (`X-Amz-Target: DynamoDB_20120810.<Operation>`) to the embedded DynamoDB and, once
+ * {@link DynamoProxy.configure} gives it partitions, enforces DynamoDB's per-partition throughput
+ * (./partitions.ts): a call whose partition bucket is empty is refused as DynamoDB refuses it, and
+ * counted per table/index and operation. (The modelled round trip of the latency mode is an SDK
+ * middleware, ../rtt-latency.ts: it must cover the client's own work too.)
  */
 import { createServer, request, Agent, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,8 +15,6 @@ import { charges, needsImage, type CallContext, type WireItem } from './wire-uni
 
 /** What the proxy does to each call. */
 export interface ProxySettings {
-  /** Modelled round trip (network + service time) in ms; 0: none. */
-  readonly rttMs?: number;
   /** Per-partition throughput; absent: unlimited. */
   readonly partitions?: PartitionModel;
 }
@@ -92,12 +88,8 @@ export class DynamoProxy {
     await new Promise<void>((done) => this.server.close(() => done()));
   }
 
-  private async handle(headers: IncomingHttpHeaders, body: Buffer): Promise<Answer> {
-    const arrived = performance.now();
-    const answer = await this.answer(headers, body, arrived);
-    const wait = arrived + (this.settings.rttMs ?? 0) - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    return answer;
+  private handle(headers: IncomingHttpHeaders, body: Buffer): Promise<Answer> {
+    return this.answer(headers, body, performance.now());
   }
 
   private async answer(headers: IncomingHttpHeaders, body: Buffer, arrived: number): Promise<Answer> {
