@@ -330,10 +330,3 @@ function decodePathSegment(value: string): string | undefined {
     return undefined;
   }
 }
-
-/** How a request that matches no operation is answered (the local front and the edge rewrite). */
-export const routingErrors = {
-  'not-found': { status: 404, error: 'Not found' },
-  'unknown-action': { status: 400, error: 'Unknown action' },
-  'method-not-allowed': { status: 405, error: 'Method not allowed' },
-} as const satisfies Record<Exclude<RouteMatch['kind'], 'route'>, { status: number; error: string }>;

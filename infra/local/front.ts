@@ -6,8 +6,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { jsonResponse } from '../../shared/http/envelope.js';
-import { matchRoute, originPath, routingErrors, type RouteDefinition } from '../../shared/routes.js';
+import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/errors.js';
+import { errorResponse } from '../../shared/http/errors.js';
+import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
+import { matchRoute, originPath, type RouteDefinition } from '../../shared/routes.js';
 
 /** A Lambda handler for HTTP API events. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -45,9 +47,10 @@ export function isLoopbackHost(host: string | undefined, asOrigin = false): bool
 /** Create (not start) the local front. */
 export function createFront(options: FrontOptions): Server {
   return createServer((req, res) => {
+    // A refusal is a named error, answered from THE error table like a function's; anything else failed.
     serve(options, req, res).catch((error: unknown) => {
-      console.error('local front failed', error);
-      if (!res.headersSent) send(res, jsonResponse(500, { error: 'Internal server error' }));
+      if (!(error instanceof DomainError)) console.error('local front failed', error);
+      if (!res.headersSent) send(res, errorResponse(error));
     });
   });
 }
@@ -57,23 +60,18 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
     const origin = req.headers.origin;
     if (!isLoopbackHost(req.headers.host) || (origin !== undefined && !isLoopbackHost(origin, true))) {
       req.resume();
-      return send(
-        res,
-        jsonResponse(403, { error: 'This local server answers only requests whose Host and Origin name this machine (localhost)' }),
-      );
+      throw new Forbidden('This local server answers only requests whose Host and Origin name this machine (localhost)');
     }
   }
   const url = new URL(req.url ?? '/', 'http://localhost');
   const body = await readBody(req);
-  if (body === 'too-large') return send(res, jsonResponse(413, { error: `Request body exceeds ${FRONT_BODY_LIMIT} bytes` }));
+  if (body === 'too-large') throw new PayloadTooLarge(`Request body exceeds ${FRONT_BODY_LIMIT} bytes`);
   if (options.extra && (await options.extra(req, res, url))) return;
 
   const actions = url.searchParams.getAll('action');
-  const match = matchRoute(req.method ?? 'GET', url.pathname, actions.length ? actions.join(',') : undefined);
-  if (match.kind !== 'route') {
-    const { status, error } = routingErrors[match.kind];
-    return send(res, jsonResponse(status, { error }));
-  }
+  const action = actions.length ? actions.join(',') : undefined;
+  const match = matchRoute(req.method ?? 'GET', url.pathname, action);
+  if (match.kind !== 'route') return send(res, routingResponse(match.kind, allowedMethods(url.pathname, action)));
 
   const handler = await options.loadHandler(match.route.function);
   const event = toEvent(req, url, body, match.route, match.params);

@@ -1,7 +1,11 @@
 /**
- * Named domain errors. Code throws these; the HTTP bundle maps each name to a status and the
- * `{success:false, error}` envelope in one table (`shared/http/error-status.ts`). Messages are
- * meant for the client; anything internal goes in `cause`, which is logged and never sent.
+ * THE refusals of the service and THE table that maps them. Code throws a named error; every
+ * answer reads its status from {@link errorStatus} below: the JSON envelope and the HTML pages
+ * (`shared/http/errors.ts`), the play pages' refusals (`play.ts`), MCP tool errors
+ * (`shared/mcp/server.ts`), routing in the local front and the CloudFront edge
+ * (`shared/http/routing-errors.ts`), and the audit log. Messages are meant for the client; anything
+ * internal goes in `cause`, which is logged and never sent. A 5xx error's message is fixed by its
+ * class (no caller's words), and anything else thrown answers a generic 500.
  */
 export abstract class DomainError extends Error {
   abstract override readonly name: DomainErrorName;
@@ -45,9 +49,22 @@ export class OutOfScope extends DomainError {
 export class NotFound extends DomainError {
   readonly name = 'NotFound';
 }
-/** The route exists but not for this method (405). */
+/** The `?action=` query parameter names no operation on this path (400). */
+export class UnknownAction extends DomainError {
+  readonly name = 'UnknownAction';
+  constructor(options?: { cause?: unknown }) {
+    super('Unknown action', options);
+  }
+}
+/** The path (and action) exists but not for this method (405); `allow` lists the methods it takes (`Allow`). */
 export class MethodNotAllowed extends DomainError {
   readonly name = 'MethodNotAllowed';
+  constructor(
+    readonly allow: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super('Method not allowed', options);
+  }
 }
 /**
  * The request conflicts with the current state (409): a retry with the same `Idempotency-Key` while
@@ -96,6 +113,7 @@ export class Overloaded extends DomainError {
 
 export type DomainErrorName =
   | 'InvalidInput'
+  | 'UnknownAction'
   | 'PayloadTooLarge'
   | 'UriTooLong'
   | 'Unauthenticated'
@@ -110,11 +128,18 @@ export type DomainErrorName =
   | 'RateLimited'
   | 'Overloaded';
 
-/** THE table from error name to HTTP status; the HTTP bundle and the audit log both read it. */
-export const errorStatus: Record<DomainErrorName, number> = {
+/** A name in the table: a named error, or `Internal` for anything else thrown (a failure of the service). */
+export type ErrorName = DomainErrorName | 'Internal';
+
+/**
+ * THE table: every error name to its HTTP status. Everything that answers a refusal reads it (see
+ * the top of this file); a new error class does not compile without its row. (Issue 18's stable
+ * `code` per name belongs here as a second column once answers carry it: a column nothing reads
+ * yet would only add to every bundle.)
+ */
+export const errorStatus = {
   InvalidInput: 400,
-  PayloadTooLarge: 413,
-  UriTooLong: 414,
+  UnknownAction: 400,
   Unauthenticated: 401,
   TierRequired: 403,
   Forbidden: 403,
@@ -123,12 +148,25 @@ export const errorStatus: Record<DomainErrorName, number> = {
   MethodNotAllowed: 405,
   Conflict: 409,
   TokenGone: 410,
+  PayloadTooLarge: 413,
+  UriTooLong: 414,
   Unprocessable: 422,
   RateLimited: 429,
   Overloaded: 503,
-};
+  Internal: 500,
+} as const satisfies Record<ErrorName, number>;
 
-/** Status of any thrown value: a domain error's, else 500. */
+/** Status of any thrown value: a named error's, else `Internal`'s (500). */
 export function statusOf(error: unknown): number {
-  return error instanceof DomainError ? errorStatus[error.name] : 500;
+  return errorStatus[error instanceof DomainError ? error.name : 'Internal'];
+}
+
+/**
+ * Whether an error refuses the request itself, so that the same request gets the same answer: a
+ * status below 500 but the rate limit's 429 (the key's window passes; a failure of the service may
+ * too). MCP answers such a refusal as a tool error; anything else ends the HTTP request.
+ */
+export function isRequestRefusal(error: unknown): error is DomainError {
+  const status = statusOf(error);
+  return status < 500 && status !== 429;
 }

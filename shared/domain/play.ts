@@ -5,7 +5,7 @@
  */
 import { SessionToken } from '../schemas/common.js';
 import type { Clock } from './clock.js';
-import { Forbidden } from './errors.js';
+import { errorStatus, Forbidden, type DomainErrorName } from './errors.js';
 import type { Playable, TokenRecord } from './model.js';
 import type { PlayPass, PlayPassSigner } from './play-pass.js';
 import type { CatalogStore, TokenStore } from './ports.js';
@@ -16,20 +16,21 @@ export type PlayRefusal =
   'unknown-playable' | 'missing-token' | 'malformed-token' | 'unknown-token' | 'wrong-resource' | 'consumed' | 'expired' | 'revoked';
 
 /**
- * THE status of each refusal. A missing token and a token for another game or stream are 403:
- * RFC 9110 ties 401 to an HTTP authentication challenge, which a link's query parameter is not.
- * Unknown games, streams and tokens are 404; used, expired and revoked tokens are gone for good: 410.
+ * The named error each refusal is; its status comes from THE error table (`errors.ts`). A missing
+ * token and a token for another game or stream are Forbidden (403): RFC 9110 ties 401 to an HTTP
+ * authentication challenge, which a link's query parameter is not. Unknown games, streams and
+ * tokens are NotFound (404); used, expired and revoked tokens are gone for good: TokenGone (410).
  */
-export const refusalStatus: Record<PlayRefusal, number> = {
-  'unknown-playable': 404,
-  'missing-token': 403,
-  'malformed-token': 400,
-  'unknown-token': 404,
-  'wrong-resource': 403,
-  consumed: 410,
-  expired: 410,
-  revoked: 410,
-};
+export const refusalError = {
+  'unknown-playable': 'NotFound',
+  'missing-token': 'Forbidden',
+  'malformed-token': 'InvalidInput',
+  'unknown-token': 'NotFound',
+  'wrong-resource': 'Forbidden',
+  consumed: 'TokenGone',
+  expired: 'TokenGone',
+  revoked: 'TokenGone',
+} as const satisfies Record<PlayRefusal, DomainErrorName>;
 
 /** A play page request, as the route and the browser gave it. */
 export interface PlayRequest {
@@ -128,7 +129,7 @@ export class PlayPages {
     const refuse = (reason: PlayRefusal): PlayRefused => ({
       outcome: 'refused',
       reason,
-      status: refusalStatus[reason],
+      status: errorStatus[refusalError[reason]],
       playable,
       frameAncestors,
     });

@@ -7,9 +7,9 @@
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DomainError, InvalidInput, PayloadTooLarge } from '../domain/errors.js';
+import { InvalidInput, PayloadTooLarge } from '../domain/errors.js';
 import type { ApiContext } from './api.js';
-import { errorOutcome } from './errors.js';
+import { namedError } from './errors.js';
 import { assertJsonText, assertUtf8ContentType } from './limits.js';
 
 type Event = APIGatewayProxyEventV2;
@@ -32,19 +32,12 @@ export function jsonBody(deferred: boolean): middy.MiddlewareObj<Event, Result, 
         await cap.before!(request);
         await parser.before!(request);
       } catch (error) {
-        const refusal = asDomainError(error);
+        const refusal = namedError(error);
         if (!deferred || !refusal) throw refusal ?? error;
         request.context.bodyRefusal = refusal;
       }
     },
   };
-}
-
-/** A refusal of the body as a domain error (middy's parser throws its own HTTP errors); undefined for anything else. */
-function asDomainError(error: unknown): DomainError | undefined {
-  if (error instanceof DomainError) return error;
-  const outcome = errorOutcome(error);
-  return outcome.status === 400 ? new InvalidInput(outcome.message, { cause: error }) : undefined;
 }
 
 /** Refuse empty, oversized and too deeply nested bodies before parsing them. */

@@ -1,18 +1,33 @@
+/**
+ * How a thrown error is answered over HTTP: THE error table (`shared/domain/errors.ts`) gives the
+ * status; the error gives the message and its headers. The JSON envelope, the HTML pages, the local
+ * front and the edge rewrite all render through here.
+ */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { Conflict, DomainError, errorStatus, Overloaded, RateLimited } from '../domain/errors.js';
+import { Conflict, DomainError, InvalidInput, Overloaded, RateLimited, statusOf } from '../domain/errors.js';
 import { jsonResponse } from './envelope.js';
 
-/** Middy's own HTTP errors (JSON parser): 415 and 422 become the spec's 400. */
+/** Middy's own HTTP errors (JSON parser), in the service's words; both are the spec's 400. */
+const MIDDY_MESSAGES: Record<number, string> = {
+  415: 'Content-Type must be application/json',
+  422: 'Request body is not valid JSON',
+};
+
+/** A client error middy threw itself (its JSON parser: 415, 422; middy exposes client errors only); undefined for anything else. */
 function middyStatus(error: unknown): number | undefined {
   const e = error as { statusCode?: number; expose?: boolean } | null;
   return typeof e?.statusCode === 'number' && e.expose ? e.statusCode : undefined;
 }
 
-/** Messages for middy's errors, in the service's words. */
-const MIDDY_MESSAGES: Record<number, string> = {
-  415: 'Content-Type must be application/json',
-  422: 'Request body is not valid JSON',
-};
+/**
+ * A thrown value as a named error: a domain error as it is; a client error of middy's (its JSON
+ * parser) as `InvalidInput` in the service's words; undefined for anything else (a failure: 500).
+ */
+export function namedError(error: unknown): DomainError | undefined {
+  if (error instanceof DomainError) return error;
+  const middy = middyStatus(error);
+  return middy === undefined ? undefined : new InvalidInput(MIDDY_MESSAGES[middy] ?? 'Bad request', { cause: error });
+}
 
 /** What an error becomes: its status, the message the client may see, and extra headers. */
 export interface ErrorOutcome {
@@ -22,24 +37,25 @@ export interface ErrorOutcome {
 }
 
 /**
- * The one place an error is classified: a domain error's status (from `errorStatus`) and its
- * message; middy's own client errors in the service's words; anything else a generic 500 whose
- * message says nothing about the cause. The JSON envelope and the HTML pages both render this.
+ * The one place an error is classified: a named error's status (from the error table), message and
+ * headers; anything else a generic 500 whose message says nothing about the cause. The JSON
+ * envelope and the HTML pages both render this.
  */
 export function errorOutcome(error: unknown): ErrorOutcome {
-  if (error instanceof DomainError) {
-    const headers: Record<string, string> = {};
-    if (error instanceof RateLimited) headers['retry-after'] = String(error.retryAfterSeconds);
-    if (error instanceof Overloaded) headers['retry-after'] = '1';
-    if (error instanceof Conflict && error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
-    return { status: errorStatus[error.name], message: error.message, headers };
-  }
-  const middy = middyStatus(error);
-  if (middy !== undefined && middy < 500) {
-    const status = middy === 415 || middy === 422 ? 400 : middy;
-    return { status, message: MIDDY_MESSAGES[middy] ?? 'Bad request', headers: {} };
-  }
-  return { status: 500, message: 'Internal server error', headers: {} };
+  const named = namedError(error);
+  if (!named) return { status: statusOf(error), message: 'Internal server error', headers: {} };
+  return { status: statusOf(named), message: named.message, headers: headersOf(named) };
+}
+
+/**
+ * The headers an error adds to its answer: when to retry. (A 405's `Allow` is added where 405s are
+ * answered: routing, `routing-errors.ts`; no function throws one, so their bundles do without.)
+ */
+function headersOf(error: DomainError): Record<string, string> {
+  if (error instanceof RateLimited) return { 'retry-after': String(error.retryAfterSeconds) };
+  if (error instanceof Overloaded) return { 'retry-after': '1' };
+  if (error instanceof Conflict && error.retryAfterSeconds !== undefined) return { 'retry-after': String(error.retryAfterSeconds) };
+  return {};
 }
 
 /** The one place an error becomes a JSON response: its outcome in the `{success:false, error}` envelope. */

@@ -5,7 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { DomainError, Forbidden, RateLimited, statusOf } from '../domain/errors.js';
+import { Forbidden, isRequestRefusal } from '../domain/errors.js';
 import type { McpScope } from '../domain/mcp-scopes.js';
 import { API_VERSION } from '../schemas/openapi.js';
 import type { RequestMeter } from './metering.js';
@@ -66,15 +66,16 @@ function registerRefusal(server: McpServer, tool: McpTool, meter: RequestMeter):
 }
 
 /**
- * Run a tool. A refusal the caller can act on (invalid, not found, out of scope, gone: a domain
- * error below 500) becomes a tool error with its message. The key's rate limit and failures of the
- * service end the HTTP request instead (429 with its headers, 5xx), through `meter.failure`.
+ * Run a tool. A refusal of the request itself (invalid, not found, out of scope, gone:
+ * `isRequestRefusal`, by THE error table) becomes a tool error with its message. The key's rate
+ * limit and failures of the service end the HTTP request instead (429 with its headers, 5xx),
+ * through `meter.failure`.
  */
 async function answer(meter: RequestMeter, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof DomainError && statusOf(error) < 500 && !(error instanceof RateLimited)) {
+    if (isRequestRefusal(error)) {
       return { isError: true, content: [{ type: 'text', text: error.message }] };
     }
     meter.failure = error;

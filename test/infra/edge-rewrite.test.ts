@@ -6,7 +6,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { runInNewContext } from 'node:vm';
 import { EDGE_FUNCTION_MAX_BYTES, edgeRewriteSource } from '../../infra/edge-rewrite.js';
-import { API_PATH, matchRoute, originPath, routes as routeTable, routingErrors, type RouteDefinition } from '../../shared/routes.js';
+import { errorResponse } from '../../shared/http/errors.js';
+import { allowedMethods, routingError, routingErrors } from '../../shared/http/routing-errors.js';
+import { API_PATH, matchRoute, originPath, routes as routeTable, type RouteDefinition } from '../../shared/routes.js';
 
 /** THE routes table, seen as plain rows (optional `action`). */
 const routes: readonly RouteDefinition[] = routeTable;
@@ -136,6 +138,40 @@ test('the edge decides exactly as matchRoute for every method, path and action',
     }
   }
   expect(checked).toBeGreaterThan(routes.length * methods.length);
+});
+
+test('every 405 at the edge carries Allow, listing what allowedMethods lists for the local front', () => {
+  const paths = [...new Set([...routes.map(concretePath), '/api/mcp', '/api/openapi.json'])];
+  let checked = 0;
+  for (const method of methods) {
+    for (const path of paths) {
+      for (const action of [undefined, ...actions]) {
+        const result = handler(viewerRequest(method, path, action === undefined ? {} : withAction(action)));
+        if (!('statusCode' in result) || result.statusCode !== 405) continue;
+        expect([method, path, action, result.headers.allow]).toEqual([
+          method,
+          path,
+          action,
+          { value: allowedMethods(path, action).join(', ') },
+        ]);
+        expect(result.headers.allow!.value).not.toBe('');
+        checked++;
+      }
+    }
+  }
+  expect(checked).toBeGreaterThan(routes.length);
+  expect(handler(viewerRequest('GET', API_PATH, withAction('create-session')))).toMatchObject({ headers: { allow: { value: 'POST' } } });
+});
+
+test('the edge answers exactly as the functions’ error renderer: the same headers, the same body', () => {
+  const result = handler(viewerRequest('GET', '/nope'));
+  const rendered = errorResponse(routingError('not-found'));
+  expect(result).toEqual({
+    statusCode: rendered.statusCode,
+    statusDescription: 'Not found',
+    headers: Object.fromEntries(Object.entries(rendered.headers!).map(([name, value]) => [name, { value: String(value) }])),
+    body: { encoding: 'text', data: rendered.body },
+  });
 });
 
 test('a repeated action is joined with "," as the local front joins it, and values are URL-decoded', () => {

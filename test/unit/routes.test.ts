@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { API_PATH, matchRoute, originPath, routes, routingErrors, type RouteDefinition } from '../../shared/routes.js';
+import { routingErrors } from '../../shared/http/routing-errors.js';
+import { API_PATH, matchRoute, originPath, routes, type RouteDefinition } from '../../shared/routes.js';
 
 const route = (operation: string, method: RouteDefinition['method'], path: string, action?: string): RouteDefinition => ({
   operation,
