@@ -1,4 +1,4 @@
-/** Requests that match no operation: the error envelope with 404, 400 or 405 from the routes table. */
+/** Requests that match no operation: the error envelope with 404, 400 or 405 (with `Allow`), from the routes table and the error table. */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { API, failure } from '../support/sessions-api.js';
@@ -46,6 +46,18 @@ describe('routing', () => {
     const reply = await stack.request(`${API}?action=${action}`, { method });
     expect(reply.status).toBe(405);
     expect(reply.body).toEqual(failure('Method not allowed'));
+    expect(reply.headers.get('allow')).toBe(action === 'validate-session' ? 'GET' : 'POST');
+  });
+
+  test.each([
+    ['PUT', API, 'DELETE, GET, PATCH, POST'],
+    ['GET', '/api/mcp', 'POST'],
+    ['DELETE', '/play/game/101', 'GET'],
+  ])('%s %s: 405 with Allow listing the methods the address takes', async (method, path, allow) => {
+    const reply = await stack.request(path, { method });
+    expect(reply.status).toBe(405);
+    expect(reply.body).toEqual(failure('Method not allowed'));
+    expect(reply.headers.get('allow')).toBe(allow);
   });
 
   test('a trailing slash still reaches the operation', async () => {
