@@ -129,7 +129,7 @@ export type DomainErrorName =
   | 'Overloaded';
 
 /** A name in the table: a named error, or `Internal` for anything else thrown (a failure of the service). */
-export type ErrorName = DomainErrorName | 'Internal';
+type ErrorName = DomainErrorName | 'Internal';
 
 /**
  * THE table: every error name to its HTTP status. Everything that answers a refusal reads it (see

@@ -30,7 +30,7 @@ export function namedError(error: unknown): DomainError | undefined {
 }
 
 /** What an error becomes: its status, the message the client may see, and extra headers. */
-export interface ErrorOutcome {
+interface ErrorOutcome {
   readonly status: number;
   readonly message: string;
   readonly headers: Record<string, string>;

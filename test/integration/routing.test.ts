@@ -49,6 +49,14 @@ describe('routing', () => {
     expect(reply.headers.get('allow')).toBe(action === 'validate-session' ? 'GET' : 'POST');
   });
 
+  test('a trailing slash still reaches the operation', async () => {
+    const reply = await stack.request(`${API}/?action=validate-session&token=not-a-uuid`);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toContain('token');
+  });
+});
+
+describe('405 and Allow', () => {
   test.each([
     ['PUT', API, 'DELETE, GET, PATCH, POST'],
     ['GET', '/api/mcp', 'POST'],
@@ -58,11 +66,5 @@ describe('routing', () => {
     expect(reply.status).toBe(405);
     expect(reply.body).toEqual(failure('Method not allowed'));
     expect(reply.headers.get('allow')).toBe(allow);
-  });
-
-  test('a trailing slash still reaches the operation', async () => {
-    const reply = await stack.request(`${API}/?action=validate-session&token=not-a-uuid`);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error).toContain('token');
   });
 });
