@@ -1,7 +1,7 @@
 /**
  * One Lambda function per distinct `function` of THE routes table, each bundled by the local esbuild
  * (no Docker) from `functions/<name>.ts` into a single ESM file, with its own role that may do only
- * what its routes declare.
+ * what its routes declare and an environment of only the variables its code reads.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -23,6 +23,7 @@ import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { functionEnvVars, type EnvVar } from '../shared/env-parts.js';
 import type { EnvInput } from '../shared/env.js';
 import type { RouteDefinition } from '../shared/routes.js';
 import { tables, type TableName } from '../shared/tables.js';
@@ -192,7 +193,7 @@ export class ServiceFunctions extends Construct {
         reservedConcurrentExecutions:
           name === reservedFunction && props.createSessionConcurrency !== 'none' ? props.createSessionConcurrency : undefined,
         tracing: props.tracing ? Tracing.ACTIVE : Tracing.PASS_THROUGH,
-        environment,
+        environment: only(environment, functionEnvVars(props.routes, name)),
         // The extension serves the origin secret on localhost with its own cache, so the bundle
         // needs no Secrets Manager client and a warm container does not call Secrets Manager.
         paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
@@ -227,8 +228,9 @@ function functionDescription(served: readonly RouteDefinition[], secretsRevision
 }
 
 /**
- * The complete environment of a function, typed by the schema the code parses at start-up: adding a
- * variable to `shared/env.ts` fails the type check here until the stack decides its value.
+ * The environment of the whole service, typed by the schema the code parses at start-up: adding a
+ * variable to `shared/env.ts` fails the type check here until the stack decides its value. Each
+ * function gets the part of it that its code reads (`shared/env-parts.ts`).
  */
 export function functionEnvironment(serviceTables: ServiceTables, settings: FunctionSettings): EnvInput {
   const tableNames = Object.fromEntries(
@@ -239,6 +241,11 @@ export function functionEnvironment(serviceTables: ServiceTables, settings: Func
 
 function definedOnly(environment: EnvInput): Record<string, string> {
   return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** The variables of `environment` a function reads (`shared/env-parts.ts`): no secret or setting where it is not used. */
+function only(environment: Readonly<Record<string, string>>, vars: readonly EnvVar[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(environment).filter(([name]) => vars.includes(name as EnvVar)));
 }
 
 /** `keys-list` -> `KeysList`: stable construct ids (and so stable logical ids) per function. */

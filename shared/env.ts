@@ -1,18 +1,32 @@
 /**
  * THE environment: one zod schema types both what the functions parse from `process.env` at
- * start-up and the `environment` prop the CDK stack hands every function. zod/mini, as the other
- * runtime schemas (`shared/schemas/common.ts`: bundle size).
+ * start-up and the `environment` prop the CDK stack computes, of which each function gets the
+ * variables its parts read (`env-parts.ts`). zod/mini, as the other runtime schemas
+ * (`shared/schemas/common.ts`: bundle size).
  */
 import * as z from 'zod/mini';
 import './schemas/locale.js';
 import { tables, type TableName } from './tables.js';
 
-const tableNameVars = Object.fromEntries(Object.values(tables).map((t) => [t.envVar, z.string().check(z.minLength(3))])) as {
-  [K in TableName as (typeof tables)[K]['envVar']]: z.ZodMiniString<string>;
+/**
+ * The physical table names. Optional here, because a function gets only the tables its parts use
+ * (`env-parts.ts`); {@link tableName} fails loudly where a part reads one its function lacks.
+ */
+const tableNameVars = Object.fromEntries(Object.values(tables).map((t) => [t.envVar, z.optional(z.string().check(z.minLength(3)))])) as {
+  [K in TableName as (typeof tables)[K]['envVar']]: z.ZodMiniOptional<z.ZodMiniString<string>>;
 };
 
 const positiveInt = z.coerce.number().check(z.int(), z.positive());
 const positiveNumber = z.coerce.number().check(z.positive());
+
+/** What the logger reads (`shared/http/logger.ts`), when its module loads. */
+const loggingVars = {
+  /** The `service` of every log line. */
+  POWERTOOLS_SERVICE_NAME: z._default(z.string(), 'game-session-token-service'),
+  /** The lowest level written; Lambda's `AWS_LAMBDA_LOG_LEVEL`, set from it by the stack, takes precedence. */
+  POWERTOOLS_LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
+};
+const LoggingSchema = z.object(loggingVars);
 
 export const EnvSchema = z.object({
   ...tableNameVars,
@@ -66,8 +80,7 @@ export const EnvSchema = z.object({
    * tokens are consumed; the local run generates one into its data folder.
    */
   SESSION_ID_KEY: z.optional(z.string().check(z.minLength(32))),
-  POWERTOOLS_SERVICE_NAME: z._default(z.string(), 'game-session-token-service'),
-  POWERTOOLS_LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
+  ...loggingVars,
 });
 
 /** The parsed environment the code reads. */
@@ -81,6 +94,24 @@ let parsed: Env | undefined;
 export function env(): Env {
   parsed ??= EnvSchema.parse(process.env);
   return parsed;
+}
+
+/**
+ * The logger's settings, parsed by the same rules as {@link env} but on their own: the logger is
+ * made when its module loads, before the local run and the tests have set the rest of the
+ * environment, and this leaves {@link env}'s once-per-container parse to the first request.
+ */
+export function loggingEnv(): z.output<typeof LoggingSchema> {
+  return LoggingSchema.parse(process.env);
+}
+
+/** The physical name of a table. @throws when this function's environment does not name it. */
+export function tableName(environment: Env, table: TableName): string {
+  const { envVar } = tables[table];
+  const name = environment[envVar];
+  if (name === undefined)
+    throw new Error(`${envVar} is not set: this function does not use the ${table} table (shared/env-parts.ts)`);
+  return name;
 }
 
 /** Forget the parsed environment (local tooling that changes `process.env` between runs). */

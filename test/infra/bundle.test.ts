@@ -1,7 +1,8 @@
 /**
  * Real bundling: every function of the routes table, built by CDK with the local esbuild exactly as
  * `cdk synth` builds it (`functionCode()`, no Docker), is one ES module that Node 24 loads and that answers an
- * empty request without crashing (which proves the `require` banner and the bundled dependencies).
+ * empty request without crashing (which proves the `require` banner and the bundled dependencies),
+ * with only the variables CDK gives that function (`shared/env-parts.ts`).
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { Stack } from 'aws-cdk-lib';
@@ -11,6 +12,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { functionCode, pascalCase } from '../../infra/functions.js';
 import { functionNames } from '../../infra/permissions.js';
+import { functionEnvVars } from '../../shared/env-parts.js';
 import { routes } from '../../shared/routes.js';
 import { tables } from '../../shared/tables.js';
 import { cdkApp } from './fixture.js';
@@ -51,10 +53,14 @@ test('each function is a single ES module file', () => {
   }
 });
 
-test('each bundle loads in Node 24, exports handler and answers an empty request (< 500)', () => {
+test('each bundle loads in Node 24 with only its own environment, exports handler and answers an empty request (< 500)', () => {
   const script = `
     const results = {};
+    const own = JSON.parse(process.env.OWN_ENV);
     for (const [name, file] of Object.entries(JSON.parse(process.env.BUNDLES))) {
+      // The variables CDK gives this function, and nothing of the one before.
+      for (const variable of Object.keys(process.env)) if (variable !== 'PATH') delete process.env[variable];
+      Object.assign(process.env, own[name]);
       const { handler } = await import(file);
       const event = {
         version: '2.0', routeKey: 'GET /', rawPath: '/', rawQueryString: '', headers: {}, isBase64Encoded: false,
@@ -66,13 +72,21 @@ test('each bundle loads in Node 24, exports handler and answers an empty request
     }
     process.stdout.write('RESULT' + JSON.stringify(results));
   `;
-  const env = {
-    PATH: process.env.PATH,
+  const settings: Record<string, string> = {
     ...Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `bundle-test-${t.id}`])),
     // Nothing listens here: an operation that reached DynamoDB before refusing the empty request would fail.
     DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
-    AWS_REGION: 'eu-west-1',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+  };
+  const own = Object.fromEntries(
+    names.map((name) => {
+      const vars = functionEnvVars(routes, name).filter((v) => v in settings);
+      return [name, { AWS_REGION: 'eu-west-1', ...Object.fromEntries(vars.map((v) => [v, settings[v]!])) }];
+    }),
+  );
+  const env = {
+    PATH: process.env.PATH,
+    OWN_ENV: JSON.stringify(own),
     BUNDLES: JSON.stringify(Object.fromEntries([...bundles].map(([name, dir]) => [name, join(dir, 'index.mjs')]))),
   };
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', timeout: 60_000 });

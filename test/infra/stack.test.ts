@@ -1,8 +1,9 @@
 /**
- * The synthesized stack, checked against the three sources of truth: THE tables table (tables),
- * THE routes table (functions, their permissions, API routes, edge function) and THE env schema
- * (function environments). Everything iterates the tables, so new routes are covered as they land.
- * One synth for the whole file: loading aws-cdk-lib dominates the time of an infra test file.
+ * The synthesized stack, checked against the sources of truth: THE tables table (tables) and THE
+ * routes table (functions, their permissions, API routes, edge function); the function environments
+ * (THE env schema) are checked in `function-env.test.ts`. Everything iterates the tables, so new
+ * routes are covered as they land. One synth for the whole file: loading aws-cdk-lib dominates the
+ * time of an infra test file.
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -13,11 +14,10 @@ import { createTableInput } from '../../infra/local/dynamo.js';
 import { METRIC_NAMESPACE, RATE_LIMIT_METRIC } from '../../infra/monitoring.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { functionAccess, functionNames, serviceAccess } from '../../infra/permissions.js';
-import { EnvSchema } from '../../shared/env.js';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-verify.js';
 import { originPath, routes } from '../../shared/routes.js';
 import { tables, type TableDefinition, type TableName } from '../../shared/tables.js';
-import { asList, logicalId, referencedIds, resourcesOf, synthesize, TEST_IDENTITY, type Synthesized } from './fixture.js';
+import { asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
 
 let s: Synthesized;
 beforeAll(() => {
@@ -110,28 +110,6 @@ describe('functions', () => {
     expect(s.json.Resources[logGroupId]!.Properties.RetentionInDays).toBe(30);
     // The origin secret is read through the Parameters and Secrets extension layer (arm64 build).
     expect(JSON.stringify(props.Layers)).toContain('AWS-Parameters-and-Secrets-Lambda-Extension-Arm64');
-  });
-
-  test.each(fnNames.map((n) => [n] as const))('%s: its environment parses with the env schema the code uses', (name) => {
-    const variables = fnResource(name).Properties.Environment.Variables as Record<string, unknown>;
-    for (const t of tableNames) expect(variables[tables[t].envVar]).toEqual({ Ref: tableId(t) });
-    expect(variables).toMatchObject({
-      JWT_ISSUER: TEST_IDENTITY.issuer,
-      JWT_AUDIENCE: TEST_IDENTITY.audience,
-      JWT_JWKS_URL: TEST_IDENTITY.jwksUrl,
-      ORIGIN_VERIFY_SECRET_ARN: { Ref: logicalId(s.stack, s.stack.originSecret) },
-    });
-    // Local-only settings never reach AWS.
-    expect(variables).not.toHaveProperty('DYNAMODB_ENDPOINT');
-    expect(variables).not.toHaveProperty('JWT_JWKS');
-    // Deploy-time values (Ref, GetAtt, dynamic references) stand in as plausible strings.
-    const resolved = Object.fromEntries(
-      Object.entries(variables).map(([k, v]) => [
-        k,
-        typeof v === 'string' ? v : k.endsWith('_URL') ? 'https://resolved.example' : 'x'.repeat(64),
-      ]),
-    );
-    expect(() => EnvSchema.parse(resolved)).not.toThrow();
   });
 
   describe('permissions', () => {

@@ -1,0 +1,96 @@
+/**
+ * Who reads each variable of THE env schema (`env.ts`), so that a function's environment holds only
+ * what its own code reads (the play cookie's secret only where play pages are served, the JWT issuer
+ * only where admins' bearer tokens are checked). Each part lists what its code in `shared/compose/`
+ * (and the `shared/http/`, `shared/mcp/` code over it) reads; each operation names the parts its
+ * function builds. CDK gives a function the variables of {@link functionEnvVars} and nothing else;
+ * `test/unit/env-parts.test.ts` builds every function's parts on exactly that environment.
+ *
+ * Only CDK and tests import this: no bundle carries it.
+ */
+import type { EnvInput } from './env.js';
+import type { OperationName, RouteDefinition } from './routes.js';
+import { tables, type TableName } from './tables.js';
+
+/** A variable of the environment. */
+export type EnvVar = keyof EnvInput;
+
+/** The table-name variables of some tables. */
+const tableVars = <const T extends readonly TableName[]>(...names: T) => names.map((name) => tables[name].envVar);
+
+/** What `compose/base.ts` reads for the DynamoDB client every part but `http` builds on. */
+const CORE = ['DYNAMODB_ENDPOINT'] as const;
+
+/** The parts of the services and the variables each reads. */
+export const envParts = {
+  /** Every function: the logger (`http/logger.ts`) and the origin check (`http/origin-verify.ts`). */
+  http: ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL', 'ORIGIN_VERIFY_SECRET_ARN'],
+  /** `compose/sessions.ts`: key calls (authenticate, meter, audit) and the session domain. */
+  sessions: [
+    ...CORE,
+    ...tableVars('tokens', 'keys', 'catalog', 'counters', 'audit'),
+    'TOKEN_RETENTION_DAYS',
+    'AUDIT_RETENTION_DAYS',
+    'DYNAMODB_PARTITION_WRITE_UNITS',
+  ],
+  /** The session-id permutation of `compose/sessions.ts`: read only when a token is consumed. */
+  sessionIds: ['SESSION_ID_KEY'],
+  /** `compose/idempotency.ts`: the `Idempotency-Key` records. */
+  idempotency: [...CORE, ...tableVars('idempotency')],
+  /** `compose/admin.ts`: admins' bearer tokens, key administration and the audit log. */
+  admin: [
+    ...CORE,
+    ...tableVars('catalog', 'keys', 'audit', 'counters'),
+    'AUDIT_RETENTION_DAYS',
+    'JWT_ISSUER',
+    'JWT_AUDIENCE',
+    'JWT_MAX_LIFETIME_SECONDS',
+    'JWT_JWKS_URL',
+    'JWT_JWKS',
+  ],
+  /** `compose/mcp.ts` (catalog and report tools), `mcp/origin.ts` and the links of `mcp/tool.ts`. */
+  mcp: [...CORE, ...tableVars('catalog', 'tokens', 'audit'), 'TOKEN_RETENTION_DAYS', 'MCP_ALLOWED_ORIGINS', 'PUBLIC_BASE_URL'],
+  /** `compose/play.ts` and `http/play-requests.ts`: pages, play passes and their cookie. */
+  play: [...CORE, ...tableVars('catalog', 'tokens'), 'PUBLIC_BASE_URL', 'PLAY_COOKIE_SECRET'],
+} as const satisfies Record<string, readonly EnvVar[]>;
+
+/** A part of the services, as far as the environment is concerned. */
+export type EnvPart = keyof typeof envParts;
+
+/** The parts each operation's function builds, besides `http` (which every function has). */
+export const operationParts: Readonly<Record<OperationName, readonly EnvPart[]>> = {
+  'create-session': ['sessions', 'idempotency'],
+  'validate-session': ['sessions'],
+  'consume-session': ['sessions', 'sessionIds'],
+  'revoke-session': ['sessions'],
+  mcp: ['sessions', 'idempotency', 'mcp'],
+  'list-keys': ['admin'],
+  'create-key': ['admin'],
+  'update-key': ['admin'],
+  'delete-key': ['admin'],
+  'rotate-key': ['admin'],
+  'audit-log': ['admin'],
+  openapi: [],
+  'play-game-page': ['play'],
+  'play-stream-page': ['play'],
+  'game-page': ['play'],
+  'embed-page': ['play'],
+  'stream-page': ['play'],
+  'play-session': ['play'],
+};
+
+/** The parts a function builds: `http`, and those of every operation it serves. */
+export function functionParts(routes: readonly RouteDefinition[], fn: string): EnvPart[] {
+  const parts = new Set<EnvPart>(['http']);
+  for (const route of routes.filter((r) => r.function === fn)) {
+    const named = (operationParts as Readonly<Record<string, readonly EnvPart[]>>)[route.operation];
+    if (!named) throw new Error(`operation ${route.operation} names no parts in shared/env-parts.ts`);
+    for (const part of named) parts.add(part);
+  }
+  return [...parts];
+}
+
+/** The variables a function's code reads: those of its parts, sorted. */
+export function functionEnvVars(routes: readonly RouteDefinition[], fn: string): EnvVar[] {
+  return [...new Set(functionParts(routes, fn).flatMap((part): readonly EnvVar[] => envParts[part]))].sort();
+}

@@ -1,0 +1,121 @@
+/**
+ * Per-function environments (`shared/env-parts.ts`): every variable of the env schema is read by
+ * some part, every operation names its parts, and each function's parts build on exactly the
+ * environment CDK gives that function, and not on less.
+ */
+import { afterEach, describe, expect, test } from '@jest/globals';
+import { adminServices } from '../../shared/compose/admin.js';
+import { overrideServices } from '../../shared/compose/base.js';
+import { idempotencyServices } from '../../shared/compose/idempotency.js';
+import { mcpServices } from '../../shared/compose/mcp.js';
+import { playServices } from '../../shared/compose/play.js';
+import { sessionServices } from '../../shared/compose/sessions.js';
+import { envParts, functionEnvVars, functionParts, operationParts, type EnvPart, type EnvVar } from '../../shared/env-parts.js';
+import { env, EnvSchema, resetEnv } from '../../shared/env.js';
+import { functionNames } from '../../infra/permissions.js';
+import { routes } from '../../shared/routes.js';
+import { tables } from '../../shared/tables.js';
+
+/** A plausible value of every variable, as a deployment would set it. */
+const SAMPLE: Record<EnvVar, string> = {
+  ...(Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `sample-${t.id}`])) as Record<
+    (typeof tables)[keyof typeof tables]['envVar'],
+    string
+  >),
+  TOKEN_RETENTION_DAYS: '7',
+  AUDIT_RETENTION_DAYS: '90',
+  DYNAMODB_PARTITION_WRITE_UNITS: '1000',
+  JWT_ISSUER: 'https://issuer.example',
+  JWT_AUDIENCE: 'game-session-token-service',
+  JWT_MAX_LIFETIME_SECONDS: '86400',
+  JWT_JWKS_URL: 'https://issuer.example/.well-known/jwks.json',
+  JWT_JWKS: '{"keys":[]}',
+  DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+  ORIGIN_VERIFY_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin',
+  MCP_ALLOWED_ORIGINS: 'https://agent.example',
+  PUBLIC_BASE_URL: 'https://play.example',
+  PLAY_COOKIE_SECRET: 'p'.repeat(64),
+  SESSION_ID_KEY: 's'.repeat(64),
+  POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+};
+
+/** What builds each part (`sessionIds` is read on the first consumption, through the session part). */
+const builders: Record<EnvPart, (() => unknown) | undefined> = {
+  http: undefined,
+  sessions: sessionServices,
+  sessionIds: sessionServices,
+  idempotency: idempotencyServices,
+  admin: adminServices,
+  mcp: mcpServices,
+  play: playServices,
+};
+
+const saved = { ...process.env };
+afterEach(() => {
+  process.env = { ...saved };
+  resetEnv();
+  overrideServices({});
+});
+
+/** Run with exactly these variables (and the region every Lambda has). */
+function withEnvironment(vars: readonly EnvVar[]): void {
+  process.env = { AWS_REGION: 'eu-west-1', ...Object.fromEntries(vars.map((name) => [name, SAMPLE[name]])) };
+  resetEnv();
+  overrideServices({});
+}
+
+describe('the parts', () => {
+  test('every variable of the env schema is read by some part (else no function gets it)', () => {
+    const read = new Set(Object.values(envParts).flat());
+    expect(Object.keys(EnvSchema.shape).filter((name) => !read.has(name as EnvVar))).toEqual([]);
+  });
+
+  test('every operation of the routes table names its parts', () => {
+    expect(Object.keys(operationParts).sort()).toEqual(routes.map((r) => r.operation).sort());
+  });
+});
+
+describe.each(functionNames(routes).map((fn) => [fn] as const))('%s', (fn) => {
+  const vars = functionEnvVars(routes, fn);
+  const parts = functionParts(routes, fn);
+
+  test('its parts build on exactly its environment', () => {
+    withEnvironment(vars);
+    expect(() => EnvSchema.parse(process.env)).not.toThrow();
+    for (const part of parts) expect(() => builders[part]?.()).not.toThrow();
+    if (parts.includes('sessionIds')) expect(env().SESSION_ID_KEY).toBe(SAMPLE.SESSION_ID_KEY);
+    if (parts.includes('play')) expect(env().PLAY_COOKIE_SECRET).toBe(SAMPLE.PLAY_COOKIE_SECRET);
+  });
+
+  test('and not without any one of its tables', () => {
+    for (const missing of vars.filter((name) => name.endsWith('_TABLE'))) {
+      withEnvironment(vars.filter((name) => name !== missing));
+      expect(() => {
+        for (const part of parts) builders[part]?.();
+      }).toThrow(`${missing} is not set`);
+    }
+  });
+});
+
+describe('where the secrets and settings go', () => {
+  const having = (name: EnvVar) => functionNames(routes).filter((fn) => functionEnvVars(routes, fn).includes(name));
+  const functionOf = (operation: string) => routes.find((r) => r.operation === operation)!.function;
+  const bearer = functionNames(routes).filter((fn) => routes.some((r) => r.function === fn && r.auth === 'bearer'));
+
+  test('the play cookie secret only to the play pages, the session-id key only where tokens are consumed', () => {
+    expect(having('PLAY_COOKIE_SECRET')).toEqual([functionOf('play-session')]);
+    expect(having('SESSION_ID_KEY')).toEqual([functionOf('consume-session')]);
+  });
+
+  test('the issuer settings exactly to the functions of bearer routes', () => {
+    for (const name of ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_JWKS_URL', 'JWT_MAX_LIFETIME_SECONDS'] as const) {
+      expect(having(name)).toEqual(bearer);
+    }
+  });
+
+  test('every function logs and checks the origin; the OpenAPI document needs nothing else', () => {
+    for (const name of envParts.http) expect(having(name)).toEqual(functionNames(routes));
+    expect(functionEnvVars(routes, functionOf('openapi'))).toEqual([...envParts.http].sort());
+  });
+});
