@@ -144,8 +144,8 @@ export class ServiceStack extends Stack {
     });
 
     const settings: FunctionSettings = {
-      TOKEN_RETENTION_DAYS: undefined, // the schema's default (decisions: 7 days)
-      AUDIT_RETENTION_DAYS: undefined, // the schema's default (decisions: 90 days)
+      TOKEN_RETENTION_DAYS: undefined, // the schema's default (docs/decisions.md#retention: 7 days)
+      AUDIT_RETENTION_DAYS: undefined, // the schema's default (docs/decisions.md#retention: 90 days)
       DYNAMODB_PARTITION_WRITE_UNITS: undefined, // the schema's default: DynamoDB's 1,000 per partition
       JWT_ISSUER: props.identity.issuer,
       JWT_AUDIENCE: props.identity.audience,

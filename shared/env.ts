@@ -30,9 +30,9 @@ const LoggingSchema = z.object(loggingVars);
 
 export const EnvSchema = z.object({
   ...tableNameVars,
-  /** Days a token item outlives its `expires_at` before TTL removes it (decisions: 7). */
+  /** Days a token item outlives its `expires_at` before TTL removes it (docs/decisions.md#retention: 7). */
   TOKEN_RETENTION_DAYS: z._default(positiveInt, 7),
-  /** Days an audit record is kept (decisions: 90). */
+  /** Days an audit record is kept (docs/decisions.md#retention: 90). */
   AUDIT_RETENTION_DAYS: z._default(positiveInt, 90),
   /**
    * Writes per second that one DynamoDB partition takes (DynamoDB: 1,000 WCU per partition key
@@ -109,8 +109,7 @@ export function loggingEnv(): z.output<typeof LoggingSchema> {
 export function tableName(environment: Env, table: TableName): string {
   const { envVar } = tables[table];
   const name = environment[envVar];
-  if (name === undefined)
-    throw new Error(`${envVar} is not set: this function does not use the ${table} table (shared/env-parts.ts)`);
+  if (name === undefined) throw new Error(`${envVar} is not set: this function does not use the ${table} table (shared/env-parts.ts)`);
   return name;
 }
 

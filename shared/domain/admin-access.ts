@@ -7,7 +7,7 @@ export interface AdminIdentity {
   readonly subject: string;
 }
 
-/** Roles that may manage an organization's keys and read its audit log (decisions: Organization roles). */
+/** Roles that may manage an organization's keys and read its audit log (docs/decisions.md#organization-roles). */
 export const KEY_ADMIN_ROLES: readonly Role[] = ['owner', 'admin'];
 
 /**
@@ -22,7 +22,7 @@ export class AdminAccess {
    * Run `firstRead` in parallel with the membership and org lookups, then refuse unless `admin`
    * may manage the keys of `orgId`. Refusals come before any error of the read, so what a caller
    * without access learns never depends on the read (no probing through error differences).
-   * @param options.anyTier the call is allowed below Business (decisions: an org's admins can always
+   * @param options.anyTier the call is allowed below Business (docs/decisions.md#tiers: an org's admins can always
    *   list, revoke and delete its keys, so a downgraded org can still shut its keys off)
    * @throws Forbidden (not a member, unknown org, role below admin), TierRequired
    */

@@ -12,7 +12,7 @@ const ROUNDS = 6;
  * two 26-bit halves whose round function is AES-256 under a secret key (one block per round, about
  * a microsecond: the permutation sits on consume-session's path).
  *
- * Why: session ids must be unique per consumption and positive below 2^53 (decisions), and must not
+ * Why: session ids must be unique per consumption and positive below 2^53 (docs/decisions.md#session-ids), and must not
  * be predictable from other ids nor reveal how many sessions the platform has consumed (SECURITY.md).
  * A Feistel network is a bijection whatever its round function, so distinct counter values always
  * give distinct ids (uniqueness rests on the counter alone, even if the key leaked); without the key

@@ -184,7 +184,7 @@ function isFor(record: TokenRecord, playable: Playable): boolean {
   return playable.kind === 'game' ? record.game_id === playable.id : record.stream_id === playable.id;
 }
 
-/** The canonical play URL of a game or stream (decisions: `/play/game/<id>`, `/play/stream/<id>`). */
+/** The canonical play URL of a game or stream (docs/decisions.md#play-pages: `/play/game/<id>`, `/play/stream/<id>`). */
 export function playUrl(baseUrl: string, kind: Playable['kind'], id: number, token?: string): string {
   const url = `${baseUrl.replace(/\/+$/, '')}/play/${kind}/${id}`;
   return token ? `${url}?session_token=${encodeURIComponent(token)}` : url;

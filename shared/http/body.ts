@@ -15,7 +15,7 @@ import { assertJsonText, assertUtf8ContentType } from './limits.js';
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
-/** Largest request body accepted (decisions: over 64 KiB is refused). */
+/** Largest request body accepted (docs/decisions.md#request-limits: over 64 KiB is 413). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Requests and responses of key management (org admins, bearer). Every bound of the team's
- * decisions is here, so that a request outside one is a 400 naming the field before anything runs.
+ * Requests and responses of key management (org admins, bearer). Every bound of docs/decisions.md
+ * ("API keys", "Key rotation") is here, so that a request outside one is a 400 naming the field
+ * before anything runs.
  * Null counts as absent, except where it means something: `description`, the allow-lists and
  * `expires_at` are cleared by null on update.
  */
@@ -10,7 +11,7 @@ import { KEY_DEFAULTS } from '../domain/api-keys.js';
 import { CHANGEABLE_KEY_PROPERTIES } from '../domain/key-admin.js';
 import { Id, QueryId, Timestamp, withMeta } from './common.js';
 
-/** Upper bounds of key settings (decisions: API keys). */
+/** Upper bounds of key settings (docs/decisions.md#api-keys). */
 export const KEY_BOUNDS = {
   name: 100,
   description: 500,

@@ -108,7 +108,7 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore, KeyTierStore {
       conditions.push(`${NOT_ROTATED} AND is_active = :true`);
       Object.assign(values, { ':null': 'NULL', ':true': true });
     }
-    // A rotated key's life only shortens (a rotation never lengthens a key's life; decisions).
+    // A rotated key's life only shortens (docs/decisions.md#key-rotation: a rotation never lengthens it).
     const guard = options.retiredStaysRetired ? rotatedKeyGuard(changes, values) : undefined;
     if (guard !== undefined) {
       conditions.push(guard === null ? NOT_ROTATED : `(${NOT_ROTATED} OR (${guard}))`);

@@ -1,5 +1,5 @@
 /**
- * create-session over HTTP: every rule of the specification, every bound of decisions.md (just
+ * create-session over HTTP: every rule of the specification, every bound of docs/decisions.md (just
  * inside and just outside), malformed bodies, credentials, tiers, scope and its audit record.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -114,7 +114,7 @@ describe('create-session: success', () => {
   });
 });
 
-describe('create-session: rule 1 and the bounds of decisions.md', () => {
+describe('create-session: rule 1 and the bounds of docs/decisions.md', () => {
   test('neither game_id nor stream_id: 400', async () => {
     await expectInvalid({}, 'game_id or stream_id');
     await expectInvalid({ game_id: null, stream_id: null, external_ref: 'x' }, 'game_id or stream_id');

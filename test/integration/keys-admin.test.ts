@@ -308,7 +308,7 @@ describe('immediate effect on create-session', () => {
   });
 });
 
-describe('bounds (decisions: API keys): just inside is accepted, just outside is a 400 naming the field', () => {
+describe('bounds (docs/decisions.md#api-keys): just inside is accepted, just outside is a 400 naming the field', () => {
   const cases: [string, unknown, boolean][] = [
     ['name', 'x', true],
     ['name', 'x'.repeat(100), true],

@@ -57,7 +57,7 @@ const refusals = ORGS.flatMap((actorOrg) =>
   ORGS.flatMap((targetOrg) =>
     OPS.map((op) => {
       const own = actorOrg === targetOrg;
-      // Below Business an org's admins may still list, revoke and delete its keys (decisions).
+      // Below Business an org's admins may still list, revoke and delete its keys (docs/decisions.md#tiers).
       const reason = !own ? 'not a member' : actorOrg === 3 && op !== 'list' && op !== 'delete' ? 'tier' : null;
       return { actorOrg, targetOrg, op, reason };
     }),

@@ -1,5 +1,5 @@
 /**
- * revoke-session over HTTP (decisions.md): the key's org must own the token (otherwise 404), only
+ * revoke-session over HTTP (docs/decisions.md#revocation): the key's org must own the token (otherwise 404), only
  * an active token can be revoked (otherwise 410), and a revoked token is gone for consume.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';

@@ -13,7 +13,7 @@ import { enterScaled, scenarioKey } from './environment.js';
 import { count, offer, tally } from './load.js';
 import { checkOf, throttleFigures, type ScenarioResult } from './scenario.js';
 
-/** The decided maximum limits of a key (decisions). */
+/** The decided maximum limits of a key (docs/decisions.md#api-keys). */
 export const MAX_PER_MINUTE = 100_000;
 export const MAX_PER_DAY = 100_000_000;
 
