@@ -22,7 +22,7 @@ import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { REQUEST_LOG } from '../shared/http/log-messages.js';
+import { REQUEST_ANSWERED } from '../shared/http/log-messages.js';
 import type { DynamoAction, RouteDefinition } from '../shared/routes.js';
 import { tables, type TableName } from '../shared/tables.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';
@@ -139,7 +139,7 @@ export class ServiceMonitoring extends Construct {
       }
     }
 
-    // Rate-limit rejections: counted from the request log line (`REQUEST_LOG.answered`, `"status":429`)
+    // Rate-limit rejections: counted from the request log line (`REQUEST_ANSWERED`, `"status":429`)
     // of every function, summed into one metric, so a burst from any key shows up as a spike.
     for (const [name, logGroup] of props.functions.logGroups) {
       new MetricFilter(this, `${pascalCase(name)}RateLimited`, {
@@ -147,7 +147,7 @@ export class ServiceMonitoring extends Construct {
         metricNamespace: METRIC_NAMESPACE,
         metricName: RATE_LIMIT_METRIC,
         filterPattern: FilterPattern.all(
-          FilterPattern.stringValue('$.message', '=', REQUEST_LOG.answered),
+          FilterPattern.stringValue('$.message', '=', REQUEST_ANSWERED),
           FilterPattern.numberValue('$.status', '=', 429),
         ),
         metricValue: '1',

@@ -10,7 +10,7 @@ import { tables, type TableName } from './tables.js';
 
 /**
  * The physical table names. Optional here, because a function gets only the tables its parts use
- * (`env-parts.ts`); {@link tableName} fails loudly where a part reads one its function lacks.
+ * (`env-parts.ts`); {@link required} fails loudly where a part reads one its function lacks.
  */
 const tableNameVars = Object.fromEntries(Object.values(tables).map((t) => [t.envVar, z.optional(z.string().check(z.minLength(3)))])) as {
   [K in TableName as (typeof tables)[K]['envVar']]: z.ZodMiniOptional<z.ZodMiniString<string>>;
@@ -105,12 +105,14 @@ export function loggingEnv(): z.output<typeof LoggingSchema> {
   return LoggingSchema.parse(process.env);
 }
 
-/** The physical name of a table. @throws when this function's environment does not name it. */
-export function tableName(environment: Env, table: TableName): string {
-  const { envVar } = tables[table];
-  const name = environment[envVar];
-  if (name === undefined) throw new Error(`${envVar} is not set: this function does not use the ${table} table (shared/env-parts.ts)`);
-  return name;
+/**
+ * A variable a part reads that the schema leaves optional, because not every function gets it
+ * (`env-parts.ts`): a table name, a secret. @throws naming it, where this function's environment lacks it.
+ */
+export function required<K extends keyof Env>(environment: Env, name: K): NonNullable<Env[K]> {
+  const value = environment[name];
+  if (value === undefined) throw new Error(`${name} is not set`);
+  return value as NonNullable<Env[K]>;
 }
 
 /** Forget the parsed environment (local tooling that changes `process.env` between runs). */

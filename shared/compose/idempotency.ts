@@ -1,5 +1,5 @@
 /** The `Idempotency-Key` part: its records (Powertools' idempotency utility), for the functions that accept the header. */
-import { tableName } from '../env.js';
+import { required } from '../env.js';
 import { IdempotentRequests } from '../http/idempotency.js';
 import { IdempotencyStore } from '../store/idempotency-store.js';
 import { coreServices, part } from './base.js';
@@ -14,7 +14,7 @@ export interface IdempotencyServices {
 /** The idempotency part of this container's services. */
 export const idempotencyServices = /* @__PURE__ */ part((): IdempotencyServices => {
   const { client, env } = coreServices();
-  return { idempotency: new IdempotentRequests(new IdempotencyStore({ client, tableName: tableName(env, 'idempotency') })) };
+  return { idempotency: new IdempotentRequests(new IdempotencyStore({ client, tableName: required(env, 'IDEMPOTENCY_TABLE') })) };
 });
 
 /** What create-session needs: the session part, with `Idempotency-Key` records. */

@@ -1,4 +1,5 @@
 /** The play pages' part. */
+import { required } from '../env.js';
 import { PlayPages } from '../domain/play.js';
 import { PLAY_CATALOG_STALENESS_MS, PlayableCache } from '../domain/playable-cache.js';
 import { PlayPassSigner } from '../domain/play-pass.js';
@@ -25,13 +26,9 @@ export const playServices = /* @__PURE__ */ part((): PlayServices => {
     tokens: tokenStore(),
     clock,
     // Read at first use: open games play even where no secret is configured; tokened ones fail loudly.
-    passes: new PlayPassSigner(() => env.PLAY_COOKIE_SECRET ?? missingSecret()),
+    passes: new PlayPassSigner(() => required(env, 'PLAY_COOKIE_SECRET')),
     passSeconds: PLAY_PASS_SECONDS,
     exchangeWindowSeconds: PLAY_PASS_EXCHANGE_SECONDS,
   });
   return { ...core, play };
 });
-
-function missingSecret(): never {
-  throw new Error('PLAY_COOKIE_SECRET is not set: play pages cannot sign or check play cookies');
-}

@@ -1,4 +1,5 @@
 /** The session functions' part: key calls (authenticate and meter) and the session domain. */
+import { required } from '../env.js';
 import { IdPermutation } from '../domain/id-permutation.js';
 import { KeyCalls } from '../domain/key-calls.js';
 import { PlayableCache } from '../domain/playable-cache.js';
@@ -40,13 +41,9 @@ export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
     // Games and streams never change org and are never deleted: a warm create-session reads only the key.
     catalog: new PlayableCache(catalogStore(), clock),
     keyCalls,
-    sessionIds: new SessionIdAllocator(counterStore(), new IdPermutation(() => env.SESSION_ID_KEY ?? missingKey()), SESSION_IDS),
+    sessionIds: new SessionIdAllocator(counterStore(), new IdPermutation(() => required(env, 'SESSION_ID_KEY')), SESSION_IDS),
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });
   return { ...core, keyCalls, sessions };
 });
-
-function missingKey(): never {
-  throw new Error('SESSION_ID_KEY is not set: session ids cannot be made');
-}

@@ -2,7 +2,7 @@
  * The DynamoDB adapters, one per port, each built on first use with the core's client. Every
  * declaration is pure: a function's bundle carries only the adapters its part uses.
  */
-import { tableName } from '../env.js';
+import { required } from '../env.js';
 import { DynamoAuditStore } from '../store/audit-store.js';
 import { DynamoCatalogStore } from '../store/catalog-store.js';
 import { DynamoCounterStore } from '../store/counter-store.js';
@@ -10,13 +10,13 @@ import type { StoreOptions } from '../store/dynamo-client.js';
 import { DynamoKeyStore } from '../store/key-store.js';
 import { DynamoTokenReportStore } from '../store/token-report-store.js';
 import { DynamoTokenStore } from '../store/token-store.js';
-import type { TableName } from '../tables.js';
+import { tables, type TableName } from '../tables.js';
 import { coreServices, part } from './base.js';
 
 /** The client and physical name of a table (from the environment), for an adapter's constructor. */
 function options(table: TableName): StoreOptions {
   const { client, env } = coreServices();
-  return { client, tableName: tableName(env, table) };
+  return { client, tableName: required(env, tables[table].envVar) };
 }
 
 export const tokenStore = /* @__PURE__ */ part(() => new DynamoTokenStore(options('tokens')));

@@ -24,7 +24,7 @@ import { jsonBody } from './body.js';
 import { errorResponse } from './errors.js';
 import type { IdempotentCall } from './idempotency.js';
 import { queryCap } from './limits.js';
-import { REQUEST_LOG } from './log-messages.js';
+import { REQUEST_ANSWERED, REQUEST_FAILED } from './log-messages.js';
 import { logger } from './logger.js';
 import { originVerify } from './origin-verify.js';
 import { parseWith } from './validation.js';
@@ -239,8 +239,8 @@ export function respond(
       key_prefix: keyPrefixOf(request.event),
       actor: request.context.admin?.subject,
     };
-    if (status >= 500) logger.error(REQUEST_LOG.failed, { ...fields, error: request.error ?? undefined });
-    else logger.info(REQUEST_LOG.answered, fields);
+    if (status >= 500) logger.error(REQUEST_FAILED, { ...fields, error: request.error ?? undefined });
+    else logger.info(REQUEST_ANSWERED, fields);
     return { ...response, headers };
   };
   return {

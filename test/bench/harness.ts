@@ -13,7 +13,7 @@ import { startLocalService, type LocalService } from '../../infra/local/service.
 import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
 import { BlockIdAllocator } from '../../shared/domain/ids.js';
 import type { ApiKeyRecord } from '../../shared/domain/model.js';
-import { REQUEST_LOG } from '../../shared/http/log-messages.js';
+import { REQUEST_ANSWERED } from '../../shared/http/log-messages.js';
 import { createDocumentClient } from '../../shared/store/dynamo-client.js';
 import { startDynamoProcess } from './dynamo-process.js';
 import { BenchHttp } from './http.js';
@@ -55,7 +55,7 @@ export class RequestLog {
     for (const line of this.lines.get(name) ?? []) {
       try {
         const entry = JSON.parse(line) as { message?: string; duration_ms?: number };
-        if (entry.message === REQUEST_LOG.answered && typeof entry.duration_ms === 'number') out.push(entry.duration_ms);
+        if (entry.message === REQUEST_ANSWERED && typeof entry.duration_ms === 'number') out.push(entry.duration_ms);
       } catch {
         // a partial line: not a request record
       }
