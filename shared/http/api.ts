@@ -171,8 +171,8 @@ export function api<
  * Validate a key-authenticated call's input. When it is refused, the key is authenticated first (so
  * that an unknown, revoked or expired key is 401 whatever the body), and the refusal is then counted
  * and audited like any outcome of an authenticated call (docs/decisions.md#rate-limits: every call
- * authenticated by a key counts). A valid input costs nothing extra: its key is authenticated by the operation itself,
- * alongside its first read.
+ * authenticated by a key counts). A valid input costs nothing extra: its key is authenticated by
+ * the operation itself, alongside its first read.
  */
 async function afterAuthentication<T>(
   parse: () => T,

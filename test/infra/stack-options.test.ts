@@ -13,7 +13,9 @@ import { DEFAULT_STACK_NAME, readDeployContext, serviceStackProps } from '../../
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { UNCONFIGURED_ISSUER } from '../../infra/stack.js';
 import { buildDeployment } from '../../infra/deployment.js';
-import { CDK_JSON_CONTEXT, cdkApp, resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { functionEnvVars } from '../../shared/env-parts.js';
+import { routes } from '../../shared/routes.js';
+import { CDK_JSON_CONTEXT, cdkApp, logicalId, resourcesOf, synthesize, type Synthesized } from './fixture.js';
 import { readFileSync } from 'node:fs';
 
 const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
@@ -132,11 +134,20 @@ describe('with a custom domain, a web ACL, an existing alarm topic and an alarm 
       mcpAllowedOrigins: ['https://agent.example'],
     });
   });
+  /** Each function's environment variables, by its routes-table name. */
+  const environments = () =>
+    [...s.stack.functions.functions.keys()].map((name) => {
+      const fn = s.json.Resources[logicalId(s.stack, s.stack.functions.functions.get(name)!)]!;
+      return [name, fn.Properties.Environment.Variables as Record<string, unknown>] as const;
+    });
 
-  test('the MCP browser-origin allow-list reaches the functions', () => {
-    for (const [, fn] of resourcesOf(s.json, 'AWS::Lambda::Function')) {
-      expect(fn.Properties.Environment.Variables.MCP_ALLOWED_ORIGINS).toBe('https://agent.example');
+  test('the MCP browser-origin allow-list reaches the functions that read it', () => {
+    for (const [name, variables] of environments()) {
+      if (functionEnvVars(routes, name).includes('MCP_ALLOWED_ORIGINS'))
+        expect(variables.MCP_ALLOWED_ORIGINS).toBe('https://agent.example');
+      else expect(variables).not.toHaveProperty('MCP_ALLOWED_ORIGINS');
     }
+    expect(environments().filter(([, variables]) => variables.MCP_ALLOWED_ORIGINS).length).toBeGreaterThan(0);
   });
 
   test('the distribution answers on the domain with TLS 1.2 or later, behind the web ACL', () => {
@@ -160,9 +171,11 @@ describe('with a custom domain, a web ACL, an existing alarm topic and an alarm 
   });
 
   test('functions build links on the custom domain', () => {
-    for (const [, fn] of resourcesOf(s.json, 'AWS::Lambda::Function')) {
-      expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://play.example.com');
+    for (const [name, variables] of environments()) {
+      if (functionEnvVars(routes, name).includes('PUBLIC_BASE_URL')) expect(variables.PUBLIC_BASE_URL).toBe('https://play.example.com');
+      else expect(variables).not.toHaveProperty('PUBLIC_BASE_URL');
     }
+    expect(environments().filter(([, variables]) => variables.PUBLIC_BASE_URL).length).toBeGreaterThan(0);
     expect(s.json.Outputs?.Url?.Value).toBe('https://play.example.com');
   });
 
