@@ -1,9 +1,14 @@
 import { idempotentSessionServices } from '../shared/compose/idempotency.js';
-import { api } from '../shared/http/api.js';
-import { CreateSessionBody } from '../shared/schemas/sessions.js';
+import { keyApi } from '../shared/http/api-key.js';
+import { createSession } from '../shared/operations/create-session.js';
 
 /** POST /api/org-api-keys?action=create-session (x-api-key; optional Idempotency-Key) */
-export const handler = api(
-  { operation: 'create-session', services: idempotentSessionServices, body: CreateSessionBody, idempotent: true },
-  ({ body, credential, call, services, once }) => services.sessions.create(credential, body, call, once),
+export const handler = keyApi(
+  createSession,
+  {
+    services: idempotentSessionServices,
+    // The game or stream needs no key: read alongside authentication (and the Idempotency-Key claim).
+    prefetch: ({ body }, { sessions }) => sessions.readTarget(body),
+  },
+  async ({ body, key, call, action, services, prefetched }) => services.sessions.create(key, body, call, action, await prefetched),
 );

@@ -1,10 +1,11 @@
 import { playServices } from '../shared/compose/play.js';
 import { page } from '../shared/http/page.js';
 import { servePlay } from '../shared/http/play-requests.js';
+import { playPageOperations } from '../shared/operations/play-page.js';
 
 /**
  * GET /play/game/{id}, /play/stream/{id}, /game/{id}, /embed/{id}, /stream/{org_slug}/{id}
  * (`?session_token=` when the game or stream requires one; HTML), and POST /play/session (the
  * page's script trades the session it has just consumed for the play cookie).
  */
-export const handler = page(servePlay, playServices);
+export const handler = page(playPageOperations, servePlay, playServices);

@@ -8,7 +8,7 @@
  * lists it).
  */
 import { routingError, routingErrors, routingResponse, type RoutingRefusal } from '../shared/http/routing-errors.js';
-import { originPath, type RouteDefinition } from '../shared/routes.js';
+import { originPath, type RouteDefinition } from '../shared/operations/operation.js';
 
 /** CloudFront's limit on a function's code size. */
 export const EDGE_FUNCTION_MAX_BYTES = 10_240;

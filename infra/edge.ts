@@ -27,7 +27,7 @@ import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '../shared/http/origin-verify.js';
-import type { RouteDefinition } from '../shared/routes.js';
+import type { RouteDefinition } from '../shared/operations/operation.js';
 import { edgeRewriteSource } from './edge-rewrite.js';
 import { EdgeRateLimit } from './waf.js';
 

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { functionEnvVars, type EnvVar } from '../shared/env-parts.js';
 import type { EnvInput } from '../shared/env.js';
-import type { RouteDefinition } from '../shared/routes.js';
+import type { RouteDefinition } from '../shared/operations/operation.js';
 import { tables, type TableName } from '../shared/tables.js';
 import { RESERVED_OPERATION } from './capacity.js';
 import { dataStatements, functionAccess, functionNames } from './permissions.js';

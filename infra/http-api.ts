@@ -20,7 +20,7 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { originPath, type RouteDefinition } from '../shared/routes.js';
+import { originPath, type RouteDefinition } from '../shared/operations/operation.js';
 import { routeThrottles, type CapacityPlan } from './capacity.js';
 import type { CustomDomain } from './edge.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';

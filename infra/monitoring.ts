@@ -23,7 +23,7 @@ import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { REQUEST_ANSWERED } from '../shared/http/log-messages.js';
-import type { DynamoAction, RouteDefinition } from '../shared/routes.js';
+import type { DynamoAction, RouteDefinition } from '../shared/operations/operation.js';
 import { tables, type TableName } from '../shared/tables.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';
 import { serviceAccess } from './permissions.js';

@@ -9,7 +9,8 @@
  * Only CDK and tests import this: no bundle carries it.
  */
 import type { EnvInput } from './env.js';
-import type { OperationName, RouteDefinition } from './routes.js';
+import type { RouteDefinition } from './operations/operation.js';
+import type { OperationName } from './routes.js';
 import { tables, type TableName } from './tables.js';
 
 /** A variable of the environment. */

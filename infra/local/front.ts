@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/errors.js';
 import { errorResponse } from '../../shared/http/errors.js';
 import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
-import { matchRoute, originPath, type RouteDefinition } from '../../shared/routes.js';
+import { originPath, type RouteDefinition } from '../../shared/operations/operation.js';
+import { matchRoute } from '../../shared/routes.js';
 
 /** A Lambda handler for HTTP API events. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;

@@ -1,26 +1,26 @@
 /** The `Idempotency-Key` part: its records (Powertools' idempotency utility), for the functions that accept the header. */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { required } from '../env.js';
-import { IdempotentRequests } from '../http/idempotency.js';
 import { IdempotencyStore } from '../store/idempotency-store.js';
 import { coreServices, part } from './base.js';
 import { sessionServices, type SessionServices } from './sessions.js';
 
 /** What an idempotent operation needs besides its own services. */
 export interface IdempotencyServices {
-  /** `Idempotency-Key` handling over its records. */
-  readonly idempotency: IdempotentRequests;
+  /** The records of `Idempotency-Key` calls; each holds the whole HTTP answer given to the first call. */
+  readonly idempotency: IdempotencyStore<APIGatewayProxyStructuredResultV2>;
 }
 
 /** The idempotency part of this container's services. */
 export const idempotencyServices = /* @__PURE__ */ part((): IdempotencyServices => {
   const { client, env } = coreServices();
-  return { idempotency: new IdempotentRequests(new IdempotencyStore({ client, tableName: required(env, 'IDEMPOTENCY_TABLE') })) };
+  return { idempotency: new IdempotencyStore({ client, tableName: required(env, 'IDEMPOTENCY_TABLE') }) };
 });
 
 /** What create-session needs: the session part, with `Idempotency-Key` records. */
 export type IdempotentSessionServices = SessionServices & IdempotencyServices;
 
-/** The session part with idempotency records (create-session). */
+/** The session part with idempotency records (create-session, and the MCP server's part). */
 export const idempotentSessionServices = /* @__PURE__ */ part((): IdempotentSessionServices => ({
   ...sessionServices(),
   ...idempotencyServices(),

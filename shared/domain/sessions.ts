@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isoTime, type Clock } from './clock.js';
 import { NotFound, TokenGone } from './errors.js';
-import { DIRECT, type OnceGate } from './idempotency.js';
 import type { SessionIdSource } from './session-ids.js';
-import type { KeyCalls, KeyCredential } from './key-calls.js';
+import type { KeyCalls } from './key-calls.js';
 import type { ApiKeyRecord, CallContext, Playable, TokenRecord, TokenStatus } from './model.js';
 import type { CatalogStore, TokenStore } from './ports.js';
 import { assertInScope, type Target } from './scope.js';
@@ -71,21 +70,8 @@ export function statusAt(token: Pick<TokenRecord, 'status' | 'expires_at'>, nowM
 export class Sessions {
   constructor(private readonly deps: SessionsDeps) {}
 
-  /**
-   * Mint a token for a game or stream in the key's scope. Two round-trip stages. `once` decides how
-   * the minting follows authentication (at most once per `Idempotency-Key`); by default it just does.
-   */
-  async create(credential: KeyCredential, input: CreateSessionInput, call: CallContext, once: OnceGate = DIRECT): Promise<CreatedSession> {
-    // The key and the playable are both addressed by the request alone: read them together.
-    const ready = Promise.all([this.deps.keyCalls.authenticate(credential), this.readTarget(input)]);
-    return once.run(ready, async () => {
-      const [key, playable] = await ready;
-      return this.createFor(key, input, call, 'create-session', playable);
-    });
-  }
-
   /** The game or stream a create request is for. It needs no key: read it alongside authentication. */
-  readTarget(input: CreateSessionInput): Promise<Playable | undefined> {
+  readTarget(input: Pick<CreateSessionInput, 'game_id' | 'stream_id'>): Promise<Playable | undefined> {
     const target = targetOf(input);
     return this.deps.catalog.getPlayable(target.kind, target.id);
   }
@@ -93,11 +79,12 @@ export class Sessions {
   /**
    * Mint a token for an authenticated key (REST create-session, the MCP `create_session` tool): scope
    * check, then one metered stage that counts the call, writes the token and audits it as `action`.
-   * Meters the call exactly once, whatever the outcome.
+   * Meters the call exactly once, whatever the outcome. With the key's authentication and the
+   * target's read ({@link readTarget}) before it, two round-trip stages.
    * @param playable the target as {@link readTarget} read it, alongside authentication
    * @throws OutOfScope, RateLimited
    */
-  async createFor(
+  async create(
     key: ApiKeyRecord,
     input: CreateSessionInput,
     call: CallContext,
@@ -178,22 +165,13 @@ export class Sessions {
   }
 
   /**
-   * Revoke an active token of the key's organization.
-   * @throws NotFound (unknown or another org's token), TokenGone (not active)
-   */
-  async revoke(credential: KeyCredential, token: string, call: CallContext): Promise<SessionView> {
-    const key = await this.deps.keyCalls.authenticate(credential);
-    return this.revokeFor(key, token, call, 'revoke-session');
-  }
-
-  /**
    * Revoke an active token of an authenticated key's organization, audited as `action`. The token
    * is a shared item (its holder may be consuming it this very moment), so the revocation is not
    * speculative: the call is counted first and a rate-limited call never touches the token.
    * Meters the call exactly once, whatever the outcome.
    * @throws NotFound (unknown or another org's token), TokenGone (not active), RateLimited
    */
-  async revokeFor(key: ApiKeyRecord, token: string, call: CallContext, action: string): Promise<SessionView> {
+  async revoke(key: ApiKeyRecord, token: string, call: CallContext, action: string): Promise<SessionView> {
     const { keyCalls, tokens, clock } = this.deps;
     const revoked = await keyCalls.meter(
       key,

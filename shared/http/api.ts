@@ -1,44 +1,40 @@
 /**
- * THE middy bundle every function uses. A function declares its operation (the credential it
- * takes comes from the routes table) and its zod schemas, and supplies one async function from
- * validated input to data. The bundle normalizes headers, caps and parses the JSON body, extracts
- * the credential, validates, wraps `{success: true, data}`, adds rate-limit headers, maps every
- * thrown error to its status and envelope, and writes one log line per request.
+ * THE middy bundle every JSON function uses. A function hands it its operation's declaration
+ * (`shared/operations/`: credential, schemas, how it answers), its part of the services and one
+ * async function from validated input to data. The bundle normalizes headers, caps and parses the
+ * JSON body, checks the credential, validates, runs the operation, renders its answer
+ * (`response.ts`), adds rate-limit headers, maps every thrown error to its status and envelope, and
+ * writes one log line per request. Operations that take an API key use `keyApi` (`api-key.ts`).
  */
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod/v4/core';
-import type { BearerServices } from '../compose/admin.js';
-import type { IdempotencyServices } from '../compose/idempotency.js';
-import type { SessionServices } from '../compose/sessions.js';
+import type { BearerVerifier } from '../auth/jwt.js';
 import type { AdminIdentity } from '../domain/admin-access.js';
-import { DomainError } from '../domain/errors.js';
-import { DIRECT, type OnceGate } from '../domain/idempotency.js';
-import { keyCredential, type KeyCredential } from '../domain/key-calls.js';
-import type { CallContext } from '../domain/model.js';
-import { routes, type OperationName } from '../routes.js';
-import { jsonResponse, rateLimitHeaders } from './envelope.js';
+import type { DomainError } from '../domain/errors.js';
+import type { KeyCalls } from '../domain/key-calls.js';
+import type { ApiKeyRecord, CallContext } from '../domain/model.js';
+import type { RouteDefinition } from '../operations/operation.js';
+import type { IdempotencyStore } from '../store/idempotency-store.js';
 import { jsonBody } from './body.js';
+import { rateLimitHeaders } from './envelope.js';
 import { errorResponse } from './errors.js';
-import type { IdempotentCall } from './idempotency.js';
 import { queryCap } from './limits.js';
 import { REQUEST_ANSWERED, REQUEST_FAILED } from './log-messages.js';
 import { logger } from './logger.js';
 import { originVerify } from './origin-verify.js';
-import { parseWith } from './validation.js';
+import { responseOf } from './response.js';
+import { requestInput, type RequestInput } from './validation.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
-type AuthOf<Op extends OperationName> = Extract<(typeof routes)[number], { operation: Op }>['auth'];
-type Out<S> = S extends z.$ZodType ? z.output<S> : undefined;
-/** How a key-authenticated operation's calls become idempotent (see {@link OperationSpec.idempotent}). */
-type Idempotency<B> = true | ((body: Out<B>) => IdempotentCall | undefined);
-/** What the bundle itself takes from an operation's services: the verifier of bearer routes, the key calls of key routes, the records of idempotent ones. */
-type BundleNeeds<Op extends OperationName, I> = (AuthOf<Op> extends 'bearer' ? BearerServices : unknown) &
-  (AuthOf<Op> extends 'apiKey' ? Pick<SessionServices, 'keyCalls'> : unknown) &
-  (I extends undefined ? unknown : IdempotencyServices);
+type Auth<D extends RouteDefinition, A extends RouteDefinition['auth']> = D['auth'] extends A ? true : false;
+
+/** What the bundle itself takes from a function's services: the verifier of bearer routes, the key calls of key routes, the records of idempotent ones. */
+export type BundleNeeds<D extends RouteDefinition> = (Auth<D, 'bearer'> extends true ? { readonly bearer: BearerVerifier } : unknown) &
+  (Auth<D, 'apiKey'> extends true ? { readonly keyCalls: KeyCalls } : unknown) &
+  (D extends { readonly idempotent: object } ? { readonly idempotency: IdempotencyStore<Result> } : unknown);
 
 /** The Lambda context with this request's call context attached by the bundle. */
 export interface ApiContext extends Context {
@@ -53,41 +49,37 @@ export interface ApiContext extends Context {
 }
 
 /** What an operation receives. */
-export type OperationInput<Op extends OperationName, B, Q, S> = {
-  readonly body: B;
-  readonly query: Q;
+export type OperationInput<D extends RouteDefinition, S, P> = RequestInput<D> & {
   readonly call: CallContext;
-  /** The operation's part of the services ({@link OperationSpec.services}). */
+  /** The audit action of the call: the operation's name. */
+  readonly action: D['operation'];
+  /** The function's part of the services ({@link Wiring.services}). */
   readonly services: S;
   readonly event: Event;
-  /** How the operation's work follows its authentication: once per `Idempotency-Key` when one is sent. */
-  readonly once: OnceGate;
-} & (AuthOf<Op> extends 'apiKey' ? { readonly credential: KeyCredential } : unknown) &
-  (AuthOf<Op> extends 'bearer' ? { readonly admin: AdminIdentity } : unknown);
+} & (Auth<D, 'apiKey'> extends true
+    ? {
+        /** The authenticated API key. */
+        readonly key: ApiKeyRecord;
+        /** What {@link Wiring.prefetch} read alongside authentication. */
+        readonly prefetched: Promise<P>;
+      }
+    : unknown) &
+  (Auth<D, 'bearer'> extends true ? { readonly admin: AdminIdentity } : unknown);
 
-/** An operation's declaration. */
-export interface OperationSpec<Op extends OperationName, B, Q, S, I extends Idempotency<B> | undefined> {
-  readonly operation: Op;
+/** How a function binds its operation to the code that serves it. */
+export interface Wiring<D extends RouteDefinition, S, P> {
   /**
    * The part of the services the operation uses (`shared/compose/`): the function's bundle carries
    * only that part's code. Required for bearer routes (the verifier), key routes (the key calls, which
-   * count a refused input) and idempotent operations.
+   * count a refused input) and idempotent operations (the records).
    */
-  readonly services?: () => S & BundleNeeds<Op, I>;
-  /** Schema of the JSON body; when set, a body is required and parsed. */
-  readonly body?: B;
-  /** Schema of the query string parameters. */
-  readonly query?: Q;
-  /** false: answer the data itself as JSON, without the envelope (documents such as the OpenAPI one). */
-  readonly envelope?: boolean;
-  /** true: the operation returns the whole HTTP result (status, headers, body) itself: the MCP transport's. */
-  readonly raw?: boolean;
+  readonly services?: () => S & BundleNeeds<D>;
   /**
-   * An `Idempotency-Key` header makes the call idempotent per API key (key-authenticated operations):
-   * true for every call (the validated body is what a repeat must match), or a function choosing the
-   * calls it applies to (undefined: the header is ignored) and what a repeat must match.
+   * Reads that need only the request, not the key (create-session: the game or stream). On a key
+   * route the bundle starts them together with the key's authentication and the `Idempotency-Key`
+   * claim, so that they cost no stage of their own; the operation awaits `prefetched`.
    */
-  readonly idempotent?: I;
+  readonly prefetch?: (input: RequestInput<D>, services: S) => Promise<P>;
   /**
    * A check of the request itself, before its credential is looked at (the MCP endpoint's browser
    * `Origin` allow-list): what it throws is the answer.
@@ -95,120 +87,57 @@ export interface OperationSpec<Op extends OperationName, B, Q, S, I extends Idem
   readonly guard?: (event: Event, services: S) => void;
 }
 
-/** Wrap an operation into a Lambda handler for API Gateway HTTP API (payload v2) events. */
-export function api<
-  Op extends OperationName,
-  B extends z.$ZodType | undefined = undefined,
-  Q extends z.$ZodType | undefined = undefined,
-  S = undefined,
-  I extends Idempotency<B> | undefined = undefined,
->(spec: OperationSpec<Op, B, Q, S, I>, operation: (input: OperationInput<Op, Out<B>, Out<Q>, S>) => Promise<unknown>) {
-  const route = routes.find((r) => r.operation === spec.operation)!;
-  // The types demand the services where the bundle needs them; this catches a spec that omits them (at load).
-  if ((route.auth !== 'none' || spec.idempotent) && !spec.services) {
-    throw new Error(`operation ${spec.operation} needs its services (a bearer verifier, key calls or idempotency records)`);
-  }
-  const needs = spec.services as (() => Partial<BearerServices & IdempotencyServices & Pick<SessionServices, 'keyCalls'>>) | undefined;
-  const chain = middy<Event, Result, Error, ApiContext>()
-    .use(httpHeaderNormalizer())
-    .use(httpEventNormalizer())
-    .use(respond(spec.operation))
-    .use(originVerify())
-    .use(queryCap());
-  if (route.auth === 'bearer') chain.use(bearerAuth(() => needs!().bearer!));
-  if (spec.body) chain.use(jsonBody(route.auth === 'apiKey'));
-
-  return chain.handler(async (event, context) => {
-    const call = context.call!;
-    spec.guard?.(event, spec.services!());
-    // The credential is checked before the input: a caller without one learns nothing else.
-    const credential = route.auth === 'apiKey' ? keyCredential(presentedApiKey(event.headers)) : undefined;
-    const requests = spec.idempotent && credential ? needs!().idempotency! : undefined;
-    const parsed = () => {
-      if (context.bodyRefusal) throw context.bodyRefusal;
-      const idempotencyKey = requests?.keyOf(event.headers);
-      const body = spec.body ? parseWith(spec.body, event.body, 'body') : undefined;
-      const query = spec.query ? parseWith(spec.query, event.queryStringParameters ?? {}, 'query') : undefined;
-      return { idempotencyKey, body, query };
-    };
-    // A key's input is validated once the key is authenticated; its refusal is counted and audited.
-    const { idempotencyKey, body, query } = credential
-      ? await afterAuthentication(parsed, credential, spec.operation, call, needs!)
-      : parsed();
-    const idempotent: IdempotentCall | undefined =
-      idempotencyKey === undefined
-        ? undefined
-        : spec.idempotent === true
-          ? { namespace: spec.operation, payload: body ?? null }
-          : spec.idempotent?.(body as Out<B>);
-    const input = {
-      body,
-      query,
-      call,
-      services: spec.services?.(),
-      event,
-      credential,
-      admin: context.admin,
-      // Without the header the call runs exactly as before: no idempotency round trip at all.
-      once:
-        idempotent === undefined
-          ? DIRECT
-          : requests!.gate(
-              { namespace: idempotent.namespace, scope: credential!.keyHash, key: idempotencyKey!, payload: idempotent.payload },
-              { call, raw: spec.raw === true, remainingMs: () => context.getRemainingTimeInMillis?.() ?? 10_000 },
-            ),
-    };
-    const result = operation(input as OperationInput<Op, Out<B>, Out<Q>, S>);
-    const outcome = requests ? await requests.replayable(result, idempotent?.replay) : { data: await result };
-    if ('replayed' in outcome) return outcome.replayed;
-    const data = outcome.data;
-    if (spec.raw) return data as Result;
-    return spec.envelope === false ? documentResponse(data) : jsonResponse(200, { data });
+/**
+ * Wrap an operation that takes no API key into a Lambda handler for API Gateway HTTP API (payload
+ * v2) events (key operations: `keyApi`, in `api-key.ts`). The handler carries the declaration it
+ * was built from (`operations`), which a test holds against the routes table.
+ */
+export function api<const D extends RouteDefinition, S = undefined, P = undefined>(
+  operation: D,
+  wiring: Wiring<D, S, P>,
+  run: (input: OperationInput<D, S, P>) => Promise<unknown>,
+) {
+  if (operation.auth === 'apiKey') throw new Error(`operation ${operation.operation} takes an API key: wrap it with keyApi()`);
+  const handler = bundle(operation, wiring).handler(async (event, context) => {
+    const services = wiring.services?.() as S;
+    wiring.guard?.(event, services);
+    const base = { call: context.call!, action: operation.operation, services, event };
+    const data = await run({ ...base, ...requestInput(operation, event), admin: context.admin } as never);
+    return responseOf(operation.reply, base.call, { data });
   });
+  return Object.assign(handler, { operations: [operation] as readonly D[] });
 }
 
 /**
- * Validate a key-authenticated call's input. When it is refused, the key is authenticated first (so
- * that an unknown, revoked or expired key is 401 whatever the body), and the refusal is then counted
- * and audited like any outcome of an authenticated call (docs/decisions.md#rate-limits: every call
- * authenticated by a key counts). A valid input costs nothing extra: its key is authenticated by
- * the operation itself, alongside its first read.
+ * The middleware every JSON function runs, as its operation declares it: call context and log line,
+ * origin guard, query cap, the bearer check, the JSON body.
  */
-async function afterAuthentication<T>(
-  parse: () => T,
-  credential: KeyCredential,
-  operation: OperationName,
-  call: CallContext,
-  services: () => Partial<Pick<SessionServices, 'keyCalls'>>,
-): Promise<T> {
-  try {
-    return parse();
-  } catch (refusal) {
-    if (!(refusal instanceof DomainError)) throw refusal;
-    const { keyCalls } = services();
-    const key = await keyCalls!.authenticate(credential);
-    return keyCalls!.meter(key, call, { action: operation }, undefined, refusal);
+export function bundle<D extends RouteDefinition, S, P>(operation: D, wiring: Wiring<D, S, P>) {
+  // The types demand the services where the bundle needs them; this catches a wiring that omits them (at load).
+  if ((operation.auth !== 'none' || operation.idempotent) && !wiring.services) {
+    throw new Error(`operation ${operation.operation} needs its services (a bearer verifier, key calls or idempotency records)`);
   }
+  const chain = middy<Event, Result, Error, ApiContext>()
+    .use(httpHeaderNormalizer())
+    .use(httpEventNormalizer())
+    .use(respond(operation))
+    .use(originVerify())
+    .use(queryCap());
+  if (operation.auth === 'bearer') chain.use(bearerAuth(() => (wiring.services!() as { bearer: BearerVerifier }).bearer));
+  // A key route's refused body waits for the key to be authenticated (`api-key.ts`).
+  if (operation.body) chain.use(jsonBody(operation.auth === 'apiKey'));
+  return chain;
 }
 
 /**
  * Verify the admin's bearer token first, before the body is even parsed: a caller without a valid
  * token learns nothing else. Who they may act for is the domain's question (catalog membership).
  */
-function bearerAuth(bearer: () => BearerServices['bearer']): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+function bearerAuth(bearer: () => BearerVerifier): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     before: async ({ event, context }) => {
       context.admin = await bearer().verify(event.headers.authorization);
     },
-  };
-}
-
-/** A JSON document served as it is (no envelope); it changes only with a deployment. */
-function documentResponse(document: unknown): Result {
-  return {
-    statusCode: 200,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' },
-    body: JSON.stringify(document),
   };
 }
 
@@ -217,11 +146,11 @@ function documentResponse(document: unknown): Result {
  * reuses it with its own error renderer and an operation read from the event.
  */
 export function respond(
-  operation: OperationName | ((event: Event) => string),
+  operation: Pick<RouteDefinition, 'operation' | 'auth'> | ((event: Event) => string),
   renderError: (error: unknown) => Result = errorResponse,
 ): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   const started = new WeakMap<object, number>();
-  const auth = typeof operation === 'string' ? routes.find((r) => r.operation === operation)?.auth : undefined;
+  const auth = typeof operation === 'function' ? undefined : operation.auth;
   const finish = (request: middy.Request<Event, Result, Error, ApiContext>, response: Result): Result => {
     const call = request.context.call;
     const status = response.statusCode ?? 200;
@@ -232,7 +161,7 @@ export function respond(
       'x-request-id': call?.requestId ?? '',
     };
     const fields = {
-      operation: typeof operation === 'function' ? operation(request.event) : operation,
+      operation: typeof operation === 'function' ? operation(request.event) : operation.operation,
       status,
       request_id: call?.requestId,
       duration_ms: Date.now() - (started.get(request) ?? Date.now()),

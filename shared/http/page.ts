@@ -13,7 +13,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { randomBytes } from 'node:crypto';
 import { NotFound } from '../domain/errors.js';
 import type { CallContext } from '../domain/model.js';
-import { originPath, routes, type RouteDefinition } from '../routes.js';
+import { originPath, type RouteDefinition } from '../operations/operation.js';
 import { respond, type ApiContext } from './api.js';
 import { bodyCap } from './body.js';
 import { errorOutcome } from './errors.js';
@@ -26,7 +26,7 @@ type Result = APIGatewayProxyStructuredResultV2;
 
 /** What a page function receives. */
 export interface PageInput<S> {
-  /** The routes-table row this request came in on (one function serves several). */
+  /** The operation this request came in on (API Gateway's `routeKey`, as the local front sets it too). */
   readonly route: RouteDefinition;
   readonly params: Record<string, string | undefined>;
   readonly query: Record<string, string | undefined>;
@@ -47,9 +47,17 @@ export interface PageView extends Omit<DocumentParts, 'nonce'> {
   readonly frameSrc?: readonly string[];
 }
 
-/** Wrap a page function into a Lambda handler for API Gateway HTTP API (payload v2) events. */
-export function page<S>(serve: (input: PageInput<S>) => Promise<Result>, services: () => S) {
-  return middy<Event, Result, Error, ApiContext>()
+/**
+ * Wrap a page function into a Lambda handler for API Gateway HTTP API (payload v2) events.
+ * @param operations the operations the function serves (their declarations: `shared/operations/`)
+ */
+export function page<S, const D extends RouteDefinition>(
+  operations: readonly D[],
+  serve: (input: PageInput<S>) => Promise<Result>,
+  services: () => S,
+) {
+  const routeOf = (event: Event) => operations.find((r) => `${r.method} ${originPath(r)}` === event.routeKey);
+  const handler = middy<Event, Result, Error, ApiContext>()
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())
     .use(respond((event) => routeOf(event)?.operation ?? event.routeKey, pageErrorResponse))
@@ -70,6 +78,7 @@ export function page<S>(serve: (input: PageInput<S>) => Promise<Result>, service
         services: services(),
       });
     });
+  return Object.assign(handler, { operations });
 }
 
 /** An HTML response with the security headers and a fresh CSP nonce. */
@@ -149,11 +158,6 @@ function genericNotice(code: number, message: string): { title: string; what: st
     what: 'An unexpected error stopped this page from loading. It is not something you did.',
     todo: 'Reload the page in a moment. If it keeps happening, ask the site that sent you for a new link.',
   };
-}
-
-/** The row of the routes table an event came in on (API Gateway's `routeKey`, as the local front sets it too). */
-function routeOf(event: Event): RouteDefinition | undefined {
-  return routes.find((r) => `${r.method} ${originPath(r)}` === event.routeKey);
 }
 
 /** Cookies of a payload v2 event (`cookies: ["name=value", ...]`); the first of a repeated name wins. */

@@ -4,17 +4,27 @@
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Playable } from '../domain/model.js';
-import type { IssuedPass } from '../domain/play.js';
-import { API_PATH, routes, type OperationName } from '../routes.js';
+import type { IssuedPass, PlayPages } from '../domain/play.js';
+import type { Env } from '../env.js';
+import { API_PATH } from '../operations/operation.js';
+import { playSession, type playPageOperations } from '../operations/play-page.js';
 import { QueryId } from '../schemas/common.js';
 import { PlaySessionBody } from '../schemas/play.js';
-import type { PlayServices } from '../compose/play.js';
 import { htmlResponse, noContent, type PageInput } from './page.js';
 import { playView, type PageShape } from './play-views.js';
 import { parseWith } from './validation.js';
 
+/** The name of an operation of the play-page function. */
+type PlayOperation = (typeof playPageOperations)[number]['operation'];
+
+/** What the play-page requests use of the function's services. */
+export interface PlayRequestServices {
+  readonly env: Pick<Env, 'PUBLIC_BASE_URL'>;
+  readonly play: PlayPages;
+}
+
 /** Which game or stream each page operation addresses (path parameter), and whether it is the embed shape. */
-const SHAPES: Partial<Record<OperationName, PageShape & { readonly idParam: 'game_id' | 'stream_id' }>> = {
+const SHAPES: Partial<Record<PlayOperation, PageShape & { readonly idParam: 'game_id' | 'stream_id' }>> = {
   'play-game-page': { kind: 'game', idParam: 'game_id', embed: false },
   'play-stream-page': { kind: 'stream', idParam: 'stream_id', embed: false },
   'game-page': { kind: 'game', idParam: 'game_id', embed: false },
@@ -24,14 +34,14 @@ const SHAPES: Partial<Record<OperationName, PageShape & { readonly idParam: 'gam
 
 const ENDPOINTS = {
   consumeUrl: `${API_PATH}?action=consume-session`,
-  passUrl: routes.find((r) => r.operation === 'play-session')!.path,
+  passUrl: playSession.path,
 };
 
 /** Serve one request of the play-page function. */
-export async function servePlay(input: PageInput<PlayServices>): Promise<APIGatewayProxyStructuredResultV2> {
+export async function servePlay(input: PageInput<PlayRequestServices>): Promise<APIGatewayProxyStructuredResultV2> {
   const { route, params, query, cookies, body, services } = input;
   const secure = new URL(services.env.PUBLIC_BASE_URL).protocol === 'https:';
-  const shape = SHAPES[route.operation as OperationName];
+  const shape = SHAPES[route.operation as PlayOperation];
   if (!shape) {
     const request = parseWith(PlaySessionBody, body, 'body');
     const issued = await services.play.issuePass(request.token, request.session_id);

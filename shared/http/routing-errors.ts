@@ -4,7 +4,8 @@
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { MethodNotAllowed, NotFound, statusOf, UnknownAction, type DomainError } from '../domain/errors.js';
-import { matchRoute, routes, type RouteDefinition, type RouteMatch } from '../routes.js';
+import type { RouteDefinition } from '../operations/operation.js';
+import { matchRoute, routes, type RouteMatch } from '../routes.js';
 import { errorResponse } from './errors.js';
 
 /** Why a request matches no operation. */

@@ -1,6 +1,8 @@
 import { safeParse } from 'zod/mini';
 import type * as z from 'zod/v4/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { InvalidInput } from '../domain/errors.js';
+import type { RouteDefinition } from '../operations/operation.js';
 import '../schemas/locale.js';
 
 /**
@@ -31,4 +33,15 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
+}
+
+type Out<S> = S extends z.$ZodType ? z.output<S> : undefined;
+/** The validated body and query of an operation's request. */
+export type RequestInput<D extends RouteDefinition> = { readonly body: Out<D['body']>; readonly query: Out<D['query']> };
+
+/** Validate a request's body and query with its operation's schemas (400 naming the field). */
+export function requestInput<D extends RouteDefinition>(operation: D, event: APIGatewayProxyEventV2): RequestInput<D> {
+  const body = operation.body ? parseWith(operation.body, event.body, 'body') : undefined;
+  const query = operation.query ? parseWith(operation.query, event.queryStringParameters ?? {}, 'query') : undefined;
+  return { body, query } as RequestInput<D>;
 }

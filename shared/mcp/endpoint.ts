@@ -4,8 +4,9 @@
  * parsed and validated it), so that before anything runs it is known which method, and which tool,
  * the request carries:
  *
- * 1. the key is authenticated (one strong read) while a tool's prefetch (create_session: the game or
- *    stream) is read alongside;
+ * 1. the bundle authenticates the key (one strong read) while a tool's prefetch
+ *    ({@link prefetchTool}; create_session: the game or stream) is read alongside, and so is the
+ *    `Idempotency-Key` claim of a create_session call (`shared/http/api-key.ts`);
  * 2. transport headers the SDK would refuse, and a key with no `mcp:` scope, are refused (400, 403),
  *    counted and audited like any call of an authenticated key;
  * 3. the request is metered once: by the tool it calls, together with the tool's own write or read
@@ -19,8 +20,6 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { safeParse } from 'zod/mini';
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
-import { DIRECT, type OnceGate } from '../domain/idempotency.js';
-import type { KeyCredential } from '../domain/key-calls.js';
 import { isMcpScope, type McpScope } from '../domain/mcp-scopes.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { McpRequestBody } from '../schemas/mcp.js';
@@ -35,7 +34,8 @@ import { TOOLS } from './tools/index.js';
 export interface McpHttpRequest {
   /** The JSON-RPC message (one per request). */
   readonly message: McpRequestBody;
-  readonly credential: KeyCredential;
+  /** The API key the bundle authenticated. */
+  readonly key: ApiKeyRecord;
   readonly call: CallContext;
   /** Request headers, lower-case names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -50,27 +50,18 @@ interface ToolCall {
   readonly args: unknown;
 }
 
-/** Serve one MCP request; the answer is the transport's own HTTP response. */
+/**
+ * Serve one MCP request of an authenticated key: scopes, the transport's answer, metering. The
+ * answer is the transport's own HTTP response.
+ * @param prefetched what {@link prefetchTool} read alongside authentication
+ */
 export async function serveMcp(
   request: McpHttpRequest,
   services: McpServices,
-  once: OnceGate = DIRECT,
-): Promise<APIGatewayProxyStructuredResultV2> {
-  const toolCall = toolCallOf(request.message);
-  const prefetched = prefetch(toolCall, services);
-  // With an `Idempotency-Key` (create_session), the gate claims it alongside this read.
-  const authenticated = services.keyCalls.authenticate(request.credential);
-  return once.run(authenticated, async () => serveAuthenticated(request, services, await authenticated, toolCall, prefetched));
-}
-
-/** Everything after authentication: scopes, the transport's answer, metering. */
-async function serveAuthenticated(
-  request: McpHttpRequest,
-  services: McpServices,
-  key: ApiKeyRecord,
-  toolCall: ToolCall | undefined,
   prefetched: Promise<unknown>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
+  const { key } = request;
+  const toolCall = toolCallOf(request.message);
   const meter = new RequestMeter(services.keyCalls, key, request.call, auditAction(request.message, toolCall));
   try {
     assertStreamableHttp(request.headers);
@@ -134,14 +125,15 @@ function toolCallOf(message: McpRequestBody): ToolCall | undefined {
   return { name, tool: TOOLS.find((t) => t.name === name), args: message.params?.arguments ?? {} };
 }
 
-/** Start the called tool's prefetch when its arguments are valid (the SDK refuses them otherwise). */
-function prefetch(toolCall: ToolCall | undefined, services: McpServices): Promise<unknown> {
+/**
+ * The called tool's reads that need only its arguments (create_session: the game or stream), when
+ * they are valid (the SDK refuses them otherwise); the bundle starts them alongside authentication.
+ */
+export function prefetchTool(message: McpRequestBody, services: McpServices): Promise<unknown> {
+  const toolCall = toolCallOf(message);
   const parsed = toolCall?.tool?.prefetch ? safeParse(toolCall.tool.input, toolCall.args) : undefined;
   if (!parsed?.success) return Promise.resolve(undefined);
-  const reading = toolCall!.tool!.prefetch!(parsed.data, services);
-  // Awaited by the tool; if the request ends before (401, 403), its failure must not go unhandled.
-  reading.catch(() => undefined);
-  return reading;
+  return toolCall!.tool!.prefetch!(parsed.data, services);
 }
 
 /** The audit action: `mcp:<method>`, and the tool for a tool call (`mcp:tools/call:create_session`). */

@@ -5,7 +5,7 @@
  * ignores the header (listing and reading are safe to repeat anyway).
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { IdempotentCall } from '../http/idempotency.js';
+import type { IdempotentCall } from '../operations/operation.js';
 import type { McpRequestBody } from '../schemas/mcp.js';
 
 /** Tools whose calls honour `Idempotency-Key`. */

@@ -48,7 +48,7 @@ export class RequestMeter {
     return this.keyCalls.meter(this.key, this.call, { ...subject, action: this.action }, undefined, refusal);
   }
 
-  /** Hand the metering to a domain operation that meters exactly once itself (`Sessions.createFor`). */
+  /** Hand the metering to a domain operation that meters exactly once itself (`Sessions.create`). */
   delegate<T>(operation: (action: string) => Promise<T>): Promise<T> {
     this.claim();
     return operation(this.action);

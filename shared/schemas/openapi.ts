@@ -1,6 +1,6 @@
 /**
- * The OpenAPI 3.1 document of the service, generated from THE routes table and the schema registry
- * (the zod schemas that validate requests), never written by hand. `GET /api/openapi.json` serves
+ * The OpenAPI 3.1 document of the service, generated from THE routes table: each operation's
+ * declaration and its zod schemas (the very ones that validate requests), never written by hand. `GET /api/openapi.json` serves
  * it; `npm run openapi` writes it to `docs/openapi.json`, which a test keeps current.
  *
  * OpenAPI allows one operation per path and method, but the interface multiplexes several on
@@ -8,10 +8,10 @@
  * `action` also declared as a required query parameter.
  */
 import * as z from 'zod/mini';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
-import { routes, type RouteDefinition } from '../routes.js';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import type { RouteDefinition } from '../operations/operation.js';
+import { routes } from '../routes.js';
 import { envelope, ErrorEnvelope, withMeta } from './common.js';
-import { operationSchemas, type OperationSchemas } from './operations.js';
 
 /** Version of the interface (spec: Versioning). */
 export const API_VERSION = '1.0.0';
@@ -58,13 +58,13 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
   return built;
 }
 
-/** Build the document from the routes table and the registry. */
+/** Build the document from the routes table. */
 export function buildDocument(table: readonly RouteDefinition[] = routes): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of table) {
     const key = route.action ? `${route.path}?action=${route.action}` : route.path;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-    paths[key] = { ...paths[key], [method]: operation(route, operationSchemas[route.operation as keyof typeof operationSchemas]) };
+    paths[key] = { ...paths[key], [method]: operation(route) };
   }
   return createDocument(
     {
@@ -104,60 +104,59 @@ export function buildDocument(table: readonly RouteDefinition[] = routes): Retur
   );
 }
 
-function operation(route: RouteDefinition, schemas: OperationSchemas | undefined): ZodOpenApiOperationObject {
-  const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  const query = route.action ? z.object({ action: z.literal(route.action), ...(schemas?.query?._zod.def.shape ?? {}) }) : schemas?.query;
-  const success = schemas
-    ? {
-        description: route.summary,
-        ...(route.auth === 'apiKey' || schemas.responseHeaders
-          ? {
-              headers:
-                route.auth === 'apiKey'
-                  ? z.extend(RateLimitHeaders, schemas.responseHeaders?._zod.def.shape ?? {})
-                  : schemas.responseHeaders,
-            }
-          : {}),
-        content: {
-          [schemas.contentType ?? 'application/json']: {
-            schema: schemas.envelope === false || schemas.contentType ? schemas.response : envelope(schemas.response),
+/** The document's entry of one operation; one without a response schema (an HTML page) by its summary alone. */
+function operation(route: RouteDefinition): ZodOpenApiOperationObject {
+  const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+  const query = route.action ? z.object({ action: z.literal(route.action), ...(route.query?._zod.def.shape ?? {}) }) : route.query;
+  return {
+    operationId: route.operation,
+    summary: route.summary,
+    ...(route.auth === 'apiKey' ? { security: [{ apiKey: [] }] } : route.auth === 'bearer' ? { security: [{ bearer: [] }] } : {}),
+    ...(query || pathParams.length || route.headers
+      ? {
+          requestParams: {
+            ...(query ? { query } : {}),
+            ...(route.headers ? { header: route.headers } : {}),
+            ...(pathParams.length ? { path: z.object(Object.fromEntries(pathParams.map((name) => [name, z.string()]))) } : {}),
           },
-        },
-      }
-    : { description: route.summary };
+        }
+      : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+    responses: { '200': success(route), ...errorResponses(route) },
+  };
+}
+
+/** The success answer: its headers (rate limits on key routes) and its body, enveloped unless the operation answers otherwise. */
+function success(route: RouteDefinition): ZodOpenApiResponseObject {
+  if (!route.response) return { description: route.summary };
+  const headers = route.auth === 'apiKey' ? z.extend(RateLimitHeaders, route.responseHeaders?._zod.def.shape ?? {}) : route.responseHeaders;
+  return {
+    description: route.summary,
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: route.reply ? route.response : envelope(route.response) } },
+  };
+}
+
+/** The refusals an operation answers: those its input and credential imply, and its own. */
+function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiResponseObject> {
   const statuses = new Set<number>([
-    ...(schemas?.body || schemas?.query || route.action ? [400] : []),
-    ...(schemas?.body ? [413] : []),
+    ...(route.body || route.query || route.action ? [400] : []),
+    ...(route.body ? [413] : []),
     ...(route.auth === 'none' ? [] : [401, 403]),
     ...(route.auth === 'apiKey' ? [429] : []),
-    ...(schemas?.errors ?? []),
+    ...(route.errors ?? []),
   ]);
-  const errors = Object.fromEntries(
+  const auth = route.auth;
+  return Object.fromEntries(
     [...statuses]
       .sort((a, b) => a - b)
       .map((status) => [
         String(status),
         {
           description: ERROR_TEXTS[status] ?? 'Error',
-          ...(status === 401 && route.auth !== 'none' ? { headers: Challenge[route.auth] } : {}),
+          ...(status === 401 && auth !== 'none' ? { headers: Challenge[auth] } : {}),
           content: { 'application/json': { schema: ErrorResponse } },
         },
       ]),
   );
-  return {
-    operationId: route.operation,
-    summary: route.summary,
-    ...(route.auth === 'apiKey' ? { security: [{ apiKey: [] }] } : route.auth === 'bearer' ? { security: [{ bearer: [] }] } : {}),
-    ...(query || pathParams.length || schemas?.headers
-      ? {
-          requestParams: {
-            ...(query ? { query } : {}),
-            ...(schemas?.headers ? { header: schemas.headers } : {}),
-            ...(pathParams.length ? { path: z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) } : {}),
-          },
-        }
-      : {}),
-    ...(schemas?.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemas.body } } } } : {}),
-    responses: { '200': success, ...errors },
-  };
 }

@@ -3,7 +3,8 @@
  * a request needs that is used up (an active token for consume and revoke, a key for delete) is made
  * in `prepare`, outside the measured time, from pools refilled in batches.
  */
-import { API_PATH, routes } from '../../shared/routes.js';
+import { routes } from '../../shared/routes.js';
+import { API_PATH } from '../../shared/operations/operation.js';
 import type { BenchStack } from './harness.js';
 import type { BenchRequest, BenchResponse } from './http.js';
 

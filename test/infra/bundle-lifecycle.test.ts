@@ -28,7 +28,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { DEMO_PLAYABLES, ensureDemoKey, seedCatalog } from '../../infra/local/seed.js';
 import { generateRawKey } from '../../shared/domain/api-keys.js';
-import { API_PATH } from '../../shared/routes.js';
+import { API_PATH } from '../../shared/operations/operation.js';
 import {
   CONFIGURATIONS,
   routedTarget,

@@ -32,7 +32,7 @@ import { hashApiKey } from '../../shared/domain/key-calls.js';
 import type { McpScope } from '../../shared/domain/mcp-scopes.js';
 import { buildMcpServer } from '../../shared/mcp/server.js';
 import type { ToolContext } from '../../shared/mcp/tool.js';
-import { API_PATH } from '../../shared/routes.js';
+import { API_PATH } from '../../shared/operations/operation.js';
 import {
   CONFIGURATIONS,
   routedTarget,

@@ -8,7 +8,8 @@ import { runInNewContext } from 'node:vm';
 import { EDGE_FUNCTION_MAX_BYTES, edgeRewriteSource } from '../../infra/edge-rewrite.js';
 import { errorResponse } from '../../shared/http/errors.js';
 import { allowedMethods, routingError, routingErrors } from '../../shared/http/routing-errors.js';
-import { API_PATH, matchRoute, originPath, routes as routeTable, type RouteDefinition } from '../../shared/routes.js';
+import { API_PATH, originPath, type RouteDefinition } from '../../shared/operations/operation.js';
+import { matchRoute, routes as routeTable } from '../../shared/routes.js';
 
 /** THE routes table, seen as plain rows (optional `action`). */
 const routes: readonly RouteDefinition[] = routeTable;

@@ -16,7 +16,8 @@ import { nagAcknowledgements } from '../../infra/nag.js';
 import { functionAccess, functionNames, serviceAccess } from '../../infra/permissions.js';
 import { functionEnvVars } from '../../shared/env-parts.js';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-verify.js';
-import { originPath, routes } from '../../shared/routes.js';
+import { routes } from '../../shared/routes.js';
+import { originPath } from '../../shared/operations/operation.js';
 import { tables, type TableDefinition, type TableName } from '../../shared/tables.js';
 import { asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
 

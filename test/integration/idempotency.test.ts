@@ -5,7 +5,8 @@
  * or a 429 is not stored; keys are scoped to the API key; a replay still needs a valid key.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { routes, type DataAccess } from '../../shared/routes.js';
+import { routes } from '../../shared/routes.js';
+import type { DataAccess } from '../../shared/operations/operation.js';
 import {
   auditOfKey,
   createTestKey,

@@ -6,7 +6,8 @@
  * (a concurrent tier change: shared/domain/org-tiers.ts), a third.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { routes, type DataAccess } from '../../shared/routes.js';
+import { routes } from '../../shared/routes.js';
+import type { DataAccess } from '../../shared/operations/operation.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 

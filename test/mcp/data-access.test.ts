@@ -7,7 +7,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { routes, type DataAccess } from '../../shared/routes.js';
+import { routes } from '../../shared/routes.js';
+import type { DataAccess } from '../../shared/operations/operation.js';
 import { createTestKey, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, postMcp, TOOL_SCOPES } from '../support/mcp.js';

@@ -11,7 +11,7 @@ import { DomainError, errorStatus, isRequestRefusal, Overloaded, RateLimited } f
 import { refusalError, type PlayRefusal } from '../../shared/domain/play.js';
 import { errorOutcome, errorResponse, namedError } from '../../shared/http/errors.js';
 import { allowedMethods, routingError, routingErrors, routingResponse, type RoutingRefusal } from '../../shared/http/routing-errors.js';
-import { API_PATH } from '../../shared/routes.js';
+import { API_PATH } from '../../shared/operations/operation.js';
 
 type AnyErrorClass = new (...args: unknown[]) => DomainError;
 /** Every named error class the module exports. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { routingErrors } from '../../shared/http/routing-errors.js';
-import { API_PATH, matchRoute, originPath, routes, type RouteDefinition } from '../../shared/routes.js';
+import { API_PATH, originPath, type RouteDefinition } from '../../shared/operations/operation.js';
+import { matchRoute, routes } from '../../shared/routes.js';
 
 const route = (operation: string, method: RouteDefinition['method'], path: string, action?: string): RouteDefinition => ({
   operation,

@@ -19,7 +19,7 @@ export const createSession = defineTool({
   prefetch: (args, services): Promise<Playable | undefined> => services.sessions.readTarget(args),
   async run(args, { key, call, services, meter, prefetched }) {
     const playable = await prefetched;
-    const created = await meter.delegate((action) => services.sessions.createFor(key, args, call, action, playable));
+    const created = await meter.delegate((action) => services.sessions.create(key, args, call, action, playable));
     const page = created.game_id !== null ? `game/${created.game_id}` : `stream/${created.stream_id}`;
     const play_url = `${baseUrl(services)}/play/${page}?session_token=${created.token}`;
     return {
@@ -39,7 +39,7 @@ export const revokeSession = defineTool({
   output: RevokeSessionResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run({ token }, { key, call, services, meter }) {
-    const view = await meter.delegate((action) => services.sessions.revokeFor(key, token, call, action));
+    const view = await meter.delegate((action) => services.sessions.revoke(key, token, call, action));
     return { data: view, summary: `Session ${token} is now ${view.status}.` };
   },
 });

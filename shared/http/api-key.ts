@@ -1,0 +1,195 @@
+/**
+ * The bundle's path for operations that take an API key (REST and MCP), top-down:
+ *
+ * 1. the presented key's form (401 before anything else is looked at);
+ * 2. the input (body, query, `Idempotency-Key`); a refused one is counted and audited once the key
+ *    is authenticated, like any outcome of an authenticated call;
+ * 3. one stage: the key's authentication (one strong read), the `Idempotency-Key` claim (one
+ *    conditional put) and the operation's prefetch (reads that need no key);
+ * 4. a claim that finds a stored answer ends here: that answer, given again, is the response (a
+ *    value; nothing is counted, minted or audited). Otherwise the operation runs with the key, and
+ *    its rendered answer is stored for repeats, or the claim released.
+ *
+ * A replay still needs a valid key (a revoked key is 401, not a replay). Stored: successes and
+ * refusals the request itself caused (4xx); not stored: 429 (the retry may succeed later), 5xx (the
+ * retry runs again), and refusals of the credential or the request's form, which come first.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { DomainError, InvalidInput, statusOf } from '../domain/errors.js';
+import { keyCredential, type KeyCalls, type KeyCredential } from '../domain/key-calls.js';
+import type { ApiKeyRecord, CallContext } from '../domain/model.js';
+import type { IdempotentCall, RouteDefinition } from '../operations/operation.js';
+import type { IdempotencyStore, IdempotentRequest } from '../store/idempotency-store.js';
+import { bundle, presentedApiKey, type ApiContext, type OperationInput, type Wiring } from './api.js';
+import { logger } from './logger.js';
+import { outcomeOf, responseOf, type Outcome } from './response.js';
+import { requestInput } from './validation.js';
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** The header, as API Gateway and the local front hand it over (lower case). */
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Header marking a stored answer given again. */
+const REPLAYED_HEADER = 'idempotent-replayed';
+/** 1 to 255 printable ASCII characters. */
+const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/** What a key route's services hold for the bundle. */
+interface KeyRouteServices {
+  readonly keyCalls: KeyCalls;
+  readonly idempotency?: IdempotencyStore<Result>;
+}
+
+/** A call under an `Idempotency-Key`: the record it claims, and how a stored answer is given again. */
+type Claimed = { readonly request: IdempotentRequest; readonly replay: NonNullable<IdempotentCall['replay']> };
+
+/** What the bundle hands over: the call, its services and the event. */
+interface CallBase {
+  readonly call: CallContext;
+  readonly action: string;
+  readonly services: unknown;
+  readonly event: Event;
+}
+
+/**
+ * Wrap an operation that takes an API key into a Lambda handler for API Gateway HTTP API (payload
+ * v2) events (steps 1 to 4 above). The handler carries the declaration it was built from
+ * (`operations`), which a test holds against the routes table.
+ */
+export function keyApi<const D extends RouteDefinition & { readonly auth: 'apiKey' }, S, P = undefined>(
+  operation: D,
+  wiring: Wiring<D, S, P>,
+  run: (input: OperationInput<D, S, P>) => Promise<unknown>,
+) {
+  const handler = bundle(operation, wiring).handler(async (event, context) => {
+    const services = wiring.services!() as S;
+    wiring.guard?.(event, services);
+    const base = { call: context.call!, action: operation.operation, services, event };
+    return serveKeyCall(operation, wiring as Wiring<RouteDefinition, unknown, unknown>, base, context, run as never);
+  });
+  return Object.assign(handler, { operations: [operation] as readonly D[] });
+}
+
+/** Serve a request of a key-authenticated operation (steps 1 to 4 above). */
+async function serveKeyCall(
+  operation: RouteDefinition,
+  wiring: Wiring<RouteDefinition, unknown, unknown>,
+  base: CallBase,
+  context: ApiContext,
+  run: (input: object) => Promise<unknown>,
+): Promise<Result> {
+  const { call, event } = base;
+  const services = base.services as KeyRouteServices;
+  const credential = keyCredential(presentedApiKey(event.headers));
+  const input = await validated(operation, event, context, credential, services.keyCalls, call);
+  const idempotent = input.idempotencyKey === undefined ? undefined : claimFor(operation, input.body, credential, input.idempotencyKey);
+  const prefetched = wiring.prefetch?.(input, base.services) ?? Promise.resolve(undefined);
+  // Awaited by the operation; if the request ends before (401, a replay), its failure must not go unhandled.
+  prefetched.catch(() => undefined);
+  const claiming = idempotent ? services.idempotency!.claim(idempotent.request, remainingMs(context)) : undefined;
+  const key = await authenticated(services, credential, idempotent, claiming);
+  const claim = await claiming;
+  if (claim && !claim.claimed) return replayed(idempotent!.replay(claim.stored));
+
+  const outcome = await outcomeOf(run({ ...base, ...input, key, prefetched }));
+  if (!idempotent) {
+    if ('error' in outcome) throw outcome.error;
+    return responseOf(operation.reply, call, outcome);
+  }
+  return stored(services.idempotency!, idempotent.request, outcome, responseOf(operation.reply, call, outcome));
+}
+
+/**
+ * The request's input, validated. When it is refused, the key is authenticated first (so that an
+ * unknown, revoked or expired key is 401 whatever the body), and the refusal is then counted and
+ * audited like any outcome of an authenticated call (docs/decisions.md#rate-limits: every call
+ * authenticated by a key counts). A valid input costs nothing extra: its key is authenticated alongside the claim.
+ */
+async function validated(
+  operation: RouteDefinition,
+  event: Event,
+  context: ApiContext,
+  credential: KeyCredential,
+  keyCalls: KeyCalls,
+  call: CallContext,
+) {
+  try {
+    if (context.bodyRefusal) throw context.bodyRefusal;
+    const idempotencyKey = operation.idempotent ? idempotencyKeyOf(event.headers) : undefined;
+    return { ...requestInput(operation, event), idempotencyKey };
+  } catch (refusal) {
+    if (!(refusal instanceof DomainError)) throw refusal;
+    const key = await keyCalls.authenticate(credential);
+    return keyCalls.meter(key, call, { action: operation.operation }, undefined, refusal);
+  }
+}
+
+/**
+ * The request's `Idempotency-Key`, or undefined when it has none.
+ * @throws InvalidInput when it is present but empty, longer than 255 or not printable ASCII
+ */
+function idempotencyKeyOf(headers: Readonly<Record<string, string | undefined>>): string | undefined {
+  const value = headers[IDEMPOTENCY_HEADER];
+  if (value === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) throw new InvalidInput('Idempotency-Key: must be 1 to 255 printable ASCII characters');
+  return value;
+}
+
+/** The record an idempotent call claims: per operation (or tool), API key and `Idempotency-Key`; undefined when the operation ignores the header for this call. */
+function claimFor(operation: RouteDefinition, body: unknown, credential: KeyCredential, key: string): Claimed | undefined {
+  const call: IdempotentCall | undefined =
+    operation.idempotent === true ? { namespace: operation.operation, payload: body ?? null } : operation.idempotent?.(body as never);
+  if (!call) return undefined;
+  return {
+    request: { namespace: call.namespace, scope: credential.keyHash, key, payload: call.payload },
+    replay: call.replay ?? ((answer) => answer),
+  };
+}
+
+/**
+ * The key behind the credential, authenticated while the claim is written. The credential is judged
+ * first: a replay needs a valid key as much as a first call does, and a key that fails gives its
+ * claim up again (nothing is stored).
+ */
+async function authenticated(
+  services: KeyRouteServices,
+  credential: KeyCredential,
+  idempotent: Claimed | undefined,
+  claiming: Promise<{ claimed: boolean }> | undefined,
+): Promise<ApiKeyRecord> {
+  const [key, claim] = await Promise.allSettled([services.keyCalls.authenticate(credential), claiming]);
+  if (key.status === 'fulfilled') return key.value;
+  if (claim.status === 'fulfilled' && claim.value?.claimed) {
+    // The refusal stands whatever happens here; a claim left behind expires with this invocation.
+    await services.idempotency!.release(idempotent!.request).catch((error: unknown) => {
+      logger.warn('idempotency claim not released after a refused key', { error: error as Error });
+    });
+  }
+  throw key.reason;
+}
+
+/** Store a claimed call's answer for repeats, or release the claim when the outcome is not kept (429, 5xx). */
+async function stored(store: IdempotencyStore<Result>, request: IdempotentRequest, outcome: Outcome, answer: Result): Promise<Result> {
+  if ('error' in outcome && !isStored(statusOf(outcome.error))) {
+    await store.release(request);
+    throw outcome.error;
+  }
+  await store.complete(request, answer);
+  return answer;
+}
+
+/** Whether an outcome is stored: successes and the request's own 4xx refusals, except 429. */
+function isStored(status: number): boolean {
+  return status < 500 && status !== 429;
+}
+
+/** A stored answer given again, marked `Idempotent-Replayed: true`. */
+function replayed(answer: Result): Result {
+  return { ...answer, headers: { ...(answer.headers as Record<string, string>), [REPLAYED_HEADER]: 'true' } };
+}
+
+/** Time left to this invocation: a claim older than that may be taken over by a retry. */
+function remainingMs(context: ApiContext): number {
+  return context.getRemainingTimeInMillis?.() ?? 10_000;
+}

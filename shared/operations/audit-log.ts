@@ -1,0 +1,17 @@
+/** audit-log: an org admin reads the organization's audit log (bearer). */
+import { AuditLogPage, AuditLogQuery } from '../schemas/audit.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const auditLog = defineOperation({
+  operation: 'audit-log',
+  function: 'audit-log',
+  data: { catalog: ['GetItem'], audit: ['Query'] },
+  method: 'GET',
+  path: API_PATH,
+  action: 'audit-log',
+  auth: 'bearer',
+  capacity: 'admin',
+  summary: 'Read the organization’s audit log (key usage and key management), newest first',
+  query: AuditLogQuery,
+  response: AuditLogPage,
+});

@@ -1,0 +1,18 @@
+/** consume-session: use a session token, atomically and once (no credential). */
+import { ConsumedSession, ConsumeSessionBody } from '../schemas/sessions.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const consumeSession = defineOperation({
+  operation: 'consume-session',
+  function: 'consume-session',
+  data: { tokens: ['UpdateItem'], counters: ['UpdateItem'] },
+  method: 'POST',
+  path: API_PATH,
+  action: 'consume-session',
+  auth: 'none',
+  capacity: 'token',
+  summary: 'Consume a session token, atomically and once',
+  body: ConsumeSessionBody,
+  response: ConsumedSession,
+  errors: [410],
+});

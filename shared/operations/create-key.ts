@@ -1,0 +1,17 @@
+/** create-key: an org admin creates an API key (bearer); the change is written with its audit record. */
+import { CreatedApiKey, CreateKeyBody } from '../schemas/keys.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const createKey = defineOperation({
+  operation: 'create-key',
+  function: 'create-key',
+  // keys UpdateItem: the new key takes a tier changed while it was being stored (shared/domain/org-tiers.ts).
+  data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['PutItem', 'UpdateItem'], audit: ['PutItem'] },
+  method: 'POST',
+  path: API_PATH,
+  auth: 'bearer',
+  capacity: 'admin',
+  summary: 'Create an API key; the raw key is returned once',
+  body: CreateKeyBody,
+  response: CreatedApiKey,
+});

@@ -1,0 +1,31 @@
+/** create-session: a partner's server mints a single-use session token (optional `Idempotency-Key`). */
+import { CreatedSession, CreateSessionBody, IdempotencyKeyHeader, ReplayedHeader } from '../schemas/sessions.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const createSession = defineOperation({
+  operation: 'create-session',
+  function: 'create-session',
+  data: {
+    keys: ['GetItem', 'UpdateItem'],
+    catalog: ['GetItem'],
+    // Counting: one conditional write; its refusal is read back only on a backend without
+    // `ReturnValuesOnConditionCheckFailure` (the embedded dynalite).
+    counters: ['UpdateItem', 'GetItem'],
+    tokens: ['PutItem', 'DeleteItem'],
+    audit: ['PutItem'],
+    // Only with an `Idempotency-Key`: claim (conditional put), read a stored answer, store one, release.
+    idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+  },
+  method: 'POST',
+  path: API_PATH,
+  action: 'create-session',
+  auth: 'apiKey',
+  capacity: 'key',
+  summary: 'Mint a single-use session token for one game or stream',
+  body: CreateSessionBody,
+  response: CreatedSession,
+  headers: IdempotencyKeyHeader,
+  responseHeaders: ReplayedHeader,
+  errors: [409, 422],
+  idempotent: true,
+});

@@ -1,0 +1,17 @@
+/** delete-key: an org admin deletes an API key (bearer); the change is written with its audit record. */
+import { DeletedApiKey, DeleteKeyQuery } from '../schemas/keys.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const deleteKey = defineOperation({
+  operation: 'delete-key',
+  function: 'delete-key',
+  data: { catalog: ['GetItem'], keys: ['Query', 'DeleteItem'], audit: ['PutItem'] },
+  method: 'DELETE',
+  path: API_PATH,
+  auth: 'bearer',
+  capacity: 'admin',
+  summary: 'Delete an API key permanently',
+  query: DeleteKeyQuery,
+  response: DeletedApiKey,
+  errors: [404],
+});

@@ -1,0 +1,38 @@
+/**
+ * mcp: the MCP server (one function and one operation for every JSON-RPC method). Each request
+ * authenticates and meters like create-session; its tools mint and revoke tokens (and undo them when
+ * the call is refused), read and change the org's games and streams, and read the session report
+ * (the mints' audit records, then tokens).
+ */
+import { idempotentToolCall } from '../mcp/idempotency.js';
+import { McpRequestBody, McpResponseBody } from '../schemas/mcp.js';
+import { IdempotencyKeyHeader, ReplayedHeader } from '../schemas/sessions.js';
+import { defineOperation } from './operation.js';
+
+export const mcp = defineOperation({
+  operation: 'mcp',
+  function: 'mcp',
+  data: {
+    keys: ['GetItem', 'UpdateItem'],
+    counters: ['UpdateItem', 'GetItem'],
+    audit: ['PutItem', 'Query'],
+    catalog: ['GetItem', 'Query', 'UpdateItem'],
+    tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'BatchGetItem'],
+    // create_session with an `Idempotency-Key`, as REST create-session.
+    idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+  },
+  method: 'POST',
+  path: '/api/mcp',
+  auth: 'apiKey',
+  capacity: 'key',
+  summary: 'Remote MCP server for agents (Streamable HTTP, stateless, JSON responses); tools by the key’s MCP scopes',
+  // The JSON-RPC answer is the MCP SDK's, not the envelope; HTTP-level refusals (401, 403, 429) are.
+  body: McpRequestBody,
+  response: McpResponseBody,
+  reply: 'transport',
+  // `Idempotency-Key` applies to tools/call of create_session only (the same rules as REST).
+  headers: IdempotencyKeyHeader,
+  responseHeaders: ReplayedHeader,
+  errors: [409, 422],
+  idempotent: idempotentToolCall,
+});

@@ -1,0 +1,17 @@
+/** openapi: this interface description (no credential, no envelope). */
+import * as z from 'zod/mini';
+import { withMeta } from '../schemas/common.js';
+import { defineOperation } from './operation.js';
+
+export const openapi = defineOperation({
+  operation: 'openapi',
+  function: 'openapi',
+  data: {},
+  method: 'GET',
+  path: '/api/openapi.json',
+  auth: 'none',
+  capacity: 'meta',
+  summary: 'This interface description (OpenAPI 3.1)',
+  response: withMeta(z.record(z.string(), z.unknown()), { description: 'An OpenAPI 3.1 document.' }),
+  reply: 'document',
+});

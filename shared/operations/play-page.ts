@@ -1,0 +1,82 @@
+/**
+ * The play pages (HTML) and the page script's `/play/session`: six operations, one function
+ * (`functions/play-page.ts`), since they share the page bundle and the play domain. Pages read the
+ * catalog (the game or stream, and for the embed shape the org's allowed origins) and the token;
+ * the page's own script consumes the token. Their answers are HTML (or 204): the OpenAPI document
+ * describes them by their summary alone.
+ */
+import { defineOperation, type DataAccess } from './operation.js';
+
+/** What a play page reads: the game or stream and the org (catalog), and the token. */
+const PAGE_DATA = { catalog: ['GetItem'], tokens: ['GetItem'] } as const satisfies DataAccess;
+
+export const playGamePage = defineOperation({
+  operation: 'play-game-page',
+  function: 'play-page',
+  data: PAGE_DATA,
+  method: 'GET',
+  path: '/play/game/{game_id}',
+  auth: 'none',
+  capacity: 'play',
+  summary: 'Canonical play page of a game (`session_token` when required)',
+});
+
+export const playStreamPage = defineOperation({
+  operation: 'play-stream-page',
+  function: 'play-page',
+  data: PAGE_DATA,
+  method: 'GET',
+  path: '/play/stream/{stream_id}',
+  auth: 'none',
+  capacity: 'play',
+  summary: 'Canonical play page of a stream (`session_token` when required)',
+});
+
+export const gamePage = defineOperation({
+  operation: 'game-page',
+  function: 'play-page',
+  data: PAGE_DATA,
+  method: 'GET',
+  path: '/game/{game_id}',
+  auth: 'none',
+  capacity: 'play',
+  summary: 'Game page of the service (`session_token` when required)',
+});
+
+export const embedPage = defineOperation({
+  operation: 'embed-page',
+  function: 'play-page',
+  data: PAGE_DATA,
+  method: 'GET',
+  path: '/embed/{game_id}',
+  auth: 'none',
+  capacity: 'play',
+  summary: 'Game page without the service’s interface, for iframes (`session_token` when required)',
+});
+
+export const streamPage = defineOperation({
+  operation: 'stream-page',
+  function: 'play-page',
+  data: PAGE_DATA,
+  method: 'GET',
+  path: '/stream/{org_slug}/{stream_id}',
+  auth: 'none',
+  capacity: 'play',
+  summary: 'Stream page of an organization (`session_token` when required)',
+});
+
+export const playSession = defineOperation({
+  operation: 'play-session',
+  function: 'play-page',
+  // One conditional write counts the attempt and returns the token; a refusal reads it back where
+  // the backend does not return it (dynalite).
+  data: { tokens: ['UpdateItem', 'GetItem'] },
+  method: 'POST',
+  path: '/play/session',
+  auth: 'none',
+  capacity: 'play',
+  summary: 'Play page script: trade a session it has just consumed for the play cookie a refresh needs',
+});
+
+/** Every operation the play-page function serves, in the routes table's order. */
+export const playPageOperations = [playGamePage, playStreamPage, gamePage, embedPage, streamPage, playSession] as const;

@@ -1,0 +1,18 @@
+/** revoke-session: a partner's server cancels an active token of its organization. */
+import { RevokeSessionBody, SessionView } from '../schemas/sessions.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const revokeSession = defineOperation({
+  operation: 'revoke-session',
+  function: 'revoke-session',
+  data: { keys: ['GetItem', 'UpdateItem'], counters: ['UpdateItem', 'GetItem'], tokens: ['UpdateItem', 'GetItem'], audit: ['PutItem'] },
+  method: 'POST',
+  path: API_PATH,
+  action: 'revoke-session',
+  auth: 'apiKey',
+  capacity: 'key',
+  summary: 'Revoke an active session token of the key’s organization',
+  body: RevokeSessionBody,
+  response: SessionView,
+  errors: [404, 410],
+});

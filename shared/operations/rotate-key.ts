@@ -1,0 +1,22 @@
+/**
+ * rotate-key: an org admin replaces an API key (bearer). It reads the key, the membership and a new
+ * key id together, then writes the new key, the old key's retirement and the audit record together;
+ * a failed write is taken back (DeleteItem).
+ */
+import { RotatedApiKey, RotateKeyBody } from '../schemas/keys.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const rotateKey = defineOperation({
+  operation: 'rotate-key',
+  function: 'rotate-key',
+  data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: ['PutItem'] },
+  method: 'POST',
+  path: API_PATH,
+  action: 'rotate-key',
+  auth: 'bearer',
+  capacity: 'admin',
+  summary: 'Rotate an API key: a new key with the same settings; the old one works for a grace period',
+  body: RotateKeyBody,
+  response: RotatedApiKey,
+  errors: [404, 409],
+});

@@ -1,0 +1,17 @@
+/** update-key: an org admin changes an API key (bearer); the change is written with its audit record. */
+import { ApiKeyView, UpdateKeyBody } from '../schemas/keys.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const updateKey = defineOperation({
+  operation: 'update-key',
+  function: 'update-key',
+  data: { catalog: ['GetItem'], keys: ['Query', 'UpdateItem'], audit: ['PutItem'] },
+  method: 'PATCH',
+  path: API_PATH,
+  auth: 'bearer',
+  capacity: 'admin',
+  summary: 'Update an API key: revoke or reactivate (is_active), limits, scopes, expiry, labels',
+  body: UpdateKeyBody,
+  response: ApiKeyView,
+  errors: [404, 409],
+});

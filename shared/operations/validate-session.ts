@@ -1,0 +1,18 @@
+/** validate-session: read a session token without consuming it (no credential). */
+import { SessionView, ValidateSessionQuery } from '../schemas/sessions.js';
+import { API_PATH, defineOperation } from './operation.js';
+
+export const validateSession = defineOperation({
+  operation: 'validate-session',
+  function: 'validate-session',
+  data: { tokens: ['GetItem'] },
+  method: 'GET',
+  path: API_PATH,
+  action: 'validate-session',
+  auth: 'none',
+  capacity: 'token',
+  summary: 'Read a session token without consuming it',
+  query: ValidateSessionQuery,
+  response: SessionView,
+  errors: [404],
+});
