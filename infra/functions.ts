@@ -248,7 +248,7 @@ function only(environment: Readonly<Record<string, string>>, vars: readonly EnvV
   return Object.fromEntries(Object.entries(environment).filter(([name]) => vars.includes(name as EnvVar)));
 }
 
-/** `keys-list` -> `KeysList`: stable construct ids (and so stable logical ids) per function. */
+/** `list-keys` -> `ListKeys`: stable construct ids (and so stable logical ids) per function. */
 export function pascalCase(name: string): string {
   return name.replace(/(^|[-_])([a-z0-9])/g, (_, _sep: string, c: string) => c.toUpperCase());
 }

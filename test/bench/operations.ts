@@ -130,14 +130,14 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
     {
       name: 'list_keys',
       operation: 'list-keys',
-      fn: 'keys-list',
+      fn: 'list-keys',
       status: 200,
       prepare: async () => ({ method: 'GET', path: `${API_PATH}?org_id=1`, headers: { authorization: bearer.acme } }),
     },
     {
       name: 'create_key',
       operation: 'create-key',
-      fn: 'keys-create',
+      fn: 'create-key',
       status: 200,
       prepare: async () => createKey(),
       done: (r) => void created.push((JSON.parse(r.body) as { data: { id: number } }).data.id),
@@ -145,7 +145,7 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
     {
       name: 'update_key',
       operation: 'update-key',
-      fn: 'keys-update',
+      fn: 'update-key',
       status: 200,
       prepare: async () => {
         active = !active;
@@ -160,7 +160,7 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
     {
       name: 'delete_key',
       operation: 'delete-key',
-      fn: 'keys-delete',
+      fn: 'delete-key',
       status: 200,
       prepare: async () => {
         const id = created.pop() ?? (JSON.parse((await http.send(createKey())).body) as { data: { id: number } }).data.id;

@@ -46,7 +46,7 @@ export interface BenchResult {
   readonly targets: readonly TargetCheck[];
 }
 
-/** `keys-list` -> `keys_list`. */
+/** `list-keys` -> `list_keys`. */
 export const snake = (name: string) => name.replace(/-/g, '_');
 
 /** The readable report. */

@@ -1,0 +1,39 @@
+/**
+ * One declaration per operation: each function file's handler is built from the declarations of
+ * the operations it serves (`shared/operations/`), and they are exactly the routes table's rows
+ * whose `function` names that file. A function file is named after its operation, unless it serves
+ * several (the play pages).
+ */
+import { describe, expect, test } from '@jest/globals';
+import { readdirSync } from 'node:fs';
+import type { RouteDefinition } from '../../shared/operations/operation.js';
+import { routes } from '../../shared/routes.js';
+
+const FUNCTIONS_DIR = new URL('../../functions/', import.meta.url);
+const files = readdirSync(FUNCTIONS_DIR)
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => file.slice(0, -'.ts'.length))
+  .sort();
+
+describe('functions and their operations', () => {
+  test.each(files)('functions/%s.ts serves exactly its rows of the routes table, and the very declarations', async (name) => {
+    const { handler } = (await import(new URL(`${name}.ts`, FUNCTIONS_DIR).href)) as {
+      handler: { operations?: readonly RouteDefinition[] };
+    };
+    const rows = routes.filter((route) => route.function === name);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(handler.operations?.map((operation) => operation.operation)).toEqual(rows.map((route) => route.operation));
+    handler.operations!.forEach((operation, i) => expect(operation).toBe(rows[i]));
+  });
+
+  test('every function of the routes table has its file', () => {
+    expect([...new Set(routes.map((route) => route.function))].sort()).toEqual(files);
+  });
+
+  test('a function file is named after its operation, unless it serves several', () => {
+    for (const name of files) {
+      const served = routes.filter((route) => route.function === name).map((route) => route.operation);
+      if (served.length === 1) expect(served).toEqual([name]);
+    }
+  });
+});
