@@ -250,5 +250,5 @@ function only(environment: Readonly<Record<string, string>>, vars: readonly EnvV
 
 /** `list-keys` -> `ListKeys`: stable construct ids (and so stable logical ids) per function. */
 export function pascalCase(name: string): string {
-  return name.replace(/(^|[-_])([a-z0-9])/g, (_, _sep: string, c: string) => c.toUpperCase());
+  return name.replace(/(^|[-_])([a-z0-9])/g, (_, _separator: string, letter: string) => letter.toUpperCase());
 }

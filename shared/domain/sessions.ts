@@ -57,7 +57,7 @@ export interface SessionsDeps {
 }
 
 /** The one game or stream a create request names (the request schema makes sure there is exactly one). */
-export function targetOf(input: Pick<CreateSessionInput, 'game_id' | 'stream_id'>): Target {
+function targetOf(input: Pick<CreateSessionInput, 'game_id' | 'stream_id'>): Target {
   return input.game_id !== null ? { kind: 'game', id: input.game_id } : { kind: 'stream', id: input.stream_id! };
 }
 
@@ -104,21 +104,8 @@ export class Sessions {
       return keyCalls.meter(key, call, subject, undefined, refusal as Error);
     }
 
-    const now = clock.now();
-    const expiresMs = now + input.expires_in_minutes * 60_000;
-    const record: TokenRecord = {
-      token: randomUUID(),
-      org_id: key.org_id,
-      key_id: key.id,
-      game_id: subject.game_id,
-      stream_id: subject.stream_id,
-      external_ref: input.external_ref,
-      metadata: input.metadata,
-      status: 'active',
-      created_at: isoTime(now),
-      expires_at: isoTime(expiresMs),
-    };
-    const ttl = Math.ceil(expiresMs / 1000) + this.deps.tokenRetentionDays * 86_400;
+    const record = this.newToken(key, input, subject, clock.now());
+    const ttl = Math.ceil(Date.parse(record.expires_at) / 1000) + this.deps.tokenRetentionDays * 86_400;
     // Speculative, as only a private item may be: the token is written alongside the count and, if
     // the call is refused, deleted again before anyone could have seen it (it is returned only on success).
     await keyCalls.meter(
@@ -136,6 +123,27 @@ export class Sessions {
       stream_id: record.stream_id,
       expires_at: record.expires_at,
       external_ref: record.external_ref,
+    };
+  }
+
+  /** A new active token of the key's organization, for the request's target. */
+  private newToken(
+    key: ApiKeyRecord,
+    input: CreateSessionInput,
+    target: { readonly game_id: number | null; readonly stream_id: number | null },
+    now: number,
+  ): TokenRecord {
+    return {
+      token: randomUUID(),
+      org_id: key.org_id,
+      key_id: key.id,
+      game_id: target.game_id,
+      stream_id: target.stream_id,
+      external_ref: input.external_ref,
+      metadata: input.metadata,
+      status: 'active',
+      created_at: isoTime(now),
+      expires_at: isoTime(now + input.expires_in_minutes * 60_000),
     };
   }
 

@@ -201,7 +201,7 @@ const REALM = 'game-session-token-service';
  * starting an OAuth flow (which a `Bearer` challenge would suggest). Admin routes take an OIDC JWT:
  * `Bearer` (RFC 6750), with `error="invalid_token"` when one was presented.
  */
-export function challenge(auth: 'apiKey' | 'bearer', headers: Readonly<Record<string, string | undefined>>): string {
+function challenge(auth: 'apiKey' | 'bearer', headers: Readonly<Record<string, string | undefined>>): string {
   if (auth === 'apiKey') return `ApiKey realm="${REALM}", header="x-api-key"`;
   return headers.authorization ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`;
 }

@@ -10,7 +10,7 @@ import { defineOperation, type DataAccess } from './operation.js';
 /** What a play page reads: the game or stream and the org (catalog), and the token. */
 const PAGE_DATA = { catalog: ['GetItem'], tokens: ['GetItem'] } as const satisfies DataAccess;
 
-export const playGamePage = defineOperation({
+const playGamePage = defineOperation({
   operation: 'play-game-page',
   function: 'play-page',
   data: PAGE_DATA,
@@ -21,7 +21,7 @@ export const playGamePage = defineOperation({
   summary: 'Canonical play page of a game (`session_token` when required)',
 });
 
-export const playStreamPage = defineOperation({
+const playStreamPage = defineOperation({
   operation: 'play-stream-page',
   function: 'play-page',
   data: PAGE_DATA,
@@ -32,7 +32,7 @@ export const playStreamPage = defineOperation({
   summary: 'Canonical play page of a stream (`session_token` when required)',
 });
 
-export const gamePage = defineOperation({
+const gamePage = defineOperation({
   operation: 'game-page',
   function: 'play-page',
   data: PAGE_DATA,
@@ -43,7 +43,7 @@ export const gamePage = defineOperation({
   summary: 'Game page of the service (`session_token` when required)',
 });
 
-export const embedPage = defineOperation({
+const embedPage = defineOperation({
   operation: 'embed-page',
   function: 'play-page',
   data: PAGE_DATA,
@@ -54,7 +54,7 @@ export const embedPage = defineOperation({
   summary: 'Game page without the service’s interface, for iframes (`session_token` when required)',
 });
 
-export const streamPage = defineOperation({
+const streamPage = defineOperation({
   operation: 'stream-page',
   function: 'play-page',
   data: PAGE_DATA,

@@ -21,7 +21,7 @@ const Metadata = withMeta(
   z.record(z.string(), z.unknown()).check(
     // A number too large for a double (`1e400`) parses as Infinity, which JSON would store as null.
     z.refine(allFinite, { message: 'numbers must be finite (within ±1.8e308)' }),
-    z.refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, {
+    z.refine((metadata) => Buffer.byteLength(JSON.stringify(metadata)) <= METADATA_MAX_BYTES, {
       message: `must serialize to at most ${METADATA_MAX_BYTES} bytes`,
     }),
   ),
@@ -94,7 +94,7 @@ export const ConsumedSession = withMeta(
   { id: 'ConsumedSession' },
 );
 
-/** The optional `Idempotency-Key` request header of create-session (its rules: `shared/http/idempotency.ts`). */
+/** The optional `Idempotency-Key` request header of create-session (its rules: `shared/http/api-key.ts`). */
 export const IdempotencyKeyHeader = z.object({
   'idempotency-key': withMeta(z.optional(z.string().check(z.regex(/^[\x20-\x7e]{1,255}$/))), {
     description:

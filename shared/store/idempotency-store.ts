@@ -17,9 +17,9 @@ import type { StoreOptions } from './dynamo-client.js';
 type JSONValue = Parameters<DynamoDBPersistenceLayer['saveInProgress']>[0];
 
 /** How long a stored answer is replayed (issue 9: 24 hours). */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** Seconds a client should wait before retrying a request that is still in progress. */
-export const IN_PROGRESS_RETRY_SECONDS = 1;
+const IN_PROGRESS_RETRY_SECONDS = 1;
 /** Claims tried when the record read back vanished or expired meanwhile (Powertools retries twice too). */
 const CLAIM_ATTEMPTS = 3;
 
