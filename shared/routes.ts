@@ -24,6 +24,7 @@ import { rotateKey } from './operations/rotate-key.js';
 import { updateKey } from './operations/update-key.js';
 import { validateSession } from './operations/validate-session.js';
 
+/** Every operation of the service, in the order the edge rewrite tries them and OpenAPI lists them. */
 export const routes = [
   createSession,
   validateSession,

@@ -1,7 +1,7 @@
-/** audit-log: an org admin reads the organization's audit log (bearer). */
 import { AuditLogPage, AuditLogQuery } from '../schemas/audit.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/** audit-log: an org admin reads the organization's audit log (bearer). */
 export const auditLog = defineOperation({
   operation: 'audit-log',
   function: 'audit-log',

@@ -1,7 +1,7 @@
-/** consume-session: use a session token, atomically and once (no credential). */
 import { ConsumedSession, ConsumeSessionBody } from '../schemas/sessions.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/** consume-session: use a session token, atomically and once (no credential). */
 export const consumeSession = defineOperation({
   operation: 'consume-session',
   function: 'consume-session',

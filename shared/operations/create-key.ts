@@ -1,7 +1,7 @@
-/** create-key: an org admin creates an API key (bearer); the change is written with its audit record. */
 import { CreatedApiKey, CreateKeyBody } from '../schemas/keys.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/** create-key: an org admin creates an API key (bearer); the change is written with its audit record. */
 export const createKey = defineOperation({
   operation: 'create-key',
   function: 'create-key',

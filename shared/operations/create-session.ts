@@ -1,7 +1,7 @@
-/** create-session: a partner's server mints a single-use session token (optional `Idempotency-Key`). */
 import { CreatedSession, CreateSessionBody, IdempotencyKeyHeader, ReplayedHeader } from '../schemas/sessions.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/** create-session: a partner's server mints a single-use session token (optional `Idempotency-Key`). */
 export const createSession = defineOperation({
   operation: 'create-session',
   function: 'create-session',

@@ -1,7 +1,7 @@
-/** delete-key: an org admin deletes an API key (bearer); the change is written with its audit record. */
 import { DeletedApiKey, DeleteKeyQuery } from '../schemas/keys.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/** delete-key: an org admin deletes an API key (bearer); the change is written with its audit record. */
 export const deleteKey = defineOperation({
   operation: 'delete-key',
   function: 'delete-key',

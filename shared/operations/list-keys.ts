@@ -1,11 +1,11 @@
-/**
- * list-keys: an org admin lists the organization's API keys (bearer). Like every key-management
- * operation it reads the membership and the org (catalog) alongside its first read.
- */
 import * as z from 'zod/mini';
 import { ApiKeyView, ListKeysQuery } from '../schemas/keys.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/**
+ * list-keys: an org admin lists the organization's API keys (bearer). Like every key-management
+ * operation it reads the membership and the org (catalog) alongside its first read.
+ */
 export const listKeys = defineOperation({
   operation: 'list-keys',
   function: 'list-keys',

@@ -1,14 +1,14 @@
+import { idempotentToolCall } from '../mcp/idempotency.js';
+import { McpRequestBody, McpResponseBody } from '../schemas/mcp.js';
+import { IdempotencyKeyHeader, ReplayedHeader } from '../schemas/sessions.js';
+import { defineOperation } from './operation.js';
+
 /**
  * mcp: the MCP server (one function and one operation for every JSON-RPC method). Each request
  * authenticates and meters like create-session; its tools mint and revoke tokens (and undo them when
  * the call is refused), read and change the org's games and streams, and read the session report
  * (the mints' audit records, then tokens).
  */
-import { idempotentToolCall } from '../mcp/idempotency.js';
-import { McpRequestBody, McpResponseBody } from '../schemas/mcp.js';
-import { IdempotencyKeyHeader, ReplayedHeader } from '../schemas/sessions.js';
-import { defineOperation } from './operation.js';
-
 export const mcp = defineOperation({
   operation: 'mcp',
   function: 'mcp',

@@ -1,8 +1,8 @@
-/** openapi: this interface description (no credential, no envelope). */
 import * as z from 'zod/mini';
 import { withMeta } from '../schemas/common.js';
 import { defineOperation } from './operation.js';
 
+/** openapi: this interface description (no credential, no envelope). */
 export const openapi = defineOperation({
   operation: 'openapi',
   function: 'openapi',

@@ -10,6 +10,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as z from 'zod/v4/core';
 import type { TableName } from '../tables.js';
 
+/** The credential an operation takes: none, an API key (partners' servers, MCP clients) or an org admin's bearer JWT. */
 export type AuthKind = 'none' | 'apiKey' | 'bearer';
 /**
  * Which budget of the capacity plan (`infra/capacity.ts`, docs/deploy.md "Capacity") a route's
@@ -18,10 +19,12 @@ export type AuthKind = 'none' | 'apiKey' | 'bearer';
  * the org admins' key management, `meta` documents about the service itself.
  */
 export type CapacityClass = 'key' | 'token' | 'play' | 'admin' | 'meta';
+/** The HTTP methods of the public interface. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** DynamoDB actions a function performs, per logical table (feeds least-privilege IAM in CDK). */
 export type DataAccess = Partial<Record<TableName, readonly DynamoAction[]>>;
+/** A DynamoDB action, as IAM names it (`dynamodb:<action>`). */
 export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchGetItem';
 
 /** Which calls of an operation are idempotent under an `Idempotency-Key`, and what a repeat must match. */

@@ -1,7 +1,7 @@
-/** revoke-session: a partner's server cancels an active token of its organization. */
 import { RevokeSessionBody, SessionView } from '../schemas/sessions.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/** revoke-session: a partner's server cancels an active token of its organization. */
 export const revokeSession = defineOperation({
   operation: 'revoke-session',
   function: 'revoke-session',

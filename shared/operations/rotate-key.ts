@@ -1,11 +1,11 @@
+import { RotatedApiKey, RotateKeyBody } from '../schemas/keys.js';
+import { API_PATH, defineOperation } from './operation.js';
+
 /**
  * rotate-key: an org admin replaces an API key (bearer). It reads the key, the membership and a new
  * key id together, then writes the new key, the old key's retirement and the audit record together;
  * a failed write is taken back (DeleteItem).
  */
-import { RotatedApiKey, RotateKeyBody } from '../schemas/keys.js';
-import { API_PATH, defineOperation } from './operation.js';
-
 export const rotateKey = defineOperation({
   operation: 'rotate-key',
   function: 'rotate-key',

@@ -1,7 +1,7 @@
-/** update-key: an org admin changes an API key (bearer); the change is written with its audit record. */
 import { ApiKeyView, UpdateKeyBody } from '../schemas/keys.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/** update-key: an org admin changes an API key (bearer); the change is written with its audit record. */
 export const updateKey = defineOperation({
   operation: 'update-key',
   function: 'update-key',

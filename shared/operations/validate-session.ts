@@ -1,7 +1,7 @@
-/** validate-session: read a session token without consuming it (no credential). */
 import { SessionView, ValidateSessionQuery } from '../schemas/sessions.js';
 import { API_PATH, defineOperation } from './operation.js';
 
+/** validate-session: read a session token without consuming it (no credential). */
 export const validateSession = defineOperation({
   operation: 'validate-session',
   function: 'validate-session',
