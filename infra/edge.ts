@@ -67,15 +67,7 @@ export class ServiceEdge extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceEdgeProps) {
     super(scope, id);
-    if (props.webAclArn && props.wafRateLimit) {
-      throw new Error('a distribution has one web ACL: give webAclArn or wafRateLimit, not both');
-    }
-    const region = Stack.of(this).region;
-    if (props.wafRateLimit && !Token.isUnresolved(region) && region !== 'us-east-1') {
-      throw new Error(
-        `a CloudFront web ACL can only be created in us-east-1, not ${region}: infra/deployment.ts puts it in a stack of its own`,
-      );
-    }
+    checkWebAcl(props, Stack.of(this).region);
     this.hasCustomDomain = props.domain !== undefined;
     if (props.wafRateLimit) this.rateLimit = new EdgeRateLimit(this, 'RateLimit', { limit: props.wafRateLimit });
     this.hasWebAcl = props.webAclArn !== undefined || this.rateLimit !== undefined;
@@ -84,27 +76,16 @@ export class ServiceEdge extends Construct {
       runtime: FunctionRuntime.JS_2_0,
       code: FunctionCode.fromInline(edgeRewriteSource(props.routes)),
     });
+    this.distribution = this.createDistribution(props);
+    this.baseUrl = `https://${props.domain?.domainName ?? this.distribution.distributionDomainName}`;
+  }
 
-    const origin = new HttpOrigin(props.originDomainName, {
-      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
-      originSslProtocols: [OriginSslPolicy.TLS_V1_2],
-      readTimeout: Duration.seconds(30),
-      // CloudFront overwrites a viewer header of the same name, so clients cannot supply it themselves.
-      customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
-    });
-
-    // Pages set their own framing and content policies; the edge only adds what every answer needs
-    // and keeps whatever the origin already sent.
-    const headers = new ResponseHeadersPolicy(this, 'Headers', {
-      comment: 'HSTS, nosniff and referrer policy for every response',
-      securityHeadersBehavior: {
-        strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: false },
-        contentTypeOptions: { override: false },
-        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: false },
-      },
-    });
-
-    this.distribution = new Distribution(this, 'Distribution', {
+  /**
+   * The distribution, with one behaviour for every path of the routes table: the rewrite decides,
+   * and answers anything else itself (404/400/405), so new routes need no distribution change.
+   */
+  private createDistribution(props: ServiceEdgeProps): Distribution {
+    return new Distribution(this, 'Distribution', {
       comment: `Game Session Token Service (secrets revision ${props.secretsRevision})`,
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_ALL,
@@ -113,21 +94,59 @@ export class ServiceEdge extends Construct {
       // Applies with a custom certificate; the default *.cloudfront.net certificate has a fixed policy.
       minimumProtocolVersion: props.domain ? SecurityPolicyProtocol.TLS_V1_2_2021 : undefined,
       webAclId: props.webAclArn ?? this.rateLimit?.webAcl.attrArn,
-      // One behaviour serves every path of the routes table: the rewrite decides, and answers
-      // anything else itself (404/400/405), so new routes need no distribution change.
       defaultBehavior: {
-        origin,
+        origin: apiOrigin(props),
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         allowedMethods: AllowedMethods.ALLOW_ALL,
         // Every answer is per request (tokens, keys, pages with a nonce): nothing is cached, and the
         // whole viewer request (Authorization included) reaches the origin except its Host header.
         cachePolicy: CachePolicy.CACHING_DISABLED,
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-        responseHeadersPolicy: headers,
+        responseHeadersPolicy: securityHeaders(this),
         compress: true,
         functionAssociations: [{ function: this.rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
     });
-    this.baseUrl = `https://${props.domain?.domainName ?? this.distribution.distributionDomainName}`;
   }
+}
+
+/**
+ * A distribution takes one web ACL, and a CLOUDFRONT-scope web ACL exists only in us-east-1: refuse
+ * both mistakes at synth rather than at deploy, half-way through a stack update.
+ */
+function checkWebAcl(props: ServiceEdgeProps, region: string): void {
+  if (props.webAclArn && props.wafRateLimit) {
+    throw new Error('a distribution has one web ACL: give webAclArn or wafRateLimit, not both');
+  }
+  if (props.wafRateLimit && !Token.isUnresolved(region) && region !== 'us-east-1') {
+    throw new Error(
+      `a CloudFront web ACL can only be created in us-east-1, not ${region}: infra/deployment.ts puts it in a stack of its own`,
+    );
+  }
+}
+
+/** The HTTP API as CloudFront's origin: HTTPS only, every request carrying the origin-verify secret. */
+function apiOrigin(props: ServiceEdgeProps): HttpOrigin {
+  return new HttpOrigin(props.originDomainName, {
+    protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+    originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+    readTimeout: Duration.seconds(30),
+    // CloudFront overwrites a viewer header of the same name, so clients cannot supply it themselves.
+    customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
+  });
+}
+
+/**
+ * The headers every answer needs (HSTS, nosniff, referrer policy). Pages set their own framing and
+ * content policies, so the edge keeps whatever the origin already sent (`override: false`).
+ */
+function securityHeaders(scope: Construct): ResponseHeadersPolicy {
+  return new ResponseHeadersPolicy(scope, 'Headers', {
+    comment: 'HSTS, nosniff and referrer policy for every response',
+    securityHeadersBehavior: {
+      strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: false },
+      contentTypeOptions: { override: false },
+      referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: false },
+    },
+  });
 }

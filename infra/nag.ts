@@ -21,8 +21,13 @@ export interface NagAcknowledgement {
 
 /** The stack's exceptions to the AWS Solutions rules, each with its reason. */
 export function nagAcknowledgements(stack: ServiceStack): NagAcknowledgement[] {
+  return [...publicEndpoint(stack), ...deployTimeSecrets(stack), ...tracingPolicies(stack), ...edgeOptionsLeftOut(stack)];
+}
+
+/** How the API and the distribution are exposed: decisions of the design, true of every deploy. */
+function publicEndpoint(stack: ServiceStack): NagAcknowledgement[] {
   const distribution = stack.edge.distribution;
-  const acks: NagAcknowledgement[] = [
+  return [
     {
       id: 'AwsSolutions-APIG4',
       scope: stack.api.api,
@@ -43,6 +48,12 @@ export function nagAcknowledgements(stack: ServiceStack): NagAcknowledgement[] {
         'Every request that passes the edge is logged twice already: the API Gateway access log (JSON, with source IP) and the function request line with its request id; ' +
         'requests the edge itself refuses (unknown path/action) reach no data. Standard CloudFront logs would need an ACL-enabled S3 bucket for no extra insight.',
     },
+  ];
+}
+
+/** Secrets without a rotation Lambda: their values are resolved at deploy time, or must never change. */
+function deployTimeSecrets(stack: ServiceStack): NagAcknowledgement[] {
+  return [
     {
       id: 'AwsSolutions-SMG4',
       scope: stack.originSecret,
@@ -64,15 +75,26 @@ export function nagAcknowledgements(stack: ServiceStack): NagAcknowledgement[] {
         'Rotating this key would change the session-id permutation, whose new ids could repeat ids already issued: it must never rotate ' +
         '(shared/domain/id-permutation.ts). Session ids stay unique even if it leaked; they would only become predictable.',
     },
-    // X-Ray does not support resource-level permissions: PutTraceSegments and PutTelemetryRecords
-    // need Resource "*". Every other statement of these roles names its resources.
-    ...[...stack.functions.functions.values()].map((fn) => ({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      scope: fn.role!.node.findChild('DefaultPolicy'),
-      reason:
-        'Only the X-Ray tracing statement (xray:PutTraceSegments, xray:PutTelemetryRecords) has Resource "*": X-Ray has no resource-level permissions.',
-    })),
   ];
+}
+
+/**
+ * X-Ray does not support resource-level permissions: PutTraceSegments and PutTelemetryRecords need
+ * Resource "*". Every other statement of the functions' roles names its resources.
+ */
+function tracingPolicies(stack: ServiceStack): NagAcknowledgement[] {
+  return [...stack.functions.functions.values()].map((fn) => ({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    scope: fn.role!.node.findChild('DefaultPolicy'),
+    reason:
+      'Only the X-Ray tracing statement (xray:PutTraceSegments, xray:PutTelemetryRecords) has Resource "*": X-Ray has no resource-level permissions.',
+  }));
+}
+
+/** Findings that exist only while the deployer leaves an option out (web ACL, custom domain); each says how to add it. */
+function edgeOptionsLeftOut(stack: ServiceStack): NagAcknowledgement[] {
+  const distribution = stack.edge.distribution;
+  const acks: NagAcknowledgement[] = [];
   if (!stack.edge.hasWebAcl) {
     acks.push({
       id: 'AwsSolutions-CFR2',

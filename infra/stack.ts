@@ -90,48 +90,15 @@ export class ServiceStack extends Stack {
     super(scope, id, { description: 'Game Session Token Service: single-use play tokens and the API keys that mint them', ...props });
     this.routes = props.routes ?? serviceRoutes;
     this.capacity = props.capacity ?? DEFAULT_CAPACITY;
-    const errors = planErrors(this.capacity);
-    if (errors.length > 0) throw new Error(`Invalid capacity plan:\n  ${errors.join('\n  ')}`);
-    const { total } = planTotals(this.routes, this.capacity);
-    if (total > this.capacity.accountRateLimit) {
-      Annotations.of(this).addWarningV2(
-        'gsts:capacity-quota',
-        `The routes' throttles add up to ${total} requests/s, above the account's HTTP API quota of ${this.capacity.accountRateLimit} ` +
-          `(capacity.accountRateLimit): until the quota (Service Quotas L-8A5B8E43) is raised to at least ${total} and accountRateLimit ` +
-          'says so, a flood on one route class can take throughput the plan gives the others (docs/deploy.md, "Capacity").',
-      );
-    }
+    checkConfiguration(this, props.identity, this.routes, this.capacity);
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const secretsRevision = props.secretsRevision ?? 1;
-    if (props.identity.issuer === UNCONFIGURED_ISSUER) {
-      Annotations.of(this).addWarningV2(
-        'gsts:identity-provider',
-        'No identity provider configured (context jwtIssuer, jwtAudience): org-admin operations will answer 401 until it is set.',
-      );
-    }
 
     this.tables = new DataTables(this, 'Data').tables;
-
-    // The header value CloudFront sends to the origin; functions refuse requests without it.
-    this.originSecret = new Secret(this, 'OriginVerifySecret', {
-      description: 'Value of the x-origin-verify header CloudFront adds to origin requests',
-      generateSecretString: { passwordLength: 48, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    // HMAC key of the play cookie; resolved into the functions' configuration at deploy time.
-    this.playCookieSecret = new Secret(this, 'PlayCookieSecret', {
-      description: 'HMAC key of the play cookie (play pages)',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-
-    // Kept whatever happens to the stack: a new key is a new permutation, whose ids may collide with
-    // ids already issued under this one (shared/domain/id-permutation.ts).
-    this.sessionIdKey = new Secret(this, 'SessionIdKey', {
-      description: 'Key of the session-id permutation (never rotate: ids issued under another key may repeat)',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    const secrets = serviceSecrets(this);
+    this.originSecret = secrets.originSecret;
+    this.playCookieSecret = secrets.playCookieSecret;
+    this.sessionIdKey = secrets.sessionIdKey;
 
     this.api = new ServiceApi(this, 'Http', { logRetention, capacity: this.capacity, domain: props.apiDomain });
     this.edge = new ServiceEdge(this, 'Edge', {
@@ -143,7 +110,44 @@ export class ServiceStack extends Stack {
       wafRateLimit: props.wafRateLimit,
       secretsRevision,
     });
+    this.functions = this.createFunctions(props, logRetention, secretsRevision);
+    this.api.addOperationRoutes(this.routes, this.functions);
 
+    const alarms = alarmDestination(this, props);
+    this.alarmTopic = alarms.topic;
+    this.ownAlarmTopic = alarms.own;
+    this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
+      routes: this.routes,
+      api: this.api.api,
+      functions: this.functions,
+      tables: this.tables,
+      alarmTopic: this.alarmTopic,
+      thresholds: props.alarmThresholds,
+    });
+
+    this.addOutputs(props);
+    if (props.acknowledgeNagFindings !== false) acknowledgeFindings(this);
+  }
+
+  /** One function per function of the routes table, after the edge: they need its public URL. */
+  private createFunctions(props: ServiceStackProps, logRetention: RetentionDays, secretsRevision: number): ServiceFunctions {
+    return new ServiceFunctions(this, 'Functions', {
+      routes: this.routes,
+      tables: this.tables,
+      settings: this.functionSettings(props),
+      originSecret: this.originSecret,
+      logRetention,
+      secretsRevision,
+      createSessionConcurrency: this.capacity.createSessionConcurrency,
+      tracing: props.tracing ?? false,
+    });
+  }
+
+  /**
+   * Every function's configuration, one entry per variable of the env schema: listing the ones left
+   * undefined too keeps the type checker asking about each new variable (and says why it is unset).
+   */
+  private functionSettings(props: ServiceStackProps): FunctionSettings {
     const settings: FunctionSettings = {
       TOKEN_RETENTION_DAYS: undefined, // the schema's default (docs/decisions.md#retention: 7 days)
       AUDIT_RETENTION_DAYS: undefined, // the schema's default (docs/decisions.md#retention: 90 days)
@@ -162,37 +166,11 @@ export class ServiceStack extends Stack {
       POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
-    this.functions = new ServiceFunctions(this, 'Functions', {
-      routes: this.routes,
-      tables: this.tables,
-      settings,
-      originSecret: this.originSecret,
-      logRetention,
-      secretsRevision,
-      createSessionConcurrency: this.capacity.createSessionConcurrency,
-      tracing: props.tracing ?? false,
-    });
-    this.api.addOperationRoutes(this.routes, this.functions);
+    return settings;
+  }
 
-    if (props.alarmTopicArn) {
-      this.alarmTopic = Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
-    } else {
-      this.ownAlarmTopic = alarmTopic(this);
-      this.alarmTopic = this.ownAlarmTopic.topic;
-    }
-    if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
-    if (props.alarmWebhookUrl) {
-      this.alarmTopic.addSubscription(new UrlSubscription(props.alarmWebhookUrl, { protocol: SubscriptionProtocol.HTTPS }));
-    }
-    this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
-      routes: this.routes,
-      api: this.api.api,
-      functions: this.functions,
-      tables: this.tables,
-      alarmTopic: this.alarmTopic,
-      thresholds: props.alarmThresholds,
-    });
-
+  /** What an operator needs after a deploy: the URL, where to point DNS, table names, alarm topic, dashboard. */
+  private addOutputs(props: ServiceStackProps): void {
     new CfnOutput(this, 'Url', { description: 'Public base URL of the service', value: this.edge.baseUrl });
     new CfnOutput(this, 'DistributionDomainName', {
       description: 'CloudFront domain (point the custom domain here)',
@@ -209,8 +187,76 @@ export class ServiceStack extends Stack {
     }
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: this.monitoring.dashboard.dashboardName });
-    if (props.acknowledgeNagFindings !== false) acknowledgeFindings(this);
   }
+}
+
+/**
+ * Refuse a capacity plan that cannot work. Warn, without failing, about settings a deploy survives
+ * but users notice: throttles above the account's HTTP API quota (the quota is raised outside
+ * CloudFormation), and no identity provider (an offline synth or a first deploy has none yet).
+ */
+function checkConfiguration(stack: Stack, identity: IdentityProvider, routes: readonly RouteDefinition[], capacity: CapacityPlan): void {
+  const errors = planErrors(capacity);
+  if (errors.length > 0) throw new Error(`Invalid capacity plan:\n  ${errors.join('\n  ')}`);
+  const { total } = planTotals(routes, capacity);
+  if (total > capacity.accountRateLimit) {
+    Annotations.of(stack).addWarningV2(
+      'gsts:capacity-quota',
+      `The routes' throttles add up to ${total} requests/s, above the account's HTTP API quota of ${capacity.accountRateLimit} ` +
+        `(capacity.accountRateLimit): until the quota (Service Quotas L-8A5B8E43) is raised to at least ${total} and accountRateLimit ` +
+        'says so, a flood on one route class can take throughput the plan gives the others (docs/deploy.md, "Capacity").',
+    );
+  }
+  if (identity.issuer === UNCONFIGURED_ISSUER) {
+    Annotations.of(stack).addWarningV2(
+      'gsts:identity-provider',
+      'No identity provider configured (context jwtIssuer, jwtAudience): org-admin operations will answer 401 until it is set.',
+    );
+  }
+}
+
+/** The stack's three generated secrets. Created on the stack itself, so their logical ids stay put. */
+function serviceSecrets(stack: Stack): { originSecret: Secret; playCookieSecret: Secret; sessionIdKey: Secret } {
+  // The header value CloudFront sends to the origin; functions refuse requests without it.
+  const originSecret = new Secret(stack, 'OriginVerifySecret', {
+    description: 'Value of the x-origin-verify header CloudFront adds to origin requests',
+    generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  // HMAC key of the play cookie; resolved into the functions' configuration at deploy time.
+  const playCookieSecret = new Secret(stack, 'PlayCookieSecret', {
+    description: 'HMAC key of the play cookie (play pages)',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  // Kept whatever happens to the stack: a new key is a new permutation, whose ids may collide with
+  // ids already issued under this one (shared/domain/id-permutation.ts).
+  const sessionIdKey = new Secret(stack, 'SessionIdKey', {
+    description: 'Key of the session-id permutation (never rotate: ids issued under another key may repeat)',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  return { originSecret, playCookieSecret, sessionIdKey };
+}
+
+/**
+ * Where alarms go: an existing topic (context `alarmTopicArn`) or the stack's own, with the
+ * subscriptions the props ask for. `own` is set only when the stack created the topic.
+ */
+function alarmDestination(stack: Stack, props: ServiceStackProps): { topic: ITopic; own?: { topic: Topic; key: Key } } {
+  let topic: ITopic;
+  let own: { topic: Topic; key: Key } | undefined;
+  if (props.alarmTopicArn) {
+    topic = Topic.fromTopicArn(stack, 'AlarmTopic', props.alarmTopicArn);
+  } else {
+    own = alarmTopic(stack);
+    topic = own.topic;
+  }
+  if (props.alarmEmail) topic.addSubscription(new EmailSubscription(props.alarmEmail));
+  if (props.alarmWebhookUrl) {
+    topic.addSubscription(new UrlSubscription(props.alarmWebhookUrl, { protocol: SubscriptionProtocol.HTTPS }));
+  }
+  return { topic, own };
 }
 
 /**

@@ -69,6 +69,35 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
 
   const issuer = await loadDevIssuer(dataDir, `${baseUrl}/dev-issuer`);
+  configureLocalEnv(dataDir, dynamo, issuer, baseUrl);
+  overrideServices({ clock: options.clock });
+  const svc = services();
+
+  await seedCatalog(svc);
+  const credentials = await writeDevCredentials(svc, { dataDir, baseUrl, issuer, demoMcpKey: options.demoMcpKey });
+  const stopSweeper = startTtlSweeper(svc.client, localTableNames, options.sweepIntervalMs, () => svc.clock.now());
+  return {
+    baseUrl,
+    credentials,
+    issuer,
+    services: svc,
+    server,
+    close: async () => {
+      stopSweeper();
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+      svc.client.destroy();
+      await dynamo.close();
+    },
+  };
+}
+
+/**
+ * The functions read their configuration from the environment, as in Lambda: point it at the local
+ * tables, database, issuer and front. Secrets already in the environment win, so a developer can
+ * reproduce a deployed value; otherwise they persist in the data folder across runs.
+ */
+function configureLocalEnv(dataDir: string, dynamo: { readonly endpoint: string }, issuer: DevIssuer, baseUrl: string): void {
   Object.assign(process.env, {
     ...Object.fromEntries(Object.entries(tables).map(([name, def]) => [def.envVar, localTableNames[name as keyof typeof tables]])),
     DYNAMODB_ENDPOINT: dynamo.endpoint,
@@ -79,36 +108,28 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     PLAY_COOKIE_SECRET: process.env.PLAY_COOKIE_SECRET ?? loadLocalSecret(dataDir, 'play-cookie-secret'),
     SESSION_ID_KEY: process.env.SESSION_ID_KEY ?? loadLocalSecret(dataDir, 'session-id-key'),
   });
+  // The parsed environment is cached; the values above replace whatever an earlier start left.
   resetEnv();
-  overrideServices({ clock: options.clock });
-  const s = services();
+}
 
-  await seedCatalog(s);
-  const credentialsFile = join(dataDir, 'dev-credentials.json');
+/**
+ * Demo keys and bearer tokens, written to `dev-credentials.json` (owner-only). The keys of an
+ * earlier run are reused when they still work, so scripts and notes that hold them keep working.
+ */
+async function writeDevCredentials(
+  svc: Services,
+  run: { dataDir: string; baseUrl: string; issuer: DevIssuer; demoMcpKey?: boolean },
+): Promise<DevCredentials> {
+  const credentialsFile = join(run.dataDir, 'dev-credentials.json');
   const previous = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as Partial<DevCredentials>) : {};
-  const apiKey = await ensureDemoKey(s, previous.api_key);
-  const mcpKey = options.demoMcpKey ? await ensureDemoKey(s, previous.mcp_api_key, DEMO_MCP_KEY) : undefined;
+  const apiKey = await ensureDemoKey(svc, previous.api_key);
+  const mcpKey = run.demoMcpKey ? await ensureDemoKey(svc, previous.mcp_api_key, DEMO_MCP_KEY) : undefined;
   const bearer_tokens = Object.fromEntries(
-    await Promise.all(DEMO_USERS.map(async (u) => [u.subject, await issuer.sign(u.subject)] as const)),
+    await Promise.all(DEMO_USERS.map(async (u) => [u.subject, await run.issuer.sign(u.subject)] as const)),
   );
-  const credentials: DevCredentials = { base_url: baseUrl, api_key: apiKey, ...(mcpKey ? { mcp_api_key: mcpKey } : {}), bearer_tokens };
+  const credentials: DevCredentials = { base_url: run.baseUrl, api_key: apiKey, ...(mcpKey ? { mcp_api_key: mcpKey } : {}), bearer_tokens };
   writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
-
-  const stopSweeper = startTtlSweeper(s.client, localTableNames, options.sweepIntervalMs, () => s.clock.now());
-  return {
-    baseUrl,
-    credentials,
-    issuer,
-    services: s,
-    server,
-    close: async () => {
-      stopSweeper();
-      server.closeAllConnections();
-      await new Promise<void>((done) => server.close(() => done()));
-      s.client.destroy();
-      await dynamo.close();
-    },
-  };
+  return credentials;
 }
 
 /**
