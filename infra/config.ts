@@ -163,7 +163,7 @@ export const DeployContextSchema = z
 export type DeployContext = z.output<typeof DeployContextSchema>;
 
 /** Keys of the context the app reads. */
-export const CONTEXT_KEYS = Object.keys(DeployContextSchema.shape) as (keyof DeployContext)[];
+const CONTEXT_KEYS = Object.keys(DeployContextSchema.shape) as (keyof DeployContext)[];
 
 /**
  * Parse the context parameters (`get` reads one, e.g. `app.node.tryGetContext`). Empty strings count

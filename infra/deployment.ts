@@ -9,7 +9,7 @@ import { ServiceStack, type ServiceStackProps } from './stack.js';
 import { EdgeWafStack } from './waf.js';
 
 /** The region CloudFront's web ACLs (scope CLOUDFRONT) live in. */
-export const CLOUDFRONT_WAF_REGION = 'us-east-1';
+const CLOUDFRONT_WAF_REGION = 'us-east-1';
 
 export interface Deployment {
   readonly service: ServiceStack;

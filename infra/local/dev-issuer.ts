@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Audience of the service's admin tokens (locally and by default). */
-export const DEV_AUDIENCE = 'game-session-token-service';
+const DEV_AUDIENCE = 'game-session-token-service';
 
 /** A loaded development issuer. */
 export interface DevIssuer {

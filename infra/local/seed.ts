@@ -11,7 +11,7 @@ import type { Org, Playable, Role } from '../../shared/domain/model.js';
 import type { Services } from '../../shared/services.js';
 
 /** `allowed_origins`: who may frame the org's embed pages (acme: anyone, as a demo). */
-export const DEMO_ORGS: readonly Org[] = [
+const DEMO_ORGS: readonly Org[] = [
   { org_id: 1, slug: 'acme', name: 'Acme Games', tier: 'business', allowed_origins: ['*'] },
   {
     org_id: 2,

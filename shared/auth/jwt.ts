@@ -30,10 +30,10 @@ import { Overloaded, Unauthenticated } from '../domain/errors.js';
 import type { Env } from '../env.js';
 
 /** Signature algorithms an admin token may use: the RS256 and ES256 families, nothing symmetric. */
-export const ALLOWED_JWT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
+const ALLOWED_JWT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
 
 /** Clock skew tolerated on `exp` and `nbf` between the identity provider and the function. */
-export const JWT_CLOCK_TOLERANCE_SECONDS = 5;
+const JWT_CLOCK_TOLERANCE_SECONDS = 5;
 
 /** Verifies the `Authorization` header of an admin call. */
 export interface BearerVerifier {
@@ -46,7 +46,7 @@ export type JwtSettings = Pick<Env, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_JWKS_UR
   Partial<Pick<Env, 'JWT_MAX_LIFETIME_SECONDS'>>;
 
 /** Default longest lifetime of an admin token (`JWT_MAX_LIFETIME_SECONDS`): 24 h. */
-export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
+const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 
 /**
  * A verifier for the configured provider. `JwtVerifier` is aws-jwt-verify 5's name for the

@@ -13,7 +13,7 @@ export const PLAYABLE_CACHE_MS = 60_000;
  */
 export const PLAY_CATALOG_STALENESS_MS = 5_000;
 /** Entries kept at most; the oldest goes first. */
-export const PLAYABLE_CACHE_ENTRIES = 10_000;
+const PLAYABLE_CACHE_ENTRIES = 10_000;
 
 /**
  * The catalog as create-session reads it: games and streams found are remembered per container for

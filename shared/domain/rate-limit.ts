@@ -43,7 +43,7 @@ const STALE_MINUTES_REMOVED = 10;
  */
 const SHARD_LOAD = 0.5;
 /** Most shards one key's counter is split into (a key's limits bound it long before this). */
-export const MAX_COUNTER_SHARDS = 64;
+const MAX_COUNTER_SHARDS = 64;
 
 /**
  * The counter item of one shard of a key's windows. One item per key, UTC day and shard holds both

@@ -6,11 +6,6 @@ const settings = loggingEnv();
 
 /**
  * The service's structured JSON logger (Powertools). One line per request is written by the HTTP
- * bundle; nothing logs raw keys, whole tokens or bearer tokens (see `redact`).
+ * bundle; nothing logs raw keys, whole tokens or bearer tokens (a key shows as its first 8 characters).
  */
 export const logger = new Logger({ serviceName: settings.POWERTOOLS_SERVICE_NAME, logLevel: settings.POWERTOOLS_LOG_LEVEL });
-
-/** A secret shortened to what may be logged: its first 8 characters. */
-export function redact(secret: string | undefined | null): string | undefined {
-  return secret ? `${secret.slice(0, 8)}…` : undefined;
-}

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { Id, QueryId, Timestamp, withMeta } from './common.js';
 
 /** Records per page when `limit` is not given, and the most a page may hold. */
-export const AUDIT_PAGE = { default: 50, max: 100 } as const;
+const AUDIT_PAGE = { default: 50, max: 100 } as const;
 
 /** `limit` as the query string gives it: digits, then the page bounds. */
 const PageSize = z.pipe(
@@ -24,7 +24,7 @@ export const AuditLogQuery = z.object({
   ),
 });
 
-export const AuditEntry = withMeta(
+const AuditEntry = withMeta(
   z.object({
     org_id: Id,
     at: Timestamp,

@@ -109,7 +109,7 @@ export type UpdateKeyBody = z.output<typeof UpdateKeyBody>;
 export const DeleteKeyQuery = z.object({ id: QueryId, org_id: QueryId });
 
 /** Longest grace period of a rotation: 7 days, in minutes. */
-export const MAX_GRACE_MINUTES = 10_080;
+const MAX_GRACE_MINUTES = 10_080;
 
 export const RotateKeyBody = withMeta(
   z.object({

@@ -1,5 +1,4 @@
 /** THE tool list of the MCP server, in the order `tools/list` shows it. */
-import type { McpScope } from '../../domain/mcp-scopes.js';
 import type { McpTool } from '../tool.js';
 import { catalogTools } from './catalog.js';
 import { sessionReport } from './reports.js';
@@ -12,8 +11,3 @@ export const TOOLS: readonly McpTool[] = [
   ...catalogTools('stream'),
   sessionReport,
 ] as readonly McpTool[];
-
-/** The tools a set of scopes grants. */
-export function toolsFor(scopes: ReadonlySet<McpScope>): McpTool[] {
-  return TOOLS.filter((tool) => scopes.has(tool.scope));
-}
