@@ -8,7 +8,7 @@ export interface AdminIdentity {
 }
 
 /** Roles that may manage an organization's keys and read its audit log (docs/decisions.md#organization-roles). */
-export const KEY_ADMIN_ROLES: readonly Role[] = ['owner', 'admin'];
+const KEY_ADMIN_ROLES: readonly Role[] = ['owner', 'admin'];
 
 /**
  * Authorization of org admins from the service's own catalog: the membership record (subject, org,

@@ -12,7 +12,7 @@ import { CHANGEABLE_KEY_PROPERTIES } from '../domain/key-admin.js';
 import { Id, QueryId, Timestamp, withMeta } from './common.js';
 
 /** Upper bounds of key settings (docs/decisions.md#api-keys). */
-export const KEY_BOUNDS = {
+const KEY_BOUNDS = {
   name: 100,
   description: 500,
   allowList: 1000,
