@@ -2,15 +2,16 @@
  * Who reads each variable of THE env schema (`env.ts`), so that a function's environment holds only
  * what its own code reads (the play cookie's secret only where play pages are served, the JWT issuer
  * only where admins' bearer tokens are checked). Each part lists what its code in `shared/compose/`
- * (and the `shared/http/`, `shared/mcp/` code over it) reads; each operation names the parts its
- * function builds. CDK gives a function the variables of {@link functionEnvVars} and nothing else;
- * `test/unit/env-parts.test.ts` builds every function's parts on exactly that environment.
+ * (and the `shared/http/`, `shared/mcp/` code over it) reads; each operation's declaration
+ * (`shared/operations/`, its `parts`) names the parts its function builds. CDK gives a function the
+ * variables of {@link functionEnvVars} and nothing else; `test/unit/env-parts.test.ts` builds every
+ * function's parts on exactly that environment.
  *
- * Only CDK and tests import this: no bundle carries it.
+ * Only CDK and tests import this: no bundle carries it (the declarations import only its
+ * {@link EnvPart} type).
  */
 import type { EnvInput } from './env.js';
 import type { RouteDefinition } from './operations/operation.js';
-import type { OperationName } from './routes.js';
 import { tables, type TableName } from './tables.js';
 
 /** A variable of the environment. */
@@ -58,35 +59,11 @@ export const envParts = {
 /** A part of the services, as far as the environment is concerned. */
 export type EnvPart = keyof typeof envParts;
 
-/** The parts each operation's function builds, besides `http` (which every function has). */
-export const operationParts: Readonly<Record<OperationName, readonly EnvPart[]>> = {
-  'create-session': ['sessions', 'idempotency'],
-  'validate-session': ['sessions'],
-  'consume-session': ['sessions', 'sessionIds'],
-  'revoke-session': ['sessions'],
-  mcp: ['sessions', 'idempotency', 'mcp'],
-  'list-keys': ['admin'],
-  'create-key': ['admin'],
-  'update-key': ['admin'],
-  'delete-key': ['admin'],
-  'rotate-key': ['admin'],
-  'audit-log': ['admin'],
-  openapi: [],
-  'play-game-page': ['play'],
-  'play-stream-page': ['play'],
-  'game-page': ['play'],
-  'embed-page': ['play'],
-  'stream-page': ['play'],
-  'play-session': ['play'],
-};
-
 /** The parts a function builds: `http`, and those of every operation it serves. */
 export function functionParts(routes: readonly RouteDefinition[], fn: string): EnvPart[] {
   const parts = new Set<EnvPart>(['http']);
   for (const route of routes.filter((r) => r.function === fn)) {
-    const named = (operationParts as Readonly<Record<string, readonly EnvPart[]>>)[route.operation];
-    if (!named) throw new Error(`operation ${route.operation} names no parts in shared/env-parts.ts`);
-    for (const part of named) parts.add(part);
+    for (const part of route.parts) parts.add(part);
   }
   return [...parts];
 }

@@ -6,6 +6,7 @@ export const auditLog = defineOperation({
   operation: 'audit-log',
   function: 'audit-log',
   data: { catalog: ['GetItem'], audit: ['Query'] },
+  parts: ['admin'],
   method: 'GET',
   path: API_PATH,
   action: 'audit-log',

@@ -6,6 +6,7 @@ export const consumeSession = defineOperation({
   operation: 'consume-session',
   function: 'consume-session',
   data: { tokens: ['UpdateItem'], counters: ['UpdateItem'] },
+  parts: ['sessions', 'sessionIds'],
   method: 'POST',
   path: API_PATH,
   action: 'consume-session',

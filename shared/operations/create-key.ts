@@ -7,6 +7,7 @@ export const createKey = defineOperation({
   function: 'create-key',
   // keys UpdateItem: the new key takes a tier changed while it was being stored (shared/domain/org-tiers.ts).
   data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['PutItem', 'UpdateItem'], audit: ['PutItem'] },
+  parts: ['admin'],
   method: 'POST',
   path: API_PATH,
   auth: 'bearer',

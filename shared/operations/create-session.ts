@@ -16,6 +16,7 @@ export const createSession = defineOperation({
     // Only with an `Idempotency-Key`: claim (conditional put), read a stored answer, store one, release.
     idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
   },
+  parts: ['sessions', 'idempotency'],
   method: 'POST',
   path: API_PATH,
   action: 'create-session',

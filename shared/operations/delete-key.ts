@@ -6,6 +6,7 @@ export const deleteKey = defineOperation({
   operation: 'delete-key',
   function: 'delete-key',
   data: { catalog: ['GetItem'], keys: ['Query', 'DeleteItem'], audit: ['PutItem'] },
+  parts: ['admin'],
   method: 'DELETE',
   path: API_PATH,
   auth: 'bearer',

@@ -10,6 +10,7 @@ export const listKeys = defineOperation({
   operation: 'list-keys',
   function: 'list-keys',
   data: { catalog: ['GetItem'], keys: ['Query'], audit: ['PutItem'] },
+  parts: ['admin'],
   method: 'GET',
   path: API_PATH,
   auth: 'bearer',

@@ -21,6 +21,7 @@ export const mcp = defineOperation({
     // create_session with an `Idempotency-Key`, as REST create-session.
     idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
   },
+  parts: ['sessions', 'idempotency', 'mcp'],
   method: 'POST',
   path: '/api/mcp',
   auth: 'apiKey',

@@ -7,6 +7,7 @@ export const openapi = defineOperation({
   operation: 'openapi',
   function: 'openapi',
   data: {},
+  parts: [],
   method: 'GET',
   path: '/api/openapi.json',
   auth: 'none',

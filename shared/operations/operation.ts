@@ -1,13 +1,15 @@
 /**
  * What one operation of the public interface is, declared once: its public method, path and
  * `?action=`, the credential it takes, the Lambda function serving it, the DynamoDB actions it may
- * perform, its request and response schemas and its summary. Each operation's declaration lives in
+ * perform, the parts of the services it builds (hence its environment), its request and response
+ * schemas and its summary. Each operation's declaration lives in
  * a module of its own (this folder), so that a function's bundle carries only its own; THE routes
  * table (`shared/routes.ts`) lists them all for the CDK stack, IAM, the edge rewrite, the local front
  * and the OpenAPI document.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as z from 'zod/v4/core';
+import type { EnvPart } from '../env-parts.js';
 import type { TableName } from '../tables.js';
 
 /** The credential an operation takes: none, an API key (partners' servers, MCP clients) or an org admin's bearer JWT. */
@@ -48,6 +50,12 @@ export interface RouteDefinition {
   readonly function: string;
   /** Every DynamoDB action the function may perform; the union over its routes is its IAM policy. */
   readonly data: DataAccess;
+  /**
+   * The parts of the services its function builds, besides `http` (which every function has): the
+   * union over a function's routes decides its environment (`shared/env-parts.ts`), so a variable
+   * reaches only the functions whose code reads it.
+   */
+  readonly parts: readonly Exclude<EnvPart, 'http'>[];
   readonly method: HttpMethod;
   /** Public path (as clients call it). `{name}` marks a path parameter. */
   readonly path: string;

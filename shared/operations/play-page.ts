@@ -9,11 +9,14 @@ import { defineOperation, type DataAccess } from './operation.js';
 
 /** What a play page reads: the game or stream and the org (catalog), and the token. */
 const PAGE_DATA = { catalog: ['GetItem'], tokens: ['GetItem'] } as const satisfies DataAccess;
+/** What every play operation builds: the play part (pages, play passes and their cookie). */
+const PLAY_PARTS = ['play'] as const;
 
 const playGamePage = defineOperation({
   operation: 'play-game-page',
   function: 'play-page',
   data: PAGE_DATA,
+  parts: PLAY_PARTS,
   method: 'GET',
   path: '/play/game/{game_id}',
   auth: 'none',
@@ -25,6 +28,7 @@ const playStreamPage = defineOperation({
   operation: 'play-stream-page',
   function: 'play-page',
   data: PAGE_DATA,
+  parts: PLAY_PARTS,
   method: 'GET',
   path: '/play/stream/{stream_id}',
   auth: 'none',
@@ -36,6 +40,7 @@ const gamePage = defineOperation({
   operation: 'game-page',
   function: 'play-page',
   data: PAGE_DATA,
+  parts: PLAY_PARTS,
   method: 'GET',
   path: '/game/{game_id}',
   auth: 'none',
@@ -47,6 +52,7 @@ const embedPage = defineOperation({
   operation: 'embed-page',
   function: 'play-page',
   data: PAGE_DATA,
+  parts: PLAY_PARTS,
   method: 'GET',
   path: '/embed/{game_id}',
   auth: 'none',
@@ -58,6 +64,7 @@ const streamPage = defineOperation({
   operation: 'stream-page',
   function: 'play-page',
   data: PAGE_DATA,
+  parts: PLAY_PARTS,
   method: 'GET',
   path: '/stream/{org_slug}/{stream_id}',
   auth: 'none',
@@ -71,6 +78,7 @@ export const playSession = defineOperation({
   // One conditional write counts the attempt and returns the token; a refusal reads it back where
   // the backend does not return it (dynalite).
   data: { tokens: ['UpdateItem', 'GetItem'] },
+  parts: PLAY_PARTS,
   method: 'POST',
   path: '/play/session',
   auth: 'none',

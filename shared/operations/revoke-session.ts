@@ -6,6 +6,7 @@ export const revokeSession = defineOperation({
   operation: 'revoke-session',
   function: 'revoke-session',
   data: { keys: ['GetItem', 'UpdateItem'], counters: ['UpdateItem', 'GetItem'], tokens: ['UpdateItem', 'GetItem'], audit: ['PutItem'] },
+  parts: ['sessions'],
   method: 'POST',
   path: API_PATH,
   action: 'revoke-session',

@@ -10,6 +10,7 @@ export const rotateKey = defineOperation({
   operation: 'rotate-key',
   function: 'rotate-key',
   data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: ['PutItem'] },
+  parts: ['admin'],
   method: 'POST',
   path: API_PATH,
   action: 'rotate-key',

@@ -6,6 +6,7 @@ export const updateKey = defineOperation({
   operation: 'update-key',
   function: 'update-key',
   data: { catalog: ['GetItem'], keys: ['Query', 'UpdateItem'], audit: ['PutItem'] },
+  parts: ['admin'],
   method: 'PATCH',
   path: API_PATH,
   auth: 'bearer',

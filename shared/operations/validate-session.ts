@@ -6,6 +6,7 @@ export const validateSession = defineOperation({
   operation: 'validate-session',
   function: 'validate-session',
   data: { tokens: ['GetItem'] },
+  parts: ['sessions'],
   method: 'GET',
   path: API_PATH,
   action: 'validate-session',

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { readdirSync } from 'node:fs';
-import type { RouteDefinition } from '../../shared/operations/operation.js';
+import { API_PATH, defineOperation, type RouteDefinition } from '../../shared/operations/operation.js';
 import { routes } from '../../shared/routes.js';
 
 const FUNCTIONS_DIR = new URL('../../functions/', import.meta.url);
@@ -35,5 +35,27 @@ describe('functions and their operations', () => {
       const served = routes.filter((route) => route.function === name).map((route) => route.operation);
       if (served.length === 1) expect(served).toEqual([name]);
     }
+  });
+});
+
+describe('a declaration', () => {
+  const declared = {
+    operation: 'ping',
+    function: 'ping',
+    data: {},
+    method: 'GET',
+    path: API_PATH,
+    auth: 'none',
+    capacity: 'meta',
+    summary: 'ping',
+  } as const;
+
+  test('names the parts of the services its function builds (the type check refuses one without)', () => {
+    // `npm run typecheck` fails when this stops being an error: `parts` decides the function's environment.
+    // @ts-expect-error -- `parts` is missing
+    expect(defineOperation(declared)).toBe(declared);
+    // @ts-expect-error -- `http` is every function's, not an operation's
+    expect(defineOperation({ ...declared, parts: ['http'] }).parts).toEqual(['http']);
+    expect(defineOperation({ ...declared, parts: ['sessions'] }).parts).toEqual(['sessions']);
   });
 });

@@ -7,6 +7,7 @@ const route = (operation: string, method: RouteDefinition['method'], path: strin
   operation,
   function: operation,
   data: {},
+  parts: [],
   method,
   path,
   ...(action ? { action } : {}),
