@@ -142,6 +142,16 @@ export function functionCode(name: string): NodejsFunctionProps {
   };
 }
 
+/** What every function's configuration draws on, computed once for the service. */
+interface SharedConfig {
+  /** The whole service's environment; each function gets only the variables it reads. */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly tableArns: Readonly<Record<TableName, string>>;
+  /** The function whose concurrency is reserved (the one serving {@link RESERVED_OPERATION}). */
+  readonly reservedFunction: string | undefined;
+  readonly applicationLogLevel: ApplicationLogLevel;
+}
+
 /** The functions of the service, by their routes-table name. */
 export class ServiceFunctions extends Construct {
   readonly functions: ReadonlyMap<string, NodejsFunction>;
@@ -149,63 +159,45 @@ export class ServiceFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
     super(scope, id);
-    const environment = definedOnly(functionEnvironment(props.tables, props.settings));
-    const tableArns = Object.fromEntries(Object.entries(props.tables).map(([name, table]) => [name, table.tableArn])) as Record<
-      TableName,
-      string
-    >;
+    const shared = sharedConfig(props);
     const functions = new Map<string, NodejsFunction>();
     const logGroups = new Map<string, LogGroup>();
-    const reservedFunction = props.routes.find((route) => route.operation === RESERVED_OPERATION)?.function;
-    const applicationLogLevel =
-      APPLICATION_LOG_LEVELS[(props.settings.POWERTOOLS_LOG_LEVEL ?? 'INFO') as keyof typeof APPLICATION_LOG_LEVELS];
-    if (!applicationLogLevel) throw new Error(`POWERTOOLS_LOG_LEVEL ${props.settings.POWERTOOLS_LOG_LEVEL} has no Lambda log level`);
-
+    // Per function, in this order (log group, role, function): the order fixes the template's.
     for (const name of functionNames(props.routes)) {
-      const constructId = pascalCase(name);
       const served = props.routes.filter((route) => route.function === name);
-
-      const logGroup = new LogGroup(this, `${constructId}Logs`, {
-        retention: props.logRetention,
-        // Operational logs only (the audit trail lives in DynamoDB); they go with the stack.
-        removalPolicy: RemovalPolicy.DESTROY,
-      });
-      // An own role instead of the default one: no AWS managed policy, logs only to this log group.
-      const role = new Role(this, `${constructId}Role`, {
-        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-        description: `Runs the ${name} function: ${served.map((r) => r.operation).join(', ')}`,
-      });
-      for (const statement of dataStatements(functionAccess(props.routes, name), tableArns)) role.addToPolicy(statement);
-      logGroup.grantWrite(role);
-      props.originSecret.grantRead(role);
-
-      const fn = new NodejsFunction(this, constructId, {
-        ...functionCode(name),
-        memorySize: FUNCTION_MEMORY_MB,
-        timeout: FUNCTION_TIMEOUT,
-        description: functionDescription(served, props.secretsRevision),
-        role,
-        logGroup,
-        // JSON lets Lambda filter by level: Powertools' lines carry `level`, which Lambda reads.
-        loggingFormat: LOG_FORMAT,
-        systemLogLevelV2: SYSTEM_LOG_LEVEL,
-        applicationLogLevelV2: applicationLogLevel,
-        reservedConcurrentExecutions:
-          name === reservedFunction && props.createSessionConcurrency !== 'none' ? props.createSessionConcurrency : undefined,
-        tracing: props.tracing ? Tracing.ACTIVE : Tracing.PASS_THROUGH,
-        environment: only(environment, functionEnvVars(props.routes, name)),
-        // The extension serves the origin secret on localhost with its own cache, so the bundle
-        // needs no Secrets Manager client and a warm container does not call Secrets Manager.
-        paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-          cacheSize: 10,
-          logLevel: ParamsAndSecretsLogLevel.WARN,
-        }),
-      });
-      functions.set(name, fn);
+      const logGroup = this.logGroupOf(name, props.logRetention);
+      const role = this.roleOf(name, served, props, shared.tableArns, logGroup);
+      functions.set(name, new NodejsFunction(this, pascalCase(name), functionProps(name, served, props, shared, { role, logGroup })));
       logGroups.set(name, logGroup);
     }
     this.functions = functions;
     this.logGroups = logGroups;
+  }
+
+  /** A function's own log group: operational logs only (the audit trail lives in DynamoDB), so they go with the stack. */
+  private logGroupOf(name: string, retention: RetentionDays): LogGroup {
+    return new LogGroup(this, `${pascalCase(name)}Logs`, { retention, removalPolicy: RemovalPolicy.DESTROY });
+  }
+
+  /**
+   * A function's own role instead of the default one: no AWS managed policy, only the DynamoDB
+   * actions its routes declare, logs only to its own log group, and the origin secret.
+   */
+  private roleOf(
+    name: string,
+    served: readonly RouteDefinition[],
+    props: ServiceFunctionsProps,
+    tableArns: Readonly<Record<TableName, string>>,
+    logGroup: LogGroup,
+  ): Role {
+    const role = new Role(this, `${pascalCase(name)}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${name} function: ${served.map((r) => r.operation).join(', ')}`,
+    });
+    for (const statement of dataStatements(functionAccess(props.routes, name), tableArns)) role.addToPolicy(statement);
+    logGroup.grantWrite(role);
+    props.originSecret.grantRead(role);
+    return role;
   }
 
   /** The function serving a route. */
@@ -214,6 +206,51 @@ export class ServiceFunctions extends Construct {
     if (!fn) throw new Error(`no function for route ${route.operation}`);
     return fn;
   }
+}
+
+/** What every function draws on: the service's environment, the tables' ARNs, the log level, the reserved function. */
+function sharedConfig(props: ServiceFunctionsProps): SharedConfig {
+  const level = props.settings.POWERTOOLS_LOG_LEVEL ?? 'INFO';
+  const applicationLogLevel = APPLICATION_LOG_LEVELS[level as keyof typeof APPLICATION_LOG_LEVELS];
+  if (!applicationLogLevel) throw new Error(`POWERTOOLS_LOG_LEVEL ${props.settings.POWERTOOLS_LOG_LEVEL} has no Lambda log level`);
+  return {
+    environment: definedOnly(functionEnvironment(props.tables, props.settings)),
+    tableArns: Object.fromEntries(Object.entries(props.tables).map(([name, table]) => [name, table.tableArn])) as Record<TableName, string>,
+    reservedFunction: props.routes.find((route) => route.operation === RESERVED_OPERATION)?.function,
+    applicationLogLevel,
+  };
+}
+
+/** A function's configuration: its code, size, logging, concurrency, tracing and its own environment. */
+function functionProps(
+  name: string,
+  served: readonly RouteDefinition[],
+  props: ServiceFunctionsProps,
+  shared: SharedConfig,
+  own: { readonly role: Role; readonly logGroup: LogGroup },
+): NodejsFunctionProps {
+  return {
+    ...functionCode(name),
+    memorySize: FUNCTION_MEMORY_MB,
+    timeout: FUNCTION_TIMEOUT,
+    description: functionDescription(served, props.secretsRevision),
+    role: own.role,
+    logGroup: own.logGroup,
+    // JSON lets Lambda filter by level: Powertools' lines carry `level`, which Lambda reads.
+    loggingFormat: LOG_FORMAT,
+    systemLogLevelV2: SYSTEM_LOG_LEVEL,
+    applicationLogLevelV2: shared.applicationLogLevel,
+    reservedConcurrentExecutions:
+      name === shared.reservedFunction && props.createSessionConcurrency !== 'none' ? props.createSessionConcurrency : undefined,
+    tracing: props.tracing ? Tracing.ACTIVE : Tracing.PASS_THROUGH,
+    environment: only(shared.environment, functionEnvVars(props.routes, name)),
+    // The extension serves the origin secret on localhost with its own cache, so the bundle
+    // needs no Secrets Manager client and a warm container does not call Secrets Manager.
+    paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+      cacheSize: 10,
+      logLevel: ParamsAndSecretsLogLevel.WARN,
+    }),
+  };
 }
 
 /** The summaries of the routes a function serves, and the secrets revision (Lambda allows 256 characters). */
