@@ -69,63 +69,63 @@ function refusalView(decision: PlayRefused, kind: Playable['kind'], framing: Pic
 
 const NEW_LINK = 'ask the site that sent you for a new link';
 
-/** THE copy of every refusal: a title, what happened, and what to do. */
-function refusalWords(
-  reason: PlayRefusal,
-  playable: Playable | undefined,
-  kind: Playable['kind'],
-): { title: string; what: string; todo: string } {
-  const name = playable ? `“${playable.name}”` : `this ${kind}`;
-  switch (reason) {
-    case 'unknown-playable':
-      return {
-        title: `${kind === 'game' ? 'Game' : 'Stream'} not found`,
-        what: `There is no ${kind} at this address. It may have been removed, or the link may be mistyped.`,
-        todo: `Check the link, or ${NEW_LINK}.`,
-      };
-    case 'missing-token':
-      return {
-        title: 'This link is missing its session token',
-        what: `${cap(name)} can only be opened from a personal link that carries a session token, and this address has none.`,
-        todo: `Go back to the site that sent you and open it from there, or ${NEW_LINK}.`,
-      };
-    case 'malformed-token':
-      return {
-        title: 'This link is damaged',
-        what: 'The session token in this link is incomplete or altered. This often happens when a long link is cut off while being copied.',
-        todo: `Open the link exactly as you received it, or ${NEW_LINK}.`,
-      };
-    case 'unknown-token':
-      return {
-        title: 'This link is not recognised',
-        what: 'We could not find the session this link refers to. It may be mistyped, or it expired long ago.',
-        todo: `Please ${NEW_LINK}.`,
-      };
-    case 'wrong-resource':
-      return {
-        title: `This link is for a different ${kind}`,
-        what: `The session token in this link was issued for another game or stream, not for ${name}.`,
-        todo: `Open the link exactly as you received it, or ${NEW_LINK}.`,
-      };
-    case 'consumed':
-      return {
-        title: 'This link has already been used',
-        what: `Each link starts one play session and works only once. This one was already used, perhaps in another browser or on another device.`,
-        todo: `To play ${name} again, ${NEW_LINK}.`,
-      };
-    case 'expired':
-      return {
-        title: 'This link has expired',
-        what: `Links to ${name} are valid for a limited time, and this one ran out before it was used.`,
-        todo: `Please ${NEW_LINK}.`,
-      };
-    case 'revoked':
-      return {
-        title: 'This link has been cancelled',
-        what: 'The site that gave you this link has cancelled it, so it can no longer start a session.',
-        todo: `If you think this is a mistake, ${NEW_LINK}.`,
-      };
-  }
+/** What a refusal page says: a title, what happened, and what to do. */
+interface RefusalWords {
+  readonly title: string;
+  readonly what: string;
+  readonly todo: string;
+}
+
+/**
+ * THE copy of every refusal, by reason: a table rather than code, so that a new reason fails the
+ * type check until it has its words. `name` is the game or stream, quoted by name when it was found.
+ */
+const REFUSAL_WORDS: Readonly<Record<PlayRefusal, (name: string, kind: Playable['kind']) => RefusalWords>> = {
+  'unknown-playable': (_name, kind) => ({
+    title: `${kind === 'game' ? 'Game' : 'Stream'} not found`,
+    what: `There is no ${kind} at this address. It may have been removed, or the link may be mistyped.`,
+    todo: `Check the link, or ${NEW_LINK}.`,
+  }),
+  'missing-token': (name) => ({
+    title: 'This link is missing its session token',
+    what: `${cap(name)} can only be opened from a personal link that carries a session token, and this address has none.`,
+    todo: `Go back to the site that sent you and open it from there, or ${NEW_LINK}.`,
+  }),
+  'malformed-token': () => ({
+    title: 'This link is damaged',
+    what: 'The session token in this link is incomplete or altered. This often happens when a long link is cut off while being copied.',
+    todo: `Open the link exactly as you received it, or ${NEW_LINK}.`,
+  }),
+  'unknown-token': () => ({
+    title: 'This link is not recognised',
+    what: 'We could not find the session this link refers to. It may be mistyped, or it expired long ago.',
+    todo: `Please ${NEW_LINK}.`,
+  }),
+  'wrong-resource': (name, kind) => ({
+    title: `This link is for a different ${kind}`,
+    what: `The session token in this link was issued for another game or stream, not for ${name}.`,
+    todo: `Open the link exactly as you received it, or ${NEW_LINK}.`,
+  }),
+  consumed: (name) => ({
+    title: 'This link has already been used',
+    what: `Each link starts one play session and works only once. This one was already used, perhaps in another browser or on another device.`,
+    todo: `To play ${name} again, ${NEW_LINK}.`,
+  }),
+  expired: (name) => ({
+    title: 'This link has expired',
+    what: `Links to ${name} are valid for a limited time, and this one ran out before it was used.`,
+    todo: `Please ${NEW_LINK}.`,
+  }),
+  revoked: () => ({
+    title: 'This link has been cancelled',
+    what: 'The site that gave you this link has cancelled it, so it can no longer start a session.',
+    todo: `If you think this is a mistake, ${NEW_LINK}.`,
+  }),
+};
+
+/** The words of a refusal, naming the game or stream when it was found. */
+function refusalWords(reason: PlayRefusal, playable: Playable | undefined, kind: Playable['kind']): RefusalWords {
+  return REFUSAL_WORDS[reason](playable ? `“${playable.name}”` : `this ${kind}`, kind);
 }
 
 function cap(text: string): string {
