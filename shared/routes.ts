@@ -41,9 +41,6 @@ export const routes = [
   ...playPageOperations,
 ] as const satisfies readonly RouteDefinition[];
 
-/** Name of an operation in the routes table. */
-export type OperationName = (typeof routes)[number]['operation'];
-
 /** Outcome of matching a public request against the routes table. */
 export type RouteMatch =
   | { readonly kind: 'route'; readonly route: RouteDefinition; readonly params: Record<string, string> }
