@@ -12,6 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -58,9 +59,13 @@ export async function startDynamoLocal(options = {}) {
     String(port),
     // One database whatever the credentials and region (the bundles sign as a Lambda role would).
     '-sharedDb',
+    // A test or local run sends nothing to AWS.
+    '-disableTelemetry',
     ...(options.path ? ['-dbPath', resolve(options.path)] : ['-inMemory']),
   ];
-  const child = spawn('java', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // It writes dynamodb-local-metadata.json into its working folder: the data folder, or a temporary one.
+  const cwd = options.path ? resolve(options.path) : tmpdir();
+  const child = spawn('java', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const kill = () => child.kill('SIGKILL');

@@ -110,7 +110,7 @@ export function awsRegionOf(endpoint: string): string | undefined {
 }
 
 /** Client settings for an endpoint: the default credential chain for AWS, dummy ones for an emulator. */
-export function endpointClientConfig(endpoint: string): DynamoDBClientConfig {
+function endpointClientConfig(endpoint: string): DynamoDBClientConfig {
   const region = awsRegionOf(endpoint);
   return region ? { region } : { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 }

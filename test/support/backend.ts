@@ -13,7 +13,7 @@ import type { Stack } from './local-stack.js';
  * (`counters:GetItem`), a refused revoke (`tokens:GetItem`, for a function that reads tokens for
  * nothing else). The permissions stay declared: the code stays correct on a backend without it.
  */
-export const FALLBACK_READS: readonly string[] = ['idempotency:GetItem', 'counters:GetItem', 'tokens:GetItem'];
+const FALLBACK_READS: readonly string[] = ['idempotency:GetItem', 'counters:GetItem', 'tokens:GetItem'];
 
 /** Whether the stack's DynamoDB returns the old item of a refused conditional write. */
 export function returnsOldItemOnRefusal(stack: Pick<Stack, 'dynamoBackend'>): boolean {
