@@ -1,7 +1,21 @@
 /**
  * Test tiers as jest projects, each runnable alone: `npm test -- --selectProjects unit`.
  * TypeScript runs through ts-jest in ESM mode (transpile only; `npm run typecheck` checks types).
+ *
+ * The tiers that touch DynamoDB run twice when a JRE is present: on dynalite (`integration`, `mcp`,
+ * `infra`) and on AWS's DynamoDB Local (`integration-local`, `mcp-local`, `bundled-local`: one
+ * DynamoDB Local process per test worker, docs/dynamodb-backends.md). Without `java` the second
+ * pass is skipped with one line saying so.
  */
+import console from 'node:console';
+import process from 'node:process';
+import { javaAvailable } from './infra/local/dynamo-local.js';
+
+const dynamoSetup = {
+  globalSetup: '<rootDir>/test/support/dynamo-local-setup.js',
+  globalTeardown: '<rootDir>/test/support/dynamo-local-teardown.js',
+};
+
 const tier = (name, extra = {}) => ({
   displayName: name,
   testEnvironment: 'node',
@@ -12,8 +26,33 @@ const tier = (name, extra = {}) => ({
   ...extra,
 });
 
+/** A tier again on DynamoDB Local. */
+const onDynamoLocal = (name, testMatch) =>
+  tier(`${name}-local`, { testMatch, setupFiles: ['<rootDir>/test/support/backend-local.js'], ...dynamoSetup });
+
+/** The infra tests that run the bundles against DynamoDB (the rest synthesize or read files). */
+const BUNDLED = ['bundle-lifecycle', 'bundle-mcp', 'seed-account'].map((f) => `<rootDir>/test/infra/${f}.test.ts`);
+
+const localPass = javaAvailable()
+  ? [
+      onDynamoLocal('integration', ['<rootDir>/test/integration/**/*.test.ts']),
+      onDynamoLocal('mcp', ['<rootDir>/test/mcp/**/*.test.ts']),
+      onDynamoLocal('bundled', BUNDLED),
+    ]
+  : [];
+if (localPass.length === 0 && !process.env.JEST_WORKER_ID) {
+  console.warn('DynamoDB Local pass skipped: no `java` on PATH (install a JRE, e.g. apt-get install openjdk-17-jre-headless).');
+}
+
 export default {
-  projects: [tier('unit'), tier('integration'), tier('infra'), tier('browser'), tier('mcp')],
+  projects: [
+    tier('unit'),
+    tier('integration', dynamoSetup),
+    tier('infra', dynamoSetup),
+    tier('browser'),
+    tier('mcp', dynamoSetup),
+    ...localPass,
+  ],
   // The reliability figures (requests fuzzed, faults injected, races, log lines scanned) after a run.
   reporters: ['default', '<rootDir>/test/support/figures-reporter.js'],
   testTimeout: 30_000,

@@ -1,6 +1,7 @@
 /**
- * The embedded DynamoDB of the local run and the tests: dynalite on disk (or in memory), tables
- * created from THE tables table, and a sweeper standing in for DynamoDB TTL.
+ * The DynamoDB of the local run and the tests: dynalite on disk (or in memory) by default, AWS's
+ * DynamoDB Local or any given endpoint when asked (`docs/dynamodb-backends.md`), tables created
+ * from THE tables table, and a sweeper standing in for DynamoDB TTL.
  */
 import {
   CreateTableCommand,
@@ -12,21 +13,135 @@ import {
   ScanCommand as RawScanCommand,
   type AttributeValue,
   type CreateTableCommandInput,
+  type DynamoDBClientConfig,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { tableList, tables, type TableDefinition, type TableName } from '../../shared/tables.js';
+import { startDynamoLocal } from './dynamo-local.js';
 
-/** A running embedded DynamoDB. */
+/** A running DynamoDB for the local run or a test stack, with the physical names of its tables. */
 export interface EmbeddedDynamo {
   readonly endpoint: string;
+  /** Which engine this is, for `npm start` and test reports. */
+  readonly backend: DynamoBackend['kind'];
+  /** What `npm start` prints: the engine and where it runs. */
+  readonly description: string;
+  /** Prepended to every table name (scratch tables on a shared endpoint get a unique one). */
+  readonly tablePrefix: string;
+  /** Physical table names: the prefix and the logical name. */
+  readonly tableNames: Record<TableName, string>;
   close(): Promise<void>;
 }
 
+/**
+ * Which DynamoDB to use: dynalite in this process (the default: fast, pure npm), AWS's DynamoDB
+ * Local on a JRE (`DYNAMODB_BACKEND=local`), or any endpoint already running (`DYNAMODB_ENDPOINT`:
+ * a DynamoDB Local started by hand, or a real region such as https://dynamodb.eu-west-1.amazonaws.com).
+ */
+export type DynamoBackend = { kind: 'dynalite' } | { kind: 'local' } | { kind: 'endpoint'; endpoint: string };
+
+/**
+ * The environment as it was when this module loaded: the local service sets `DYNAMODB_ENDPOINT`
+ * itself once its DynamoDB runs (the functions read it), so a second stack in the same process
+ * must not take the first one's endpoint for a given one.
+ */
+const given = {
+  backend: process.env.DYNAMODB_BACKEND,
+  endpoint: process.env.DYNAMODB_ENDPOINT,
+  tablePrefix: process.env.DYNAMODB_TABLE_PREFIX ?? '',
+  /** One DynamoDB Local per test worker, started by `test/support/dynamo-local-setup.ts`. */
+  workerEndpoints: process.env.DYNAMODB_LOCAL_ENDPOINTS,
+};
+
+/** The backend the environment asks for (see {@link DynamoBackend}). */
+export function configuredBackend(): DynamoBackend {
+  if (given.endpoint) return { kind: 'endpoint', endpoint: given.endpoint };
+  if (given.backend === 'local') return { kind: 'local' };
+  if (given.backend && given.backend !== 'dynalite') throw new Error(`DYNAMODB_BACKEND must be dynalite or local, not ${given.backend}`);
+  return { kind: 'dynalite' };
+}
+
+/** The physical names of every table under a prefix. */
+export function prefixedTableNames(prefix: string): Record<TableName, string> {
+  return Object.fromEntries(Object.keys(tables).map((name) => [name, `${prefix}${name}`])) as Record<TableName, string>;
+}
+
+/**
+ * Start (or join) the configured DynamoDB.
+ * @param options.path keeps the data on disk (dynalite, or an own DynamoDB Local); in memory when absent
+ * @param options.scratch the tables live as long as this handle: on a shared endpoint (a test
+ *   worker's DynamoDB Local, a given endpoint) they get a prefix of their own and are deleted on close
+ */
+export async function startEmbeddedDynamo(
+  options: { path?: string; scratch?: boolean; backend?: DynamoBackend } = {},
+): Promise<EmbeddedDynamo> {
+  const backend = options.backend ?? configuredBackend();
+  const shared = backend.kind === 'endpoint' ? backend.endpoint : backend.kind === 'local' ? workerEndpoint() : undefined;
+  if (shared) {
+    const tablePrefix = given.tablePrefix + (options.scratch ? `s${randomUUID().slice(0, 8)}-` : '');
+    const description =
+      backend.kind === 'local' ? `DynamoDB Local (this test worker's) at ${shared}` : `the DynamoDB at ${shared} (DYNAMODB_ENDPOINT)`;
+    const close = options.scratch ? () => deleteTables(shared, tablePrefix) : async () => undefined;
+    return { endpoint: shared, backend: backend.kind, description, tablePrefix, tableNames: prefixedTableNames(tablePrefix), close };
+  }
+  const tablePrefix = given.tablePrefix;
+  if (backend.kind === 'local') {
+    const jvm = await startDynamoLocal({ path: options.path ? `${options.path}-local` : undefined });
+    const description = `DynamoDB Local (Java, pid ${jvm.pid}) at ${jvm.endpoint}`;
+    return { ...jvm, backend: 'local', description, tablePrefix, tableNames: prefixedTableNames(tablePrefix) };
+  }
+  const endpoint = await startDynalite(options.path);
+  return {
+    ...endpoint,
+    backend: 'dynalite',
+    description: `dynalite (in process) at ${endpoint.endpoint}`,
+    tablePrefix,
+    tableNames: prefixedTableNames(tablePrefix),
+  };
+}
+
+/** A real DynamoDB endpoint (`https://dynamodb.<region>.amazonaws.com`): its region, else undefined. */
+export function awsRegionOf(endpoint: string): string | undefined {
+  return /^https:\/\/dynamodb\.([a-z0-9-]+)\.amazonaws\.com\/?$/.exec(endpoint)?.[1];
+}
+
+/** Client settings for an endpoint: the default credential chain for AWS, dummy ones for an emulator. */
+function endpointClientConfig(endpoint: string): DynamoDBClientConfig {
+  const region = awsRegionOf(endpoint);
+  return region ? { region } : { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+}
+
+/** This Jest worker's DynamoDB Local, when the test run started one per worker. */
+function workerEndpoint(): string | undefined {
+  const endpoints = given.workerEndpoints?.split(',').filter(Boolean) ?? [];
+  if (endpoints.length === 0) return undefined;
+  return endpoints[(Number(process.env.JEST_WORKER_ID ?? 1) - 1) % endpoints.length];
+}
+
+/** Delete every table whose name holds the (random) prefix: the scratch tables of one stack, also under a label (`lifecycle-s1a2b3c4-keys`). */
+async function deleteTables(endpoint: string, prefix: string): Promise<void> {
+  const client = new DynamoDBClient(endpointClientConfig(endpoint));
+  try {
+    let ExclusiveStartTableName: string | undefined;
+    do {
+      const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName }));
+      for (const TableName of page.TableNames ?? []) {
+        if (TableName.includes(prefix)) await client.send(new DeleteTableCommand({ TableName })).catch(() => undefined);
+      }
+      ExclusiveStartTableName = page.LastEvaluatedTableName;
+    } while (ExclusiveStartTableName);
+  } finally {
+    client.destroy();
+  }
+}
+
 /** Start dynalite on a free loopback port; `path` keeps the data on disk across restarts. */
-export async function startEmbeddedDynamo(options: { path?: string } = {}): Promise<EmbeddedDynamo> {
-  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+async function startDynalite(path: string | undefined): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   // Node closes idle keep-alive connections after 5 s; a client reusing one just as it closes gets
   // ECONNRESET (a conditional write then fails as a 500). DynamoDB keeps them far longer.
   server.keepAliveTimeout = 300_000;
@@ -43,10 +158,12 @@ export async function startEmbeddedDynamo(options: { path?: string } = {}): Prom
 }
 
 /** Local physical table names: the logical names themselves. */
-export const localTableNames: Record<TableName, string> = Object.fromEntries(Object.keys(tables).map((name) => [name, name])) as Record<
-  TableName,
-  string
->;
+export const localTableNames: Record<TableName, string> = prefixedTableNames('');
+
+/** The logical name of a physical table name (`s1a2b3c4-tokens` → `tokens`), for test records. */
+export function logicalTableName(physical: string): string {
+  return Object.keys(tables).find((name) => physical === name || physical.endsWith(`-${name}`)) ?? physical;
+}
 
 /** The CreateTable request for a table definition (the same shape CDK is given). */
 export function createTableInput(def: TableDefinition, tableName: string): CreateTableCommandInput {
@@ -83,11 +200,14 @@ export function createTableInput(def: TableDefinition, tableName: string): Creat
  * definition (a data folder from before an index was added: dynalite cannot add an index in place).
  */
 export async function ensureTables(endpoint: string, names: Record<TableName, string> = localTableNames): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient(endpointClientConfig(endpoint));
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
   for (const [name, def] of Object.entries(tables) as [TableName, TableDefinition][]) {
-    if (!existing.has(names[name])) await client.send(new CreateTableCommand(createTableInput(def, names[name])));
-    else await rebuildIfIndexesDiffer(client, def, names[name]);
+    if (!existing.has(names[name])) {
+      await client.send(new CreateTableCommand(createTableInput(def, names[name])));
+      // DynamoDB (and a given endpoint) creates a table in seconds; the emulators at once.
+      await waitUntilTableExists({ client, maxWaitTime: 300, minDelay: 1 }, { TableName: names[name] });
+    } else await rebuildIfIndexesDiffer(client, def, names[name]);
   }
   client.destroy();
 }

@@ -9,9 +9,9 @@ import { join, resolve } from 'node:path';
 import type { Clock } from '../../shared/domain/clock.js';
 import { resetEnv } from '../../shared/env.js';
 import { overrideServices, services, type Services } from '../../shared/services.js';
-import { tables } from '../../shared/tables.js';
+import { tables, type TableName } from '../../shared/tables.js';
 import { loadDevIssuer, type DevIssuer } from './dev-issuer.js';
-import { ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper } from './dynamo.js';
+import { awsRegionOf, ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper, type EmbeddedDynamo } from './dynamo.js';
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
 import { loadLocalSecret } from './local-secret.js';
@@ -40,6 +40,11 @@ export interface LocalServiceOptions {
    * the embedded one is started in this process by default.
    */
   readonly dynamoEndpoint?: string;
+  /**
+   * Tables of this run only (tests): on a shared DynamoDB (a test worker's DynamoDB Local, a given
+   * endpoint) they get a prefix of their own and are deleted on close.
+   */
+  readonly scratchTables?: boolean;
   /** Also seed a demo key with every MCP tool scope (`npm start`; tests make the keys they need). */
   readonly demoMcpKey?: boolean;
 }
@@ -51,6 +56,12 @@ export interface LocalService {
   readonly issuer: DevIssuer;
   readonly services: Services;
   readonly server: Server;
+  /** The DynamoDB this runs on, as `npm start` prints it. */
+  readonly dynamoDescription: string;
+  /** Which engine: dynalite ignores `ReturnValuesOnConditionCheckFailure`, the others honour it. */
+  readonly dynamoBackend: EmbeddedDynamo['backend'];
+  /** Physical table names (prefixed on a shared DynamoDB). */
+  readonly tableNames: Record<TableName, string>;
   close(): Promise<void>;
 }
 
@@ -59,9 +70,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const dataDir = resolve(options.dataDir);
   protectDataDir(dataDir);
   const dynamo = options.dynamoEndpoint
-    ? { endpoint: options.dynamoEndpoint, close: async () => undefined }
-    : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
-  await ensureTables(dynamo.endpoint);
+    ? {
+        endpoint: options.dynamoEndpoint,
+        backend: 'dynalite' as const,
+        description: `dynalite (its own process) at ${options.dynamoEndpoint}`,
+        tableNames: localTableNames,
+        close: async () => undefined,
+      }
+    : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), scratch: options.scratchTables ?? false });
+  const { tableNames } = dynamo;
+  await ensureTables(dynamo.endpoint, tableNames);
 
   // It listens on loopback only: requests for any other name are refused (DNS rebinding).
   const server = createFront({ loadHandler, extra: serveDemoGame, loopbackOnly: true });
@@ -75,13 +93,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
   await seedCatalog(svc);
   const credentials = await writeDevCredentials(svc, { dataDir, baseUrl, issuer, demoMcpKey: options.demoMcpKey });
-  const stopSweeper = startTtlSweeper(svc.client, localTableNames, options.sweepIntervalMs, () => svc.clock.now());
+  const stopSweeper = startTtlSweeper(svc.client, tableNames, options.sweepIntervalMs, () => svc.clock.now());
   return {
     baseUrl,
     credentials,
     issuer,
     services: svc,
     server,
+    dynamoDescription: dynamo.description,
+    dynamoBackend: dynamo.backend,
+    tableNames,
     close: async () => {
       stopSweeper();
       server.closeAllConnections();
@@ -97,10 +118,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
  * tables, database, issuer and front. Secrets already in the environment win, so a developer can
  * reproduce a deployed value; otherwise they persist in the data folder across runs.
  */
-function configureLocalEnv(dataDir: string, dynamo: { readonly endpoint: string }, issuer: DevIssuer, baseUrl: string): void {
+function configureLocalEnv(
+  dataDir: string,
+  dynamo: Pick<EmbeddedDynamo, 'endpoint' | 'tableNames'>,
+  issuer: DevIssuer,
+  baseUrl: string,
+): void {
   Object.assign(process.env, {
-    ...Object.fromEntries(Object.entries(tables).map(([name, def]) => [def.envVar, localTableNames[name as keyof typeof tables]])),
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    ...Object.fromEntries(Object.entries(tables).map(([name, def]) => [def.envVar, dynamo.tableNames[name as TableName]])),
+    ...dynamoEnv(dynamo.endpoint),
     JWT_ISSUER: issuer.issuer,
     JWT_AUDIENCE: issuer.audience,
     JWT_JWKS: JSON.stringify(issuer.jwks),
@@ -110,6 +136,17 @@ function configureLocalEnv(dataDir: string, dynamo: { readonly endpoint: string 
   });
   // The parsed environment is cached; the values above replace whatever an earlier start left.
   resetEnv();
+}
+
+/**
+ * How the functions reach the DynamoDB: an emulator by its endpoint; a real region (a given
+ * `https://dynamodb.<region>.amazonaws.com`) as in Lambda, by region and the default credentials.
+ */
+function dynamoEnv(endpoint: string): Record<string, string> {
+  const region = awsRegionOf(endpoint);
+  if (!region) return { DYNAMODB_ENDPOINT: endpoint };
+  delete process.env.DYNAMODB_ENDPOINT;
+  return { AWS_REGION: region };
 }
 
 /**

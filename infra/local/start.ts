@@ -1,4 +1,7 @@
-/** `npm start`: the service with demo data on an embedded DynamoDB. PORT (3000), DATA_DIR (.local). */
+/**
+ * `npm start`: the service with demo data on an embedded DynamoDB. PORT (3000), DATA_DIR (.local);
+ * DYNAMODB_BACKEND, DYNAMODB_ENDPOINT and DYNAMODB_TABLE_PREFIX choose the DynamoDB (`docs/dynamodb-backends.md`).
+ */
 import { demoPlayUrl } from './demo-game.js';
 import { startLocalService } from './service.js';
 
@@ -12,6 +15,7 @@ const playLink = await demoPlayUrl(service.services, credentials.api_key, baseUr
 console.log(`
 Game Session Token Service (local) listening on ${baseUrl}
 Data folder: ${dataDir}   Credentials: ${dataDir}/dev-credentials.json
+DynamoDB: ${service.dynamoDescription}   (DYNAMODB_BACKEND=local for AWS's DynamoDB Local; docs/dynamodb-backends.md)
 
 Play game 101 once (a fresh single-use link; open it again in another browser to see it refused):
   ${playLink}

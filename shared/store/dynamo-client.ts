@@ -101,6 +101,19 @@ export function oldItemOf(error: unknown): Record<string, unknown> | undefined {
 }
 
 /**
+ * One scalar attribute of an item that came with a refusal ({@link oldItemOf}): the document client
+ * does not unmarshall errors, so DynamoDB's wire form (`{ N: '7' }`) is read here; a plain value
+ * passes as it is. Undefined when absent.
+ */
+export function wireAttribute(item: Record<string, unknown>, name: string): string | number | boolean | null | undefined {
+  const value = item[name] as { S?: string; N?: string; BOOL?: boolean; NULL?: boolean } | string | number | boolean | null | undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (value.N !== undefined) return Number(value.N);
+  if (value.NULL) return null;
+  return value.S ?? value.BOOL;
+}
+
+/**
  * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Calls are
  * retried by {@link RETRY_POLICY} (the SDK's own retries are off), in AWS a call that hangs fails
  * after `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so

@@ -3,7 +3,7 @@ import { Conflict, NotFound } from '../domain/errors.js';
 import type { ApiKeyRecord, Tier } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
 import { retiredMessage } from '../domain/api-keys.js';
-import { idempotent, isConditionalFailure, queryItems, type StoreOptions } from './dynamo-client.js';
+import { idempotent, isConditionalFailure, oldItemOf, queryItems, wireAttribute, type StoreOptions } from './dynamo-client.js';
 
 /** The key has never been rotated (`rotated_to` absent or null). */
 const NOT_ROTATED = '(attribute_not_exists(rotated_to) OR attribute_type(rotated_to, :null))';
@@ -126,6 +126,8 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore, KeyTierStore {
             ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
             ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])), ...values },
             ReturnValues: 'ALL_NEW',
+            // A refusal carries the key as it is, which tells which condition failed without a read.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
       );
@@ -135,10 +137,17 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore, KeyTierStore {
       if (options.unrotated) {
         throw new Conflict(`API key ${key.id} was deleted, revoked or rotated meanwhile`, undefined, { cause: error });
       }
-      // Which condition failed: read the key (a refusal path only).
-      const now = guard !== undefined ? await this.getByHash(key.key_hash) : undefined;
+      // Which condition failed: the key as the refusal returned it, else (dynalite ignores
+      // ReturnValuesOnConditionCheckFailure; DynamoDB honours it) read it, on a refusal path only.
+      const old = oldItemOf(error);
+      const now =
+        guard === undefined
+          ? undefined
+          : old
+            ? { org_id: wireAttribute(old, 'org_id'), id: wireAttribute(old, 'id'), rotated_to: wireAttribute(old, 'rotated_to') }
+            : await this.getByHash(key.key_hash);
       if (now && now.org_id === key.org_id && now.id === key.id && now.rotated_to != null) {
-        throw new Conflict(retiredMessage(key.id, now.rotated_to), undefined, { cause: error });
+        throw new Conflict(retiredMessage(key.id, Number(now.rotated_to)), undefined, { cause: error });
       }
       throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
     }

@@ -4,7 +4,7 @@ import { NO_PLAY_PASS } from '../domain/play.js';
 import type { TokenRecord } from '../domain/model.js';
 import type { TokenStore } from '../domain/ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
-import { idempotent, isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
+import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from './dynamo-client.js';
 
 /** Session tokens in DynamoDB, one item per token. */
 export class DynamoTokenStore implements TokenStore {
@@ -78,15 +78,19 @@ export class DynamoTokenStore implements TokenStore {
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':revoked': 'revoked', ':active': 'active', ':now': nowIso, ':org': orgId, ':rid': requestId },
             ReturnValues: 'ALL_NEW',
+            // The refusal carries the item, which tells "not yours" from "not active" without a read.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
       );
       return toRecord(Attributes!);
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
-      // Only the refusal path pays for a second read, to tell "not yours" from "not active".
-      const current = await this.get(token);
-      if (!current || current.org_id !== orgId) throw new NotFound('Session not found', { cause: error });
+      // A second read only where the refusal came without the item: dynalite ignores
+      // ReturnValuesOnConditionCheckFailure (DynamoDB honours it), or there is no such token.
+      const old = oldItemOf(error);
+      const ownerOrg = old ? wireAttribute(old, 'org_id') : (await this.get(token))?.org_id;
+      if (ownerOrg !== orgId) throw new NotFound('Session not found', { cause: error });
       throw new TokenGone({ cause: error });
     }
   }

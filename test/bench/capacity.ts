@@ -8,8 +8,8 @@
  * a projected attribute one (every attribute under ALL, none beyond the keys under KEYS_ONLY).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { localTableNames } from '../../infra/local/dynamo.js';
-import { tables, type IndexDefinition, type TableDefinition } from '../../shared/tables.js';
+import { logicalTableName } from '../../infra/local/dynamo.js';
+import { tables, type IndexDefinition, type TableDefinition, type TableName } from '../../shared/tables.js';
 import type { RoundTrip, RoundTripProbe } from '../support/round-trips.js';
 
 type Item = Record<string, unknown>;
@@ -23,9 +23,8 @@ export interface CapacityUse {
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 
-const byPhysicalName = new Map<string, TableDefinition>(
-  Object.entries(tables).map(([name, def]) => [localTableNames[name as keyof typeof tables], def]),
-);
+/** A table's definition by its physical name (prefixed on a shared DynamoDB: `s1a2b3c4-tokens`). */
+const byPhysicalName = { get: (physical: string): TableDefinition | undefined => tables[logicalTableName(physical) as TableName] };
 
 /** The probe to give a {@link RoundTripRecorder}: it asks for consumed capacity and reads item images. */
 export class CapacityProbe implements RoundTripProbe {
@@ -75,7 +74,7 @@ export class CapacityProbe implements RoundTripProbe {
   private async image(def: TableDefinition, call: RoundTrip): Promise<Item | undefined> {
     const source = (call.input.Key ?? call.input.Item) as Item;
     const Key = Object.fromEntries([def.partitionKey, def.sortKey].filter((k) => k).map((k) => [k!.name, source[k!.name]]));
-    const { Item } = await this.raw.send(new GetCommand({ TableName: call.table, Key, ConsistentRead: true }));
+    const { Item } = await this.raw.send(new GetCommand({ TableName: call.input.TableName as string, Key, ConsistentRead: true }));
     return Item;
   }
 }

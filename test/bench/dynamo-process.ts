@@ -1,5 +1,6 @@
 /**
- * The benchmark's DynamoDB in a process of its own: the embedded dynalite. In the service's
+ * The benchmark's DynamoDB in a process of its own: the embedded dynalite (or DynamoDB Local with
+ * `--backend local`, its JVM a child of that process). In the service's
  * process the emulator's CPU work would serialize calls the code issues in parallel (a 2-stage
  * create with 3 calls in its second stage measured like 4 stages); here it runs on the other core,
  * as DynamoDB runs on its own machines, so an operation's latency counts its round trips.
@@ -18,9 +19,21 @@ export interface DynamoProcess {
   close(): Promise<void>;
 }
 
+/**
+ * The engine the benchmark runs on: dynalite, or AWS's DynamoDB Local with
+ * `npm run bench -- --backend local` (docs/dynamodb-backends.md).
+ */
+export function benchBackend(argv: readonly string[] = process.argv): 'dynalite' | 'local' {
+  const at = argv.indexOf('--backend');
+  const value = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--backend='))?.slice('--backend='.length);
+  if (value === undefined || value === 'dynalite') return 'dynalite';
+  if (value === 'local') return 'local';
+  throw new Error(`--backend must be dynalite or local, not ${value}`);
+}
+
 /** Start the process with its data in `folder`; resolves once both endpoints listen. */
-export async function startDynamoProcess(folder: string): Promise<DynamoProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), folder], {
+export async function startDynamoProcess(folder: string, backend = benchBackend()): Promise<DynamoProcess> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), folder, backend], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise<string>((resolve, reject) => {
@@ -40,7 +53,11 @@ export async function startDynamoProcess(folder: string): Promise<DynamoProcess>
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const dynamo = await startEmbeddedDynamo({ path: process.argv[2] });
+  // The backend named, never one the parent's environment points at (its service sets DYNAMODB_ENDPOINT).
+  const dynamo = await startEmbeddedDynamo({
+    path: process.argv[2],
+    backend: { kind: benchBackend(['--backend', process.argv[3] ?? 'dynalite']) },
+  });
   process.stdout.write(JSON.stringify({ endpoint: dynamo.endpoint }) + '\n');
   process.on('SIGTERM', () => process.exit(0));
 }

@@ -4,10 +4,12 @@
  * GetItem, throughput, cold starts of the deployed bundles, and the cost of a million lifecycles.
  * It starts its own local stack in a temporary folder and leaves nothing behind; it prints the
  * tables (`--markdown`: as Markdown) and, as its last line, one JSON object with the figures.
+ * `--backend local` runs it on AWS's DynamoDB Local instead of dynalite.
  * Progress goes to stderr.
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { benchBackend } from './dynamo-process.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
 import { measureColdStarts } from './cold-start.js';
@@ -55,7 +57,7 @@ if (!(RTT_MS > 0)) throw new Error('--rtt takes a positive number of millisecond
 const started = performance.now();
 const progress = (what: string) => process.stderr.write(`bench [${((performance.now() - started) / 1000).toFixed(0)} s] ${what}\n`);
 
-progress('starting the local stack');
+progress(`starting the local stack on ${benchBackend()}`);
 const stack = await startBenchStack();
 const proxy = await DynamoProxy.start(stack.service.services.env.DYNAMODB_ENDPOINT!);
 if (only !== undefined) {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTables, localTableNames, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
+import { ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
 import { AccountSeedSchema, parseSeedArgs, seedAccount } from '../../infra/seed-account.js';
 import { parseTierArgs } from '../../infra/set-org-tier.js';
 import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
@@ -18,10 +18,10 @@ let dynamo: EmbeddedDynamo;
 let client: DynamoDBDocumentClient;
 let catalog: DynamoCatalogStore;
 beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo();
-  await ensureTables(dynamo.endpoint);
+  dynamo = await startEmbeddedDynamo({ scratch: true });
+  await ensureTables(dynamo.endpoint, dynamo.tableNames);
   client = createDocumentClient({ endpoint: dynamo.endpoint });
-  catalog = new DynamoCatalogStore({ client, tableName: localTableNames.catalog });
+  catalog = new DynamoCatalogStore({ client, tableName: dynamo.tableNames.catalog });
 });
 afterAll(async () => {
   client.destroy();
@@ -65,7 +65,7 @@ describe('seedAccount', () => {
   });
 
   test('set-org-tier’s change reaches the org’s keys, and seeding again keeps the tier version they carry', async () => {
-    const keys = new DynamoKeyStore({ client, tableName: localTableNames.keys });
+    const keys = new DynamoKeyStore({ client, tableName: dynamo.tableNames.keys });
     const raw = generateRawKey();
     await keys.create(newKeyRecord(raw, 70, (await catalog.getOrg(7))!, { name: 'k' }, Date.now()));
     const tiers = new OrgTiers({ orgs: catalog, keys });

@@ -65,7 +65,7 @@ describe('audit log key filter (no index)', () => {
   });
 
   /** The store with a much smaller read cap (2 reads of 20 records per shard), to reach it with 2,400 records. */
-  const capped = () => new DynamoAuditStore({ client: stack.services.client, tableName: 'audit' }, { batch: 20, reads: 2 });
+  const capped = () => new DynamoAuditStore({ client: stack.services.client, tableName: stack.tableNames.audit }, { batch: 20, reads: 2 });
 
   test('a page reads a bounded number of records: it may hold fewer than `limit`, and its cursor goes on', async () => {
     const first = await capped().page({ org_id: ORG, key_id: 5, limit: 8 });

@@ -53,7 +53,7 @@ async function readAll(limit: number, key_id?: number): Promise<string[][]> {
 describe('audit records spread over shards', () => {
   test('one org’s records land on every shard, each on the shard its request id picks', async () => {
     const { Items = [] } = await stack.services.client.send(
-      new ScanCommand({ TableName: 'audit', FilterExpression: 'org_id = :o', ExpressionAttributeValues: { ':o': ORG } }),
+      new ScanCommand({ TableName: stack.tableNames.audit, FilterExpression: 'org_id = :o', ExpressionAttributeValues: { ':o': ORG } }),
     );
     expect(Items).toHaveLength(TOTAL);
     const shards = new Set(Items.map((i) => i.pk as string));
@@ -89,7 +89,11 @@ describe('a hot audit shard', () => {
     expect(placed.shard).toBe((auditShard(r.request_id) + 1) % AUDIT_SHARDS);
     await audit.put({ ...placed, status: 429 }, 2_000_000_000);
     const { Items = [] } = await stack.services.client.send(
-      new ScanCommand({ TableName: 'audit', FilterExpression: 'request_id = :r', ExpressionAttributeValues: { ':r': r.request_id } }),
+      new ScanCommand({
+        TableName: stack.tableNames.audit,
+        FilterExpression: 'request_id = :r',
+        ExpressionAttributeValues: { ':r': r.request_id },
+      }),
     );
     expect(Items.map((i) => [i.pk, i.status])).toEqual([[`${ORG}#${placed.shard}`, 429]]);
   });

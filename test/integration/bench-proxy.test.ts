@@ -16,8 +16,8 @@ let dynamo: EmbeddedDynamo;
 let proxy: DynamoProxy;
 
 beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo();
-  await ensureTables(dynamo.endpoint);
+  dynamo = await startEmbeddedDynamo({ scratch: true });
+  await ensureTables(dynamo.endpoint, dynamo.tableNames);
   proxy = await DynamoProxy.start(dynamo.endpoint);
 });
 afterAll(async () => {
@@ -28,8 +28,10 @@ afterAll(async () => {
 test('calls pass through the proxy unchanged', async () => {
   proxy.configure({});
   const client = createDocumentClient({ endpoint: proxy.endpoint });
-  await client.send(new PutCommand({ TableName: 'counters', Item: { pk: 'through', value: 3 } }));
-  const { Item } = await client.send(new GetCommand({ TableName: 'counters', Key: { pk: 'through' }, ConsistentRead: true }));
+  await client.send(new PutCommand({ TableName: dynamo.tableNames.counters, Item: { pk: 'through', value: 3 } }));
+  const { Item } = await client.send(
+    new GetCommand({ TableName: dynamo.tableNames.counters, Key: { pk: 'through' }, ConsistentRead: true }),
+  );
   expect(Item).toEqual({ pk: 'through', value: 3 });
   client.destroy();
 });
@@ -38,17 +40,17 @@ test("a throttled call reaches the SDK as DynamoDB's exception, and the service'
   // 1,000 WCU/s / 10,000: a tenth of a unit per second, so the first write empties the bucket for ~10 s.
   proxy.configure({ partitions: { scale: 10_000, accel: 1 } });
   const client = createDocumentClient({ endpoint: proxy.endpoint });
-  await client.send(new PutCommand({ TableName: 'counters', Item: { pk: 'hot' } }));
-  const error = await client.send(new PutCommand({ TableName: 'counters', Item: { pk: 'hot' } })).catch((e: unknown) => e);
+  await client.send(new PutCommand({ TableName: dynamo.tableNames.counters, Item: { pk: 'hot' } }));
+  const error = await client.send(new PutCommand({ TableName: dynamo.tableNames.counters, Item: { pk: 'hot' } })).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(Overloaded);
   const cause = (error as Overloaded).cause as { name?: string; $metadata?: { httpStatusCode?: number }; ThrottlingReasons?: unknown };
   expect(cause.name).toBe('ProvisionedThroughputExceededException');
   expect(cause.$metadata?.httpStatusCode).toBe(400);
   expect(cause.ThrottlingReasons).toEqual([
-    { reason: 'TableWriteKeyRangeThroughputExceeded', resource: 'arn:aws:dynamodb:local:000000000000:table/counters' },
+    { reason: 'TableWriteKeyRangeThroughputExceeded', resource: `arn:aws:dynamodb:local:000000000000:table/${dynamo.tableNames.counters}` },
   ]);
-  expect(proxy.throttled.get('counters PutItem')).toBe(RETRY_POLICY.maxAttempts);
+  expect(proxy.throttled.get(`${dynamo.tableNames.counters} PutItem`)).toBe(RETRY_POLICY.maxAttempts);
   // Another partition of the same table is not hot.
-  await client.send(new PutCommand({ TableName: 'counters', Item: { pk: 'cold' } }));
+  await client.send(new PutCommand({ TableName: dynamo.tableNames.counters, Item: { pk: 'cold' } }));
   client.destroy();
 });

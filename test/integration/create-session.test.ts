@@ -10,6 +10,7 @@ import {
   createTestKey,
   deleteKeyRecord,
   putKeyRecord,
+  roomInMinute,
   windowCounts,
   UNLIMITED,
   type TestKey,
@@ -494,6 +495,7 @@ describe('create-session: audit and metering', () => {
   });
 
   test('a call refused after authentication (403 out of scope) is counted and audited with 403', async () => {
+    roomInMinute(stack);
     const key = await createTestKey(stack, { allowed_game_ids: [] });
     const reply = await api.create({ game_id: 101 }, key.raw);
     expect(reply.status).toBe(403);
@@ -504,6 +506,7 @@ describe('create-session: audit and metering', () => {
   });
 
   test('a malformed request of a valid key (400) is counted and audited, with RateLimit headers', async () => {
+    roomInMinute(stack);
     const key = await createTestKey(stack);
     for (const body of [{}, { game_id: 101, stream_id: 201 }, { game_id: 101, expires_in_minutes: 0 }, '{"game_id":', '[]']) {
       const reply = await api.create(body, key.raw);

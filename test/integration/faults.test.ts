@@ -13,7 +13,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { FaultInjector, type CallRecord, type FaultKind, type FaultOutcome } from '../support/faults.js';
 import { addFigures, printFigures } from '../support/figures.js';
-import { auditOfRequest, createTestKey, tokensOfKey, UNLIMITED, windowCounts, type TestKey } from '../support/keys.js';
+import { auditOfRequest, createTestKey, roomInMinute, tokensOfKey, UNLIMITED, windowCounts, type TestKey } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { INITIALIZE, postMcp } from '../support/mcp.js';
 import { sessionsApi, type Reply } from '../support/sessions-api.js';
@@ -60,7 +60,7 @@ interface Operation<S> {
 const key = (settings = {}) => createTestKey(stack, { ...UNLIMITED, ...settings });
 const api = (k: TestKey) => sessionsApi(stack, () => k.raw);
 const stored = async (token: string) =>
-  (await stack.services.client.send(new GetCommand({ TableName: 'tokens', Key: { token }, ConsistentRead: true }))).Item;
+  (await stack.services.client.send(new GetCommand({ TableName: stack.tableNames.tokens, Key: { token }, ConsistentRead: true }))).Item;
 
 /** Tokens of a key are never more than its counted calls; success counts exactly once per window. */
 async function countedTokens(k: TestKey, okTokens: number, ok: boolean): Promise<void> {
@@ -375,6 +375,7 @@ describe('the retry policy', () => {
   });
 
   test('a counter increment whose answer was lost is not repeated: the call fails, counted once, not twice', async () => {
+    roomInMinute(stack);
     const k = await key();
     faults.arm({ kind: 'timeout', call: minuteHit, persistent: false });
     const reply = await api(k).create({ game_id: 101 });
@@ -385,6 +386,7 @@ describe('the retry policy', () => {
   });
 
   test('a throttled counter increment was not applied, so it is retried: 200, counted once', async () => {
+    roomInMinute(stack);
     const k = await key();
     faults.arm({ kind: 'throttle', call: minuteHit, persistent: false });
     const reply = await api(k).create({ game_id: 101 });
@@ -394,6 +396,7 @@ describe('the retry policy', () => {
   });
 
   test('a sharded key whose shard stays throttled counts the call in another shard: 200, counted once', async () => {
+    roomInMinute(stack);
     const k = await key(); // 100,000 a minute: 4 counter shards
     faults.arm({ kind: 'throttle', call: minuteHit, persistent: true });
     const reply = await api(k).create({ game_id: 101 });
@@ -422,6 +425,7 @@ describe('fault injection at the store boundary', () => {
       let injectedHere = 0;
       for (const { kind, persistent } of KINDS) {
         for (let call = 0; ; call++) {
+          roomInMinute(stack); // setup, run and check in one minute window
           const state = await op.setup();
           faults.arm({ kind, call, persistent });
           const reply = await op.run(state);

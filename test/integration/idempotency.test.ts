@@ -11,6 +11,7 @@ import {
   auditOfKey,
   createTestKey,
   putKeyRecord,
+  roomInMinute,
   startOfNextMinute,
   tokensOfKey,
   UNLIMITED,
@@ -19,6 +20,8 @@ import {
 } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { describeStages, RoundTripRecorder, stageCount } from '../support/round-trips.js';
+import { logicalTableName } from '../../infra/local/dynamo.js';
+import { expectedUse } from '../support/backend.js';
 
 let stack: Stack;
 const recorder = new RoundTripRecorder();
@@ -33,7 +36,7 @@ beforeAll(async () => {
   recorder.attach(stack.services.client);
   stack.services.client.middlewareStack.add(
     (next, context) => async (args) => {
-      const table = (args.input as { TableName?: string }).TableName;
+      const table = logicalTableName((args.input as { TableName?: string }).TableName ?? '');
       // Document-client commands (`PutCommand`) and low-level ones (`PutItemCommand`) under one IAM name.
       const action = `${table}:${(context.commandName ?? '').replace(/Command$/, '').replace(/^(Get|Put|Update|Delete)$/, '$1Item')}`;
       used.add(action);
@@ -94,6 +97,7 @@ describe('Idempotency-Key on create-session', () => {
   });
 
   test('the same key with a different body: 422, nothing minted or counted', async () => {
+    roomInMinute(stack);
     const key = await createTestKey(stack, UNLIMITED);
     const idem = freshKey();
     expect((await create(key, { game_id: 101 }, idem)).status).toBe(200);
@@ -244,6 +248,7 @@ describe('round trips and data access with Idempotency-Key', () => {
     const declared = ((routes.find((r) => r.operation === 'create-session')!.data as DataAccess).idempotency ?? []).map(
       (a) => `idempotency:${a}`,
     );
-    expect([...used].filter((a) => a.startsWith('idempotency:')).sort()).toEqual([...declared].sort());
+    // Declared and unused only: Powertools' fallback GetItem, on a backend that answers a refusal with the old item.
+    expect([...used].filter((a) => a.startsWith('idempotency:')).sort()).toEqual(expectedUse(stack, declared));
   });
 });

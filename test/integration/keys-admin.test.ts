@@ -71,7 +71,7 @@ describe('create', () => {
     expect(data.updated_at).toBe(data.created_at);
 
     // Stored as SHA-256 and prefix only: the raw key is nowhere in the table.
-    const { Items } = await stack.services.client.send(new ScanCommand({ TableName: 'keys' }));
+    const { Items } = await stack.services.client.send(new ScanCommand({ TableName: stack.tableNames.keys }));
     const stored = Items!.find((i) => i.id === data.id)!;
     expect(stored.key_hash).toBe(createHash('sha256').update(data.key).digest('hex'));
     expect(JSON.stringify(Items)).not.toContain(data.key);

@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 async function keysTable(): Promise<unknown[]> {
-  const { Items } = await stack.services.client.send(new ScanCommand({ TableName: 'keys' }));
+  const { Items } = await stack.services.client.send(new ScanCommand({ TableName: stack.tableNames.keys }));
   return (Items ?? []).sort((a, b) => a.id - b.id);
 }
 

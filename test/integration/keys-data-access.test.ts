@@ -10,6 +10,7 @@ import { routes } from '../../shared/routes.js';
 import type { DataAccess } from '../../shared/operations/operation.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
+import { logicalTableName } from '../../infra/local/dynamo.js';
 
 let stack: Stack;
 let admin: AdminApi;
@@ -42,14 +43,15 @@ beforeAll(async () => {
   stack.services.client.middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { TableName?: string };
+      const table = logicalTableName(input.TableName ?? '');
       const command = (context as { commandName?: string }).commandName ?? '';
       const name = command.replace(/Command$/, '');
       if (!tracing) return next(args);
-      trace.actions.add(`${input.TableName}:${ACTION_OF[name] ?? name}`);
+      trace.actions.add(`${table}:${ACTION_OF[name] ?? name}`);
       // A call's stage is one more than the deepest round trip finished before it started.
       const stage = completedStage + 1;
       trace.stages = Math.max(trace.stages, stage);
-      if (failNext === `${input.TableName}:${ACTION_OF[name] ?? name}`) {
+      if (failNext === `${table}:${ACTION_OF[name] ?? name}`) {
         failNext = undefined;
         completedStage = Math.max(completedStage, stage);
         throw Object.assign(new Error('injected fault'), { name: 'InjectedFault' });
@@ -59,7 +61,7 @@ beforeAll(async () => {
       } finally {
         completedStage = Math.max(completedStage, stage);
         const after = afterNext;
-        if (after?.call === `${input.TableName}:${ACTION_OF[name] ?? name}`) {
+        if (after?.call === `${table}:${ACTION_OF[name] ?? name}`) {
           afterNext = undefined;
           tracing = false;
           await after.run().finally(() => (tracing = true));

@@ -33,7 +33,7 @@ async function rotate(id: number, grace: number, orgId = 1) {
 }
 
 async function keysTable(): Promise<unknown[]> {
-  const { Items } = await stack.services.client.send(new ScanCommand({ TableName: 'keys' }));
+  const { Items } = await stack.services.client.send(new ScanCommand({ TableName: stack.tableNames.keys }));
   return (Items ?? []).sort((a, b) => a.id - b.id);
 }
 

@@ -53,7 +53,8 @@ async function newKey(body: Record<string, unknown> = {}): Promise<{ id: number;
 
 const createSession = (key: string) => stack.post('create-session', { game_id: 701 }, { 'x-api-key': key });
 const storedKey = async (raw: string) =>
-  (await stack.services.client.send(new GetCommand({ TableName: 'keys', Key: { key_hash: hashApiKey(raw) } }))).Item as ApiKeyRecord;
+  (await stack.services.client.send(new GetCommand({ TableName: stack.tableNames.keys, Key: { key_hash: hashApiKey(raw) } })))
+    .Item as ApiKeyRecord;
 
 describe('an org dropping below Business', () => {
   test('its keys are refused on the very next call (REST and MCP); its admins can still list, revoke and delete them', async () => {

@@ -5,7 +5,9 @@
  * `last_used_at` stamp, the catalog cache), then once measured.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { configuredBackend } from '../../infra/local/dynamo.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
+import { returnsOldItemOnRefusal } from '../support/backend.js';
 import { createTestKey, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '../support/round-trips.js';
@@ -101,5 +103,40 @@ describe('round-trip stages on the warm path', () => {
     const { status, calls } = await warm(() => stack.request(`/play/game/101?session_token=${token}`));
     expect(status).toBe(200);
     expect(stageCount(calls)).toBe(1);
+  });
+});
+
+/**
+ * Refusals whose reason the service must learn: DynamoDB returns the refused item with the refusal
+ * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`); dynalite ignores that and the adapter reads the
+ * item again. The describe's name says which backend ran.
+ */
+describe(`round-trip stages of refusals, on ${configuredBackend().kind}`, () => {
+  test('revoke-session of a consumed token: the key read, the count with the audit record, the refused revoke (+1 read on dynalite), its audit correction', async () => {
+    const refusedRevoke = async () => {
+      const token = await api.mint();
+      expect((await api.consume({ token })).status).toBe(200);
+      return recorder.measure(() => api.revoke({ token }));
+    };
+    await refusedRevoke();
+    const { value, calls } = await refusedRevoke();
+    expect(value.status).toBe(410);
+    const read = returnsOldItemOnRefusal(stack) ? '' : ' | GetItem tokens';
+    expect(stages(calls)).toEqual({
+      stages: returnsOldItemOnRefusal(stack) ? 4 : 5,
+      calls: `GetItem keys | UpdateItem counters + PutItem audit | UpdateItem tokens${read} | PutItem audit`,
+    });
+  });
+
+  test('create-session over the minute limit: the key read, the refused count with token and audit, the read of the counter on dynalite, the undo (3, 4 on dynalite)', async () => {
+    const limited = await createTestKey(stack, { rate_limit_per_minute: 1 });
+    startOfNextMinute(stack);
+    expect((await api.create({ game_id: 101 }, limited.raw)).status).toBe(200);
+    const { value, calls } = await recorder.measure(() => api.create({ game_id: 101 }, limited.raw));
+    expect(value.status).toBe(429);
+    // The read waits for the refused count: one stage more on dynalite.
+    expect(stageCount(calls)).toBe(returnsOldItemOnRefusal(stack) ? 3 : 4);
+    const counterCalls = calls.filter((c) => c.table === 'counters').map((c) => c.action);
+    expect(counterCalls).toEqual(returnsOldItemOnRefusal(stack) ? ['UpdateItem'] : ['UpdateItem', 'GetItem']);
   });
 });

@@ -63,9 +63,11 @@ describe('secrets', () => {
   test('the data folder holds the raw demo key only in the credentials file', () => {
     const key = stack.credentials.api_key;
     const files = filesUnder(stack.dataDir);
-    // The scan does see stored data: the key's hash and a token are in the database files.
-    expect(holding(files, hashApiKey(key)).length).toBeGreaterThan(0);
-    expect(holding(files, tokens[0]!).length).toBeGreaterThan(0);
+    // The scan does see stored data: the key's hash and a token are in the database files (dynalite
+    // keeps them in the data folder; the test workers' DynamoDB Local keeps every stack in memory).
+    const storedHere = stack.dynamoBackend === 'dynalite' ? 1 : 0;
+    expect(holding(files, hashApiKey(key)).length).toBeGreaterThanOrEqual(storedHere);
+    expect(holding(files, tokens[0]!).length).toBeGreaterThanOrEqual(storedHere);
 
     expect(holding(files, key)).toEqual([join(stack.dataDir, CREDENTIALS_FILE)]);
     expect(holding(files, key.slice(4)).map((p) => p.endsWith(CREDENTIALS_FILE))).toEqual([true]);

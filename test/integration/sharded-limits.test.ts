@@ -55,7 +55,7 @@ async function shardCounts(k: ApiKeyRecord): Promise<{ day: number; minute: numb
     Array.from({ length: shards }, async (_, s) => {
       const slot = counterSlot(k, stack.clock.now(), s, shards);
       const { Item } = await stack.services.client.send(
-        new GetCommand({ TableName: 'counters', Key: { pk: slot.counterKey }, ConsistentRead: true }),
+        new GetCommand({ TableName: stack.tableNames.counters, Key: { pk: slot.counterKey }, ConsistentRead: true }),
       );
       return { day: (Item?.day as number) ?? 0, minute: (Item?.[slot.minuteField] as number) ?? 0 };
     }),

@@ -63,7 +63,11 @@ describe('a rate-limited call never touches a shared item', () => {
           callTool(b, 'update_game', { game_id: 102, require_session_token: round % 2 === 1 }),
         ]);
         expect(String(refused.value)).toMatch(/Rate limit exceeded/);
-        expect(refused.calls.filter((c) => c.table === 'catalog' && c.action === 'UpdateItem')).toEqual([]);
+        // The other key's update may fall inside the measurement (a slower backend): only a write of
+        // the refused call's value counts.
+        const refusedValue = round % 2 === 0;
+        const writes = refused.calls.filter((c) => c.table === 'catalog' && c.action === 'UpdateItem');
+        expect(writes.filter((c) => (c.input.ExpressionAttributeValues as Record<string, unknown>)[':v0'] === refusedValue)).toEqual([]);
         expect(applied.isError).toBeFalsy();
         expect((await stack.services.stores.catalog.getPlayable('game', 102))?.require_session_token).toBe(round % 2 === 1);
       }

@@ -21,7 +21,7 @@ afterAll(() => stack.stop());
 
 const GONE = failure('Session is invalid, already consumed, or expired');
 const storedToken = async (token: string) =>
-  (await stack.services.client.send(new GetCommand({ TableName: 'tokens', Key: { token }, ConsistentRead: true }))).Item;
+  (await stack.services.client.send(new GetCommand({ TableName: stack.tableNames.tokens, Key: { token }, ConsistentRead: true }))).Item;
 /** Move the stack's clock forward so that it reads `ms` now. */
 const setClock = (ms: number) => stack.clock.advance(ms - stack.clock.now());
 

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionCode } from '../../infra/functions.js';
-import { ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
+import { ensureTables, prefixedTableNames, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
 import { resetEnv } from '../../shared/env.js';
 import { matchRoute } from '../../shared/routes.js';
 import { originPath, type HttpMethod } from '../../shared/operations/operation.js';
@@ -90,8 +90,9 @@ export interface BundledService {
 export async function startBundledService(options: { label: string; functions: readonly string[] }): Promise<BundledService> {
   const { label } = options;
   const root = mkdtempSync(join(tmpdir(), `gsts-bundle-${label}-`));
-  const tableNames = Object.fromEntries(Object.keys(tables).map((name) => [name, `${label}-${name}`])) as Record<TableName, string>;
-  const tableEnv = Object.fromEntries(Object.entries(tables).map(([name, def]) => [def.envVar, tableNames[name as TableName]]));
+  // Named by the label (and, on a shared DynamoDB, a prefix of this run's own): the calls recorded show which.
+  let tableNames = prefixedTableNames(`${label}-`);
+  let tableEnv: Record<string, string> = {};
   const calls: DynamoCall[] = [];
   let dynamo: EmbeddedDynamo | undefined;
   let proxy: Server | undefined;
@@ -107,7 +108,9 @@ export async function startBundledService(options: { label: string; functions: r
 
   try {
     const built = buildBundles(options.functions, root);
-    dynamo = await startEmbeddedDynamo({ path: join(root, 'dynamodb') });
+    dynamo = await startEmbeddedDynamo({ path: join(root, 'dynamodb'), scratch: true });
+    tableNames = prefixedTableNames(`${label}-${dynamo.tablePrefix}`);
+    tableEnv = Object.fromEntries(Object.entries(tables).map(([name, def]) => [def.envVar, tableNames[name as TableName]]));
     await ensureTables(dynamo.endpoint, tableNames);
     let proxyEndpoint: string;
     ({ server: proxy, endpoint: proxyEndpoint } = await recordingProxy(dynamo.endpoint, calls));

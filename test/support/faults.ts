@@ -5,6 +5,7 @@
  * service's retry middleware, so it sees every attempt: a fault may hit only a call's first attempt
  * (a retry can recover) or every attempt (it cannot).
  */
+import { logicalTableName } from '../../infra/local/dynamo.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isRetrySafe } from '../../shared/store/dynamo-client.js';
 
@@ -23,6 +24,7 @@ export interface Fault {
 /** One DynamoDB call the request made. */
 export interface CallRecord {
   readonly command: string;
+  /** The table's logical name (`tokens`), also when the stack's tables are prefixed. */
   readonly table: string;
   readonly conditional: boolean;
   /** Whether the service may repeat it after a failure without an answer. */
@@ -86,7 +88,7 @@ export class FaultInjector {
             index = armed.calls.length;
             armed.calls.push({
               command: (context.commandName ?? '').replace(/Command$/, ''),
-              table: input.TableName ?? '',
+              table: logicalTableName(input.TableName ?? ''),
               conditional: Boolean(input.ConditionExpression),
               retrySafe: isRetrySafe(context.commandName, args.input),
             });

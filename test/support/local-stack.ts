@@ -46,7 +46,7 @@ export async function startStack(): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gsts-test-'));
   const clock = new TestClock();
   const logsFrom = capturedLogs.length;
-  const service = await startLocalService({ port: 0, dataDir, clock, sweepIntervalMs: 3_600_000 });
+  const service = await startLocalService({ port: 0, dataDir, clock, sweepIntervalMs: 3_600_000, scratchTables: true });
   const secrets = new SecretLedger();
   secrets.noteRawKey(service.credentials.api_key);
   for (const jwt of Object.values(service.credentials.bearer_tokens)) secrets.noteJwt(jwt);

@@ -7,12 +7,14 @@
  * Start and end are positions in one sequence of events, not clock readings: whether a call was in
  * flight when another started is a question of order, and order does not depend on a noisy machine.
  */
+import { logicalTableName } from '../../infra/local/dynamo.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** One DynamoDB call made during a measurement. */
 export interface RoundTrip {
   /** The DynamoDB action: `GetItem`, `PutItem`, `UpdateItem`, `Query`, ... */
   readonly action: string;
+  /** The table's logical name (`tokens`), also when the stack's tables are prefixed. */
   readonly table: string | undefined;
   /** The command input as the service wrote it (document form, before marshalling). */
   readonly input: Readonly<Record<string, unknown>>;
@@ -64,7 +66,7 @@ export class RoundTripRecorder {
         const input = this.probe.prepare ? this.probe.prepare(raw) : raw;
         const call: RoundTrip = {
           action: actionOf(context.commandName),
-          table: typeof input.TableName === 'string' ? input.TableName : undefined,
+          table: typeof input.TableName === 'string' ? logicalTableName(input.TableName) : undefined,
           input,
           started: ++this.position,
           ended: Number.NaN,
@@ -103,22 +105,20 @@ export class RoundTripRecorder {
 }
 
 /**
- * The number of sequential stages of a request's calls: a call issued while no other call of the
- * request is in flight starts a new stage. Calls issued together (`Promise.all`) share a stage.
+ * The number of sequential stages of a request's calls: the longest chain of calls each issued
+ * after the one before it answered (the request's critical path). Calls issued together
+ * (`Promise.all`) share a stage; a call issued after one answered while a sibling of that one is
+ * still in flight is a stage of its own all the same (on a slower engine the sibling's overlap is
+ * timing, not design).
  */
 export function stageCount(calls: readonly RoundTrip[]): number {
-  const events = calls.flatMap((c) => [
-    { at: c.started, delta: +1 },
-    { at: Number.isNaN(c.ended) ? Infinity : c.ended, delta: -1 },
-  ]);
-  events.sort((a, b) => a.at - b.at);
-  let inFlight = 0;
-  let stages = 0;
-  for (const e of events) {
-    if (e.delta > 0 && inFlight === 0) stages++;
-    inFlight += e.delta;
+  const sorted = [...calls].sort((a, b) => a.started - b.started);
+  const depth = new Map<RoundTrip, number>();
+  for (const call of sorted) {
+    const before = sorted.filter((c) => c.ended < call.started).map((c) => depth.get(c)!);
+    depth.set(call, 1 + Math.max(0, ...before));
   }
-  return stages;
+  return Math.max(0, ...depth.values());
 }
 
 /** A compact picture of the calls, stage by stage: `GetItem keys + GetItem catalog | UpdateItem counters + ...`. */

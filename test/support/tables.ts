@@ -3,7 +3,6 @@
  * difference, for tests that must prove what a batch of requests changed and what it did not.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { localTableNames } from '../../infra/local/dynamo.js';
 import { tables, type TableName } from '../../shared/tables.js';
 import type { Stack } from './local-stack.js';
 
@@ -33,7 +32,7 @@ export async function snapshotTables(stack: Stack): Promise<Snapshot> {
       let ExclusiveStartKey: Item | undefined;
       do {
         const page = await stack.services.client.send(
-          new ScanCommand({ TableName: localTableNames[name], ConsistentRead: true, ExclusiveStartKey }),
+          new ScanCommand({ TableName: stack.tableNames[name], ConsistentRead: true, ExclusiveStartKey }),
         );
         for (const item of page.Items ?? []) items.set(keyOf(name, item), item);
         ExclusiveStartKey = page.LastEvaluatedKey;

@@ -8,8 +8,8 @@
  * partition of the item's index key (KEYS_ONLY: the keys' size). Transactions and Scans are not
  * modelled: the service uses none on a request path (the local TTL sweeper scans).
  */
-import { tables, type IndexDefinition, type TableDefinition } from '../../../shared/tables.js';
-import { localTableNames } from '../../../infra/local/dynamo.js';
+import { tables, type IndexDefinition, type TableDefinition, type TableName } from '../../../shared/tables.js';
+import { logicalTableName } from '../../../infra/local/dynamo.js';
 
 /** An attribute value on the wire (`{"S": "..."}`, `{"N": "1"}`, `{"M": {...}}`, ...). */
 export type WireValue = Record<string, unknown>;
@@ -26,9 +26,8 @@ export interface Charge {
   readonly units: number;
 }
 
-const byPhysicalName = new Map<string, TableDefinition>(
-  Object.entries(tables).map(([name, def]) => [localTableNames[name as keyof typeof tables], def]),
-);
+/** A table's definition by its physical name (prefixed on a shared DynamoDB: `s1a2b3c4-tokens`). */
+const byPhysicalName = { get: (physical: string): TableDefinition | undefined => tables[logicalTableName(physical) as TableName] };
 
 /** DynamoDB's item size: attribute names plus values. */
 export function wireItemBytes(item: WireItem | undefined): number {

@@ -1,0 +1,83 @@
+/**
+ * What dynalite lets through and DynamoDB does not, exercised on whichever backend runs the file
+ * (the `integration-local` project runs it on AWS's DynamoDB Local): an empty string as an index
+ * key, the 400 KB item limit (the largest token item the request bounds allow, measured), and a
+ * Query answer past 1 MB, which DynamoDB splits into pages the adapter must follow.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { wireItemBytes } from '../bench/proxy/wire-units.js';
+import { printFigures } from '../support/figures.js';
+import { createTestKey, UNLIMITED } from '../support/keys.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+import { sessionsApi } from '../support/sessions-api.js';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack.stop());
+
+describe('DynamoDB limits that dynalite does not enforce', () => {
+  test('an empty string is no index key on DynamoDB; no catalog item the service wrote carries one', async () => {
+    const probe = { pk: { S: 'PROBE#empty' }, sk: { S: 'PROBE' }, gsi1pk: { S: '' }, gsi1sk: { S: 'x' } };
+    const put = stack.services.client.send(new PutItemCommand({ TableName: stack.tableNames.catalog, Item: probe }));
+    if (stack.dynamoBackend === 'dynalite') {
+      // dynalite stores it (and indexes nothing); DynamoDB refuses the whole write.
+      await put;
+      await stack.services.client.send(new DeleteItemCommand({ TableName: stack.tableNames.catalog, Key: { pk: probe.pk, sk: probe.sk } }));
+    } else {
+      await expect(put).rejects.toMatchObject({ name: 'ValidationException' });
+    }
+    const { Items = [] } = await stack.services.client.send(new ScanCommand({ TableName: stack.tableNames.catalog, ConsistentRead: true }));
+    expect(Items.length).toBeGreaterThan(0);
+    const empty = Items.filter((item) => item.gsi1pk === '' || item.gsi1sk === '');
+    expect(empty).toEqual([]);
+  });
+
+  test('the largest token item the request bounds allow stays far under 400 KB (measured)', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const api = sessionsApi(stack, () => key.raw);
+    // 4,094 bytes of metadata JSON (the bound is 4,096), 255 three-byte characters where 255 characters are allowed.
+    const metadata = { k: '€'.repeat(1362) };
+    expect(Buffer.byteLength(JSON.stringify(metadata))).toBe(4094);
+    const wide = '€'.repeat(255);
+    const token = await api.mint({ game_id: 101, metadata, external_ref: wide, expires_in_minutes: 43_200 });
+    expect((await api.consume({ token, player_uuid: wide })).status).toBe(200);
+    const { Item } = await stack.services.client.send(
+      new GetItemCommand({ TableName: stack.tableNames.tokens, Key: { token: { S: token } }, ConsistentRead: true }),
+    );
+    const bytes = wireItemBytes(Item as Parameters<typeof wireItemBytes>[0]);
+    printFigures(`dynamodb-limits: the largest token item is ${bytes.toLocaleString('en-US')} bytes (limit 409,600)`);
+    expect(bytes).toBeGreaterThan(4094 + 2 * 765);
+    expect(bytes).toBeLessThan(16 * 1024);
+  });
+
+  test('listing keys follows the pages of a Query answer past 1 MB', async () => {
+    const org = 990_001;
+    const filler = 'x'.repeat(4000);
+    const items = Array.from({ length: 300 }, (_, i) => ({ key_hash: `paging-${i}`, org_id: org, id: i + 1, name: filler }));
+    for (let i = 0; i < items.length; i += 25) {
+      const batch = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+      let unprocessed: Record<string, any> | undefined = { [stack.tableNames.keys]: batch };
+      while (unprocessed && Object.keys(unprocessed).length > 0) {
+        ({ UnprocessedItems: unprocessed } = await stack.services.client.send(new BatchWriteCommand({ RequestItems: unprocessed })));
+      }
+    }
+    // About 1.2 MB: one Query answer stops at 1 MB and says where to go on.
+    const first = await stack.services.client.send(
+      new QueryCommand({
+        TableName: stack.tableNames.keys,
+        IndexName: 'by_org',
+        KeyConditionExpression: 'org_id = :org',
+        ExpressionAttributeValues: { ':org': { N: String(org) } },
+      }),
+    );
+    expect(first.LastEvaluatedKey).toBeDefined();
+    expect(first.Items!.length).toBeLessThan(items.length);
+    const listed = await stack.services.stores.keys.listByOrg(org);
+    expect(listed.map((k) => k.id).sort((a, b) => a - b)).toEqual(items.map((k) => k.id));
+  });
+});
