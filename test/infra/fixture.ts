@@ -7,6 +7,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { readFileSync } from 'node:fs';
 import { ServiceStack, type ServiceStackProps } from '../../infra/stack.js';
+import type { TableName } from '../../shared/tables.js';
 
 export const TEST_IDENTITY = {
   issuer: 'https://idp.example.com/',
@@ -85,4 +86,12 @@ export function referencedIds(value: unknown): Set<string> {
 /** A value that may be one item or a list, as a list (CloudFormation collapses single-item lists). */
 export function asList<T>(value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+/** Logical ids and resources of a synthesized stack's tables and functions, by their names in the tables and routes tables. */
+export function lookups(s: () => Synthesized) {
+  const tableId = (name: TableName) => logicalId(s().stack, s().stack.tables[name]);
+  const fnId = (name: string) => logicalId(s().stack, s().stack.functions.functions.get(name)!);
+  const fnResource = (name: string) => s().json.Resources[fnId(name)]!;
+  return { tableId, fnId, fnResource };
 }

@@ -9,7 +9,7 @@ import { envParts, functionEnvVars } from '../../shared/env-parts.js';
 import { EnvSchema } from '../../shared/env.js';
 import { routes } from '../../shared/routes.js';
 import { tables, type TableName } from '../../shared/tables.js';
-import { logicalId, synthesize, TEST_IDENTITY, type Synthesized } from './fixture.js';
+import { lookups, logicalId, synthesize, TEST_IDENTITY, type Synthesized } from './fixture.js';
 
 let s: Synthesized;
 beforeAll(() => {
@@ -18,9 +18,7 @@ beforeAll(() => {
 
 const tableNames = Object.keys(tables) as TableName[];
 const fnNames = functionNames(routes);
-const tableId = (name: TableName) => logicalId(s.stack, s.stack.tables[name]);
-const fnId = (name: string) => logicalId(s.stack, s.stack.functions.functions.get(name)!);
-const fnResource = (name: string) => s.json.Resources[fnId(name)]!;
+const { tableId, fnResource } = lookups(() => s);
 /** What the Parameters and Secrets extension layer adds to every environment (its own settings). */
 const EXTENSION_SETTINGS = /^(PARAMETERS_SECRETS_EXTENSION|SECRETS_MANAGER|SSM_PARAMETER_STORE)_/;
 /** A function's variables of THE env schema (not the extension's). */

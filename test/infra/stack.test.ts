@@ -19,7 +19,7 @@ import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-verify.js';
 import { routes } from '../../shared/routes.js';
 import { originPath } from '../../shared/operations/operation.js';
 import { tables, type TableDefinition, type TableName } from '../../shared/tables.js';
-import { asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { lookups, asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
 
 let s: Synthesized;
 beforeAll(() => {
@@ -28,9 +28,7 @@ beforeAll(() => {
 
 const tableNames = Object.keys(tables) as TableName[];
 const fnNames = functionNames(routes);
-const tableId = (name: TableName) => logicalId(s.stack, s.stack.tables[name]);
-const fnId = (name: string) => logicalId(s.stack, s.stack.functions.functions.get(name)!);
-const fnResource = (name: string) => s.json.Resources[fnId(name)]!;
+const { tableId, fnId, fnResource } = lookups(() => s);
 
 describe('tables', () => {
   const tableResource = (name: TableName) => s.json.Resources[tableId(name)]!;
