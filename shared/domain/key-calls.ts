@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { auditRecord } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
 import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
@@ -127,8 +128,8 @@ export class KeyCalls {
     if (this.exhausted.open(key, now, shards).length === 0) {
       throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, shards), now);
     }
-    const record = this.auditRecord(key, call, subject, now, refusal ? statusOf(refusal) : 200);
-    const ttl = Math.floor(now / 1000) + this.deps.auditRetentionDays * 86_400;
+    const status = refusal ? statusOf(refusal) : 200;
+    const { record, ttl } = auditRecord(call, { ...subject, orgId: key.org_id, status, key }, now, this.deps.auditRetentionDays);
     const speculative = effect?.undo !== undefined;
 
     const [counted, early, audited] = await Promise.allSettled([
@@ -256,25 +257,6 @@ export class KeyCalls {
   private async compensate(fixes: readonly [string, Promise<unknown>][]): Promise<void> {
     const settled = await Promise.allSettled(fixes.map(([, p]) => p));
     settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, fixes[i]![0]));
-  }
-
-  private auditRecord(key: ApiKeyRecord, call: CallContext, subject: CallSubject, now: number, status: number): AuditRecord {
-    return {
-      org_id: key.org_id,
-      at: isoTime(now),
-      request_id: call.requestId,
-      action: subject.action,
-      status,
-      key_id: key.id,
-      key_prefix: key.key_prefix,
-      actor: null,
-      game_id: subject.game_id ?? null,
-      stream_id: subject.stream_id ?? null,
-      token_prefix: subject.token ? subject.token.slice(0, 8) : null,
-      ...(subject.minted && subject.token ? { minted_token: subject.token } : {}),
-      source_ip: call.sourceIp,
-      user_agent: call.userAgent,
-    };
   }
 
   /** `last_used_at` at minute precision: at most one write per key, minute and container. */
