@@ -26,7 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { functionEnvVars, type EnvVar } from '../shared/env-parts.js';
 import type { EnvInput } from '../shared/env.js';
 import type { RouteDefinition } from '../shared/operations/operation.js';
-import { tables, type TableName } from '../shared/tables.js';
+import type { TableName } from '../shared/tables.js';
+import { tableEnv, type TableEnvVar } from '../shared/table-env.js';
 import { RESERVED_OPERATION } from './capacity.js';
 import { dataStatements, functionAccess, functionNames } from './permissions.js';
 import type { ServiceTables } from './tables.js';
@@ -101,8 +102,6 @@ export const BUNDLING: BundlingOptions = {
   },
 };
 
-/** Environment variables that carry the physical table names. */
-type TableEnvVar = (typeof tables)[TableName]['envVar'];
 /** Everything in the environment but the table names (which come from the tables themselves). */
 export type FunctionSettings = Omit<EnvInput, TableEnvVar>;
 
@@ -270,10 +269,7 @@ function functionDescription(served: readonly RouteDefinition[], secretsRevision
  * function gets the part of it that its code reads (`shared/env-parts.ts`).
  */
 export function functionEnvironment(serviceTables: ServiceTables, settings: FunctionSettings): EnvInput {
-  const tableNames = Object.fromEntries(
-    (Object.keys(tables) as TableName[]).map((name) => [tables[name].envVar, serviceTables[name].tableName]),
-  ) as Record<TableEnvVar, string>;
-  return { ...tableNames, ...settings };
+  return { ...tableEnv((name) => serviceTables[name].tableName), ...settings };
 }
 
 function definedOnly(environment: EnvInput): Record<string, string> {

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionCode, PROJECT_ROOT } from '../../infra/functions.js';
-import { tables } from '../../shared/tables.js';
+import { tableEnv } from '../../shared/table-env.js';
 import { median } from './stats.js';
 
 /** Figures of one function. */
@@ -133,7 +133,7 @@ export async function measureColdStarts(functions: readonly string[], runs: numb
 function initEnv(): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
-    ...Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `bench-${t.id}`])),
+    ...tableEnv((_, t) => `bench-${t.id}`),
     AWS_REGION: 'us-east-1',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   };

@@ -14,7 +14,7 @@ import { functionCode, pascalCase } from '../../infra/functions.js';
 import { functionNames } from '../../infra/permissions.js';
 import { functionEnvVars } from '../../shared/env-parts.js';
 import { routes } from '../../shared/routes.js';
-import { tables } from '../../shared/tables.js';
+import { tableEnv } from '../../shared/table-env.js';
 import { cdkApp } from './fixture.js';
 
 const names = functionNames(routes);
@@ -73,7 +73,7 @@ test('each bundle loads in Node 24 with only its own environment, exports handle
     process.stdout.write('RESULT' + JSON.stringify(results));
   `;
   const settings: Record<string, string> = {
-    ...Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `bundle-test-${t.id}`])),
+    ...tableEnv((_, t) => `bundle-test-${t.id}`),
     // Nothing listens here: an operation that reached DynamoDB before refusing the empty request would fail.
     DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
     POWERTOOLS_LOG_LEVEL: 'SILENT',

@@ -16,7 +16,7 @@ import {
   type OriginVerifyOptions,
   type SecretValuesLoader,
 } from '../../shared/http/origin-verify.js';
-import { tables } from '../../shared/tables.js';
+import { tableEnv } from '../../shared/table-env.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin-verify-AbCdEf';
 const CURRENT = 'current-value-0123456789abcdef';
@@ -179,7 +179,7 @@ describe('through the Parameters and Secrets extension', () => {
 
   test('a deployed handler: 403 envelope without the header, the operation itself with it', async () => {
     Object.assign(process.env, {
-      ...Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `test-${t.id}`])),
+      ...tableEnv((_, t) => `test-${t.id}`),
       ORIGIN_VERIFY_SECRET_ARN: SECRET_ARN,
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
     });

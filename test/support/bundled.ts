@@ -22,7 +22,8 @@ import { resetEnv } from '../../shared/env.js';
 import { matchRoute } from '../../shared/routes.js';
 import { originPath, type HttpMethod } from '../../shared/operations/operation.js';
 import { overrideServices, services, type Services } from '../../shared/services.js';
-import { tables, type TableName } from '../../shared/tables.js';
+import { tableEnv as tableEnvOf } from '../../shared/table-env.js';
+import type { TableName } from '../../shared/tables.js';
 import { cdkEsbuildOptions } from '../bench/cold-start.js';
 
 /** The function's credentials in the `lambda` configuration (Lambda puts the role's in the environment). */
@@ -110,7 +111,7 @@ export async function startBundledService(options: { label: string; functions: r
     const built = buildBundles(options.functions, root);
     dynamo = await startEmbeddedDynamo({ path: join(root, 'dynamodb'), scratch: true });
     tableNames = prefixedTableNames(`${label}-${dynamo.tablePrefix}`);
-    tableEnv = Object.fromEntries(Object.entries(tables).map(([name, def]) => [def.envVar, tableNames[name as TableName]]));
+    tableEnv = tableEnvOf((name) => tableNames[name]);
     await ensureTables(dynamo.endpoint, tableNames);
     let proxyEndpoint: string;
     ({ server: proxy, endpoint: proxyEndpoint } = await recordingProxy(dynamo.endpoint, calls));
