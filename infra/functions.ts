@@ -89,14 +89,14 @@ export const BUNDLING: BundlingOptions = {
   // which no DynamoDB operation uses; and what the MCP SDK imports for paths the MCP server never
   // takes (JSON Schema validation for elicitation, zod 3). See the files for why.
   esbuildArgs: {
-    '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'shared', 'bundle', 'env-credentials.ts'),
-    '--alias:node:http': join(PROJECT_ROOT, 'shared', 'bundle', 'node-http.ts'),
-    '--alias:http': join(PROJECT_ROOT, 'shared', 'bundle', 'node-http.ts'),
-    '--alias:@smithy/core/event-streams': join(PROJECT_ROOT, 'shared', 'bundle', 'no-event-streams.ts'),
+    '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra', 'bundle', 'env-credentials.ts'),
+    '--alias:node:http': join(PROJECT_ROOT, 'infra', 'bundle', 'node-http.ts'),
+    '--alias:http': join(PROJECT_ROOT, 'infra', 'bundle', 'node-http.ts'),
+    '--alias:@smithy/core/event-streams': join(PROJECT_ROOT, 'infra', 'bundle', 'no-event-streams.ts'),
     ...Object.fromEntries(
       ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((name) => [
         `--alias:${name}`,
-        join(PROJECT_ROOT, 'shared', 'bundle', 'mcp-unused.ts'),
+        join(PROJECT_ROOT, 'infra', 'bundle', 'mcp-unused.ts'),
       ]),
     ),
   },

@@ -6,7 +6,7 @@
  *
  * What only the bundles can break, and what this proves they do not:
  * - esbuild aliases replace `ajv`, `ajv-formats`, `zod/v3` and `zod-to-json-schema` with a stand-in
- *   that throws when reached (`shared/bundle/mcp-unused.ts`). Every path a client takes here
+ *   that throws when reached (`infra/bundle/mcp-unused.ts`). Every path a client takes here
  *   (initialize, the initialized notification, tools/list with each tool's JSON Schemas, tools/call
  *   with output validation, a refused tool, an idempotent tool call and its replay) must not reach
  *   it; tools/list must publish the very schemas the unbundled server does (zod 4's converter and
