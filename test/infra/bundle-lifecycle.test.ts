@@ -29,15 +29,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { DEMO_PLAYABLES, ensureDemoKey, seedCatalog } from '../../infra/local/seed.js';
 import { generateRawKey } from '../../shared/domain/api-keys.js';
 import { API_PATH } from '../../shared/operations/operation.js';
-import {
-  CONFIGURATIONS,
-  routedTarget,
-  runBundled,
-  startBundledService,
-  type BundledService,
-  type DynamoCall,
-  type Reply,
-} from '../support/bundled.js';
+import { routedTarget, runBundled, type Reply } from '../support/bundled-child.js';
+import { CONFIGURATIONS, startBundledService, type BundledService } from '../support/bundled.js';
+import type { DynamoCall } from '../support/recording-proxy.js';
 
 /** The operations of the lifecycle; each is served by the function of the same name. */
 const OPERATIONS = ['create-session', 'validate-session', 'consume-session', 'revoke-session'] as const;

@@ -33,15 +33,9 @@ import type { McpScope } from '../../shared/domain/mcp-scopes.js';
 import { buildMcpServer } from '../../shared/mcp/server.js';
 import type { ToolContext } from '../../shared/mcp/tool.js';
 import { API_PATH } from '../../shared/operations/operation.js';
-import {
-  CONFIGURATIONS,
-  routedTarget,
-  runBundled,
-  startBundledService,
-  type BundledService,
-  type DynamoCall,
-  type Reply,
-} from '../support/bundled.js';
+import { routedTarget, runBundled, type Reply } from '../support/bundled-child.js';
+import { CONFIGURATIONS, startBundledService, type BundledService } from '../support/bundled.js';
+import type { DynamoCall } from '../support/recording-proxy.js';
 import { ALL_TOOLS, MCP_HEADERS, MCP_PATH } from '../support/mcp.js';
 
 /** The functions the runs call. */

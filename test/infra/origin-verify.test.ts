@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import { resetEnv } from '../../shared/env.js';
 import { errorResponse } from '../../shared/http/errors.js';
 import {
@@ -23,33 +24,17 @@ const CURRENT = 'current-value-0123456789abcdef';
 const PREVIOUS = 'previous-value-0123456789abcdef';
 
 function event(headers: Record<string, string> = {}, query?: Record<string, string>): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: 'GET /api/org-api-keys/validate-session',
-    rawPath: '/api/org-api-keys/validate-session',
-    rawQueryString: new URLSearchParams(query).toString(),
+  const path = '/api/org-api-keys/validate-session';
+  const search = new URLSearchParams(query).toString();
+  return apiGatewayEvent({
+    method: 'GET',
+    path,
+    query: search,
     headers,
-    queryStringParameters: query,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'api',
-      domainName: 'api.example',
-      domainPrefix: 'api',
-      http: {
-        method: 'GET',
-        path: '/api/org-api-keys/validate-session',
-        protocol: 'HTTP/1.1',
-        sourceIp: '198.51.100.7',
-        userAgent: 'test',
-      },
-      requestId: 'req-1',
-      routeKey: 'GET /api/org-api-keys/validate-session',
-      stage: '$default',
-      time: new Date().toUTCString(),
-      timeEpoch: Date.now(),
-    },
-  };
+    routeKey: `GET ${path}`,
+    sourceIp: '198.51.100.7',
+    requestId: 'req-1',
+  });
 }
 
 /** Run the middleware's before hook; the status the bundle would answer (200 = let through). */
