@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 
 /** An HTTP request as API Gateway receives it, routed. */
-export interface ApiRequest {
+interface ApiRequest {
   readonly method: string;
   /** The path the client sent (`rawPath`). */
   readonly path: string;

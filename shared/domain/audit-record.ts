@@ -5,7 +5,7 @@ import type { AuditRecord, CallContext } from './model.js';
 export type AuditedKey = { readonly id: number; readonly key_prefix: string | null };
 
 /** What one call's audit record says beyond the call itself (who sent it, from where). */
-export interface AuditSubject {
+interface AuditSubject {
   readonly orgId: number;
   readonly action: string;
   /** HTTP status of the outcome. */

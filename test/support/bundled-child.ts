@@ -22,7 +22,7 @@ export interface Reply {
 }
 
 /** Where the child sends one operation: its bundle, and the event fields the routing gives it. */
-export interface Target {
+interface Target {
   /** The bundle file. */
   readonly file: string;
   /** The function name (the Lambda context's `functionName`). */
