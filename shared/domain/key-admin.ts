@@ -255,8 +255,9 @@ export class KeyAdmin {
     changes: readonly string[] | null,
     status: number,
   ): ReturnType<typeof auditRecord> {
-    const subject = { orgId: c.orgId, action: c.action, status, key, actor: c.admin.subject, changes };
-    return auditRecord(c.call, subject, this.deps.clock.now(), this.deps.auditRetentionDays);
+    // The call names the org and the action; the rest of it (`admin`, `call`) the record ignores.
+    const subject = { ...c, key, actor: c.admin.subject, changes };
+    return auditRecord(c.call, subject, status, this.deps.clock.now(), this.deps.auditRetentionDays);
   }
 
   /** `expires_at` must lie ahead (by the domain clock, which tests move). */
