@@ -26,7 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { functionEnvVars, type EnvVar } from '../shared/env-parts.js';
 import type { EnvInput } from '../shared/env.js';
 import type { RouteDefinition } from '../shared/operations/operation.js';
-import { tables, type TableName } from '../shared/tables.js';
+import type { TableName } from '../shared/tables.js';
+import { tableEnv, type TableEnvVar } from '../shared/table-env.js';
 import { RESERVED_OPERATION } from './capacity.js';
 import { dataStatements, functionAccess, functionNames } from './permissions.js';
 import type { ServiceTables } from './tables.js';
@@ -88,21 +89,19 @@ export const BUNDLING: BundlingOptions = {
   // which no DynamoDB operation uses; and what the MCP SDK imports for paths the MCP server never
   // takes (JSON Schema validation for elicitation, zod 3). See the files for why.
   esbuildArgs: {
-    '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'shared', 'bundle', 'env-credentials.ts'),
-    '--alias:node:http': join(PROJECT_ROOT, 'shared', 'bundle', 'node-http.ts'),
-    '--alias:http': join(PROJECT_ROOT, 'shared', 'bundle', 'node-http.ts'),
-    '--alias:@smithy/core/event-streams': join(PROJECT_ROOT, 'shared', 'bundle', 'no-event-streams.ts'),
+    '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra', 'bundle', 'env-credentials.ts'),
+    '--alias:node:http': join(PROJECT_ROOT, 'infra', 'bundle', 'node-http.ts'),
+    '--alias:http': join(PROJECT_ROOT, 'infra', 'bundle', 'node-http.ts'),
+    '--alias:@smithy/core/event-streams': join(PROJECT_ROOT, 'infra', 'bundle', 'no-event-streams.ts'),
     ...Object.fromEntries(
       ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((name) => [
         `--alias:${name}`,
-        join(PROJECT_ROOT, 'shared', 'bundle', 'mcp-unused.ts'),
+        join(PROJECT_ROOT, 'infra', 'bundle', 'mcp-unused.ts'),
       ]),
     ),
   },
 };
 
-/** Environment variables that carry the physical table names. */
-type TableEnvVar = (typeof tables)[TableName]['envVar'];
 /** Everything in the environment but the table names (which come from the tables themselves). */
 export type FunctionSettings = Omit<EnvInput, TableEnvVar>;
 
@@ -270,10 +269,7 @@ function functionDescription(served: readonly RouteDefinition[], secretsRevision
  * function gets the part of it that its code reads (`shared/env-parts.ts`).
  */
 export function functionEnvironment(serviceTables: ServiceTables, settings: FunctionSettings): EnvInput {
-  const tableNames = Object.fromEntries(
-    (Object.keys(tables) as TableName[]).map((name) => [tables[name].envVar, serviceTables[name].tableName]),
-  ) as Record<TableEnvVar, string>;
-  return { ...tableNames, ...settings };
+  return { ...tableEnv((name) => serviceTables[name].tableName), ...settings };
 }
 
 function definedOnly(environment: EnvInput): Record<string, string> {

@@ -4,13 +4,14 @@
  * Gateway HTTP API (payload v2) event and calls the very same handler export a Lambda would.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/errors.js';
 import { errorResponse } from '../../shared/http/errors.js';
 import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
-import { originPath, type RouteDefinition } from '../../shared/operations/operation.js';
+import type { RouteDefinition } from '../../shared/operations/operation.js';
 import { matchRoute } from '../../shared/routes.js';
+import { routeKey } from '../capacity.js';
+import { apiGatewayEvent, lambdaContext } from './api-event.js';
 
 /** A Lambda handler for HTTP API events. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -93,74 +94,25 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-/** The API Gateway HTTP API v2 event for a request, as API Gateway would build it. */
-export function toEvent(
+/** The API Gateway HTTP API v2 event for a request the routes table routed to `route`. */
+function toEvent(
   req: IncomingMessage,
   url: URL,
   body: Buffer,
   route: RouteDefinition,
   params: Record<string, string>,
 ): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name === 'cookie') continue;
-    headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  const query: Record<string, string> = {};
-  for (const key of new Set(url.searchParams.keys())) query[key] = url.searchParams.getAll(key).join(',');
-  const now = Date.now();
-  const path = originPath(route);
-  const text = body.toString('utf8');
-  // Bodies that are not valid UTF-8 travel base64-encoded, as API Gateway sends them.
-  const binary = body.length > 0 && Buffer.from(text, 'utf8').length !== body.length;
-  return {
-    version: '2.0',
-    routeKey: `${route.method} ${path}`,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    cookies: req.headers.cookie ? req.headers.cookie.split(/;\s*/) : undefined,
-    headers,
-    queryStringParameters: Object.keys(query).length ? query : undefined,
-    pathParameters: Object.keys(params).length ? params : undefined,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: req.headers.host ?? 'localhost',
-      domainPrefix: 'localhost',
-      http: {
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: req.headers['user-agent'] ?? '',
-      },
-      requestId: randomUUID(),
-      routeKey: `${route.method} ${path}`,
-      stage: '$default',
-      time: new Date(now).toUTCString(),
-      timeEpoch: now,
-    },
-    body: body.length ? (binary ? body.toString('base64') : text) : undefined,
-    isBase64Encoded: binary,
-  };
-}
-
-function lambdaContext(operation: string): Context {
-  const deadline = Date.now() + 30_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: operation,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${operation}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${operation}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => deadline - Date.now(),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return apiGatewayEvent({
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: url.search.slice(1),
+    headers: req.headers,
+    body,
+    routeKey: routeKey(route),
+    pathParameters: params,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    protocol: `HTTP/${req.httpVersion}`,
+  });
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {

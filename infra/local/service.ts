@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import type { Clock } from '../../shared/domain/clock.js';
 import { resetEnv } from '../../shared/env.js';
 import { overrideServices, services, type Services } from '../../shared/services.js';
-import { tables, type TableName } from '../../shared/tables.js';
+import type { TableName } from '../../shared/tables.js';
+import { tableEnv } from '../../shared/table-env.js';
 import { loadDevIssuer, type DevIssuer } from './dev-issuer.js';
 import { awsRegionOf, ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper, type EmbeddedDynamo } from './dynamo.js';
 import { serveDemoGame } from './demo-game.js';
@@ -125,7 +126,7 @@ function configureLocalEnv(
   baseUrl: string,
 ): void {
   Object.assign(process.env, {
-    ...Object.fromEntries(Object.entries(tables).map(([name, def]) => [def.envVar, dynamo.tableNames[name as TableName]])),
+    ...tableEnv((name) => dynamo.tableNames[name]),
     ...dynamoEnv(dynamo.endpoint),
     JWT_ISSUER: issuer.issuer,
     JWT_AUDIENCE: issuer.audience,

@@ -1,62 +1,21 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
-import { generateRawKey, newKeyRecord, type KeySettings } from './api-keys.js';
+import { generateRawKey, newKeyRecord } from './api-keys.js';
+import { auditRecord, type AuditedKey } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from './errors.js';
 import type { BlockIdAllocator } from './ids.js';
-import type { ApiKeyRecord, AuditRecord, CallContext } from './model.js';
+import type { ApiKeyRecord, CallContext } from './model.js';
 import type { AuditStore, CatalogStore, KeyAdminStore, KeyChanges, KeyStore, KeyTierStore } from './ports.js';
-
-/** A key as org admins see it: every stored property except the hash and the internal tier copy. */
-export interface KeyView {
-  id: number;
-  org_id: number;
-  name: string;
-  description: string | null;
-  key_prefix: string;
-  allowed_game_ids: readonly number[] | null;
-  allowed_stream_ids: readonly number[] | null;
-  rate_limit_per_minute: number;
-  rate_limit_per_day: number;
-  expires_at: string | null;
-  is_active: boolean;
-  mcp_scopes: readonly string[];
-  created_at: string;
-  updated_at: string;
-  last_used_at: string | null;
-  /** The key this one was rotated to; null when it never was. */
-  rotated_to: number | null;
-  /** The key this one replaced by a rotation; null when it was created directly. */
-  rotated_from: number | null;
-}
-
-/** The create-key answer: the view plus the raw key, which is never available again. */
-export interface CreatedKey extends KeyView {
-  key: string;
-}
-
-/** A validated create-key request. */
-export interface CreateKeyInput extends KeySettings {
-  readonly org_id: number;
-}
-
-/** The rotate-key answer: the new key (raw key included, this once) and the old key as it now stands. */
-export interface RotatedKey extends CreatedKey {
-  previous: KeyView;
-}
-
-/** A validated rotate-key request. */
-export interface RotateKeyInput {
-  readonly id: number;
-  readonly org_id: number;
-  /** Minutes the old key keeps working; 0 revokes it at once. */
-  readonly grace_period_minutes: number;
-}
-
-/** A validated update-key request: the key's address and the properties to change. */
-export interface UpdateKeyInput extends KeyChanges {
-  readonly id: number;
-  readonly org_id: number;
-}
+import {
+  CHANGEABLE_KEY_PROPERTIES,
+  keyView,
+  type CreatedKey,
+  type CreateKeyInput,
+  type KeyView,
+  type RotatedKey,
+  type RotateKeyInput,
+  type UpdateKeyInput,
+} from './key-views.js';
 
 export interface KeyAdminDeps {
   readonly access: AdminAccess;
@@ -77,42 +36,6 @@ interface AdminCall {
   readonly orgId: number;
   readonly call: CallContext;
   readonly action: string;
-}
-
-/** The properties an update may carry, in the order the audit record lists them. */
-export const CHANGEABLE_KEY_PROPERTIES = [
-  'is_active',
-  'name',
-  'description',
-  'allowed_game_ids',
-  'allowed_stream_ids',
-  'rate_limit_per_minute',
-  'rate_limit_per_day',
-  'expires_at',
-  'mcp_scopes',
-] as const satisfies readonly (keyof KeyChanges)[];
-
-/** The admin's picture of a key: never the raw key, never the hash. */
-export function keyView(key: ApiKeyRecord): KeyView {
-  return {
-    id: key.id,
-    org_id: key.org_id,
-    name: key.name,
-    description: key.description,
-    key_prefix: key.key_prefix,
-    allowed_game_ids: key.allowed_game_ids,
-    allowed_stream_ids: key.allowed_stream_ids,
-    rate_limit_per_minute: key.rate_limit_per_minute,
-    rate_limit_per_day: key.rate_limit_per_day,
-    expires_at: key.expires_at,
-    is_active: key.is_active,
-    mcp_scopes: key.mcp_scopes,
-    created_at: key.created_at,
-    updated_at: key.updated_at,
-    last_used_at: key.last_used_at ?? null,
-    rotated_to: key.rotated_to ?? null,
-    rotated_from: key.rotated_from ?? null,
-  };
 }
 
 /**
@@ -325,30 +248,16 @@ export class KeyAdmin {
     }
   }
 
+  /** The record of an admin call: the admin as its actor, `changes` null when it set nothing. */
   private auditRecord(
     c: AdminCall,
     key: AuditedKey | null,
     changes: readonly string[] | null,
     status: number,
-  ): { record: AuditRecord; ttl: number } {
-    const now = this.deps.clock.now();
-    const record: AuditRecord = {
-      org_id: c.orgId,
-      at: isoTime(now),
-      request_id: c.call.requestId,
-      action: c.action,
-      status,
-      key_id: key?.id ?? null,
-      key_prefix: key?.key_prefix ?? null,
-      actor: c.admin.subject,
-      game_id: null,
-      stream_id: null,
-      token_prefix: null,
-      source_ip: c.call.sourceIp,
-      user_agent: c.call.userAgent,
-      changes,
-    };
-    return { record, ttl: Math.floor(now / 1000) + this.deps.auditRetentionDays * 86_400 };
+  ): ReturnType<typeof auditRecord> {
+    // The call names the org and the action; the rest of it (`admin`, `call`) the record ignores.
+    const subject = { ...c, key, actor: c.admin.subject, changes };
+    return auditRecord(c.call, subject, status, this.deps.clock.now(), this.deps.auditRetentionDays);
   }
 
   /** `expires_at` must lie ahead (by the domain clock, which tests move). */
@@ -356,9 +265,6 @@ export class KeyAdmin {
     if (expiresAt && Date.parse(expiresAt) <= nowMs) throw new InvalidInput('expires_at: must be in the future');
   }
 }
-
-/** The key an audit record names: its prefix unknown when no key with that id was found. */
-type AuditedKey = { readonly id: number; readonly key_prefix: string | null };
 
 function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)];

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { auditRecord } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
 import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
@@ -127,8 +128,8 @@ export class KeyCalls {
     if (this.exhausted.open(key, now, shards).length === 0) {
       throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, shards), now);
     }
-    const record = this.auditRecord(key, call, subject, now, refusal ? statusOf(refusal) : 200);
-    const ttl = Math.floor(now / 1000) + this.deps.auditRetentionDays * 86_400;
+    const status = refusal ? statusOf(refusal) : 200;
+    const { record, ttl } = auditRecord(call, { ...subject, orgId: key.org_id, key }, status, now, this.deps.auditRetentionDays);
     const speculative = effect?.undo !== undefined;
 
     const [counted, early, audited] = await Promise.allSettled([
@@ -145,7 +146,10 @@ export class KeyCalls {
       effect && !speculative && count && !('refusedBy' in count) && !refusal ? (await Promise.allSettled([effect.run()]))[0] : undefined;
     const done = late ?? early;
 
-    if (count && 'refusedBy' in count) throw await this.refused(call, windows, count.refusedBy, now, placed, ttl, effect, done);
+    // Refused by the rate limit: the record says 429 (it said the outcome expected: 200, or the refusal's).
+    if (count && 'refusedBy' in count) {
+      throw await this.failed(this.rateLimited(call, windows, count.refusedBy, now), placed, ttl, audited, effect, done);
+    }
     call.rateLimit = rateState(windows, count ? this.totals(key, count) : [undefined, undefined], now);
     // A shared write that took effect stands: the call succeeds even if its first audit write failed.
     const failure: unknown = [counted, done, late ? undefined : audited].find((r) => r?.status === 'rejected')?.reason ?? refusal;
@@ -200,27 +204,7 @@ export class KeyCalls {
     return new RateLimited(w.name, secondsToReset(w, now));
   }
 
-  /** A call the rate limit refused: its speculative write undone, its audit record saying 429. */
-  private async refused<T>(
-    call: CallContext,
-    windows: readonly RateWindow[],
-    by: RateWindow['name'],
-    now: number,
-    record: AuditRecord,
-    ttl: number,
-    effect: Effect<T> | undefined,
-    done: PromiseSettledResult<T | undefined>,
-  ): Promise<RateLimited> {
-    const error = this.rateLimited(call, windows, by, now);
-    const fixes: [string, Promise<unknown>][] = [];
-    const undo = this.undoOf(effect, done);
-    if (undo) fixes.push(undo);
-    fixes.push(this.correction(record, statusOf(error), ttl, call));
-    await this.compensate(fixes);
-    return error;
-  }
-
-  /** A call that failed or was refused after counting: speculative write undone, audit corrected. */
+  /** A call that failed or was refused (by the rate limit too): speculative write undone, audit corrected. */
   private async failed<T>(
     failure: unknown,
     record: AuditRecord,
@@ -246,9 +230,9 @@ export class KeyCalls {
     return statusOf(done.reason) === 500 ? ['compensation: undo', effect.undo(undefined)] : undefined;
   }
 
-  private correction(record: AuditRecord, status: number, ttl: number, call?: CallContext): [string, Promise<unknown>] {
+  private correction(record: AuditRecord, status: number, ttl: number): [string, Promise<unknown>] {
     // Should this fail too, the record may still say 200: the log line names the request and the real outcome.
-    const what = `compensation: audit record of request ${call?.requestId ?? record.request_id} must say ${status}`;
+    const what = `compensation: audit record of request ${record.request_id} must say ${status}`;
     return [what, this.deps.audit.put({ ...record, status }, ttl)];
   }
 
@@ -256,25 +240,6 @@ export class KeyCalls {
   private async compensate(fixes: readonly [string, Promise<unknown>][]): Promise<void> {
     const settled = await Promise.allSettled(fixes.map(([, p]) => p));
     settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, fixes[i]![0]));
-  }
-
-  private auditRecord(key: ApiKeyRecord, call: CallContext, subject: CallSubject, now: number, status: number): AuditRecord {
-    return {
-      org_id: key.org_id,
-      at: isoTime(now),
-      request_id: call.requestId,
-      action: subject.action,
-      status,
-      key_id: key.id,
-      key_prefix: key.key_prefix,
-      actor: null,
-      game_id: subject.game_id ?? null,
-      stream_id: subject.stream_id ?? null,
-      token_prefix: subject.token ? subject.token.slice(0, 8) : null,
-      ...(subject.minted && subject.token ? { minted_token: subject.token } : {}),
-      source_ip: call.sourceIp,
-      user_agent: call.userAgent,
-    };
   }
 
   /** `last_used_at` at minute precision: at most one write per key, minute and container. */

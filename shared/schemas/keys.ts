@@ -8,7 +8,7 @@
 import * as z from 'zod/mini';
 import { MCP_SCOPES } from '../domain/mcp-scopes.js';
 import { KEY_DEFAULTS } from '../domain/api-keys.js';
-import { CHANGEABLE_KEY_PROPERTIES } from '../domain/key-admin.js';
+import { CHANGEABLE_KEY_PROPERTIES } from '../domain/key-views.js';
 import { Id, QueryId, Timestamp, withMeta } from './common.js';
 
 /** Upper bounds of key settings (docs/decisions.md#api-keys). */

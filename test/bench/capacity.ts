@@ -8,8 +8,8 @@
  * a projected attribute one (every attribute under ALL, none beyond the keys under KEYS_ONLY).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { logicalTableName } from '../../infra/local/dynamo.js';
-import { tables, type IndexDefinition, type TableDefinition, type TableName } from '../../shared/tables.js';
+import { tableDefinitionOf } from '../../infra/local/dynamo.js';
+import type { IndexDefinition, TableDefinition } from '../../shared/tables.js';
 import type { RoundTrip, RoundTripProbe } from '../support/round-trips.js';
 
 type Item = Record<string, unknown>;
@@ -22,9 +22,6 @@ export interface CapacityUse {
 
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
-
-/** A table's definition by its physical name (prefixed on a shared DynamoDB: `s1a2b3c4-tokens`). */
-const byPhysicalName = { get: (physical: string): TableDefinition | undefined => tables[logicalTableName(physical) as TableName] };
 
 /** The probe to give a {@link RoundTripRecorder}: it asks for consumed capacity and reads item images. */
 export class CapacityProbe implements RoundTripProbe {
@@ -81,7 +78,7 @@ export class CapacityProbe implements RoundTripProbe {
 
 function indexedTable(call: RoundTrip): TableDefinition | undefined {
   if (!WRITES.has(call.action) || !call.table) return undefined;
-  const def = byPhysicalName.get(call.table);
+  const def = tableDefinitionOf(call.table);
   return def && def.indexes.length > 0 ? def : undefined;
 }
 

@@ -6,7 +6,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { build } from 'esbuild';
 import { functionCode } from '../../infra/functions.js';
-import { cdkEsbuildOptions } from '../bench/cold-start.js';
+import { cdkEsbuildOptions } from '../support/cdk-esbuild.js';
 
 /** The modules of which a function's bundle contains code, as paths relative to the project. */
 async function bundledModules(name: string): Promise<string[]> {

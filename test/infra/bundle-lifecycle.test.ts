@@ -9,7 +9,7 @@
  *   recognizes an error by a constructor's name would fail silently. The SDK's
  *   `ConditionalCheckFailedException` must still be told apart by its `name` from the wire (a second
  *   consume, a consume or a revoke of a revoked token: 410), and domain errors by theirs (401, 410).
- * - esbuild aliases swap parts of the SDK and Node for stand-ins (`shared/bundle/`): the credential
+ * - esbuild aliases swap parts of the SDK and Node for stand-ins (`infra/bundle/`): the credential
  *   chain for the environment alone, `node:http` for the built-in module without an ES namespace,
  *   the SDK's event-stream support for nothing. The clients below are built and call DynamoDB with
  *   them in place; in the `lambda` configuration the credentials come from the stand-in.
@@ -29,15 +29,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { DEMO_PLAYABLES, ensureDemoKey, seedCatalog } from '../../infra/local/seed.js';
 import { generateRawKey } from '../../shared/domain/api-keys.js';
 import { API_PATH } from '../../shared/operations/operation.js';
-import {
-  CONFIGURATIONS,
-  routedTarget,
-  runBundled,
-  startBundledService,
-  type BundledService,
-  type DynamoCall,
-  type Reply,
-} from '../support/bundled.js';
+import { routedTarget, runBundled, type Reply } from '../support/bundled-child.js';
+import { CONFIGURATIONS, startBundledService, type BundledService } from '../support/bundled.js';
+import type { DynamoCall } from '../support/recording-proxy.js';
 
 /** The operations of the lifecycle; each is served by the function of the same name. */
 const OPERATIONS = ['create-session', 'validate-session', 'consume-session', 'revoke-session'] as const;

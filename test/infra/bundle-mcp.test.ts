@@ -6,7 +6,7 @@
  *
  * What only the bundles can break, and what this proves they do not:
  * - esbuild aliases replace `ajv`, `ajv-formats`, `zod/v3` and `zod-to-json-schema` with a stand-in
- *   that throws when reached (`shared/bundle/mcp-unused.ts`). Every path a client takes here
+ *   that throws when reached (`infra/bundle/mcp-unused.ts`). Every path a client takes here
  *   (initialize, the initialized notification, tools/list with each tool's JSON Schemas, tools/call
  *   with output validation, a refused tool, an idempotent tool call and its replay) must not reach
  *   it; tools/list must publish the very schemas the unbundled server does (zod 4's converter and
@@ -33,15 +33,9 @@ import type { McpScope } from '../../shared/domain/mcp-scopes.js';
 import { buildMcpServer } from '../../shared/mcp/server.js';
 import type { ToolContext } from '../../shared/mcp/tool.js';
 import { API_PATH } from '../../shared/operations/operation.js';
-import {
-  CONFIGURATIONS,
-  routedTarget,
-  runBundled,
-  startBundledService,
-  type BundledService,
-  type DynamoCall,
-  type Reply,
-} from '../support/bundled.js';
+import { routedTarget, runBundled, type Reply } from '../support/bundled-child.js';
+import { CONFIGURATIONS, startBundledService, type BundledService } from '../support/bundled.js';
+import type { DynamoCall } from '../support/recording-proxy.js';
 import { ALL_TOOLS, MCP_HEADERS, MCP_PATH } from '../support/mcp.js';
 
 /** The functions the runs call. */

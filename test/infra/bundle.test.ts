@@ -11,10 +11,11 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { functionCode, pascalCase } from '../../infra/functions.js';
+import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import { functionNames } from '../../infra/permissions.js';
 import { functionEnvVars } from '../../shared/env-parts.js';
 import { routes } from '../../shared/routes.js';
-import { tables } from '../../shared/tables.js';
+import { tableEnv } from '../../shared/table-env.js';
 import { cdkApp } from './fixture.js';
 
 const names = functionNames(routes);
@@ -57,23 +58,20 @@ test('each bundle loads in Node 24 with only its own environment, exports handle
   const script = `
     const results = {};
     const own = JSON.parse(process.env.OWN_ENV);
+    const emptyRequest = process.env.EVENT;
     for (const [name, file] of Object.entries(JSON.parse(process.env.BUNDLES))) {
       // The variables CDK gives this function, and nothing of the one before.
       for (const variable of Object.keys(process.env)) if (variable !== 'PATH') delete process.env[variable];
       Object.assign(process.env, own[name]);
       const { handler } = await import(file);
-      const event = {
-        version: '2.0', routeKey: 'GET /', rawPath: '/', rawQueryString: '', headers: {}, isBase64Encoded: false,
-        requestContext: { requestId: 'r', routeKey: 'GET /', stage: '$default', time: '', timeEpoch: 0, accountId: '1', apiId: 'a',
-          domainName: 'd', domainPrefix: 'd', http: { method: 'GET', path: '/', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' } },
-      };
+      const event = JSON.parse(emptyRequest);
       const response = await handler(event, { getRemainingTimeInMillis: () => 10000 });
       results[name] = { type: typeof handler, status: response && response.statusCode };
     }
     process.stdout.write('RESULT' + JSON.stringify(results));
   `;
   const settings: Record<string, string> = {
-    ...Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `bundle-test-${t.id}`])),
+    ...tableEnv((_, t) => `bundle-test-${t.id}`),
     // Nothing listens here: an operation that reached DynamoDB before refusing the empty request would fail.
     DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
@@ -87,6 +85,8 @@ test('each bundle loads in Node 24 with only its own environment, exports handle
   const env = {
     PATH: process.env.PATH,
     OWN_ENV: JSON.stringify(own),
+    // The empty request, as API Gateway hands it over (a fresh copy for each handler: they may change it).
+    EVENT: JSON.stringify(apiGatewayEvent({ method: 'GET', path: '/', routeKey: 'GET /' })),
     BUNDLES: JSON.stringify(Object.fromEntries([...bundles].map(([name, dir]) => [name, join(dir, 'index.mjs')]))),
   };
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', timeout: 60_000 });

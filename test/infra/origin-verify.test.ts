@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import { resetEnv } from '../../shared/env.js';
 import { errorResponse } from '../../shared/http/errors.js';
 import {
@@ -16,40 +17,24 @@ import {
   type OriginVerifyOptions,
   type SecretValuesLoader,
 } from '../../shared/http/origin-verify.js';
-import { tables } from '../../shared/tables.js';
+import { tableEnv } from '../../shared/table-env.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin-verify-AbCdEf';
 const CURRENT = 'current-value-0123456789abcdef';
 const PREVIOUS = 'previous-value-0123456789abcdef';
 
 function event(headers: Record<string, string> = {}, query?: Record<string, string>): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: 'GET /api/org-api-keys/validate-session',
-    rawPath: '/api/org-api-keys/validate-session',
-    rawQueryString: new URLSearchParams(query).toString(),
+  const path = '/api/org-api-keys/validate-session';
+  const search = new URLSearchParams(query).toString();
+  return apiGatewayEvent({
+    method: 'GET',
+    path,
+    query: search,
     headers,
-    queryStringParameters: query,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'api',
-      domainName: 'api.example',
-      domainPrefix: 'api',
-      http: {
-        method: 'GET',
-        path: '/api/org-api-keys/validate-session',
-        protocol: 'HTTP/1.1',
-        sourceIp: '198.51.100.7',
-        userAgent: 'test',
-      },
-      requestId: 'req-1',
-      routeKey: 'GET /api/org-api-keys/validate-session',
-      stage: '$default',
-      time: new Date().toUTCString(),
-      timeEpoch: Date.now(),
-    },
-  };
+    routeKey: `GET ${path}`,
+    sourceIp: '198.51.100.7',
+    requestId: 'req-1',
+  });
 }
 
 /** Run the middleware's before hook; the status the bundle would answer (200 = let through). */
@@ -179,7 +164,7 @@ describe('through the Parameters and Secrets extension', () => {
 
   test('a deployed handler: 403 envelope without the header, the operation itself with it', async () => {
     Object.assign(process.env, {
-      ...Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `test-${t.id}`])),
+      ...tableEnv((_, t) => `test-${t.id}`),
       ORIGIN_VERIFY_SECRET_ARN: SECRET_ARN,
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
     });

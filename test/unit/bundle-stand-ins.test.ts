@@ -1,14 +1,14 @@
 /**
- * The stand-ins the Lambda bundles alias in (shared/bundle/, infra/functions.ts): the environment
+ * The stand-ins the Lambda bundles alias in (infra/bundle/, infra/functions.ts): the environment
  * credentials provider behaves like the SDK's `fromEnv`, the `node:http` stand-in is Node's own
  * module, and the event-stream and MCP stand-ins refuse. (test/infra/bundle.test.ts proves every bundle still loads and answers with them.)
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
 import * as http from 'node:http';
-import { defaultProvider } from '../../shared/bundle/env-credentials.js';
-import standIn, { STATUS_CODES, request } from '../../shared/bundle/node-http.js';
-import unusedByMcp, { object, zodToJsonSchema } from '../../shared/bundle/mcp-unused.js';
-import { EventStreamSerde, eventStreamSerdeProvider } from '../../shared/bundle/no-event-streams.js';
+import { defaultProvider } from '../../infra/bundle/env-credentials.js';
+import standIn, { STATUS_CODES, request } from '../../infra/bundle/node-http.js';
+import unusedByMcp, { object, zodToJsonSchema } from '../../infra/bundle/mcp-unused.js';
+import { EventStreamSerde, eventStreamSerdeProvider } from '../../infra/bundle/no-event-streams.js';
 
 const saved = { ...process.env };
 afterEach(() => {

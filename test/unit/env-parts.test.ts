@@ -14,14 +14,11 @@ import { envParts, functionEnvVars, functionParts, type EnvPart, type EnvVar } f
 import { env, EnvSchema, resetEnv } from '../../shared/env.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
-import { tables } from '../../shared/tables.js';
+import { tableEnv } from '../../shared/table-env.js';
 
 /** A plausible value of every variable, as a deployment would set it. */
 const SAMPLE: Record<EnvVar, string> = {
-  ...(Object.fromEntries(Object.values(tables).map((t) => [t.envVar, `sample-${t.id}`])) as Record<
-    (typeof tables)[keyof typeof tables]['envVar'],
-    string
-  >),
+  ...tableEnv((_, t) => `sample-${t.id}`),
   TOKEN_RETENTION_DAYS: '7',
   AUDIT_RETENTION_DAYS: '90',
   DYNAMODB_PARTITION_WRITE_UNITS: '1000',

@@ -8,8 +8,8 @@
  * partition of the item's index key (KEYS_ONLY: the keys' size). Transactions and Scans are not
  * modelled: the service uses none on a request path (the local TTL sweeper scans).
  */
-import { tables, type IndexDefinition, type TableDefinition, type TableName } from '../../../shared/tables.js';
-import { logicalTableName } from '../../../infra/local/dynamo.js';
+import type { IndexDefinition, TableDefinition } from '../../../shared/tables.js';
+import { tableDefinitionOf } from '../../../infra/local/dynamo.js';
 
 /** An attribute value on the wire (`{"S": "..."}`, `{"N": "1"}`, `{"M": {...}}`, ...). */
 export type WireValue = Record<string, unknown>;
@@ -25,9 +25,6 @@ export interface Charge {
   readonly kind: 'read' | 'write';
   readonly units: number;
 }
-
-/** A table's definition by its physical name (prefixed on a shared DynamoDB: `s1a2b3c4-tokens`). */
-const byPhysicalName = { get: (physical: string): TableDefinition | undefined => tables[logicalTableName(physical) as TableName] };
 
 /** DynamoDB's item size: attribute names plus values. */
 export function wireItemBytes(item: WireItem | undefined): number {
@@ -64,7 +61,7 @@ export interface CallContext {
 
 /** The table definition of a physical table name, if the service has it. */
 export function tableOf(name: unknown): TableDefinition | undefined {
-  return typeof name === 'string' ? byPhysicalName.get(name) : undefined;
+  return typeof name === 'string' ? tableDefinitionOf(name) : undefined;
 }
 
 /** Whether an UpdateItem may change what an index holds, so the proxy must read the item after it. */

@@ -5,7 +5,7 @@
  * 15 KB of every function. If an event-stream member ever reached it, this fails loudly.
  */
 function unsupported(): never {
-  throw new Error('event streams are not bundled: no DynamoDB operation uses one (shared/bundle/no-event-streams.ts)');
+  throw new Error('event streams are not bundled: no DynamoDB operation uses one (infra/bundle/no-event-streams.ts)');
 }
 
 /** Where the SDK asks for an event-stream marshaller. */

@@ -6,7 +6,7 @@
  * Together about 200 KB of the MCP bundle. Reaching any of them fails loudly.
  */
 function unused(): never {
-  throw new Error('not bundled: the MCP server never validates JSON Schemas or uses zod 3 (shared/bundle/mcp-unused.ts)');
+  throw new Error('not bundled: the MCP server never validates JSON Schemas or uses zod 3 (infra/bundle/mcp-unused.ts)');
 }
 
 /** `ajv`'s class and `ajv-formats`' function. */

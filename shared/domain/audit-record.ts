@@ -1,0 +1,56 @@
+import { isoTime } from './clock.js';
+import type { AuditRecord, CallContext } from './model.js';
+
+/** The key an audit record names: its prefix unknown when no key with that id was found. */
+export type AuditedKey = { readonly id: number; readonly key_prefix: string | null };
+
+/** What one call's audit record says beyond the call itself (who sent it, from where) and its outcome. */
+interface AuditSubject {
+  readonly orgId: number;
+  readonly action: string;
+  readonly key: AuditedKey | null;
+  /** The admin's subject, for key-management calls. */
+  readonly actor?: string | null;
+  readonly game_id?: number | null;
+  readonly stream_id?: number | null;
+  /** The token concerned: the record keeps its first 8 characters. */
+  readonly token?: string | null;
+  /** The call mints `token`: the record then keeps it whole too, for the session report. */
+  readonly minted?: boolean;
+  /** Key-management calls: the key properties the call set; absent on metered calls. */
+  readonly changes?: readonly string[] | null;
+}
+
+/**
+ * The audit record of a call that ended with `status` at `now`, and its expiry (epoch seconds,
+ * `retentionDays` later): the one place both key management (`key-admin.ts`) and metered key calls
+ * (`key-calls.ts`) build theirs.
+ */
+export function auditRecord(
+  call: CallContext,
+  subject: AuditSubject,
+  status: number,
+  now: number,
+  retentionDays: number,
+): { record: AuditRecord; ttl: number } {
+  const { key, token } = subject;
+  const record: AuditRecord = {
+    org_id: subject.orgId,
+    at: isoTime(now),
+    request_id: call.requestId,
+    action: subject.action,
+    status,
+    key_id: key?.id ?? null,
+    key_prefix: key?.key_prefix ?? null,
+    actor: subject.actor ?? null,
+    game_id: subject.game_id ?? null,
+    stream_id: subject.stream_id ?? null,
+    token_prefix: token ? token.slice(0, 8) : null,
+    ...(subject.minted && token && { minted_token: token }),
+    source_ip: call.sourceIp,
+    user_agent: call.userAgent,
+    // Absent, not null, where the call changes no key property by nature (a metered call).
+    ...(subject.changes !== undefined && { changes: subject.changes }),
+  };
+  return { record, ttl: Math.floor(now / 1000) + retentionDays * 86_400 };
+}
