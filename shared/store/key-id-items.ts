@@ -10,7 +10,7 @@
  * failure mode is named where the writes are (`DynamoKeyStore.create`, `remove`). A stale id item
  * (its key deleted meanwhile) is harmless: every admin write is conditional on the key item itself.
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, paginateScan, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../domain/model.js';
 import type { KeyLocation } from '../domain/ports.js';
 import { idempotent, isConditionalFailure, type StoreOptions } from './dynamo-client.js';
@@ -74,4 +74,31 @@ export async function deleteIdItem(options: StoreOptions, key: Pick<ApiKeyRecord
   } catch (error) {
     if (!isConditionalFailure(error)) throw error;
   }
+}
+
+/**
+ * Give every key that has no id item one (keys stored before id items existed, or a create that
+ * died between its two puts): a strongly consistent Scan of the keys table, then a put per key,
+ * which changes nothing where the id item is already there. Safe to run at any time and again: a
+ * key deleted while it runs may be left an id item, which finds no key (404).
+ * @returns how many keys were seen
+ */
+export async function backfillIdItems(options: StoreOptions): Promise<number> {
+  let keys = 0;
+  const pages = paginateScan(
+    { client: options.client },
+    {
+      TableName: options.tableName,
+      ConsistentRead: true,
+      // Key items only: id items carry neither attribute.
+      FilterExpression: 'attribute_exists(org_id) AND attribute_exists(id)',
+      ProjectionExpression: 'key_hash, org_id, id, key_prefix',
+    },
+  );
+  for await (const page of pages) {
+    const found = (page.Items ?? []) as KeyLocation[];
+    await Promise.all(found.map((key) => putIdItem(options, key)));
+    keys += found.length;
+  }
+  return keys;
 }

@@ -5,6 +5,9 @@
  * miss a key for that moment (docs/decisions.md, "Key lookups by id").
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { parseBackfillArgs } from '../../infra/backfill-key-ids.js';
+import { backfillIdItems, idItemKey } from '../../shared/store/key-id-items.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { lagIndexes, type LaggingIndexes } from '../support/lagging-index.js';
 import { startStack, type Stack } from '../support/local-stack.js';
@@ -80,5 +83,25 @@ describe('key management while the index lags behind the table', () => {
     expect((await admin.update({ id, org_id: 2, is_active: false }, 'globex-admin')).status).toBe(404);
     expect((await admin.remove(id, 2, 'globex-admin')).status).toBe(404);
     expect((await admin.update({ id, org_id: 1, name: 'still here' })).status).toBe(200);
+  });
+});
+
+describe('keys stored before id items existed (docs/deploy.md, "Upgrading")', () => {
+  test('without its id item a key is not found by id (404); the backfill gives it one, and running it again changes nothing', async () => {
+    const { id } = await freshKey();
+    lag.release();
+    await stack.services.client.send(new DeleteCommand({ TableName: stack.tableNames.keys, Key: { key_hash: idItemKey(id) } }));
+    expect((await admin.update({ id, org_id: 1, name: 'before the backfill' })).status).toBe(404);
+    const options = { client: stack.services.client, tableName: stack.tableNames.keys };
+    const seen = await backfillIdItems(options);
+    expect(seen).toBeGreaterThanOrEqual(1);
+    expect(await backfillIdItems(options)).toBe(seen);
+    expect((await admin.update({ id, org_id: 1, name: 'after the backfill' })).status).toBe(200);
+    expect((await listedIds()).filter((k) => k === id)).toEqual([id]);
+  });
+
+  test('the backfill command line', () => {
+    expect(parseBackfillArgs(['--keys-table', 'T', '--region', 'eu-west-1'])).toEqual({ keysTable: 'T', region: 'eu-west-1' });
+    expect(() => parseBackfillArgs([])).toThrow(/usage/);
   });
 });

@@ -66,7 +66,8 @@ function answer(copy: readonly Item[], input: QueryCommandInput): Item[] {
   });
   const sortKey = index.sortKey?.name;
   const selected = copy.filter(
-    (item) => item[index.partitionKey.name] !== undefined && (!sortKey || item[sortKey] !== undefined) && terms.every(([n, v]) => item[n] === v),
+    (item) =>
+      item[index.partitionKey.name] !== undefined && (!sortKey || item[sortKey] !== undefined) && terms.every(([n, v]) => item[n] === v),
   );
   if (sortKey) selected.sort((a, b) => (a[sortKey]! < b[sortKey]! ? -1 : a[sortKey]! > b[sortKey]! ? 1 : 0));
   return input.ScanIndexForward === false ? selected.reverse() : selected;
