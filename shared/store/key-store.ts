@@ -1,10 +1,11 @@
-import { DeleteCommand, GetCommand, paginateScan, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, paginateScan, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Conflict, NotFound } from '../domain/errors.js';
 import type { ApiKeyRecord, Tier } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
 import { retiredMessage } from '../domain/api-keys.js';
+import { DynamoKeyAuthStore } from './key-auth-store.js';
 import { deleteIdItem, locateById, putIdItem } from './key-id-items.js';
-import { idempotent, isConditionalFailure, oldItemOf, queryItems, wireAttribute, type StoreOptions } from './dynamo-client.js';
+import { idempotent, isConditionalFailure, oldItemOf, queryItems, wireAttribute } from './dynamo-client.js';
 
 /** The key has never been rotated (`rotated_to` absent or null). */
 const NOT_ROTATED = '(attribute_not_exists(rotated_to) OR attribute_type(rotated_to, :null))';
@@ -31,37 +32,11 @@ function rotatedKeyGuard(changes: KeyChanges, values: Record<string, unknown>): 
   return parts.length > 0 ? parts.join(' AND ') : undefined;
 }
 
-/** API keys in DynamoDB, keyed by the SHA-256 of the raw key. */
-export class DynamoKeyStore implements KeyStore, KeyAdminStore, KeyTierStore {
-  constructor(protected readonly options: StoreOptions) {}
-
-  async getByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.options.client.send(
-      // Strongly consistent: a revocation or deletion is seen by the very next call.
-      new GetCommand({ TableName: this.options.tableName, Key: { key_hash: keyHash }, ConsistentRead: true }),
-    );
-    return Item as ApiKeyRecord | undefined;
-  }
-
-  async touch(keyHash: string, atIso: string): Promise<void> {
-    try {
-      await this.options.client.send(
-        // Sets a fixed value: repeating it is harmless.
-        new UpdateCommand(
-          idempotent({
-            TableName: this.options.tableName,
-            Key: { key_hash: keyHash },
-            UpdateExpression: 'SET last_used_at = :at',
-            ConditionExpression: 'attribute_exists(key_hash)',
-            ExpressionAttributeValues: { ':at': atIso },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!isConditionalFailure(error)) throw error;
-    }
-  }
-
+/**
+ * API keys in DynamoDB, keyed by the SHA-256 of the raw key: authentication ({@link DynamoKeyAuthStore})
+ * plus key management and tier changes.
+ */
+export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyAdminStore, KeyTierStore {
   /**
    * Store a new key with its id item, two conditional puts side by side (no transactions). The
    * caller answers "created" (the only place the raw key is ever shown) only when both landed; when
