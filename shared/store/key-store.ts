@@ -50,6 +50,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     // The id item first: a fault injected into "the next keys PutItem" hits it (keys-data-access).
     const [idItem, keyItem] = await Promise.allSettled([putIdItem(this.options, key), this.putKey(key)]);
     if (idItem.status === 'fulfilled' && keyItem.status === 'fulfilled') return;
+    // A take-back that fails too leaves one of the two states above; the caller hears the first failure.
     if (keyItem.status === 'rejected') {
       if (idItem.status === 'fulfilled') await deleteIdItem(this.options, key).catch(() => undefined);
       throw keyItem.reason;
@@ -186,8 +187,9 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
   /**
    * Delete the key and its id item side by side. When the key's delete fails for any reason but its
    * absence, the id item is put back, so the key stays reachable by id (an admin can retry); a key
-   * already gone leaves no id item. An id item left behind (its delete failed) is harmless: it
-   * finds no key (404).
+   * already gone leaves no id item. An id item left behind (its delete failed, or the key's delete
+   * timed out having been applied) is harmless: it finds no key (404). Should the put-back fail too,
+   * the key stays without its id item (404 by id) until `infra/backfill-key-ids.ts` runs.
    */
   async remove(key: KeyLocation): Promise<void> {
     const [keyItem, idItem] = await Promise.allSettled([this.deleteKeyItem(key), deleteIdItem(this.options, key)]);
