@@ -7,6 +7,7 @@ import { DynamoAuditStore } from '../store/audit-store.js';
 import { DynamoCatalogStore } from '../store/catalog-store.js';
 import { DynamoCounterStore } from '../store/counter-store.js';
 import type { StoreOptions } from '../store/dynamo-client.js';
+import { DynamoKeyAuthStore } from '../store/key-auth-store.js';
 import { DynamoKeyStore } from '../store/key-store.js';
 import { DynamoTokenReportStore } from '../store/token-report-store.js';
 import { DynamoTokenStore } from '../store/token-store.js';
@@ -21,6 +22,8 @@ function options(table: TableName): StoreOptions {
 
 export const tokenStore = /* @__PURE__ */ part(() => new DynamoTokenStore(options('tokens')));
 export const keyStore = /* @__PURE__ */ part(() => new DynamoKeyStore(options('keys')));
+/** Authentication's share of the keys table: the session functions carry no key-management code. */
+export const keyAuthStore = /* @__PURE__ */ part(() => new DynamoKeyAuthStore(options('keys')));
 export const catalogStore = /* @__PURE__ */ part(() => new DynamoCatalogStore(options('catalog')));
 export const counterStore = /* @__PURE__ */ part(() => new DynamoCounterStore(options('counters')));
 export const auditStore = /* @__PURE__ */ part(() => new DynamoAuditStore(options('audit')));

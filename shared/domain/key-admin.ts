@@ -5,7 +5,7 @@ import { isoTime, type Clock } from './clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from './errors.js';
 import type { BlockIdAllocator } from './ids.js';
 import type { ApiKeyRecord, CallContext } from './model.js';
-import type { AuditStore, CatalogStore, KeyAdminStore, KeyChanges, KeyStore, KeyTierStore } from './ports.js';
+import type { AuditStore, CatalogStore, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore } from './ports.js';
 import {
   CHANGEABLE_KEY_PROPERTIES,
   keyView,
@@ -42,7 +42,9 @@ interface AdminCall {
  * Key management for org admins: list, create, update (revoke, reactivate, edit), delete. Every
  * call is authorized from the catalog alongside its first read, performs its write together with
  * its audit record, and so needs two sequential database round trips; a new key (create, rotate)
- * then reads its org once more (a third), so that a concurrent tier change reaches it. Changes act
+ * then reads its org once more (a third), so that a concurrent tier change reaches it, and a
+ * rotation reads the old key through its id item first (a fourth: the copy it makes must be the
+ * key as it is, which the eventually consistent index cannot promise). Changes act
  * on the very next create-session call, which reads the key strongly consistently and caches nothing.
  * List, revocation and deletion are allowed at any tier; everything else needs Business or higher.
  */
@@ -104,8 +106,9 @@ export class KeyAdmin {
    * Rotate a key: a new key with the old one's name, description, allow-lists, limits and MCP scopes
    * (its raw key in this answer only; no expiry, no counters of its own yet), while the old key keeps
    * working for the grace period (never longer than its own expiry) and then stops; 0 revokes it at
-   * once. Two stages: the key, the membership and a new id read together; then the new key, the old
-   * key's retirement and the audit record written together. If one write fails the other is taken back.
+   * once. The key (its id item, then the key itself: both strongly consistent, so a key created a
+   * moment ago is found), the membership and a new id are read together; then the new key, the old
+   * key's retirement and the audit record are written together. If one write fails the other is taken back.
    * @throws NotFound (no such key in the org), Conflict (already rotated, or rotated meanwhile)
    */
   async rotate(admin: AdminIdentity, input: RotateKeyInput, call: CallContext): Promise<RotatedKey> {
@@ -188,8 +191,9 @@ export class KeyAdmin {
    * The key `id` of the call's org, once the admin may manage that org. A key of another org reads
    * as absent (404) so ids cannot be probed across orgs; the refusal is audited like any call.
    */
-  private async find(c: AdminCall, id: number, anyTier = false): Promise<ApiKeyRecord> {
-    const { value: key } = await this.deps.access.authorize(c.admin, c.orgId, () => this.deps.keys.findInOrg(c.orgId, id), { anyTier });
+  private async find(c: AdminCall, id: number, anyTier = false): Promise<KeyLocation> {
+    // Strongly consistent (the key's id item, not the index): a key created a moment ago is found.
+    const { value: key } = await this.deps.access.authorize(c.admin, c.orgId, () => this.deps.keys.locate(c.orgId, id), { anyTier });
     if (key) return key;
     const missing = new NotFound(`API key ${id} not found in organization ${c.orgId}`);
     // The record keeps the id that was asked for (what an investigation looks for).

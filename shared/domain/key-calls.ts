@@ -67,7 +67,7 @@ export interface Effect<T> {
 }
 
 export interface KeyCallsDeps {
-  readonly keys: KeyStore;
+  readonly keys: Pick<KeyStore, 'getByHash' | 'touch'>;
   readonly counters: CounterStore;
   readonly audit: AuditStore;
   readonly clock: Clock;

@@ -92,20 +92,31 @@ export interface KeyUpdateOptions {
 /** A key as addressed by admins: its organization and id, plus the table key found for them. */
 export type KeyAddress = Pick<ApiKeyRecord, 'key_hash' | 'org_id' | 'id'>;
 
+/** A key's address plus its prefix (what an admin call's audit record names). */
+export type KeyLocation = KeyAddress & Pick<ApiKeyRecord, 'key_prefix'>;
+
 /** Key management (org admins): the keys of an organization, addressed by (org_id, id). */
 export interface KeyAdminStore {
   /** Every key of an organization, by id. */
   listByOrg(orgId: number): Promise<ApiKeyRecord[]>;
-  /** The key with this id in this organization; undefined when absent or of another org. */
+  /**
+   * The key with this id in this organization, read strongly consistently (a key just created is
+   * found); undefined when absent or of another org.
+   */
   findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Where the key with this id in this organization is (one strongly consistent read), without the
+   * key itself: enough for a write conditional on the key item. Undefined when absent or of another org.
+   */
+  locate(orgId: number, id: number): Promise<KeyLocation | undefined>;
   /**
    * Apply changes to a key that still exists in its org (one conditional write).
    * @throws NotFound when it is gone; Conflict with `unrotated` when it is gone, revoked or already
    *   rotated, and with `retiredStaysRetired` when the key was rotated and the changes would lengthen its life
    */
   update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options?: KeyUpdateOptions): Promise<ApiKeyRecord>;
-  /** Remove a key permanently. @throws NotFound when it is already gone. */
-  remove(key: KeyAddress): Promise<void>;
+  /** Remove a key (and its id item) permanently. @throws NotFound when it is already gone. */
+  remove(key: KeyLocation): Promise<void>;
   /**
    * Take back a rotation's retirement of `key` (its replacement could not be stored), as a
    * compare-and-swap: only while the key still holds exactly that retirement (rotated to

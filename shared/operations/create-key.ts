@@ -5,8 +5,9 @@ import { API_PATH, defineOperation } from './operation.js';
 export const createKey = defineOperation({
   operation: 'create-key',
   function: 'create-key',
-  // keys UpdateItem: the new key takes a tier changed while it was being stored (shared/domain/org-tiers.ts).
-  data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['PutItem', 'UpdateItem'], audit: ['PutItem'] },
+  // keys UpdateItem: the new key takes a tier changed while it was being stored (shared/domain/org-tiers.ts);
+  // PutItem: the key and its id item; DeleteItem: either taken back when the other fails.
+  data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['PutItem', 'UpdateItem', 'DeleteItem'], audit: ['PutItem'] },
   parts: ['admin'],
   method: 'POST',
   path: API_PATH,

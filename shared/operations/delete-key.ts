@@ -5,7 +5,8 @@ import { API_PATH, defineOperation } from './operation.js';
 export const deleteKey = defineOperation({
   operation: 'delete-key',
   function: 'delete-key',
-  data: { catalog: ['GetItem'], keys: ['Query', 'DeleteItem'], audit: ['PutItem'] },
+  // keys GetItem: the key's id item; PutItem: the id item put back when the key's delete fails.
+  data: { catalog: ['GetItem'], keys: ['GetItem', 'DeleteItem', 'PutItem'], audit: ['PutItem'] },
   parts: ['admin'],
   method: 'DELETE',
   path: API_PATH,

@@ -9,7 +9,7 @@ import { API_PATH, defineOperation } from './operation.js';
 export const rotateKey = defineOperation({
   operation: 'rotate-key',
   function: 'rotate-key',
-  data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: ['PutItem'] },
+  data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: ['PutItem'] },
   parts: ['admin'],
   method: 'POST',
   path: API_PATH,

@@ -5,7 +5,8 @@ import { API_PATH, defineOperation } from './operation.js';
 export const updateKey = defineOperation({
   operation: 'update-key',
   function: 'update-key',
-  data: { catalog: ['GetItem'], keys: ['Query', 'UpdateItem'], audit: ['PutItem'] },
+  // keys GetItem: the key's id item, strongly consistent (shared/store/key-id-items.ts).
+  data: { catalog: ['GetItem'], keys: ['GetItem', 'UpdateItem'], audit: ['PutItem'] },
   parts: ['admin'],
   method: 'PATCH',
   path: API_PATH,

@@ -1,9 +1,11 @@
-import { DeleteCommand, GetCommand, paginateScan, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, paginateScan, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Conflict, NotFound } from '../domain/errors.js';
 import type { ApiKeyRecord, Tier } from '../domain/model.js';
-import type { KeyAddress, KeyAdminStore, KeyChanges, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
+import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
 import { retiredMessage } from '../domain/api-keys.js';
-import { idempotent, isConditionalFailure, oldItemOf, queryItems, wireAttribute, type StoreOptions } from './dynamo-client.js';
+import { DynamoKeyAuthStore } from './key-auth-store.js';
+import { deleteIdItem, locateById, putIdItem } from './key-id-items.js';
+import { idempotent, isConditionalFailure, oldItemOf, queryItems, wireAttribute } from './dynamo-client.js';
 
 /** The key has never been rotated (`rotated_to` absent or null). */
 const NOT_ROTATED = '(attribute_not_exists(rotated_to) OR attribute_type(rotated_to, :null))';
@@ -30,38 +32,35 @@ function rotatedKeyGuard(changes: KeyChanges, values: Record<string, unknown>): 
   return parts.length > 0 ? parts.join(' AND ') : undefined;
 }
 
-/** API keys in DynamoDB, keyed by the SHA-256 of the raw key. */
-export class DynamoKeyStore implements KeyStore, KeyAdminStore, KeyTierStore {
-  constructor(protected readonly options: StoreOptions) {}
-
-  async getByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.options.client.send(
-      // Strongly consistent: a revocation or deletion is seen by the very next call.
-      new GetCommand({ TableName: this.options.tableName, Key: { key_hash: keyHash }, ConsistentRead: true }),
-    );
-    return Item as ApiKeyRecord | undefined;
-  }
-
-  async touch(keyHash: string, atIso: string): Promise<void> {
-    try {
-      await this.options.client.send(
-        // Sets a fixed value: repeating it is harmless.
-        new UpdateCommand(
-          idempotent({
-            TableName: this.options.tableName,
-            Key: { key_hash: keyHash },
-            UpdateExpression: 'SET last_used_at = :at',
-            ConditionExpression: 'attribute_exists(key_hash)',
-            ExpressionAttributeValues: { ':at': atIso },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!isConditionalFailure(error)) throw error;
-    }
-  }
-
+/**
+ * API keys in DynamoDB, keyed by the SHA-256 of the raw key: authentication ({@link DynamoKeyAuthStore})
+ * plus key management and tier changes.
+ */
+export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyAdminStore, KeyTierStore {
+  /**
+   * Store a new key with its id item, two conditional puts side by side (no transactions). The
+   * caller answers "created" (the only place the raw key is ever shown) only when both landed; when
+   * one fails the other is taken back. What a failure can leave: an id item alone is invisible (out
+   * of every index, and every write through it is conditional on a key item, which is missing: 404);
+   * a key alone (the take-back failed too, or the process died between) was never answered, so
+   * nobody holds its raw key: it shows in the list, and `infra/backfill-key-ids.ts` gives it an id
+   * item so that it can be deleted (docs/deploy.md, "Upgrading").
+   */
   async create(key: ApiKeyRecord): Promise<void> {
+    // The id item first: a fault injected into "the next keys PutItem" hits it (keys-data-access).
+    const [idItem, keyItem] = await Promise.allSettled([putIdItem(this.options, key), this.putKey(key)]);
+    if (idItem.status === 'fulfilled' && keyItem.status === 'fulfilled') return;
+    // A take-back that fails too leaves one of the two states above; the caller hears the first failure.
+    if (keyItem.status === 'rejected') {
+      if (idItem.status === 'fulfilled') await deleteIdItem(this.options, key).catch(() => undefined);
+      throw keyItem.reason;
+    }
+    // The key item without its id item: take it back, as if the create never happened.
+    await this.deleteKeyItem(key).catch(() => undefined);
+    throw (idItem as PromiseRejectedResult).reason;
+  }
+
+  private async putKey(key: ApiKeyRecord): Promise<void> {
     await this.options.client.send(
       new PutCommand(
         idempotent({
@@ -87,21 +86,22 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore, KeyTierStore {
   }
 
   async findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined> {
-    const { Items } = await this.options.client.send(
-      new QueryCommand({
-        TableName: this.options.tableName,
-        IndexName: 'by_org',
-        KeyConditionExpression: 'org_id = :org AND id = :id',
-        ExpressionAttributeValues: { ':org': orgId, ':id': id },
-      }),
-    );
-    return Items?.[0] as ApiKeyRecord | undefined;
+    const location = await this.locate(orgId, id);
+    if (!location) return undefined;
+    const key = await this.getByHash(location.key_hash);
+    // A stale id item (its key deleted since) finds nothing, or (never: hashes are fresh) another key.
+    return key && key.org_id === orgId && key.id === id ? key : undefined;
+  }
+
+  /** By the key's id item, not through `by_org`: that index is eventually consistent (key-id-items.ts). */
+  locate(orgId: number, id: number): Promise<KeyLocation | undefined> {
+    return locateById(this.options, orgId, id);
   }
 
   async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options: KeyUpdateOptions = {}): Promise<ApiKeyRecord> {
     const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updated_at', updatedAtIso] as const];
     const values: Record<string, unknown> = { ':org': key.org_id, ':id': key.id };
-    // The index read that found the key may be stale: the key must still be there, in that org.
+    // The id item that found the key may be stale: the key must still be there, in that org.
     const conditions = ['org_id = :org AND id = :id'];
     if (options.unrotated) {
       // A rotation's own write: no other rotation got there first, and the key was not revoked meanwhile.
@@ -184,7 +184,24 @@ export class DynamoKeyStore implements KeyStore, KeyAdminStore, KeyTierStore {
     }
   }
 
-  async remove(key: KeyAddress): Promise<void> {
+  /**
+   * Delete the key and its id item side by side. When the key's delete fails for any reason but its
+   * absence, the id item is put back, so the key stays reachable by id (an admin can retry); a key
+   * already gone leaves no id item. An id item left behind (its delete failed, or the key's delete
+   * timed out having been applied) is harmless: it finds no key (404). Should the put-back fail too,
+   * the key stays without its id item (404 by id) until `infra/backfill-key-ids.ts` runs.
+   */
+  async remove(key: KeyLocation): Promise<void> {
+    const [keyItem, idItem] = await Promise.allSettled([this.deleteKeyItem(key), deleteIdItem(this.options, key)]);
+    if (keyItem.status === 'fulfilled') return;
+    if (idItem.status === 'fulfilled' && !(keyItem.reason instanceof NotFound)) {
+      await putIdItem(this.options, key).catch(() => undefined);
+    }
+    throw keyItem.reason;
+  }
+
+  /** Delete the key item while it is still that key of that org. @throws NotFound when it is gone */
+  private async deleteKeyItem(key: KeyAddress): Promise<void> {
     try {
       await this.options.client.send(
         new DeleteCommand({

@@ -125,14 +125,19 @@ describe('races: the key store’s conditions decide, not the earlier read', () 
   function adminWith(meanwhile: () => Promise<unknown>): KeyAdmin {
     const { catalog, keys, counters, audit } = stack.services.stores;
     let pending: (() => Promise<unknown>) | undefined = meanwhile;
-    const store = Object.assign(Object.create(keys) as typeof keys, {
-      findInOrg: async (orgId: number, id: number) => {
-        const found = await keys.findInOrg(orgId, id);
+    /** The store's read of the key (the whole key for a rotation, its location for an update), then `meanwhile`. */
+    const thenMeanwhile =
+      <T>(read: (orgId: number, id: number) => Promise<T>) =>
+      async (orgId: number, id: number): Promise<T> => {
+        const found = await read(orgId, id);
         const run = pending;
         pending = undefined;
         await run?.();
         return found;
-      },
+      };
+    const store = Object.assign(Object.create(keys) as typeof keys, {
+      findInOrg: thenMeanwhile((orgId, id) => keys.findInOrg(orgId, id)),
+      locate: thenMeanwhile((orgId, id) => keys.locate(orgId, id)),
     });
     return new KeyAdmin({
       access: new AdminAccess(catalog),

@@ -108,7 +108,9 @@ describe('an org dropping below Business', () => {
     const keyAdmin = new KeyAdmin({
       access: new AdminAccess(catalog),
       keys: {
-        ...Object.fromEntries(['listByOrg', 'findInOrg', 'update', 'remove', 'settleTier'].map((m) => [m, (keys as any)[m].bind(keys)])),
+        ...Object.fromEntries(
+          ['listByOrg', 'findInOrg', 'locate', 'update', 'remove', 'settleTier'].map((m) => [m, (keys as any)[m].bind(keys)]),
+        ),
         create: async (record: ApiKeyRecord) => {
           await tiers.change(ORG, 'free');
           await keys.create(record);

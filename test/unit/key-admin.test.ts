@@ -27,6 +27,9 @@ class FakeKeys implements KeyAdminStore {
     const key = this.byId.get(id);
     return key?.org_id === orgId ? key : undefined;
   }
+  async locate(orgId: number, id: number) {
+    return this.findInOrg(orgId, id);
+  }
   async update(key: KeyAddress, changes: KeyChanges, at: string) {
     if (this.failUpdate) throw this.failUpdate;
     const next = { ...this.byId.get(key.id)!, ...changes, updated_at: at } as ApiKeyRecord;
