@@ -92,22 +92,30 @@ function pathMatches(segments, path) {
 }
 
 // A fresh copy each time: the answer is the caller's to keep. A 405 lists the methods the path
-// (and action) takes, sorted, as allowedMethods() does.
-function refuse(kind, routes) {
+// (and action) takes, sorted, as allowedMethods() does. The request's id goes in the body
+// (request_id) and the x-request-id header, as withRequestId() puts it.
+function refuse(kind, routes, id) {
   var answer = JSON.parse(JSON.stringify(REFUSALS[kind]));
   if (kind === 'method-not-allowed') {
     var allow = [];
     routes.forEach(function (r) { if (allow.indexOf(r.m) < 0) allow.push(r.m); });
     answer.headers.allow = { value: allow.sort().join(', ') };
   }
+  if (id) {
+    var body = JSON.parse(answer.body.data);
+    body.request_id = id;
+    answer.body.data = JSON.stringify(body);
+    answer.headers['x-request-id'] = { value: id };
+  }
   return answer;
 }
 
 function handler(event) {
   var request = event.request;
+  var id = event.context && event.context.requestId;
   var action = actionOf(request.querystring);
   var onPath = ROUTES.filter(function (r) { return pathMatches(r.s, request.uri); });
-  if (onPath.length === 0) return refuse('not-found', []);
+  if (onPath.length === 0) return refuse('not-found', [], id);
   var forAction = onPath.filter(function (r) { return r.a === (action === undefined ? null : action); });
   for (var i = 0; i < forAction.length; i++) {
     if (forAction[i].m === request.method) {
@@ -115,6 +123,6 @@ function handler(event) {
       return request;
     }
   }
-  return refuse(action && forAction.length === 0 ? 'unknown-action' : 'method-not-allowed', forAction);
+  return refuse(action && forAction.length === 0 ? 'unknown-action' : 'method-not-allowed', forAction, id);
 }
 `;

@@ -33,7 +33,7 @@ const Metadata = withMeta(
  * inline objects (a top-level `$ref` is not a valid tool `inputSchema`).
  */
 export const CreateSessionFields = z
-  .object({
+  .strictObject({
     game_id: absentable(Id),
     stream_id: absentable(Id),
     external_ref: absentable(z.string().check(z.maxLength(255))),
@@ -58,11 +58,11 @@ export type CreateSessionBody = z.output<typeof CreateSessionBody>;
 
 export const ValidateSessionQuery = z.object({ token: SessionToken });
 
-export const ConsumeSessionBody = withMeta(z.object({ token: SessionToken, player_uuid: absentable(z.string().check(z.maxLength(255))) }), {
+export const ConsumeSessionBody = withMeta(z.strictObject({ token: SessionToken, player_uuid: absentable(z.string().check(z.maxLength(255))) }), {
   id: 'ConsumeSessionRequest',
 });
 
-export const RevokeSessionBody = withMeta(z.object({ token: SessionToken }), { id: 'RevokeSessionRequest' });
+export const RevokeSessionBody = withMeta(z.strictObject({ token: SessionToken }), { id: 'RevokeSessionRequest' });
 
 const Ids = { game_id: z.nullable(Id), stream_id: z.nullable(Id) };
 

@@ -61,7 +61,10 @@ describe('matchRoute on the service’s routes', () => {
   test('routing errors map to 404, 400 and 405', () => {
     expect(routingErrors).toEqual({
       'not-found': { status: 404, error: 'Not found' },
-      'unknown-action': { status: 400, error: 'Unknown action' },
+      'unknown-action': {
+        status: 400,
+        error: 'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log',
+      },
       'method-not-allowed': { status: 405, error: 'Method not allowed' },
     });
   });
