@@ -9,12 +9,10 @@
  */
 import * as z from 'zod/mini';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
-import type { RouteDefinition } from '../operations/operation.js';
+import { API_VERSION, type RouteDefinition } from '../operations/operation.js';
 import { routes } from '../routes.js';
 import { envelope, ErrorEnvelope, withMeta } from './common.js';
 
-/** Version of the interface (spec: Versioning). */
-export const API_VERSION = '1.0.0';
 
 const ERROR_TEXTS: Record<number, string> = {
   400: 'Missing or invalid parameters (the message names the field)',
@@ -26,6 +24,7 @@ const ERROR_TEXTS: Record<number, string> = {
   413: 'Request body over 64 KiB',
   422: 'Idempotency-Key already used with a different request body',
   429: 'Rate limit exceeded (Retry-After tells when to retry)',
+  503: 'Service busy or its database unreachable (Retry-After tells when to retry)',
 };
 
 const ErrorResponse = withMeta(ErrorEnvelope, { id: 'ErrorResponse' });

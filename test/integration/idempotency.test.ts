@@ -104,7 +104,7 @@ describe('Idempotency-Key on create-session', () => {
     const counts = await windowCounts(stack, key.record);
     const other = await create(key, { game_id: 102 }, idem);
     expect(other.status).toBe(422);
-    expect(other.body).toEqual({ success: false, error: 'Idempotency-Key was already used with a different request body' });
+    expect(other.body).toEqual({ success: false, error: 'Idempotency-Key was already used with a different request body', code: expect.any(String), request_id: expect.any(String) });
     expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
     expect(await windowCounts(stack, key.record)).toEqual(counts);
   });
@@ -118,7 +118,7 @@ describe('Idempotency-Key on create-session', () => {
     const duplicate = await create(key, { game_id: 101 }, idem);
     expect(duplicate.status).toBe(409);
     expect(duplicate.headers.get('retry-after')).toBe('1');
-    expect(duplicate.body).toEqual({ success: false, error: 'A request with this Idempotency-Key is still in progress; retry shortly' });
+    expect(duplicate.body).toEqual({ success: false, error: 'A request with this Idempotency-Key is still in progress; retry shortly', code: expect.any(String), request_id: expect.any(String) });
     held.release();
     const done = await first;
     expect(done.status).toBe(200);
@@ -207,7 +207,7 @@ describe('Idempotency-Key on create-session', () => {
     const key = await createTestKey(stack, UNLIMITED);
     const res = await create(key, { game_id: 101 }, value);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'Idempotency-Key: must be 1 to 255 printable ASCII characters' });
+    expect(res.body).toEqual({ success: false, error: 'Idempotency-Key: must be 1 to 255 printable ASCII characters', code: expect.any(String), request_id: expect.any(String) });
     expect(await tokensOfKey(stack, key.record.id)).toHaveLength(0);
   });
 

@@ -181,7 +181,7 @@ describe('bearer authentication: the JWT attack matrix', () => {
     const authorization = await forge();
     const res = await listWith(authorization);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: expect.any(String) });
+    expect(res.body).toEqual({ success: false, error: expect.any(String), code: expect.any(String), request_id: expect.any(String) });
     expect(res.body.error).toMatch(reason);
     const token = authorization?.replace(/^\S+\s*/, '') ?? '';
     for (const part of token.split('.').filter((p) => p.length >= 8)) {
@@ -205,7 +205,7 @@ describe('bearer authentication: the JWT attack matrix', () => {
     ];
     for (const res of await Promise.all(calls)) {
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ success: false, error: 'Missing bearer token (Authorization header)' });
+      expect(res.body).toEqual({ success: false, error: 'Missing bearer token (Authorization header)', code: expect.any(String), request_id: expect.any(String) });
     }
     // The demo key was not touched by the PATCH.
     expect((await admin.list(1)).body.data.find((k: any) => k.id === 1).is_active).toBe(true);
@@ -274,7 +274,7 @@ describe('authorization from the catalog: roles and tiers', () => {
       await admin.audit({ org_id: orgId }, subject),
     ]) {
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ success: false, error: 'Business tier or higher required' });
+      expect(res.body).toEqual({ success: false, error: 'Business tier or higher required', code: expect.any(String), request_id: expect.any(String) });
     }
     // An org below Business can always see and shut off its keys (key 1 is another org's: 404).
     expect((await admin.list(orgId, subject)).status).toBe(200);
