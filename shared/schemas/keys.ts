@@ -72,7 +72,9 @@ export const CreateKeyBody = withMeta(
     expires_at: withDefault(ExpiresAt, null),
     mcp_scopes: withDefault(McpScopes, []),
   }),
-  { id: 'CreateApiKeyRequest' },
+  // Inline in the document, not a component: generators (openapi-typescript) treat a component's
+  // defaulted fields as required, but not a request body's own.
+  { description: 'The new API key: org and name required; every other field has its default.' },
 );
 export type CreateKeyBody = z.output<typeof CreateKeyBody>;
 
