@@ -32,7 +32,12 @@ export const HEALTH_READ_TIMEOUT_MS = 2000;
 /** Liveness, and on request the database's readiness. */
 export class Health {
   constructor(
-    private readonly deps: { readonly probe: HealthProbe; readonly clock: Clock; readonly interfaceVersion: string; readonly buildVersion: string },
+    private readonly deps: {
+      readonly probe: HealthProbe;
+      readonly clock: Clock;
+      readonly interfaceVersion: string;
+      readonly buildVersion: string;
+    },
   ) {}
 
   /**

@@ -58,9 +58,12 @@ export type CreateSessionBody = z.output<typeof CreateSessionBody>;
 
 export const ValidateSessionQuery = z.object({ token: SessionToken });
 
-export const ConsumeSessionBody = withMeta(z.strictObject({ token: SessionToken, player_uuid: absentable(z.string().check(z.maxLength(255))) }), {
-  id: 'ConsumeSessionRequest',
-});
+export const ConsumeSessionBody = withMeta(
+  z.strictObject({ token: SessionToken, player_uuid: absentable(z.string().check(z.maxLength(255))) }),
+  {
+    id: 'ConsumeSessionRequest',
+  },
+);
 
 export const RevokeSessionBody = withMeta(z.strictObject({ token: SessionToken }), { id: 'RevokeSessionRequest' });
 

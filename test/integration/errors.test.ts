@@ -78,13 +78,19 @@ describe('the error body', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body).toEqual({
       success: false,
-      error: 'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log',
+      error:
+        'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log',
       code: 'unknown_action',
       param: 'action',
       request_id: unknown.headers.get('x-request-id'),
     });
     const notFound = await stack.request('/api/nothing');
-    expect(notFound.body).toEqual({ success: false, error: 'Not found', code: 'not_found', request_id: notFound.headers.get('x-request-id') });
+    expect(notFound.body).toEqual({
+      success: false,
+      error: 'Not found',
+      code: 'not_found',
+      request_id: notFound.headers.get('x-request-id'),
+    });
   });
 });
 

@@ -243,7 +243,12 @@ describe('update', () => {
   test('an unknown id in the org is 404', async () => {
     const res = await admin.update({ id: 999_999, org_id: 1, is_active: false });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: expect.stringContaining('not found'), code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      success: false,
+      error: expect.stringContaining('not found'),
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 });
 
@@ -270,7 +275,12 @@ describe('immediate effect on create-session', () => {
     expect(revoked.body.data.is_active).toBe(false);
     const refused = await createSession(key);
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ success: false, error: 'API key has been revoked', code: expect.any(String), request_id: expect.any(String) });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'API key has been revoked',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
 
     // Tokens minted before the revocation still validate and consume.
     const token = before.body.data.token;
@@ -299,7 +309,12 @@ describe('immediate effect on create-session', () => {
     stack.clock.advance(1_000);
     const refused = await createSession(key);
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ success: false, error: 'API key has expired', code: expect.any(String), request_id: expect.any(String) });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'API key has expired',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   test('a new expiry set by update applies at once; clearing it brings the key back', async () => {

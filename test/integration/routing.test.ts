@@ -34,7 +34,9 @@ describe('routing', () => {
     });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual(
-      failure('Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log'),
+      failure(
+        'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log',
+      ),
     );
   });
 

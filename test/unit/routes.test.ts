@@ -72,7 +72,8 @@ describe('matchRoute on the service’s routes', () => {
       'not-found': { status: 404, error: 'Not found' },
       'unknown-action': {
         status: 400,
-        error: 'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log',
+        error:
+          'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log',
       },
       'method-not-allowed': { status: 405, error: 'Method not allowed' },
     });
