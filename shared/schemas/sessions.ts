@@ -17,6 +17,18 @@ function allFinite(value: unknown): boolean {
   return Object.values(value).every(allFinite);
 }
 
+/**
+ * Any JSON object (a record of unknown values), stated as `additionalProperties: true`: zod's
+ * empty schema `{}` for "any value" is what strict schema checkers (the MCP Inspector) warn about.
+ */
+export const JsonObject = withMeta(z.record(z.string(), z.unknown()), { additionalProperties: true });
+
+/**
+ * A text that may be null, as at most 255 characters: the bound keeps zod from writing the type
+ * list `type: ["string", "null"]` (which strict MCP clients warn about) instead of an `anyOf`.
+ */
+const NullableRef = z.nullable(z.string().check(z.maxLength(255)));
+
 const Metadata = withMeta(
   z.record(z.string(), z.unknown()).check(
     // A number too large for a double (`1e400`) parses as Infinity, which JSON would store as null.
@@ -25,34 +37,53 @@ const Metadata = withMeta(
       message: `must serialize to at most ${METADATA_MAX_BYTES} bytes`,
     }),
   ),
-  { description: 'Arbitrary JSON object, at most 4,096 bytes serialized.' },
+  { description: 'Arbitrary JSON object, at most 4,096 bytes serialized.', additionalProperties: true },
 );
+
+/**
+ * Exactly one of game_id or stream_id, as JSON Schema says it (`oneOf`): exactly one of the two is
+ * an integer (null counts as absent, as for every optional field). For agents and generators; the
+ * check below enforces the same rule with its own message.
+ */
+const ONE_TARGET = {
+  oneOf: [
+    { required: ['game_id'], properties: { game_id: { type: 'integer' } } },
+    { required: ['stream_id'], properties: { stream_id: { type: 'integer' } } },
+  ],
+};
 
 /**
  * The create-session fields and their rules, without a component id: MCP tool schemas must be
  * inline objects (a top-level `$ref` is not a valid tool `inputSchema`).
  */
-export const CreateSessionFields = z
-  .strictObject({
-    game_id: absentable(Id),
-    stream_id: absentable(Id),
-    external_ref: absentable(z.string().check(z.maxLength(255))),
-    metadata: absentable(Metadata),
-    // null is absent here too (as for every optional field): the default lifetime.
-    expires_in_minutes: withMeta(
-      z.pipe(
-        z.nullish(z.int().check(z.minimum(1), z.maximum(43_200))),
-        z.transform((v) => v ?? 1440),
+export const CreateSessionFields = withMeta(
+  z
+    .strictObject({
+      game_id: withMeta(absentable(Id), { description: 'The game to play. Exactly one of game_id or stream_id.' }),
+      stream_id: withMeta(absentable(Id), { description: 'The stream to watch. Exactly one of game_id or stream_id.' }),
+      external_ref: withMeta(absentable(z.string().check(z.maxLength(255))), {
+        description: 'Your own reference (an order, a player), at most 255 characters; returned on validate and consume.',
+      }),
+      metadata: withMeta(absentable(Metadata), {
+        description: 'Arbitrary JSON object, at most 4,096 bytes serialized; returned on validate and consume.',
+      }),
+      // null is absent here too (as for every optional field): the default lifetime.
+      expires_in_minutes: withMeta(
+        z.pipe(
+          z.nullish(z.int().check(z.minimum(1), z.maximum(43_200))),
+          z.transform((v) => v ?? 1440),
+        ),
+        { description: 'Minutes until expiry, 1 to 43,200. Default 1440 (24 hours).' },
       ),
-      { description: 'Minutes until expiry, 1 to 43,200. Default 1440 (24 hours).' },
-    ),
-  })
-  .check((ctx) => {
-    const { game_id, stream_id } = ctx.value;
-    if ((game_id === null) === (stream_id === null)) {
-      ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'exactly one of game_id or stream_id is required' });
-    }
-  });
+    })
+    .check((ctx) => {
+      const { game_id, stream_id } = ctx.value;
+      if ((game_id === null) === (stream_id === null)) {
+        ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'exactly one of game_id or stream_id is required' });
+      }
+    }),
+  ONE_TARGET,
+);
 export const CreateSessionBody = withMeta(CreateSessionFields, { id: 'CreateSessionRequest' });
 export type CreateSessionBody = z.output<typeof CreateSessionBody>;
 
@@ -69,10 +100,9 @@ export const RevokeSessionBody = withMeta(z.strictObject({ token: SessionToken }
 
 const Ids = { game_id: z.nullable(Id), stream_id: z.nullable(Id) };
 
-export const CreatedSession = withMeta(
-  z.object({ token: SessionToken, ...Ids, expires_at: Timestamp, external_ref: z.nullable(z.string()) }),
-  { id: 'CreatedSession' },
-);
+export const CreatedSession = withMeta(z.object({ token: SessionToken, ...Ids, expires_at: Timestamp, external_ref: NullableRef }), {
+  id: 'CreatedSession',
+});
 
 export const SessionView = withMeta(
   z.object({
@@ -80,8 +110,8 @@ export const SessionView = withMeta(
     status: z.enum(['active', 'consumed', 'expired', 'revoked']),
     ...Ids,
     expires_at: Timestamp,
-    external_ref: z.nullable(z.string()),
-    metadata: z.nullable(z.record(z.string(), z.unknown())),
+    external_ref: NullableRef,
+    metadata: z.nullable(JsonObject),
   }),
   { id: 'SessionView' },
 );
@@ -91,8 +121,8 @@ export const ConsumedSession = withMeta(
     session_id: Id,
     org_id: Id,
     ...Ids,
-    external_ref: z.nullable(z.string()),
-    metadata: z.nullable(z.record(z.string(), z.unknown())),
+    external_ref: NullableRef,
+    metadata: z.nullable(JsonObject),
   }),
   { id: 'ConsumedSession' },
 );

@@ -299,15 +299,23 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         CreateSessionRequest: {
+            /** @description The game to play. Exactly one of game_id or stream_id. */
             game_id?: number | null;
+            /** @description The stream to watch. Exactly one of game_id or stream_id. */
             stream_id?: number | null;
+            /** @description Your own reference (an order, a player), at most 255 characters; returned on validate and consume. */
             external_ref?: string | null;
+            /** @description Arbitrary JSON object, at most 4,096 bytes serialized; returned on validate and consume. */
             metadata?: {
                 [key: string]: unknown;
             } | null;
             /** @description Minutes until expiry, 1 to 43,200. Default 1440 (24 hours). */
             expires_in_minutes?: number | null;
-        };
+        } & ({
+            game_id: number;
+        } | {
+            stream_id: number;
+        });
         ConsumeSessionRequest: {
             /**
              * Format: uuid
