@@ -6,6 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { Id, SessionToken, withMeta } from './common.js';
+import './session-docs.js';
 import { CreatedSession, CreateSessionFields, SessionView } from './sessions.js';
 
 /** One JSON-RPC 2.0 message (request or notification) of the MCP Streamable HTTP transport. */

@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 document of the service, generated from THE routes table: each operation's
- * declaration and its zod schemas (the very ones that validate requests), never written by hand. `GET /api/openapi.json` serves
- * it; `npm run openapi` writes it to `docs/openapi.json`, which a test keeps current.
+ * declaration and its zod schemas (the very ones that validate requests), never written by hand.
+ * `npm run openapi` writes it to `docs/openapi.json`, which a test keeps current and
+ * `GET /api/openapi.json` serves (`functions/openapi.ts`).
  *
  * OpenAPI allows one operation per path and method, and no query in a path, but the interface
  * multiplexes several operations on `/api/org-api-keys` with `?action=`. Each of those is also
@@ -15,6 +16,7 @@ import { API_PATH, API_VERSION, originPath, type RouteDefinition } from '../oper
 import { routes } from '../routes.js';
 import { errorTable } from '../domain/errors.js';
 import { envelope, errorEnvelope, withMeta } from './common.js';
+import './session-docs.js';
 
 const ERROR_TEXTS: Record<number, string> = {
   414: 'Query string over 2,048 bytes',
@@ -52,14 +54,6 @@ const RateLimitHeaders = z.object({
   'ratelimit-policy': withMeta(z.string(), { description: 'Both windows of the key: `"minute";q=60;w=60, "day";q=10000;w=86400`' }),
   ratelimit: withMeta(z.string(), { description: 'The window closest to exhaustion: `"minute";r=59;t=42`' }),
 });
-
-let built: ReturnType<typeof createDocument> | undefined;
-
-/** The document (built once per container). */
-export function openApiDocument(): ReturnType<typeof createDocument> {
-  built ??= buildDocument();
-  return built;
-}
 
 /** Build the document from the routes table. */
 export function buildDocument(table: readonly RouteDefinition[] = routes): ReturnType<typeof createDocument> {

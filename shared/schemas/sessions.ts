@@ -41,49 +41,31 @@ const Metadata = withMeta(
 );
 
 /**
- * Exactly one of game_id or stream_id, as JSON Schema says it (`oneOf`): exactly one of the two is
- * an integer (null counts as absent, as for every optional field). For agents and generators; the
- * check below enforces the same rule with its own message.
- */
-const ONE_TARGET = {
-  oneOf: [
-    { required: ['game_id'], properties: { game_id: { type: 'integer' } } },
-    { required: ['stream_id'], properties: { stream_id: { type: 'integer' } } },
-  ],
-};
-
-/**
  * The create-session fields and their rules, without a component id: MCP tool schemas must be
  * inline objects (a top-level `$ref` is not a valid tool `inputSchema`).
  */
-export const CreateSessionFields = withMeta(
-  z
-    .strictObject({
-      game_id: withMeta(absentable(Id), { description: 'The game to play. Exactly one of game_id or stream_id.' }),
-      stream_id: withMeta(absentable(Id), { description: 'The stream to watch. Exactly one of game_id or stream_id.' }),
-      external_ref: withMeta(absentable(z.string().check(z.maxLength(255))), {
-        description: 'Your own reference (an order, a player), at most 255 characters; returned on validate and consume.',
-      }),
-      metadata: withMeta(absentable(Metadata), {
-        description: 'Arbitrary JSON object, at most 4,096 bytes serialized; returned on validate and consume.',
-      }),
-      // null is absent here too (as for every optional field): the default lifetime.
-      expires_in_minutes: withMeta(
-        z.pipe(
-          z.nullish(z.int().check(z.minimum(1), z.maximum(43_200))),
-          z.transform((v) => v ?? 1440),
-        ),
-        { description: 'Minutes until expiry, 1 to 43,200. Default 1440 (24 hours).' },
+export const CreateSessionFields = z
+  .strictObject({
+    // Described for the documents (OpenAPI, MCP) in `session-docs.ts`: the functions' bundles do without.
+    game_id: absentable(Id),
+    stream_id: absentable(Id),
+    external_ref: absentable(z.string().check(z.maxLength(255))),
+    metadata: absentable(Metadata),
+    // null is absent here too (as for every optional field): the default lifetime.
+    expires_in_minutes: withMeta(
+      z.pipe(
+        z.nullish(z.int().check(z.minimum(1), z.maximum(43_200))),
+        z.transform((v) => v ?? 1440),
       ),
-    })
-    .check((ctx) => {
-      const { game_id, stream_id } = ctx.value;
-      if ((game_id === null) === (stream_id === null)) {
-        ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'exactly one of game_id or stream_id is required' });
-      }
-    }),
-  ONE_TARGET,
-);
+      { description: 'Minutes until expiry, 1 to 43,200. Default 1440 (24 hours).' },
+    ),
+  })
+  .check((ctx) => {
+    const { game_id, stream_id } = ctx.value;
+    if ((game_id === null) === (stream_id === null)) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'exactly one of game_id or stream_id is required' });
+    }
+  });
 export const CreateSessionBody = withMeta(CreateSessionFields, { id: 'CreateSessionRequest' });
 export type CreateSessionBody = z.output<typeof CreateSessionBody>;
 
