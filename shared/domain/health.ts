@@ -27,7 +27,7 @@ export interface HealthReport {
 }
 
 /** Longest a deep check waits for its read: well within a load balancer's usual 5 s timeout. */
-export const HEALTH_READ_TIMEOUT_MS = 2000;
+const HEALTH_READ_TIMEOUT_MS = 2000;
 
 /** Liveness, and on request the database's readiness. */
 export class Health {

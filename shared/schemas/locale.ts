@@ -48,7 +48,7 @@ function size(issue: z.$ZodIssueTooBig | z.$ZodIssueTooSmall): string {
 }
 
 /** The plain-words message of an issue (the field's name is put before it by the parser). */
-export function plainMessage(issue: z.$ZodRawIssue): string {
+function plainMessage(issue: z.$ZodRawIssue): string {
   switch (issue.code) {
     case 'invalid_type':
       return `must be ${TYPES[issue.expected] ?? issue.expected}`;

@@ -21,7 +21,7 @@ function allFinite(value: unknown): boolean {
  * Any JSON object (a record of unknown values), stated as `additionalProperties: true`: zod's
  * empty schema `{}` for "any value" is what strict schema checkers (the MCP Inspector) warn about.
  */
-export const JsonObject = withMeta(z.record(z.string(), z.unknown()), { additionalProperties: true });
+const JsonObject = withMeta(z.record(z.string(), z.unknown()), { additionalProperties: true });
 
 /**
  * A text that may be null, as at most 255 characters: the bound keeps zod from writing the type
