@@ -1,6 +1,10 @@
+import document from '../docs/openapi.json' with { type: 'json' };
 import { api } from '../shared/http/api.js';
 import { openapi } from '../shared/operations/openapi.js';
-import { openApiDocument } from '../shared/schemas/openapi.js';
 
-/** GET /api/openapi.json (no credential): the interface description, generated from the schemas */
-export const handler = api(openapi, {}, async () => openApiDocument());
+/**
+ * GET /api/openapi.json (no credential): the interface description. Served as generated from the
+ * schemas into docs/openapi.json (`npm run openapi`; a test keeps it current), rather than generated
+ * again per container: the bundle carries the document, not the generator and every schema.
+ */
+export const handler = api(openapi, {}, async () => document);

@@ -99,6 +99,11 @@ export const DeployContextSchema = z
      * investigation (docs/deploy.md, "Tracing").
      */
     tracing: flag.default(TRACING_DEFAULT),
+    /** What is deployed, reported by `GET /api/health` (`-c buildVersion=$(git rev-parse --short HEAD)`). */
+    buildVersion: z
+      .string()
+      .regex(/^[\w.+-]{1,64}$/, 'must be 1 to 64 letters, digits, `.`, `_`, `+` or `-`')
+      .optional(),
     /** An existing SNS topic to send alarms to instead of the stack's own. */
     alarmTopicArn: z
       .string()
@@ -204,6 +209,7 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
     alarmWebhookUrl: context.alarmWebhookUrl,
     logRetention: context.logRetentionDays as RetentionDays,
     mcpAllowedOrigins: context.mcpAllowedOrigins,
+    buildVersion: context.buildVersion,
     secretsRevision: context.secretsRevision,
   };
 }

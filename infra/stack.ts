@@ -57,6 +57,8 @@ export interface ServiceStackProps extends StackProps {
   readonly logRetention?: RetentionDays;
   /** Browser origins allowed to call `/api/mcp` (none by default; clients without `Origin` always pass). */
   readonly mcpAllowedOrigins?: readonly string[];
+  /** What is deployed (a commit or release), reported by `GET /api/health` as `build_version`. */
+  readonly buildVersion?: string;
   readonly alarmThresholds?: Partial<AlarmThresholds>;
   /**
    * Part of the distribution and the functions, so that raising it after a secret's value changed
@@ -157,6 +159,7 @@ export class ServiceStack extends Stack {
       JWT_JWKS_URL: props.identity.jwksUrl,
       JWT_MAX_LIFETIME_SECONDS: undefined, // the schema's default (24 h)
       JWT_JWKS: undefined, // the local development issuer only
+      BUILD_VERSION: props.buildVersion, // the health check's build_version (`-c buildVersion=`; `dev` when unset)
       DYNAMODB_ENDPOINT: undefined, // the local embedded DynamoDB only
       ORIGIN_VERIFY_SECRET_ARN: this.originSecret.secretArn,
       MCP_ALLOWED_ORIGINS: props.mcpAllowedOrigins?.join(','),

@@ -18,7 +18,11 @@ export const WAF_WINDOW_SECONDS = 300;
 export const WAF_RATE_RULE = 'AnonymousRequestsPerAddress';
 
 /** Same envelope as the service's own refusals, so a browser's script shows the same kind of error. */
-const TOO_MANY_BODY = JSON.stringify({ success: false, error: 'Too many requests from this address; try again in a few minutes' });
+const TOO_MANY_BODY = JSON.stringify({
+  success: false,
+  error: 'Too many requests from this address; try again in a few minutes',
+  code: 'rate_limited',
+});
 
 /** A header that is present and not empty. */
 const hasHeader = (name: string): CfnWebACL.StatementProperty => ({

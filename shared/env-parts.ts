@@ -54,6 +54,8 @@ export const envParts = {
   mcp: [...CORE, ...tableVars('catalog', 'tokens', 'audit'), 'TOKEN_RETENTION_DAYS', 'MCP_ALLOWED_ORIGINS', 'PUBLIC_BASE_URL'],
   /** `compose/play.ts` and `http/play-requests.ts`: pages, play passes and their cookie. */
   play: [...CORE, ...tableVars('catalog', 'tokens'), 'PUBLIC_BASE_URL', 'PLAY_COOKIE_SECRET'],
+  /** `compose/health.ts`: the versions reported and the deep check's catalog read. */
+  health: [...CORE, ...tableVars('catalog'), 'BUILD_VERSION'],
 } as const satisfies Record<string, readonly EnvVar[]>;
 
 /** A part of the services, as far as the environment is concerned. */

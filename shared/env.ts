@@ -53,6 +53,8 @@ export const EnvSchema = z.object({
   JWT_JWKS_URL: z.optional(z.url()),
   /** The issuer's JWKS inline (local development issuer): loaded without any network call. */
   JWT_JWKS: z.optional(z.string()),
+  /** What is deployed (a commit or release, `-c buildVersion=`), as the health check reports it; `dev` when unset. */
+  BUILD_VERSION: z._default(z.string().check(z.minLength(1)), 'dev'),
   /** Local only: the embedded DynamoDB endpoint. Absent in AWS. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   /**

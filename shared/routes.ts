@@ -14,10 +14,11 @@ import { consumeSession } from './operations/consume-session.js';
 import { createKey } from './operations/create-key.js';
 import { createSession } from './operations/create-session.js';
 import { deleteKey } from './operations/delete-key.js';
+import { health } from './operations/health.js';
 import { listKeys } from './operations/list-keys.js';
 import { mcp } from './operations/mcp.js';
 import { openapi } from './operations/openapi.js';
-import type { RouteDefinition } from './operations/operation.js';
+import { publicForms, type RouteDefinition } from './operations/operation.js';
 import { playPageOperations } from './operations/play-page.js';
 import { revokeSession } from './operations/revoke-session.js';
 import { rotateKey } from './operations/rotate-key.js';
@@ -38,6 +39,7 @@ export const routes = [
   rotateKey,
   auditLog,
   openapi,
+  health,
   ...playPageOperations,
 ] as const satisfies readonly RouteDefinition[];
 
@@ -56,14 +58,16 @@ export function matchRoute(
   action: string | undefined,
   table: readonly RouteDefinition[] = routes,
 ): RouteMatch {
-  const onPath = table.flatMap((route) => {
-    const params = matchPath(route.path, path);
-    return params ? [{ route, params }] : [];
-  });
+  const onPath = table.flatMap((route) =>
+    publicForms(route).flatMap((form) => {
+      const params = matchPath(form.path, path);
+      return params ? [{ route, params, form }] : [];
+    }),
+  );
   if (onPath.length === 0) return { kind: 'not-found' };
-  const forAction = onPath.filter(({ route }) => route.action === (action || undefined));
+  const forAction = onPath.filter(({ form }) => form.action === (action || undefined));
   const hit = forAction.find(({ route }) => route.method === method);
-  if (hit) return { kind: 'route', ...hit };
+  if (hit) return { kind: 'route', route: hit.route, params: hit.params };
   return action && forAction.length === 0 ? { kind: 'unknown-action' } : { kind: 'method-not-allowed' };
 }
 

@@ -6,7 +6,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/errors.js';
-import { errorResponse } from '../../shared/http/errors.js';
+import { errorResponse, withRequestId } from '../../shared/http/errors.js';
 import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
 import type { RouteDefinition } from '../../shared/operations/operation.js';
 import { matchRoute } from '../../shared/routes.js';
@@ -52,7 +52,7 @@ export function createFront(options: FrontOptions): Server {
     // A refusal is a named error, answered from THE error table like a function's; anything else failed.
     serve(options, req, res).catch((error: unknown) => {
       if (!(error instanceof DomainError)) console.error('local front failed', error);
-      if (!res.headersSent) send(res, errorResponse(error));
+      if (!res.headersSent) send(res, withRequestId(errorResponse(error), randomUUID()));
     });
   });
 }
@@ -73,7 +73,9 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
   const actions = url.searchParams.getAll('action');
   const action = actions.length ? actions.join(',') : undefined;
   const match = matchRoute(req.method ?? 'GET', url.pathname, action);
-  if (match.kind !== 'route') return send(res, routingResponse(match.kind, allowedMethods(url.pathname, action)));
+  if (match.kind !== 'route') {
+    return send(res, withRequestId(routingResponse(match.kind, allowedMethods(url.pathname, action)), randomUUID()));
+  }
 
   const handler = await options.loadHandler(match.route.function);
   const event = toEvent(req, url, body, match.route, match.params);

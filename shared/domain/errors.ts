@@ -9,9 +9,18 @@
  */
 export abstract class DomainError extends Error {
   abstract override readonly name: DomainErrorName;
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The request field at fault, when one is (answered as `param`). */
+  readonly param?: string;
+  constructor(message: string, options?: RefusalOptions) {
     super(message, options);
+    if (options?.param !== undefined) this.param = options.param;
   }
+}
+
+/** What a refusal may carry besides its message: the internal `cause` (logged, never sent) and the field at fault. */
+export interface RefusalOptions {
+  readonly cause?: unknown;
+  readonly param?: string;
 }
 
 /** A parameter is missing or invalid (400). */
@@ -49,11 +58,12 @@ export class OutOfScope extends DomainError {
 export class NotFound extends DomainError {
   readonly name = 'NotFound';
 }
-/** The `?action=` query parameter names no operation on this path (400). */
+/** The `?action=` query parameter names no operation on this path (400); the message lists those it takes. */
 export class UnknownAction extends DomainError {
   readonly name = 'UnknownAction';
-  constructor(options?: { cause?: unknown }) {
-    super('Unknown action', options);
+  /** @param valid the actions the path takes, listed as the message gives them */
+  constructor(valid: string, options?: { cause?: unknown }) {
+    super(`Unknown action; the valid actions are ${valid}`, { ...options, param: 'action' });
   }
 }
 /** The path (and action) exists but not for this method (405); `allow` lists the methods it takes (`Allow`). */
@@ -132,29 +142,40 @@ export type DomainErrorName =
 type ErrorName = DomainErrorName | 'Internal';
 
 /**
- * THE table: every error name to its HTTP status. Everything that answers a refusal reads it (see
- * the top of this file); a new error class does not compile without its row. (Issue 18's stable
- * `code` per name belongs here as a second column once answers carry it: a column nothing reads
- * yet would only add to every bundle.)
+ * THE table: every error name to its HTTP status and its stable `code` (the answer's `code` field,
+ * docs/errors.md, which a test holds against this table). Everything that answers a refusal reads
+ * it (see the top of this file); a new error class does not compile without its row. A code never
+ * changes once published: clients branch on it.
  */
-export const errorStatus = {
-  InvalidInput: 400,
-  UnknownAction: 400,
-  Unauthenticated: 401,
-  TierRequired: 403,
-  Forbidden: 403,
-  OutOfScope: 403,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  Conflict: 409,
-  TokenGone: 410,
-  PayloadTooLarge: 413,
-  UriTooLong: 414,
-  Unprocessable: 422,
-  RateLimited: 429,
-  Overloaded: 503,
-  Internal: 500,
-} as const satisfies Record<ErrorName, number>;
+export const errorTable = {
+  InvalidInput: [400, 'invalid_input'],
+  UnknownAction: [400, 'unknown_action'],
+  Unauthenticated: [401, 'unauthenticated'],
+  TierRequired: [403, 'tier_required'],
+  Forbidden: [403, 'forbidden'],
+  OutOfScope: [403, 'out_of_scope'],
+  NotFound: [404, 'not_found'],
+  MethodNotAllowed: [405, 'method_not_allowed'],
+  Conflict: [409, 'conflict'],
+  TokenGone: [410, 'session_gone'],
+  PayloadTooLarge: [413, 'payload_too_large'],
+  UriTooLong: [414, 'uri_too_long'],
+  Unprocessable: [422, 'idempotency_key_reused'],
+  RateLimited: [429, 'rate_limited'],
+  Overloaded: [503, 'overloaded'],
+  Internal: [500, 'internal_error'],
+} as const satisfies Record<ErrorName, readonly [number, string]>;
+
+type Table = typeof errorTable;
+/** Every error name to its HTTP status (the first column of {@link errorTable}). */
+export const errorStatus = Object.fromEntries(Object.entries(errorTable).map(([name, [status]]) => [name, status])) as {
+  readonly [N in ErrorName]: Table[N][0];
+};
+
+/** The stable code of any thrown value: a named error's, else `Internal`'s. */
+export function codeOf(error: unknown): string {
+  return errorTable[error instanceof DomainError ? error.name : 'Internal'][1];
+}
 
 /** Status of any thrown value: a named error's, else `Internal`'s (500). */
 export function statusOf(error: unknown): number {

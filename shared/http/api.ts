@@ -12,14 +12,14 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { BearerVerifier } from '../auth/jwt.js';
 import type { AdminIdentity } from '../domain/admin-access.js';
-import type { DomainError } from '../domain/errors.js';
+import { Unauthenticated, type DomainError } from '../domain/errors.js';
 import type { KeyCalls } from '../domain/key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
-import type { RouteDefinition } from '../operations/operation.js';
+import { API_PATH, type RouteDefinition } from '../operations/operation.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
 import { jsonBody } from './body.js';
 import { rateLimitHeaders } from './envelope.js';
-import { errorResponse } from './errors.js';
+import { errorResponse, withRequestId } from './errors.js';
 import { queryCap } from './limits.js';
 import { REQUEST_ANSWERED, REQUEST_FAILED } from './log-messages.js';
 import { logger } from './logger.js';
@@ -123,7 +123,7 @@ export function bundle<D extends RouteDefinition, S, P>(operation: D, wiring: Wi
     .use(respond(operation))
     .use(originVerify())
     .use(queryCap());
-  if (operation.auth === 'bearer') chain.use(bearerAuth(() => (wiring.services!() as { bearer: BearerVerifier }).bearer));
+  if (operation.auth === 'bearer') chain.use(bearerAuth(operation, () => (wiring.services!() as { bearer: BearerVerifier }).bearer));
   // A key route's refused body waits for the key to be authenticated (`api-key.ts`).
   if (operation.body) chain.use(jsonBody(operation.auth === 'apiKey'));
   return chain;
@@ -132,13 +132,34 @@ export function bundle<D extends RouteDefinition, S, P>(operation: D, wiring: Wi
 /**
  * Verify the admin's bearer token first, before the body is even parsed: a caller without a valid
  * token learns nothing else. Who they may act for is the domain's question (catalog membership).
+ * A caller holding an API key is told this is not its credential ({@link wrongCredential}).
  */
-function bearerAuth(bearer: () => BearerVerifier): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+function bearerAuth(
+  operation: Pick<RouteDefinition, 'method' | 'path' | 'action'>,
+  bearer: () => BearerVerifier,
+): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     before: async ({ event, context }) => {
+      const wrong = wrongCredential(operation, event.headers);
+      if (wrong) throw new Unauthenticated(wrong);
       context.admin = await bearer().verify(event.headers.authorization);
     },
   };
+}
+
+/**
+ * Why a bearer route's request plainly holds the wrong credential, or undefined: an API key
+ * presented (partners' servers call with one), or a POST on the shared path without `?action=`
+ * (create-key), which is most often a create-session whose `?action=` went missing.
+ */
+function wrongCredential(operation: Pick<RouteDefinition, 'method' | 'path' | 'action'>, headers: Event['headers']): string | undefined {
+  // A JWT presented is judged by the verifier, whatever else the request holds.
+  if (headers.authorization && !presentedApiKey({ authorization: headers.authorization })) return undefined;
+  if (operation.method === 'POST' && operation.path === API_PATH && !operation.action) {
+    return `POST ${API_PATH} without ?action= creates an API key and takes an org admin's bearer token (Authorization header); to mint a session, call ?action=create-session with your x-api-key`;
+  }
+  if (presentedApiKey(headers)) return "This operation takes an org admin's bearer token (Authorization header), not an API key";
+  return undefined;
 }
 
 /**
@@ -158,7 +179,6 @@ export function respond(
       ...(response.headers as Record<string, string>),
       ...rateLimitHeaders(call?.rateLimit),
       ...(status === 401 && auth && auth !== 'none' ? { 'www-authenticate': challenge(auth, request.event.headers ?? {}) } : {}),
-      'x-request-id': call?.requestId ?? '',
     };
     const fields = {
       operation: typeof operation === 'function' ? operation(request.event) : operation.operation,
@@ -170,7 +190,7 @@ export function respond(
     };
     if (status >= 500) logger.error(REQUEST_FAILED, { ...fields, error: request.error ?? undefined });
     else logger.info(REQUEST_ANSWERED, fields);
-    return { ...response, headers };
+    return withRequestId({ ...response, headers }, call?.requestId ?? '');
   };
   return {
     before: (request) => {

@@ -3,13 +3,26 @@ import type { RateLimitState } from '../domain/model.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
-/** A JSON response: `{success: true, data}` for 2xx, `{success: false, error}` otherwise. */
+/** What an error answer says: the message, its stable code, and the field at fault when one is. */
+interface ErrorPayload {
+  readonly error: string;
+  readonly code: string;
+  readonly param?: string | undefined;
+}
+
+/**
+ * A JSON response: `{success: true, data}` for 2xx, `{success: false, error, code, param?}`
+ * otherwise (`param` only when a field is at fault).
+ */
 export function jsonResponse(
   statusCode: number,
-  payload: { data: unknown } | { error: string },
+  payload: { data: unknown } | ErrorPayload,
   headers: Record<string, string> = {},
 ): APIGatewayProxyStructuredResultV2 {
-  const body = 'data' in payload ? { success: true, data: payload.data } : { success: false, error: payload.error };
+  const body =
+    'data' in payload
+      ? { success: true, data: payload.data }
+      : { success: false, error: payload.error, code: payload.code, ...(payload.param === undefined ? {} : { param: payload.param }) };
   return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 

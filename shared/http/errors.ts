@@ -4,7 +4,7 @@
  * front and the edge rewrite all render through here.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { Conflict, DomainError, InvalidInput, Overloaded, RateLimited, statusOf } from '../domain/errors.js';
+import { codeOf, Conflict, DomainError, InvalidInput, Overloaded, RateLimited, statusOf } from '../domain/errors.js';
 import { jsonResponse } from './envelope.js';
 
 /** Middy's own HTTP errors (JSON parser), in the service's words; both are the spec's 400. */
@@ -58,8 +58,30 @@ function headersOf(error: DomainError): Record<string, string> {
   return {};
 }
 
-/** The one place an error becomes a JSON response: its outcome in the `{success:false, error}` envelope. */
+/**
+ * The one place an error becomes a JSON response: its outcome in the spec's `{success:false, error}`
+ * envelope, with the fields a client programs against added beside them (docs/decisions.md#error-codes):
+ * the table's stable `code` and the field at fault (`param`) when one is. `request_id` is added where
+ * the request's id is known ({@link withRequestId}).
+ */
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
   const outcome = errorOutcome(error);
-  return jsonResponse(outcome.status, { error: outcome.message }, { ...headers, ...outcome.headers });
+  const named = namedError(error);
+  return jsonResponse(
+    outcome.status,
+    { error: outcome.message, code: codeOf(named ?? error), param: named?.param },
+    { ...headers, ...outcome.headers },
+  );
+}
+
+/**
+ * An answer with the request's id: the `x-request-id` header and, in an error envelope, the same id
+ * as `request_id` (what a client quotes to support). A success, or a body that is no error envelope
+ * (an HTML page), keeps its body.
+ */
+export function withRequestId(response: APIGatewayProxyStructuredResultV2, requestId: string): APIGatewayProxyStructuredResultV2 {
+  const headers = { ...(response.headers as Record<string, string>), 'x-request-id': requestId };
+  const body = response.body;
+  if ((response.statusCode ?? 200) < 400 || !body?.startsWith('{"success":false')) return { ...response, headers };
+  return { ...response, headers, body: JSON.stringify({ ...(JSON.parse(body) as object), request_id: requestId }) };
 }

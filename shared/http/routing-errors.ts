@@ -8,6 +8,9 @@ import type { RouteDefinition } from '../operations/operation.js';
 import { matchRoute, routes, type RouteMatch } from '../routes.js';
 import { errorResponse } from './errors.js';
 
+/** The `?action=` values the routes table takes (listed by an "Unknown action" answer). */
+const ACTIONS = routes.flatMap((route) => ('action' in route && route.action ? [route.action] : []));
+
 /** Why a request matches no operation. */
 export type RoutingRefusal = Exclude<RouteMatch['kind'], 'route'>;
 
@@ -17,7 +20,7 @@ export function routingError(refusal: RoutingRefusal, allow: readonly string[] =
     case 'not-found':
       return new NotFound('Not found');
     case 'unknown-action':
-      return new UnknownAction();
+      return new UnknownAction(ACTIONS.join(', '));
     case 'method-not-allowed':
       return new MethodNotAllowed(allow);
   }

@@ -6,23 +6,29 @@ import type { RouteDefinition } from '../operations/operation.js';
 import '../schemas/locale.js';
 
 /**
- * Parse input with a zod schema; a failure is a 400 whose message names the field and the rule
- * (e.g. `external_ref: Too big: expected string to have <=255 characters`). Any zod 4 schema, classic
- * or mini: the runtime schemas are zod/mini.
+ * Parse input with a zod schema; a failure is a 400 whose message names the field and says in plain
+ * words what is wrong with it (`external_ref: must be at most 255 characters`, `unknown field
+ * gameId`; the words: `schemas/locale.ts`), with that field as the error's `param`. Any zod 4
+ * schema, classic or mini: the runtime schemas are zod/mini.
  */
 export function parseWith<S extends z.$ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.output<S> {
   const result = safeParse(schema, input);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
+  const cause = result.error;
+  // An unknown field is named by itself: the message and the param are that field.
+  if (issue.code === 'unrecognized_keys') {
+    return refuse(issue.message, [...issue.path, issue.keys[0]!].map(String).join('.'), cause);
+  }
   const field = issue.path.map(String).join('.');
   // zod reports a missing field as a wrong type; only a field really absent is "required".
   const message = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'is required' : issue.message;
-  throw new InvalidInput(
-    field ? `${field}: ${message}` : where === 'body' && issue.code === 'invalid_type' ? 'Request body must be a JSON object' : message,
-    {
-      cause: result.error,
-    },
-  );
+  if (field) return refuse(`${field}: ${message}`, field, cause);
+  return refuse(where === 'body' && issue.code === 'invalid_type' ? 'Request body must be a JSON object' : message, undefined, cause);
+}
+
+function refuse(message: string, param: string | undefined, cause: unknown): never {
+  throw new InvalidInput(message, { cause, ...(param === undefined ? {} : { param }) });
 }
 
 /** The value at a path of the input (undefined where the path leaves it). */

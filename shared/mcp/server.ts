@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { Forbidden, isRequestRefusal } from '../domain/errors.js';
 import type { McpScope } from '../domain/mcp-scopes.js';
-import { API_VERSION } from '../schemas/openapi.js';
+import { API_VERSION } from '../operations/operation.js';
 import type { RequestMeter } from './metering.js';
 import type { McpTool, ToolContext } from './tool.js';
 import { TOOLS } from './tools/index.js';

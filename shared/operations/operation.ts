@@ -99,6 +99,9 @@ export function defineOperation<const D extends RouteDefinition>(definition: D):
   return definition;
 }
 
+/** Version of the public interface (spec: Versioning): the OpenAPI `info.version`, the MCP server's, the health check's. */
+export const API_VERSION = '1.0.0';
+
 /** The shared path that multiplexes operations with `?action=`. */
 export const API_PATH = '/api/org-api-keys';
 
@@ -109,4 +112,23 @@ export const API_PATH = '/api/org-api-keys';
  */
 export function originPath(route: Pick<RouteDefinition, 'path' | 'operation'>): string {
   return route.path === API_PATH ? `${API_PATH}/${route.operation}` : route.path;
+}
+
+/** A public form of an operation's address: a path, and the `?action=` value it takes there (none: absent). */
+export interface PublicForm {
+  readonly path: string;
+  readonly action: string | undefined;
+}
+
+/**
+ * The addresses a client may call an operation at: its path (with its `?action=`), and for a
+ * `?action=` operation also its own path (`/api/org-api-keys/create-session`, its origin path),
+ * with no `?action=` or its own. The `?action=` form is the spec's contract; the own path is the
+ * one the OpenAPI document gives, since OpenAPI paths cannot carry a query (docs/decisions.md#interface-description).
+ */
+export function publicForms(route: Pick<RouteDefinition, 'path' | 'operation' | 'action'>): readonly PublicForm[] {
+  const main = { path: route.path, action: route.action };
+  if (!route.action) return [main];
+  const own = originPath(route);
+  return [main, { path: own, action: undefined }, { path: own, action: route.action }];
 }

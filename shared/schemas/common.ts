@@ -31,7 +31,8 @@ export const SessionToken = withMeta(
     z.string().check(z.regex(UUID, 'must be a UUID')),
     z.transform((s) => s.toLowerCase()),
   ),
-  { format: 'uuid', example: '3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b' },
+  // `type` spelled out: a transform has no JSON Schema type of its own (an answer's token would be untyped).
+  { type: 'string', format: 'uuid', example: '3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b' },
 );
 
 /** ISO 8601 UTC date-time with milliseconds, as every response gives it. */
@@ -42,5 +43,18 @@ export function envelope<T extends z.core.SomeType>(data: T) {
   return z.object({ success: z.literal(true), data });
 }
 
-/** The error envelope. */
-export const ErrorEnvelope = z.object({ success: z.literal(false), error: z.string() });
+/**
+ * The error envelope: the spec's `success` and `error`, and beside them what a client programs
+ * against (docs/errors.md, docs/decisions.md#error-codes). `codes`: THE error table's.
+ */
+export function errorEnvelope(codes: readonly [string, ...string[]]) {
+  return z.object({
+    success: z.literal(false),
+    error: withMeta(z.string(), { description: 'What went wrong, in a sentence for people (it may be reworded: branch on `code`).' }),
+    code: withMeta(z.enum(codes), { description: 'Stable code of the refusal (docs/errors.md).', example: 'invalid_input' }),
+    param: withMeta(z.optional(z.string()), { description: 'The request field at fault, when one is.', example: 'game_id' }),
+    request_id: withMeta(z.string(), {
+      description: 'The request’s id, equal to the `x-request-id` header (absent only on the edge firewall’s 429).',
+    }),
+  });
+}

@@ -61,7 +61,7 @@ const ifGiven = <T extends z.ZodMiniType>(schema: T) =>
 export const ListKeysQuery = z.object({ org_id: QueryId });
 
 export const CreateKeyBody = withMeta(
-  z.object({
+  z.strictObject({
     org_id: Id,
     name: Name,
     description: withDefault(Description, null),
@@ -72,13 +72,15 @@ export const CreateKeyBody = withMeta(
     expires_at: withDefault(ExpiresAt, null),
     mcp_scopes: withDefault(McpScopes, []),
   }),
-  { id: 'CreateApiKeyRequest' },
+  // Inline in the document, not a component: generators (openapi-typescript) treat a component's
+  // defaulted fields as required, but not a request body's own.
+  { description: 'The new API key: org and name required; every other field has its default.' },
 );
 export type CreateKeyBody = z.output<typeof CreateKeyBody>;
 
 export const UpdateKeyBody = withMeta(
   z
-    .object({
+    .strictObject({
       id: Id,
       org_id: Id,
       is_active: withMeta(ifGiven(z.boolean()), {
@@ -112,7 +114,7 @@ export const DeleteKeyQuery = z.object({ id: QueryId, org_id: QueryId });
 const MAX_GRACE_MINUTES = 10_080;
 
 export const RotateKeyBody = withMeta(
-  z.object({
+  z.strictObject({
     id: Id,
     org_id: Id,
     grace_period_minutes: withMeta(z.int().check(z.minimum(0), z.maximum(MAX_GRACE_MINUTES)), {

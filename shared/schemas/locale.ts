@@ -1,13 +1,71 @@
 /**
- * zod's English messages, set once for the whole process. The runtime schemas use `zod/mini`
- * (tree-shakeable: some 65 KB less than classic zod in a function bundle), which, unlike
- * classic zod, loads no locale: without this, every issue would read "Invalid input" and the 400
- * messages (`external_ref: Too big: expected string to have <=255 characters`) would lose their rule.
- * Imported for its effect by `common.ts` (so by every schema module), `env.ts` and the parser
- * (`http/validation.ts`): it has run before any parse. The named import from `zod/locales` keeps English only (`z.locales` would pull in all of
- * them, some 260 KB).
+ * zod's messages in the service's own plain words, set once for the whole process: what a 400 says
+ * after the field's name (`external_ref: must be at most 255 characters`, `game_id: must be an
+ * integer`), never the validator's vocabulary ("expected record", "received number"). The runtime
+ * schemas use `zod/mini`, which loads no locale of its own; this replaces zod's English locale
+ * (`zod/locales`), which bundles no longer carry. Imported for its effect by `common.ts` (so by
+ * every schema module), `env.ts` and the parser (`http/validation.ts`): it has run before any parse.
+ * A check's own message (`must be a UUID`) takes precedence over these.
  */
 import { config } from 'zod/mini';
-import { en } from 'zod/locales';
+import type * as z from 'zod/v4/core';
 
-config(en());
+/** A type zod expected, as a sentence says it. */
+const TYPES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'a JSON object',
+  record: 'a JSON object',
+  array: 'a list',
+  tuple: 'a list',
+  null: 'null',
+};
+
+/** String formats as a sentence names them. */
+const FORMATS: Record<string, string> = {
+  datetime: 'must be an ISO 8601 date-time with a time zone (2027-01-01T00:00:00Z)',
+  uuid: 'must be a UUID',
+  url: 'must be a URL',
+};
+
+/** Size limits by what is measured: a string's characters, a list's items. */
+const UNITS: Record<string, string> = { string: ' characters', array: ' items', set: ' items', file: ' bytes' };
+
+/** A limit as words: `at most 255 characters`, `less than 10`. */
+function bound(exact: boolean | undefined, inclusive: boolean | undefined, most: boolean, value: number | bigint, origin: string): string {
+  const words = exact ? 'exactly' : inclusive === false ? (most ? 'less than' : 'more than') : most ? 'at most' : 'at least';
+  return `${words} ${String(value)}${UNITS[origin] ?? ''}`;
+}
+
+/** Sizes state what is allowed: `must be at most 255 characters`, `must have at least 1 items` reads as `must not be empty`. */
+function size(issue: z.$ZodIssueTooBig | z.$ZodIssueTooSmall): string {
+  const most = issue.code === 'too_big';
+  const value = most ? issue.maximum : (issue as z.$ZodIssueTooSmall).minimum;
+  if (!most && Number(value) === 1 && UNITS[issue.origin] && issue.inclusive !== false) return 'must not be empty';
+  return `must be ${bound(issue.exact, issue.inclusive, most, value, issue.origin)}`;
+}
+
+/** The plain-words message of an issue (the field's name is put before it by the parser). */
+function plainMessage(issue: z.$ZodRawIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `must be ${TYPES[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.join(', ')}`;
+    case 'too_big':
+    case 'too_small':
+      return size(issue as z.$ZodIssueTooBig | z.$ZodIssueTooSmall);
+    case 'invalid_format':
+      return FORMATS[issue.format] ?? 'does not have the expected form';
+    case 'not_multiple_of':
+      return `must be a multiple of ${issue.divisor}`;
+    case 'unrecognized_keys':
+      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
+    default:
+      return 'is not valid';
+  }
+}
+
+config({ localeError: plainMessage });

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { Id, SessionToken, withMeta } from './common.js';
+import './session-docs.js';
 import { CreatedSession, CreateSessionFields, SessionView } from './sessions.js';
 
 /** One JSON-RPC 2.0 message (request or notification) of the MCP Streamable HTTP transport. */
@@ -79,19 +80,22 @@ const someChange = z.refine<{ name?: string | undefined; require_session_token?:
   { message: 'give name or require_session_token (or both)' },
 );
 
+const GameId = withMeta(Id, { description: 'The game’s id (list_games lists them).' });
+const StreamId = withMeta(Id, { description: 'The stream’s id (list_streams lists them).' });
+
 /** The schemas of the game tools and of the stream tools. */
 export const PlayableSchemas = {
   game: {
     view: z.object({ game_id: Id, ...PlayableFields }),
     list: z.object({ games: z.array(z.object({ game_id: Id, ...PlayableFields })) }),
-    get: z.object({ game_id: Id }),
-    update: z.object({ game_id: Id, ...PlayableChanges }).check(someChange),
+    get: z.object({ game_id: GameId }),
+    update: z.object({ game_id: GameId, ...PlayableChanges }).check(someChange),
   },
   stream: {
     view: z.object({ stream_id: Id, ...PlayableFields }),
     list: z.object({ streams: z.array(z.object({ stream_id: Id, ...PlayableFields })) }),
-    get: z.object({ stream_id: Id }),
-    update: z.object({ stream_id: Id, ...PlayableChanges }).check(someChange),
+    get: z.object({ stream_id: StreamId }),
+    update: z.object({ stream_id: StreamId, ...PlayableChanges }).check(someChange),
   },
 } as const;
 

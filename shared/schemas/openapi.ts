@@ -1,22 +1,25 @@
 /**
  * The OpenAPI 3.1 document of the service, generated from THE routes table: each operation's
- * declaration and its zod schemas (the very ones that validate requests), never written by hand. `GET /api/openapi.json` serves
- * it; `npm run openapi` writes it to `docs/openapi.json`, which a test keeps current.
+ * declaration and its zod schemas (the very ones that validate requests), never written by hand.
+ * `npm run openapi` writes it to `docs/openapi.json`, which a test keeps current and
+ * `GET /api/openapi.json` serves (`functions/openapi.ts`).
  *
- * OpenAPI allows one operation per path and method, but the interface multiplexes several on
- * `/api/org-api-keys` with `?action=`; those are keyed `/api/org-api-keys?action=<name>`, with
- * `action` also declared as a required query parameter.
+ * OpenAPI allows one operation per path and method, and no query in a path, but the interface
+ * multiplexes several operations on `/api/org-api-keys` with `?action=`. Each of those is also
+ * served at a path of its own (`/api/org-api-keys/create-session`: `publicForms()`), which the
+ * document gives, so that generated clients call it as it is; the `?action=` form, the spec's
+ * contract, is described in the operation's description (docs/decisions.md#interface-description).
  */
 import * as z from 'zod/mini';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
-import type { RouteDefinition } from '../operations/operation.js';
+import { API_PATH, API_VERSION, originPath, type RouteDefinition } from '../operations/operation.js';
 import { routes } from '../routes.js';
-import { envelope, ErrorEnvelope, withMeta } from './common.js';
-
-/** Version of the interface (spec: Versioning). */
-export const API_VERSION = '1.0.0';
+import { errorTable } from '../domain/errors.js';
+import { envelope, errorEnvelope, withMeta } from './common.js';
+import './session-docs.js';
 
 const ERROR_TEXTS: Record<number, string> = {
+  414: 'Query string over 2,048 bytes',
   400: 'Missing or invalid parameters (the message names the field)',
   401: 'Missing, invalid, revoked or expired credential',
   403: 'No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list',
@@ -26,9 +29,11 @@ const ERROR_TEXTS: Record<number, string> = {
   413: 'Request body over 64 KiB',
   422: 'Idempotency-Key already used with a different request body',
   429: 'Rate limit exceeded (Retry-After tells when to retry)',
+  503: 'Service busy or its database unreachable (Retry-After tells when to retry)',
 };
 
-const ErrorResponse = withMeta(ErrorEnvelope, { id: 'ErrorResponse' });
+const CODES = [...new Set(Object.values(errorTable).map(([, code]) => code))] as [string, ...string[]];
+const ErrorResponse = withMeta(errorEnvelope(CODES), { id: 'ErrorResponse' });
 
 /** The challenge of every 401 (`shared/http/api.ts`, `challenge`), by the credential the route takes. */
 const Challenge = {
@@ -50,19 +55,11 @@ const RateLimitHeaders = z.object({
   ratelimit: withMeta(z.string(), { description: 'The window closest to exhaustion: `"minute";r=59;t=42`' }),
 });
 
-let built: ReturnType<typeof createDocument> | undefined;
-
-/** The document (built once per container). */
-export function openApiDocument(): ReturnType<typeof createDocument> {
-  built ??= buildDocument();
-  return built;
-}
-
 /** Build the document from the routes table. */
 export function buildDocument(table: readonly RouteDefinition[] = routes): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of table) {
-    const key = route.action ? `${route.path}?action=${route.action}` : route.path;
+    const key = originPath(route) !== route.path && route.action ? originPath(route) : route.path;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
     paths[key] = { ...paths[key], [method]: operation(route) };
   }
@@ -75,8 +72,19 @@ export function buildDocument(table: readonly RouteDefinition[] = routes): Retur
         description:
           'Single-use session tokens for games and streams, minted by partner servers with an API key, ' +
           'validated and consumed by play pages; API keys managed by organization admins with a bearer JWT. ' +
-          'Every JSON answer is `{success: true, data}` or `{success: false, error}`.',
+          'Every JSON answer is `{success: true, data}` or `{success: false, error, code, param, request_id}` ' +
+          '(`code` stable: docs/errors.md). Operations selected with `?action=` on `/api/org-api-keys` are listed at their own ' +
+          'paths (`/api/org-api-keys/create-session`), which serve them the same; the `?action=` form stays the contract.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      servers: [
+        {
+          url: '{base_url}',
+          description:
+            'The deployment’s public base URL (its CloudFront address or custom domain); `npm start` serves http://localhost:3000',
+          variables: { base_url: { default: 'http://localhost:3000', description: 'Scheme, host and port, no trailing slash' } },
+        },
+      ],
       components: {
         securitySchemes: {
           apiKey: {
@@ -99,6 +107,9 @@ export function buildDocument(table: readonly RouteDefinition[] = routes): Retur
       // Answers may gain fields within 1.x (additive changes): do not promise there are no others.
       override: ({ jsonSchema, io }) => {
         if (io === 'output' && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+        // Any value (a record of unknown): said as `true`, which generators and strict validators read plainly.
+        const extra = jsonSchema.additionalProperties;
+        if (extra && typeof extra === 'object' && Object.keys(extra).length === 0) jsonSchema.additionalProperties = true;
       },
     },
   );
@@ -107,11 +118,12 @@ export function buildDocument(table: readonly RouteDefinition[] = routes): Retur
 /** The document's entry of one operation; one without a response schema (an HTML page) by its summary alone. */
 function operation(route: RouteDefinition): ZodOpenApiOperationObject {
   const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
-  const query = route.action ? z.object({ action: z.literal(route.action), ...(route.query?._zod.def.shape ?? {}) }) : route.query;
+  const query = route.query;
   return {
     operationId: route.operation,
     summary: route.summary,
-    ...(route.auth === 'apiKey' ? { security: [{ apiKey: [] }] } : route.auth === 'bearer' ? { security: [{ bearer: [] }] } : {}),
+    ...(route.action ? { description: actionForm(route) } : {}),
+    security: route.auth === 'none' ? [] : [{ [route.auth]: [] }],
     ...(query || pathParams.length || route.headers
       ? {
           requestParams: {
@@ -124,6 +136,15 @@ function operation(route: RouteDefinition): ZodOpenApiOperationObject {
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: { '200': success(route), ...errorResponses(route) },
   };
+}
+
+/** The spec's form of an operation listed at its own path: the same operation, on the shared path with `?action=`. */
+function actionForm(route: RouteDefinition): string {
+  const query = route.method === 'GET' ? `?action=${route.action}&…` : `?action=${route.action}`;
+  return (
+    `Also served, identically, as \`${route.method} ${API_PATH}${query}\` (the interface's contract; this path is the same ` +
+    `operation without the query parameter, for generated clients).`
+  );
 }
 
 /** The success answer: its headers (rate limits on key routes) and its body, enveloped unless the operation answers otherwise. */
@@ -142,6 +163,10 @@ function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiRespon
   const statuses = new Set<number>([
     ...(route.body || route.query || route.action ? [400] : []),
     ...(route.body ? [413] : []),
+    // Every function refuses a query string over its cap (`shared/http/limits.ts`).
+    414,
+    // A path parameter may name nothing (the pages: an unknown game or stream).
+    ...(route.path.includes('{') ? [404] : []),
     ...(route.auth === 'none' ? [] : [401, 403]),
     ...(route.auth === 'apiKey' ? [429] : []),
     ...(route.errors ?? []),
@@ -155,7 +180,7 @@ function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiRespon
         {
           description: ERROR_TEXTS[status] ?? 'Error',
           ...(status === 401 && auth !== 'none' ? { headers: Challenge[auth] } : {}),
-          content: { 'application/json': { schema: ErrorResponse } },
+          ...(route.response ? { content: { 'application/json': { schema: ErrorResponse } } } : {}),
         },
       ]),
   );

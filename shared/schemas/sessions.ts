@@ -17,6 +17,18 @@ function allFinite(value: unknown): boolean {
   return Object.values(value).every(allFinite);
 }
 
+/**
+ * Any JSON object (a record of unknown values), stated as `additionalProperties: true`: zod's
+ * empty schema `{}` for "any value" is what strict schema checkers (the MCP Inspector) warn about.
+ */
+const JsonObject = withMeta(z.record(z.string(), z.unknown()), { additionalProperties: true });
+
+/**
+ * A text that may be null, as at most 255 characters: the bound keeps zod from writing the type
+ * list `type: ["string", "null"]` (which strict MCP clients warn about) instead of an `anyOf`.
+ */
+const NullableRef = z.nullable(z.string().check(z.maxLength(255)));
+
 const Metadata = withMeta(
   z.record(z.string(), z.unknown()).check(
     // A number too large for a double (`1e400`) parses as Infinity, which JSON would store as null.
@@ -25,7 +37,7 @@ const Metadata = withMeta(
       message: `must serialize to at most ${METADATA_MAX_BYTES} bytes`,
     }),
   ),
-  { description: 'Arbitrary JSON object, at most 4,096 bytes serialized.' },
+  { description: 'Arbitrary JSON object, at most 4,096 bytes serialized.', additionalProperties: true },
 );
 
 /**
@@ -33,7 +45,8 @@ const Metadata = withMeta(
  * inline objects (a top-level `$ref` is not a valid tool `inputSchema`).
  */
 export const CreateSessionFields = z
-  .object({
+  .strictObject({
+    // Described for the documents (OpenAPI, MCP) in `session-docs.ts`: the functions' bundles do without.
     game_id: absentable(Id),
     stream_id: absentable(Id),
     external_ref: absentable(z.string().check(z.maxLength(255))),
@@ -58,18 +71,20 @@ export type CreateSessionBody = z.output<typeof CreateSessionBody>;
 
 export const ValidateSessionQuery = z.object({ token: SessionToken });
 
-export const ConsumeSessionBody = withMeta(z.object({ token: SessionToken, player_uuid: absentable(z.string().check(z.maxLength(255))) }), {
-  id: 'ConsumeSessionRequest',
-});
+export const ConsumeSessionBody = withMeta(
+  z.strictObject({ token: SessionToken, player_uuid: absentable(z.string().check(z.maxLength(255))) }),
+  {
+    id: 'ConsumeSessionRequest',
+  },
+);
 
-export const RevokeSessionBody = withMeta(z.object({ token: SessionToken }), { id: 'RevokeSessionRequest' });
+export const RevokeSessionBody = withMeta(z.strictObject({ token: SessionToken }), { id: 'RevokeSessionRequest' });
 
 const Ids = { game_id: z.nullable(Id), stream_id: z.nullable(Id) };
 
-export const CreatedSession = withMeta(
-  z.object({ token: SessionToken, ...Ids, expires_at: Timestamp, external_ref: z.nullable(z.string()) }),
-  { id: 'CreatedSession' },
-);
+export const CreatedSession = withMeta(z.object({ token: SessionToken, ...Ids, expires_at: Timestamp, external_ref: NullableRef }), {
+  id: 'CreatedSession',
+});
 
 export const SessionView = withMeta(
   z.object({
@@ -77,8 +92,8 @@ export const SessionView = withMeta(
     status: z.enum(['active', 'consumed', 'expired', 'revoked']),
     ...Ids,
     expires_at: Timestamp,
-    external_ref: z.nullable(z.string()),
-    metadata: z.nullable(z.record(z.string(), z.unknown())),
+    external_ref: NullableRef,
+    metadata: z.nullable(JsonObject),
   }),
   { id: 'SessionView' },
 );
@@ -88,8 +103,8 @@ export const ConsumedSession = withMeta(
     session_id: Id,
     org_id: Id,
     ...Ids,
-    external_ref: z.nullable(z.string()),
-    metadata: z.nullable(z.record(z.string(), z.unknown())),
+    external_ref: NullableRef,
+    metadata: z.nullable(JsonObject),
   }),
   { id: 'ConsumedSession' },
 );

@@ -6,7 +6,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { runInNewContext } from 'node:vm';
 import { EDGE_FUNCTION_MAX_BYTES, edgeRewriteSource } from '../../infra/edge-rewrite.js';
-import { errorResponse } from '../../shared/http/errors.js';
+import { errorResponse, withRequestId } from '../../shared/http/errors.js';
 import { allowedMethods, routingError, routingErrors } from '../../shared/http/routing-errors.js';
 import { API_PATH, originPath, type RouteDefinition } from '../../shared/operations/operation.js';
 import { matchRoute, routes as routeTable } from '../../shared/routes.js';
@@ -78,8 +78,21 @@ describe('requests that match no operation are answered at the edge like the loc
       expect(result).toEqual({
         statusCode: 400,
         statusDescription: routingErrors['unknown-action'].error,
-        headers: { 'content-type': { value: 'application/json; charset=utf-8' }, 'cache-control': { value: 'no-store' } },
-        body: { encoding: 'text', data: JSON.stringify({ success: false, error: routingErrors['unknown-action'].error }) },
+        headers: {
+          'content-type': { value: 'application/json; charset=utf-8' },
+          'cache-control': { value: 'no-store' },
+          'x-request-id': { value: 'test' },
+        },
+        body: {
+          encoding: 'text',
+          data: JSON.stringify({
+            success: false,
+            error: routingErrors['unknown-action'].error,
+            code: 'unknown_action',
+            param: 'action',
+            request_id: 'test',
+          }),
+        },
       });
     }
   });
@@ -105,8 +118,11 @@ describe('requests that match no operation are answered at the edge like the loc
     }
   });
 
-  test('a path outside the table (or an origin path called directly): 404', () => {
-    for (const uri of ['/', '/nope', `${API_PATH}/extra`, ...routes.filter((r) => r.path === API_PATH).map(originPath)]) {
+  test('a path outside the table (or the origin path of an operation without ?action= called directly): 404', () => {
+    // An `?action=` operation's origin path is public too (issue 18: its own path, which OpenAPI gives).
+    const internal = routes.filter((r) => r.path === API_PATH && !r.action).map(originPath);
+    expect(internal.length).toBeGreaterThan(0);
+    for (const uri of ['/', '/nope', `${API_PATH}/extra`, ...internal]) {
       expect(outcome(handler(viewerRequest('GET', uri)))).toEqual({ statusCode: 404, error: routingErrors['not-found'].error });
     }
   });
@@ -166,7 +182,7 @@ test('every 405 at the edge carries Allow, listing what allowedMethods lists for
 
 test('the edge answers exactly as the functions’ error renderer: the same headers, the same body', () => {
   const result = handler(viewerRequest('GET', '/nope'));
-  const rendered = errorResponse(routingError('not-found'));
+  const rendered = withRequestId(errorResponse(routingError('not-found')), 'test');
   expect(result).toEqual({
     statusCode: rendered.statusCode,
     statusDescription: 'Not found',

@@ -183,7 +183,12 @@ describe('through the Parameters and Secrets extension', () => {
       expect.objectContaining({ level: 'INFO', message: 'request', operation: 'validate-session', status: 403 }),
     );
     expect(refused.statusCode).toBe(403);
-    expect(JSON.parse(refused.body!)).toEqual({ success: false, error: expect.stringMatching(/public endpoint/) });
+    expect(JSON.parse(refused.body!)).toEqual({
+      success: false,
+      error: expect.stringMatching(/public endpoint/),
+      code: 'forbidden',
+      request_id: refused.headers!['x-request-id'],
+    });
 
     // Past the guard, the operation answers for itself: a malformed token is its 400, before any read.
     const [passed] = await capturingStdout(() => call(event({ [ORIGIN_VERIFY_HEADER]: CURRENT }, { token: 'not-a-uuid' })));

@@ -386,3 +386,29 @@ describe('cdk-nag', () => {
 test('construct ids of functions are stable names derived from the routes table', () => {
   for (const name of fnNames) expect(s.stack.functions.functions.get(name)!.node.id).toBe(pascalCase(name));
 });
+
+describe('health (issue 18)', () => {
+  test('its own function, route GET /api/health on it, and only GetItem on the catalog table', () => {
+    expect(fnNames).toContain('health');
+    const route = resourcesOf(s.json, 'AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === 'GET /api/health');
+    expect(route).toBeDefined();
+    const integration = s.json.Resources[[...referencedIds(route![1].Properties.Target)][0]!]!;
+    expect(referencedIds(integration.Properties.IntegrationUri)).toEqual(new Set([fnId('health')]));
+    const roleId = logicalId(s.stack, s.stack.functions.functions.get('health')!.role as never);
+    const statements = resourcesOf(s.json, 'AWS::IAM::Policy')
+      .filter(([, p]) => referencedIds(p.Properties.Roles).has(roleId))
+      .flatMap(([, p]) => asList(p.Properties.PolicyDocument.Statement) as { Action: string | string[]; Resource: unknown }[]);
+    const dynamo = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.map((st) => asList(st.Action))).toEqual([['dynamodb:GetItem']]);
+    expect([...referencedIds(dynamo[0]!.Resource)]).toEqual([tableId('catalog')]);
+  });
+
+  test('its environment: the catalog table and the build version, no secret', () => {
+    const synthesized = synthesize({ buildVersion: 'a1b2c3d' });
+    const id = logicalId(synthesized.stack, synthesized.stack.functions.functions.get('health')!);
+    const variables = synthesized.json.Resources[id]!.Properties.Environment.Variables as Record<string, unknown>;
+    expect(variables.BUILD_VERSION).toBe('a1b2c3d');
+    expect(Object.keys(variables)).toContain('CATALOG_TABLE');
+    for (const secret of ['PLAY_COOKIE_SECRET', 'SESSION_ID_KEY', 'JWT_ISSUER']) expect(Object.keys(variables)).not.toContain(secret);
+  });
+});

@@ -99,10 +99,18 @@ describe('create-session: success', () => {
     await expectLifetime({ game_id: 101, expires_in_minutes: null }, 1440);
   });
 
-  test('unknown body fields are ignored', async () => {
+  test('unknown body fields are refused by name (issue 18: a misspelt field must not be ignored); the org comes from the key', async () => {
     const reply = await api.create({ game_id: 101, color: 'blue', org_id: 2 });
-    expect(reply.status).toBe(200);
-    const consumed = await api.consume({ token: reply.body.data.token });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      success: false,
+      error: 'unknown fields color, org_id',
+      code: 'invalid_input',
+      param: 'color',
+      request_id: reply.headers.get('x-request-id'),
+    });
+    const minted = await api.create({ game_id: 101 });
+    const consumed = await api.consume({ token: minted.body.data.token });
     expect(consumed.body.data.org_id).toBe(1);
   });
 

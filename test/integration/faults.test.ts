@@ -334,7 +334,8 @@ async function checkAnswer(
       expect({ label, status: reply.status }).toEqual({ label, status: 503 });
       expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
     }
-    if (typeof reply.body === 'object') expect(reply.body).toEqual({ success: false, error: expect.any(String) });
+    if (typeof reply.body === 'object')
+      expect(reply.body).toEqual({ success: false, error: expect.any(String), code: expect.any(String), request_id: expect.any(String) });
     else expect(reply.headers.get('content-type')).toMatch(/^text\/html/);
   }
   // The audit never claims another outcome than the client's. Only when the correction of the
@@ -412,7 +413,12 @@ describe('the retry policy', () => {
     const reply = await api(k).create({ game_id: 101 });
     expect(counted(faults.disarm())).toMatchObject({ failedAttempts: 3, attempts: 3 });
     expect(reply.status).toBe(503);
-    expect(reply.body).toEqual({ success: false, error: 'Service busy, retry shortly' });
+    expect(reply.body).toEqual({
+      success: false,
+      error: 'Service busy, retry shortly',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect(reply.headers.get('retry-after')).toBe('1');
     expect(await tokensOfKey(stack, k.record.id)).toEqual([]);
   });

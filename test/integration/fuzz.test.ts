@@ -97,6 +97,22 @@ afterAll(async () => {
   await stack.stop();
 });
 
+/**
+ * The error envelope (issue 18): the spec's `success: false` and `error`, and beside them only
+ * `code`, `request_id` (equal to the `x-request-id` header) and, when a field is at fault, `param`.
+ */
+function isErrorBody(body: Record<string, unknown>, requestId: string | null): boolean {
+  const keys = Object.keys(body).sort().join();
+  return (
+    (keys === 'code,error,request_id,success' || keys === 'code,error,param,request_id,success') &&
+    body.success === false &&
+    typeof body.error === 'string' &&
+    typeof body.code === 'string' &&
+    body.request_id === requestId &&
+    (body.param === undefined || typeof body.param === 'string')
+  );
+}
+
 /** Send one generated request and check what every answer must be. */
 async function send(request: FuzzRequest): Promise<void> {
   const headers = new Headers();
@@ -117,13 +133,14 @@ async function send(request: FuzzRequest): Promise<void> {
   const isEnvelope =
     typeof body === 'object' &&
     body !== null &&
-    (reply.status >= 400
-      ? Object.keys(body).sort().join() === 'error,success' && body.success === false && typeof body.error === 'string'
-      : body.success === true && 'data' in body);
+    (reply.status >= 400 ? isErrorBody(body, reply.headers.get('x-request-id')) : body.success === true && 'data' in body);
   // MCP answers in its own wire format once the bundle lets a message through: JSON-RPC (202 and no body for a notification).
   const isMcpAnswer =
     request.path === MCP_PATH && (reply.status === 202 ? body === '' : typeof body === 'object' && body !== null && body.jsonrpc === '2.0');
   if (!isEnvelope && !isMcpAnswer) throw new Error(`neither the envelope nor an MCP answer: ${where}`);
+  if (typeof body === 'object' && reply.status >= 400 && 'param' in body && !String(body.error).includes(String(body.param))) {
+    throw new Error(`param not named by the message: ${where}`);
+  }
 }
 
 /** Run a property of `runs` generated requests, then check that the tables changed only as accepted requests explain. */

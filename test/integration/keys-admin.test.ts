@@ -231,7 +231,11 @@ describe('update', () => {
     const { id } = await newKey();
     const res = await admin.update({ id, org_id: 1, isActive: false });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatch(/at least one property to change/);
+    // Issue 18: the misspelt property itself is named.
+    expect([res.body.error, res.body.param]).toEqual(['unknown field isActive', 'isActive']);
+    const nothing = await admin.update({ id, org_id: 1 });
+    expect(nothing.status).toBe(400);
+    expect(nothing.body.error).toMatch(/at least one property to change/);
     const listed = (await admin.list(1)).body.data.find((k: any) => k.id === id);
     expect(listed.is_active).toBe(true);
   });
@@ -239,7 +243,12 @@ describe('update', () => {
   test('an unknown id in the org is 404', async () => {
     const res = await admin.update({ id: 999_999, org_id: 1, is_active: false });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: expect.stringContaining('not found') });
+    expect(res.body).toEqual({
+      success: false,
+      error: expect.stringContaining('not found'),
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 });
 
@@ -266,7 +275,12 @@ describe('immediate effect on create-session', () => {
     expect(revoked.body.data.is_active).toBe(false);
     const refused = await createSession(key);
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ success: false, error: 'API key has been revoked' });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'API key has been revoked',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
 
     // Tokens minted before the revocation still validate and consume.
     const token = before.body.data.token;
@@ -284,7 +298,7 @@ describe('immediate effect on create-session', () => {
     expect((await admin.remove(id, 1)).status).toBe(200);
     const refused = await createSession(key);
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ success: false, error: 'Invalid API key' });
+    expect(refused.body).toEqual({ success: false, error: 'Invalid API key', code: expect.any(String), request_id: expect.any(String) });
   });
 
   test('expires_at a few seconds ahead: works until then, 401 from its expiry on', async () => {
@@ -295,7 +309,12 @@ describe('immediate effect on create-session', () => {
     stack.clock.advance(1_000);
     const refused = await createSession(key);
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ success: false, error: 'API key has expired' });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'API key has expired',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   test('a new expiry set by update applies at once; clearing it brings the key back', async () => {

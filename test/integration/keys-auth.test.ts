@@ -181,7 +181,7 @@ describe('bearer authentication: the JWT attack matrix', () => {
     const authorization = await forge();
     const res = await listWith(authorization);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: expect.any(String) });
+    expect(res.body).toEqual({ success: false, error: expect.any(String), code: expect.any(String), request_id: expect.any(String) });
     expect(res.body.error).toMatch(reason);
     const token = authorization?.replace(/^\S+\s*/, '') ?? '';
     for (const part of token.split('.').filter((p) => p.length >= 8)) {
@@ -203,9 +203,14 @@ describe('bearer authentication: the JWT attack matrix', () => {
       stack.request(`${api}?id=1&org_id=1`, { method: 'DELETE' }),
       stack.request(`${api}?action=audit-log&org_id=1`),
     ];
-    for (const res of await Promise.all(calls)) {
+    for (const [i, res] of (await Promise.all(calls)).entries()) {
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ success: false, error: 'Missing bearer token (Authorization header)' });
+      // Issue 18: a POST without ?action= (create-key) also says how a session is minted.
+      const error =
+        i === 1
+          ? expect.stringMatching(/^POST \/api\/org-api-keys without \?action= creates an API key .*\?action=create-session/)
+          : 'Missing bearer token (Authorization header)';
+      expect(res.body).toEqual({ success: false, error, code: 'unauthenticated', request_id: res.headers.get('x-request-id') });
     }
     // The demo key was not touched by the PATCH.
     expect((await admin.list(1)).body.data.find((k: any) => k.id === 1).is_active).toBe(true);
@@ -274,7 +279,12 @@ describe('authorization from the catalog: roles and tiers', () => {
       await admin.audit({ org_id: orgId }, subject),
     ]) {
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ success: false, error: 'Business tier or higher required' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'Business tier or higher required',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
     }
     // An org below Business can always see and shut off its keys (key 1 is another org's: 404).
     expect((await admin.list(orgId, subject)).status).toBe(200);

@@ -88,7 +88,12 @@ describe('BOLA matrix across the three demo orgs', () => {
     const before = await keysTable();
     const res = await call(op, actor, ownOrg, keyOf[keyOrg]!);
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: `API key ${keyOf[keyOrg]} not found in organization ${ownOrg}` });
+    expect(res.body).toEqual({
+      success: false,
+      error: `API key ${keyOf[keyOrg]} not found in organization ${ownOrg}`,
+      code: 'not_found',
+      request_id: expect.any(String),
+    });
     expect(await keysTable()).toEqual(before);
   });
 

@@ -136,7 +136,12 @@ describe('rotate-key', () => {
     const before = await keysTable();
     const again = await rotate(old.id, 10);
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ success: false, error: expect.stringMatching(/already been rotated/) });
+    expect(again.body).toEqual({
+      success: false,
+      error: expect.stringMatching(/already been rotated/),
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect(await keysTable()).toEqual(before);
   });
 

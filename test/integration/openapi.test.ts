@@ -3,8 +3,12 @@
  * GET /api/openapi.json, and committed as docs/openapi.json (stale file: run `npm run openapi`).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { OPENAPI_FILE, openApiFileText } from '../../infra/openapi.js';
+import { API_PATH, originPath } from '../../shared/operations/operation.js';
+import { errorTable } from '../../shared/domain/errors.js';
 import { routes } from '../../shared/routes.js';
 import { CreateKeyBody } from '../../shared/schemas/keys.js';
 import { buildDocument } from '../../shared/schemas/openapi.js';
@@ -40,9 +44,11 @@ describe('OpenAPI document', () => {
     for (const route of routes) {
       const found = operations.find((o) => o.id === route.operation)!;
       expect(found.method).toBe(route.method);
-      expect(found.path).toBe('action' in route && route.action ? `${route.path}?action=${route.action}` : route.path);
+      // Issue 18: an `?action=` operation at its own path (no query in an OpenAPI path); the `?action=` form in its description.
+      expect(found.path).toBe('action' in route && route.action ? originPath(route) : route.path);
       if ('action' in route && route.action) {
-        expect(found.op.parameters).toContainEqual(expect.objectContaining({ in: 'query', name: 'action', required: true }));
+        expect(found.op.description).toContain(`${route.method} ${API_PATH}?action=${route.action}`);
+        expect(found.op.parameters ?? []).not.toContainEqual(expect.objectContaining({ name: 'action' }));
       }
       const security = found.op.security ?? [];
       expect(security).toEqual(route.auth === 'none' ? [] : [{ [route.auth]: [] }]);
@@ -50,7 +56,8 @@ describe('OpenAPI document', () => {
   });
 
   test('the key-management schemas are the validating zod schemas, bounds included', () => {
-    const create = document.components.schemas.CreateApiKeyRequest;
+    // Inline in its operation (issue 18: generators take a component's defaulted fields as required).
+    const create = document.paths['/api/org-api-keys'].post.requestBody.content['application/json'].schema;
     expect(create.required).toEqual(['org_id', 'name']);
     expect(create.properties.name).toMatchObject({ minLength: 1, maxLength: 100 });
     expect(create.properties.rate_limit_per_minute).toMatchObject({ default: 60 });
@@ -62,6 +69,47 @@ describe('OpenAPI document', () => {
     expect(CreateKeyBody.safeParse({ org_id: 1, name: 'x', rate_limit_per_minute: 100_001 }).success).toBe(false);
     expect(Object.keys(document.components.schemas.ApiKey.properties)).not.toContain('key_hash');
     expect(document.components.schemas.CreatedApiKey.required).toContain('key');
+  });
+
+  test('generators can use it (issue 18): servers, security on every operation, a 4xx on every operation, every schema typed', () => {
+    expect(document.servers).toEqual([expect.objectContaining({ url: '{base_url}' })]);
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      expect(path).not.toContain('?');
+      for (const [method, op] of Object.entries(item)) {
+        expect([path, method, Array.isArray(op.security)]).toEqual([path, method, true]);
+        expect([path, method, Object.keys(op.responses).some((status) => /^4\d\d$/.test(status))]).toEqual([path, method, true]);
+      }
+    }
+    expect(document.components.schemas.CreatedSession.properties.token).toMatchObject({ type: 'string', format: 'uuid' });
+    const untyped: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (!node || typeof node !== 'object') return;
+      if (/\/(schema|properties\/[^/]+|items|anyOf\/\d+|schemas\/[^/]+)$/.test(at)) {
+        const keys = Object.keys(node);
+        if (!['type', '$ref', 'anyOf', 'oneOf', 'allOf', 'const', 'enum'].some((k) => keys.includes(k))) untyped.push(at);
+      }
+      for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+    };
+    walk(document, '');
+    expect(untyped).toEqual([]);
+  });
+
+  test('describes the error object: code (every code of the table), param, request_id', () => {
+    const error = document.components.schemas.ErrorResponse;
+    expect(error.required.sort()).toEqual(['code', 'error', 'request_id', 'success']);
+    expect(error.properties.code.enum.sort()).toEqual(
+      Object.values(errorTable)
+        .map(([, code]) => code)
+        .sort(),
+    );
+    expect(error.properties.param).toMatchObject({ type: 'string' });
+  });
+
+  test('Redocly lint with its recommended rules: no error, no warning', () => {
+    const cli = fileURLToPath(new URL('../../node_modules/@redocly/cli/bin/cli.js', import.meta.url));
+    const run = spawnSync(process.execPath, [cli, 'lint', '--format', 'json', OPENAPI_FILE], { encoding: 'utf8', timeout: 120_000 });
+    const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    expect([report.totals, report.problems]).toEqual([{ errors: 0, warnings: 0, ignored: 0 }, []]);
   });
 
   test('bearer and API-key security schemes are declared', () => {

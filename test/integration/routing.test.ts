@@ -33,7 +33,11 @@ describe('routing', () => {
       ...(method === 'POST' ? { body: '{"game_id":101}' } : {}),
     });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual(failure('Unknown action'));
+    expect(reply.body).toEqual(
+      failure(
+        'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log',
+      ),
+    );
   });
 
   test.each([

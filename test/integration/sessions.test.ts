@@ -42,7 +42,12 @@ describe('lifecycle', () => {
 
     const again = await consume(token);
     expect(again.status).toBe(410);
-    expect(again.body).toEqual({ success: false, error: 'Session is invalid, already consumed, or expired' });
+    expect(again.body).toEqual({
+      success: false,
+      error: 'Session is invalid, already consumed, or expired',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect((await validate(token)).body.data).toMatchObject({ valid: false, status: 'consumed' });
   });
 

@@ -60,7 +60,12 @@ describe('protocol', () => {
   test('a request without a credential is 401', async () => {
     const res = await postMcp(stack, INITIALIZE);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: 'Missing API key (x-api-key header)' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Missing API key (x-api-key header)',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   test.each([

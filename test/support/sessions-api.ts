@@ -1,4 +1,5 @@
 /** Calls of the session operations over HTTP, for the integration tests. */
+import { expect } from '@jest/globals';
 import type { Stack } from './local-stack.js';
 
 export const API = '/api/org-api-keys';
@@ -24,5 +25,10 @@ export function sessionsApi(stack: Stack, defaultKey: () => string) {
   };
 }
 
-/** The error envelope with this message. */
-export const failure = (error: string) => ({ success: false, error });
+/**
+ * The error envelope with this message, as a function answers it: the spec's `success` and `error`,
+ * and the fields issue 18 adds beside them (`code`, `request_id`; `param` when a field is at fault,
+ * which the exact-shape tests of test/integration/errors.test.ts check).
+ */
+export const failure = (error: string) =>
+  expect.objectContaining({ success: false, error, code: expect.any(String), request_id: expect.any(String) });

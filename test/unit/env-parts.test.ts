@@ -7,6 +7,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/compose/admin.js';
 import { overrideServices } from '../../shared/compose/base.js';
 import { idempotencyServices } from '../../shared/compose/idempotency.js';
+import { healthServices } from '../../shared/compose/health.js';
 import { mcpServices } from '../../shared/compose/mcp.js';
 import { playServices } from '../../shared/compose/play.js';
 import { sessionServices } from '../../shared/compose/sessions.js';
@@ -27,6 +28,7 @@ const SAMPLE: Record<EnvVar, string> = {
   JWT_MAX_LIFETIME_SECONDS: '86400',
   JWT_JWKS_URL: 'https://issuer.example/.well-known/jwks.json',
   JWT_JWKS: '{"keys":[]}',
+  BUILD_VERSION: 'a1b2c3d',
   DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
   ORIGIN_VERIFY_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin',
   MCP_ALLOWED_ORIGINS: 'https://agent.example',
@@ -46,6 +48,7 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   admin: adminServices,
   mcp: mcpServices,
   play: playServices,
+  health: healthServices,
 };
 
 const saved = { ...process.env };

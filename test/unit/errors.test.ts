@@ -7,7 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as errors from '../../shared/domain/errors.js';
-import { DomainError, errorStatus, isRequestRefusal, Overloaded, RateLimited } from '../../shared/domain/errors.js';
+import { DomainError, errorStatus, errorTable, isRequestRefusal, Overloaded, RateLimited } from '../../shared/domain/errors.js';
 import { refusalError, type PlayRefusal } from '../../shared/domain/play.js';
 import { errorOutcome, errorResponse, namedError } from '../../shared/http/errors.js';
 import { allowedMethods, routingError, routingErrors, routingResponse, type RoutingRefusal } from '../../shared/http/routing-errors.js';
@@ -50,7 +50,7 @@ describe('the error table', () => {
     for (const error of instances.filter((e) => errorStatus[e.name] >= 500)) expect(error.message).not.toContain('caller words');
     const failure = errorResponse(new Error('table tokens-prod-7 is not reachable'));
     expect(failure.statusCode).toBe(500);
-    expect(JSON.parse(failure.body!)).toEqual({ success: false, error: 'Internal server error' });
+    expect(JSON.parse(failure.body!)).toEqual({ success: false, error: 'Internal server error', code: 'internal_error' });
     const busy = new Overloaded({ cause: new Error('ProvisionedThroughputExceededException on keys') });
     expect(errorOutcome(busy)).toEqual({ status: 503, message: 'Service busy, retry shortly', headers: { 'retry-after': '1' } });
   });
@@ -97,7 +97,12 @@ describe('answers read the table', () => {
       expect(answer).toEqual({ status: errorStatus[error.name], error: error.message });
       const response = routingResponse(refusal, ['GET']);
       expect(response.statusCode).toBe(answer.status);
-      expect(JSON.parse(response.body!)).toEqual({ success: false, error: answer.error });
+      expect(JSON.parse(response.body!)).toEqual({
+        success: false,
+        error: answer.error,
+        code: errorTable[error.name][1],
+        ...(error.param ? { param: error.param } : {}),
+      });
     }
   });
 

@@ -48,8 +48,17 @@ describe('matchRoute on the service’s routes', () => {
 
   test('a path of no route', () => {
     expect(matchRoute('GET', '/api/nothing', undefined)).toEqual({ kind: 'not-found' });
-    expect(matchRoute('POST', `${API_PATH}/create-session`, 'create-session')).toEqual({ kind: 'not-found' });
+    expect(matchRoute('POST', `${API_PATH}/list-keys`, undefined)).toEqual({ kind: 'not-found' });
     expect(matchRoute('GET', '/', undefined)).toEqual({ kind: 'not-found' });
+  });
+
+  test('an ?action= operation also at its own path (issue 18), with no action or its own', () => {
+    const createSession = routes.find((r) => r.operation === 'create-session')!;
+    for (const action of [undefined, 'create-session']) {
+      expect(matchRoute('POST', `${API_PATH}/create-session`, action)).toEqual({ kind: 'route', route: createSession, params: {} });
+    }
+    expect(matchRoute('POST', `${API_PATH}/create-session`, 'revoke-session')).toEqual({ kind: 'unknown-action' });
+    expect(matchRoute('GET', `${API_PATH}/create-session`, undefined)).toEqual({ kind: 'method-not-allowed' });
   });
 
   test('every operation is unique, and every action-multiplexed one gets its own origin path', () => {
@@ -61,7 +70,11 @@ describe('matchRoute on the service’s routes', () => {
   test('routing errors map to 404, 400 and 405', () => {
     expect(routingErrors).toEqual({
       'not-found': { status: 404, error: 'Not found' },
-      'unknown-action': { status: 400, error: 'Unknown action' },
+      'unknown-action': {
+        status: 400,
+        error:
+          'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log',
+      },
       'method-not-allowed': { status: 405, error: 'Method not allowed' },
     });
   });

@@ -22,18 +22,34 @@ describe('parseWith', () => {
   });
 
   test('a field of the wrong type says so, instead of calling it missing', () => {
-    expect(refusal(ConsumeSessionBody, { token: TOKEN, player_uuid: 5 })).toBe(
-      'player_uuid: Invalid input: expected string, received number',
-    );
-    expect(refusal(ConsumeSessionBody, { token: 42 })).toBe('token: Invalid input: expected string, received number');
-    expect(refusal(CreateSessionBody, { game_id: 'one' })).toBe('game_id: Invalid input: expected number, received string');
+    expect(refusal(ConsumeSessionBody, { token: TOKEN, player_uuid: 5 })).toBe('player_uuid: must be a string');
+    expect(refusal(ConsumeSessionBody, { token: 42 })).toBe('token: must be a string');
+    expect(refusal(CreateSessionBody, { game_id: 'one' })).toBe('game_id: must be a number');
   });
 
   test('a rule names its limit; a body that is not an object is refused as such', () => {
-    expect(refusal(ConsumeSessionBody, { token: TOKEN, player_uuid: 'p'.repeat(256) })).toBe(
-      'player_uuid: Too big: expected string to have <=255 characters',
-    );
+    expect(refusal(ConsumeSessionBody, { token: TOKEN, player_uuid: 'p'.repeat(256) })).toBe('player_uuid: must be at most 255 characters');
     expect(refusal(ConsumeSessionBody, [])).toBe('Request body must be a JSON object');
+  });
+
+  test('messages are plain words, never the validator’s vocabulary; each names its field as param', () => {
+    const cases: [Parameters<typeof parseWith>[0], unknown, string, string | undefined][] = [
+      [CreateSessionBody, { game_id: 1.5 }, 'game_id: must be an integer', 'game_id'],
+      [CreateSessionBody, { game_id: 1, metadata: [] }, 'metadata: must be a JSON object', 'metadata'],
+      [CreateSessionBody, { game_id: 1, expires_in_minutes: 0 }, 'expires_in_minutes: must be at least 1', 'expires_in_minutes'],
+      [CreateSessionBody, { gameId: 1 }, 'unknown field gameId', 'gameId'],
+      [CreateSessionBody, {}, 'exactly one of game_id or stream_id is required', undefined],
+      [ConsumeSessionBody, { token: 'nope' }, 'token: must be a UUID', 'token'],
+    ];
+    for (const [schema, input, message, param] of cases) {
+      try {
+        parseWith(schema, input, 'body');
+        throw new Error('parsed');
+      } catch (error) {
+        expect([message, (error as InvalidInput).param]).toEqual([(error as Error).message, param]);
+        expect((error as Error).message).not.toMatch(/expected|received|Invalid input|Too (big|small)/);
+      }
+    }
   });
 
   test('valid input comes back parsed (token lower-cased, absent optional fields null)', () => {
