@@ -20,8 +20,9 @@ import { keyCredential, type KeyCalls, type KeyCredential } from '../domain/key-
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { IdempotentCall, RouteDefinition } from '../operations/operation.js';
 import type { IdempotencyStore, IdempotentRequest } from '../store/idempotency-store.js';
-import { bundle, presentedApiKey, type ApiContext, type OperationInput, type Wiring } from './api.js';
+import { bundle, type ApiContext, type OperationInput, type Wiring } from './api.js';
 import { logger } from './logger.js';
+import { presentedApiKey } from './respond.js';
 import { outcomeOf, responseOf, type Outcome } from './response.js';
 import { requestInput } from './validation.js';
 
@@ -93,6 +94,8 @@ async function serveKeyCall(
   if (claim && !claim.claimed) return replayed(idempotent!.replay(claim.stored));
 
   const outcome = await outcomeOf(run({ ...base, ...input, key, prefetched }));
+  // A stored refusal is answered, not thrown: its line still names why.
+  if ('error' in outcome) context.refusal = outcome.error;
   if (!idempotent) {
     if ('error' in outcome) throw outcome.error;
     return responseOf(operation.reply, call, outcome);

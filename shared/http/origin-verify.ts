@@ -9,7 +9,9 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Forbidden } from '../domain/errors.js';
+import type { CallContext } from '../domain/model.js';
 import { env } from '../env.js';
+import { viewerAddress } from './caller.js';
 
 /** The header CloudFront adds to origin requests (it overwrites a viewer's header of the same name). */
 export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
@@ -30,8 +32,12 @@ const CACHE_MS = 5 * 60_000;
 /** A mismatching header re-reads the secret (a rotation in progress), but not more often than this. */
 const RELOAD_ON_MISMATCH_MS = 30_000;
 
-/** The guard as a middy middleware; put it right after the response middleware so a 403 is logged. */
-export function originVerify<C extends Context>(
+/**
+ * The guard as a middy middleware; put it right after the response middleware so a 403 is logged.
+ * A request it passes came through CloudFront, so the viewer's address CloudFront reports replaces
+ * the socket's (CloudFront's edge) as the call's `sourceIp`; with the guard off (locally) the socket's stays.
+ */
+export function originVerify<C extends Context & { call?: CallContext }>(
   options: OriginVerifyOptions = {},
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, C> {
   const secretId = options.secretId ?? (() => env().ORIGIN_VERIFY_SECRET_ARN);
@@ -48,15 +54,16 @@ export function originVerify<C extends Context>(
   };
 
   return {
-    before: async ({ event }) => {
+    before: async ({ event, context }) => {
       const id = secretId();
       if (!id) return;
       const presented = event.headers?.[ORIGIN_VERIFY_HEADER];
       if (!presented) throw denied();
       const hash = digest(presented);
       const matches = (values: readonly Buffer[]) => values.some((v) => timingSafeEqual(v, hash));
-      if (matches(await accepted(id, false)) || matches(await accepted(id, true))) return;
-      throw denied();
+      if (!matches(await accepted(id, false)) && !matches(await accepted(id, true))) throw denied();
+      const viewer = viewerAddress(event.headers);
+      if (viewer && context.call) context.call = { ...context.call, sourceIp: viewer };
     },
   };
 }

@@ -14,12 +14,13 @@ import { randomBytes } from 'node:crypto';
 import { NotFound } from '../domain/errors.js';
 import type { CallContext } from '../domain/model.js';
 import { originPath, type RouteDefinition } from '../operations/operation.js';
-import { respond, type ApiContext } from './api.js';
+import type { ApiContext } from './api.js';
 import { bodyCap } from './body.js';
 import { errorOutcome } from './errors.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
 import { queryCap } from './limits.js';
 import { originVerify } from './origin-verify.js';
+import { respond } from './respond.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
