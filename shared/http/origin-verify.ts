@@ -41,8 +41,8 @@ export function originVerify<C extends Context & { call?: CallContext }>(
   options: OriginVerifyOptions = {},
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, C> {
   const secretId = options.secretId ?? (() => env().ORIGIN_VERIFY_SECRET_ARN);
-  const load = options.load ?? loadFromExtension;
   const now = options.now ?? Date.now;
+  const load = options.load ?? ((id: string) => loadFromExtension(id, now));
   let cache: { readonly values: readonly Buffer[]; readonly at: number } | undefined;
 
   const accepted = async (id: string, reload: boolean): Promise<readonly Buffer[]> => {
@@ -78,20 +78,37 @@ function digest(value: string): Buffer {
 }
 
 /**
+ * How long after a rotation the previous value is still accepted: CloudFront needs minutes to send
+ * the new value from every edge (the rotation updates the distribution's origin header); after
+ * this, a leaked old value opens nothing. A warm container may keep it up to its cache period more.
+ */
+export const PREVIOUS_ACCEPTED_MS = 60 * 60_000;
+
+/**
  * Read the secret through the AWS Parameters and Secrets Lambda extension (a layer the stack adds):
  * a localhost HTTP call that needs no SDK client in the bundle and is cached by the extension. The
- * previous version is accepted too, so rotating the secret does not refuse edges that still send it.
+ * previous version is accepted too, so rotating the secret does not refuse edges that still send
+ * it, but only for {@link PREVIOUS_ACCEPTED_MS} after the current version was created.
  */
-export async function loadFromExtension(secretId: string): Promise<readonly string[]> {
+export async function loadFromExtension(secretId: string, now: () => number = Date.now): Promise<readonly string[]> {
   const [current, previous] = await Promise.all([
     readStage(secretId, 'AWSCURRENT'),
     readStage(secretId, 'AWSPREVIOUS').catch(() => undefined),
   ]);
   if (current === undefined) throw new Error(`origin secret ${secretId} has no current value`);
-  return previous === undefined ? [current] : [current, previous];
+  // A current version of unknown age: the previous one is not accepted (fail closed).
+  const rotatedAt = current.createdAt ?? -Infinity;
+  const withinWindow = now() - rotatedAt <= PREVIOUS_ACCEPTED_MS;
+  return previous === undefined || !withinWindow ? [current.value] : [current.value, previous.value];
 }
 
-async function readStage(secretId: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<string | undefined> {
+/** A version of the secret: its value, and when it was created (epoch ms) if the answer says. */
+interface SecretVersion {
+  readonly value: string;
+  readonly createdAt: number | undefined;
+}
+
+async function readStage(secretId: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<SecretVersion | undefined> {
   // Runtime-provided variables (the extension's port and the function's session token), not service
   // configuration, so they are read here rather than in the env schema.
   const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
@@ -101,6 +118,13 @@ async function readStage(secretId: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'):
     if (stage === 'AWSPREVIOUS') return undefined;
     throw new Error(`reading origin secret failed: HTTP ${response.status}`);
   }
-  const body = (await response.json()) as { SecretString?: string };
-  return body.SecretString || undefined;
+  const body = (await response.json()) as { SecretString?: string; CreatedDate?: number | string };
+  return body.SecretString ? { value: body.SecretString, createdAt: epochMs(body.CreatedDate) } : undefined;
+}
+
+/** Secrets Manager's `CreatedDate` (epoch seconds in the API's JSON; an ISO string tolerated) in epoch ms. */
+function epochMs(date: number | string | undefined): number | undefined {
+  if (typeof date === 'number') return date * 1000;
+  const parsed = typeof date === 'string' ? Date.parse(date) : NaN;
+  return Number.isNaN(parsed) ? undefined : parsed;
 }

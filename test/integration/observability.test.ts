@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { METRIC, METRIC_NAMESPACE } from '../../shared/metric-names.js';
+import { FaultInjector } from '../support/faults.js';
 import { createTestKey, startOfNextMinute, type TestKey } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { sessionsApi } from '../support/sessions-api.js';
@@ -12,8 +13,10 @@ import { sessionsApi } from '../support/sessions-api.js';
 let stack: Stack;
 let api: ReturnType<typeof sessionsApi>;
 let key: TestKey;
+let faults: FaultInjector;
 beforeAll(async () => {
   stack = await startStack();
+  faults = new FaultInjector(stack.services.client);
   key = await createTestKey(stack, { rate_limit_per_minute: 3 });
   api = sessionsApi(stack, () => key.raw);
 });
@@ -118,5 +121,28 @@ describe('idempotent replays', () => {
     expect(line).toMatchObject({ operation: 'create-session', [METRIC.idempotentReplays]: 1 });
     expect(line![METRIC.tokensMinted]).toBeUndefined();
     expect(requestLines(linesSince(from))[0]).toMatchObject({ idempotent_replayed: true });
+  });
+});
+
+describe('DynamoDB throttling', () => {
+  test('a throttled attempt and its retry are counted under the operation; throttling that outlasts the retries is a 5xx', async () => {
+    const partner = await createTestKey(stack);
+    const token = await api.mint({ game_id: 101 }, partner.raw);
+    let from = capturedLogs.length;
+    faults.arm({ kind: 'throttle', call: 0, persistent: false });
+    expect((await api.validate(token)).status).toBe(200);
+    faults.disarm();
+    let [line] = emfLines(linesSince(from));
+    expect(line).toMatchObject({ operation: 'validate-session', [METRIC.dynamoThrottles]: 1, [METRIC.dynamoRetries]: 1 });
+
+    from = capturedLogs.length;
+    faults.arm({ kind: 'throttle', call: 0, persistent: true });
+    expect((await api.validate(token)).status).toBe(503);
+    faults.disarm();
+    [line] = emfLines(linesSince(from));
+    // EMF keeps each count as a value of its own (CloudWatch sums them).
+    expect(line).toMatchObject({ operation: 'validate-session', [METRIC.serverErrors]: 1, [METRIC.dynamoRetries]: [1, 1] });
+    expect(line![METRIC.dynamoThrottles]).toEqual([1, 1, 1]);
+    expect(requestLines(linesSince(from))[0]).toMatchObject({ level: 'ERROR', status: 503 });
   });
 });
