@@ -34,6 +34,9 @@ export interface IdentityProvider {
 /** Placeholder issuer of a synth without identity context (bearer operations answer 401). */
 export const UNCONFIGURED_ISSUER = 'https://issuer.invalid';
 
+/** The `service` of every log line and metric (the metrics' `service` dimension, which the alarms name). */
+const SERVICE_NAME = 'game-session-token-service';
+
 export interface ServiceStackProps extends StackProps {
   readonly identity: IdentityProvider;
   /** X-Ray active tracing of every function (context `tracing`; off by default: cost). */
@@ -121,6 +124,8 @@ export class ServiceStack extends Stack {
       api: this.api.api,
       functions: this.functions,
       tables: this.tables,
+      distribution: this.edge.distribution,
+      serviceName: SERVICE_NAME,
       alarmTopic: this.alarmTopic,
       thresholds: props.alarmThresholds,
     });
@@ -163,7 +168,7 @@ export class ServiceStack extends Stack {
       PUBLIC_BASE_URL: this.edge.baseUrl,
       PLAY_COOKIE_SECRET: this.playCookieSecret.secretValue.unsafeUnwrap(),
       SESSION_ID_KEY: this.sessionIdKey.secretValue.unsafeUnwrap(),
-      POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
     return settings;

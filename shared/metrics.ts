@@ -47,11 +47,14 @@ export interface RequestOutcome {
 }
 
 /**
- * Publish the request's line: its count, latency and 5xx flag under its operation, the events
- * counted during it, and, for a refusal, one count under its operation and reason.
+ * Publish the request's line: its count, latency and 5xx flag under its operation (and the service),
+ * the events counted during it, and, for a refusal, one count under its operation and reason (and
+ * its reason alone).
  */
 export function publishRequest(outcome: RequestOutcome): void {
   metrics.addDimension(DIMENSIONS.operation, outcome.operation);
+  // And the service as a whole: the alarm on requests API Gateway answered without a function reads the total.
+  metrics.addDimensions({});
   metrics.addMetric(METRIC.requests, MetricUnit.Count, 1);
   metrics.addMetric(METRIC.latency, MetricUnit.Milliseconds, outcome.durationMs);
   metrics.addMetric(METRIC.serverErrors, MetricUnit.Count, outcome.status >= 500 ? 1 : 0);
@@ -61,6 +64,8 @@ export function publishRequest(outcome: RequestOutcome): void {
   if (outcome.reason !== undefined && outcome.status < 500) {
     const refusal = metrics.singleMetric();
     refusal.addDimension(DIMENSIONS.operation, outcome.operation).addDimension(DIMENSIONS.reason, outcome.reason);
+    // And by reason alone: the service's 429s (partners out of quota) on one line of the dashboard.
+    refusal.addDimensions({ [DIMENSIONS.reason]: outcome.reason });
     refusal.addMetric(METRIC.refusals, MetricUnit.Count, 1);
   }
 }

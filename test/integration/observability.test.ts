@@ -75,9 +75,9 @@ describe('a create / validate / consume / 429 / 401 sequence', () => {
       ['create-session', 429, 'WARN'],
       ['create-session', 401, 'WARN'],
     ]);
-    expect(requests[0].request_id).toBe('partner-req.0001');
-    expect(requests[0].gateway_request_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(requests[0].source_ip).toMatch(/127\.0\.0\.1|::1/);
+    expect(requests[0]!.request_id).toBe('partner-req.0001');
+    expect(requests[0]!.gateway_request_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requests[0]!.source_ip).toMatch(/127\.0\.0\.1|::1/);
     expect(requests[5]).toMatchObject({ error_name: 'RateLimited', error_message: expect.stringMatching(/^Rate limit exceeded/) });
     expect(requests[6]).toMatchObject({ error_name: 'Unauthenticated', error_message: expect.any(String) });
     for (const success of requests.slice(0, 5)) expect(success.error_name).toBeUndefined();
@@ -89,7 +89,7 @@ describe('a create / validate / consume / 429 / 401 sequence', () => {
     const perRequest = emf.filter((l) => declared(l).names.includes(METRIC.requests));
     expect(perRequest.map((l) => l.operation)).toEqual(requestLines(lines).map((l) => l.operation));
     for (const line of perRequest) {
-      expect(declared(line).dimensions).toEqual([['service', 'operation']]);
+      expect(declared(line).dimensions).toEqual([['service', 'operation'], ['service']]);
       expect(line[METRIC.requests]).toBe(1);
       expect(line[METRIC.serverErrors]).toBe(0);
       expect(typeof line[METRIC.latency]).toBe('number');
@@ -103,7 +103,11 @@ describe('a create / validate / consume / 429 / 401 sequence', () => {
       ['create-session', 'RateLimited', 1],
       ['create-session', 'Unauthenticated', 1],
     ]);
-    for (const line of refusals) expect(declared(line).dimensions).toEqual([['service', 'operation', 'reason']]);
+    for (const line of refusals)
+      expect(declared(line).dimensions).toEqual([
+        ['service', 'operation', 'reason'],
+        ['service', 'reason'],
+      ]);
     expect(JSON.stringify(emf)).not.toContain(key.raw.slice(0, 8));
     expect(JSON.stringify(emf)).not.toContain('partner-req.0001');
   });
