@@ -1,6 +1,6 @@
 /**
  * Who and which request a call is, from what the request carries: the request id the caller chose
- * (kept when it is a sane one) and the viewer's address CloudFront reports (trusted only on a
+ * (kept when it is a sane one) and the viewer's address the edge reports (trusted only on a
  * request the origin check proved came through CloudFront).
  */
 import { isIP } from 'node:net';
@@ -22,17 +22,23 @@ export function requestIdOf(headers: Readonly<Record<string, string | undefined>
   return chosen !== undefined && REQUEST_ID_PATTERN.test(chosen) ? chosen : generated;
 }
 
-/** The header CloudFront adds with the viewer's address and port (`203.0.113.7:46532`, `2001:db8::1:46532`). */
-export const VIEWER_ADDRESS_HEADER = 'cloudfront-viewer-address';
+/**
+ * The header the edge's viewer-request function sets to the viewer's address (`event.viewer.ip`,
+ * `infra/edge-rewrite.ts`), overwriting whatever a viewer sent. (CloudFront's own
+ * `CloudFront-Viewer-Address` would need an origin request policy listing every header the service
+ * reads, since a policy that forwards all viewer headers but Host cannot add CloudFront's.)
+ */
+export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
 
 /**
- * The viewer's IP address from CloudFront's header, or undefined when it is absent or not an
- * address. Call it only for a request the origin check passed: anyone calling the API directly
- * could send the header.
+ * The viewer's IP address from the edge's header (a bare address; `address:port` accepted too), or
+ * undefined when it is absent or not an address. Call it only for a request the origin check
+ * passed: anyone calling the API directly could send the header.
  */
 export function viewerAddress(headers: Readonly<Record<string, string | undefined>>): string | undefined {
   const value = headers[VIEWER_ADDRESS_HEADER];
   if (!value) return undefined;
+  if (isIP(value)) return value;
   const address = value.slice(0, value.lastIndexOf(':'));
   return isIP(address) ? address : undefined;
 }

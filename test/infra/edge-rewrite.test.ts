@@ -6,6 +6,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { runInNewContext } from 'node:vm';
 import { EDGE_FUNCTION_MAX_BYTES, edgeRewriteSource } from '../../infra/edge-rewrite.js';
+import { VIEWER_ADDRESS_HEADER } from '../../shared/http/caller.js';
 import { errorResponse } from '../../shared/http/errors.js';
 import { allowedMethods, routingError, routingErrors } from '../../shared/http/routing-errors.js';
 import { API_PATH, originPath, type RouteDefinition } from '../../shared/operations/operation.js';
@@ -139,6 +140,13 @@ test('the edge decides exactly as matchRoute for every method, path and action',
     }
   }
   expect(checked).toBeGreaterThan(routes.length * methods.length);
+});
+
+test('the origin gets the viewer’s address from the edge, whatever the viewer sent in its place', () => {
+  const event = viewerRequest('GET', '/play/game/101');
+  (event.request.headers as Record<string, { value: string }>)[VIEWER_ADDRESS_HEADER] = { value: '10.0.0.1' };
+  const result = handler(event) as { headers: Record<string, { value: string }> };
+  expect(result.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '198.51.100.7' });
 });
 
 test('every 405 at the edge carries Allow, listing what allowedMethods lists for the local front', () => {

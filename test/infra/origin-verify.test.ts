@@ -247,12 +247,13 @@ describe('the caller’s address', () => {
     await originVerify(options).before!({ event: event(headers), context, response: undefined, error: undefined, internal: {} });
     return context.call.sourceIp;
   };
-  const viewer = { [VIEWER_ADDRESS_HEADER]: '203.0.113.9:46532' };
+  const viewer = { [VIEWER_ADDRESS_HEADER]: '203.0.113.9' };
 
-  test('behind the origin check, the viewer address CloudFront reports (IPv4 and IPv6, port dropped)', async () => {
+  test('behind the origin check, the viewer address the edge reports (IPv4, IPv6, a port dropped)', async () => {
     const options = { secretId: () => SECRET_ARN, load: async () => [CURRENT] };
     expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, ...viewer })).toBe('203.0.113.9');
-    expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, [VIEWER_ADDRESS_HEADER]: '2001:db8::7:443' })).toBe('2001:db8::7');
+    expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, [VIEWER_ADDRESS_HEADER]: '2001:db8::7' })).toBe('2001:db8::7');
+    expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, [VIEWER_ADDRESS_HEADER]: '203.0.113.9:443' })).toBe('203.0.113.9');
     // Not an address: the socket's stays.
     expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, [VIEWER_ADDRESS_HEADER]: 'forged:1' })).toBe('198.51.100.7');
   });
