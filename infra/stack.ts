@@ -141,6 +141,7 @@ export class ServiceStack extends Stack {
       tables: this.tables,
       settings: this.functionSettings(props),
       originSecret: this.originSecret,
+      secrets: { PLAY_COOKIE_SECRET_ARN: this.playCookieSecret, SESSION_ID_KEY_ARN: this.sessionIdKey },
       logRetention,
       secretsRevision,
       createSessionConcurrency: this.capacity.createSessionConcurrency,
@@ -166,8 +167,11 @@ export class ServiceStack extends Stack {
       ORIGIN_VERIFY_SECRET_ARN: this.originSecret.secretArn,
       MCP_ALLOWED_ORIGINS: props.mcpAllowedOrigins?.join(','),
       PUBLIC_BASE_URL: this.edge.baseUrl,
-      PLAY_COOKIE_SECRET: this.playCookieSecret.secretValue.unsafeUnwrap(),
-      SESSION_ID_KEY: this.sessionIdKey.secretValue.unsafeUnwrap(),
+      // The secrets' names only: the functions that use them read them at cold start (`shared/secrets.ts`).
+      PLAY_COOKIE_SECRET: undefined, // the local run only
+      SESSION_ID_KEY: undefined, // the local run only
+      PLAY_COOKIE_SECRET_ARN: this.playCookieSecret.secretArn,
+      SESSION_ID_KEY_ARN: this.sessionIdKey.secretArn,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };

@@ -21,6 +21,7 @@ import { jsonBody } from './body.js';
 import { queryCap } from './limits.js';
 import { originVerify } from './origin-verify.js';
 import { respond } from './respond.js';
+import { secretsLoaded } from '../secrets.js';
 import { responseOf } from './response.js';
 import { requestInput, type RequestInput } from './validation.js';
 
@@ -123,6 +124,8 @@ export function bundle<D extends RouteDefinition, S, P>(operation: D, wiring: Wi
     .use(httpEventNormalizer())
     .use(respond(operation))
     .use(originVerify())
+    // After the origin check: a request that skipped the edge makes no Secrets Manager read.
+    .use(secretsLoaded())
     .use(queryCap());
   if (operation.auth === 'bearer') chain.use(bearerAuth(() => (wiring.services!() as { bearer: BearerVerifier }).bearer));
   // A key route's refused body waits for the key to be authenticated (`api-key.ts`).

@@ -102,6 +102,16 @@ export async function loadFromExtension(secretId: string, now: () => number = Da
   return previous === undefined || !withinWindow ? [current.value] : [current.value, previous.value];
 }
 
+/**
+ * A secret's current value, read through the Parameters and Secrets extension (the service's other
+ * secrets: `shared/secrets.ts`). @throws when it cannot be read
+ */
+export async function readCurrentSecret(secretId: string): Promise<string> {
+  const current = await readStage(secretId, 'AWSCURRENT');
+  if (current === undefined) throw new Error(`secret ${secretId} has no current value`);
+  return current.value;
+}
+
 /** A version of the secret: its value, and when it was created (epoch ms) if the answer says. */
 interface SecretVersion {
   readonly value: string;
@@ -116,7 +126,7 @@ async function readStage(secretId: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'):
   const response = await fetch(url, { headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' } });
   if (!response.ok) {
     if (stage === 'AWSPREVIOUS') return undefined;
-    throw new Error(`reading origin secret failed: HTTP ${response.status}`);
+    throw new Error(`reading secret failed: HTTP ${response.status}`);
   }
   const body = (await response.json()) as { SecretString?: string; CreatedDate?: number | string };
   return body.SecretString ? { value: body.SecretString, createdAt: epochMs(body.CreatedDate) } : undefined;

@@ -21,6 +21,7 @@ import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
 import { queryCap } from './limits.js';
 import { originVerify } from './origin-verify.js';
 import { respond } from './respond.js';
+import { secretsLoaded } from '../secrets.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -63,6 +64,7 @@ export function page<S, const D extends RouteDefinition>(
     .use(httpEventNormalizer())
     .use(respond((event) => routeOf(event)?.operation ?? event.routeKey, pageErrorResponse))
     .use(originVerify())
+    .use(secretsLoaded())
     .use(queryCap())
     .use(unlessGet(bodyCap()))
     .use(unlessGet(httpJsonBodyParser()))

@@ -171,13 +171,23 @@ describe('functions', () => {
       }
     });
 
-    test.each(fnNames.map((n) => [n] as const))('%s: logs only to its own log group, reads only the origin secret', (name) => {
-      const statements = policyOf(name);
-      const logs = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('logs:')));
-      expect(logs.flatMap((st) => [...referencedIds(st.Resource)])).toEqual([logicalId(s.stack, s.stack.functions.logGroups.get(name)!)]);
-      const secrets = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('secretsmanager:')));
-      expect(secrets.flatMap((st) => [...referencedIds(st.Resource)])).toEqual([logicalId(s.stack, s.stack.originSecret)]);
-    });
+    test.each(fnNames.map((n) => [n] as const))(
+      '%s: logs only to its own log group, reads the origin secret and exactly the secrets its code reads',
+      (name) => {
+        const statements = policyOf(name);
+        const logs = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('logs:')));
+        expect(logs.flatMap((st) => [...referencedIds(st.Resource)])).toEqual([logicalId(s.stack, s.stack.functions.logGroups.get(name)!)]);
+        const secrets = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('secretsmanager:')));
+        const reads = functionEnvVars(routes, name);
+        const expected = [
+          s.stack.originSecret,
+          ...(reads.includes('PLAY_COOKIE_SECRET_ARN') ? [s.stack.playCookieSecret] : []),
+          ...(reads.includes('SESSION_ID_KEY_ARN') ? [s.stack.sessionIdKey] : []),
+        ].map((secret) => logicalId(s.stack, secret));
+        expect(secrets.flatMap((st) => [...referencedIds(st.Resource)]).sort()).toEqual(expected.sort());
+        for (const st of secrets) expect(asList(st.Action)).toContain('secretsmanager:GetSecretValue');
+      },
+    );
   });
 });
 
