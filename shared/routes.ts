@@ -41,6 +41,14 @@ export const routes = [
   ...playPageOperations,
 ] as const satisfies readonly RouteDefinition[];
 
+/**
+ * Whether a route answers HEAD like its GET, without the body: the pages people open (a browser's
+ * or a link checker's HEAD). API operations do not: a HEAD of validate-session would be a call.
+ */
+export function answersHead(route: Pick<RouteDefinition, 'method' | 'capacity'>): boolean {
+  return route.method === 'GET' && route.capacity === 'play';
+}
+
 /** Outcome of matching a public request against the routes table. */
 export type RouteMatch =
   | { readonly kind: 'route'; readonly route: RouteDefinition; readonly params: Record<string, string> }
@@ -62,7 +70,7 @@ export function matchRoute(
   });
   if (onPath.length === 0) return { kind: 'not-found' };
   const forAction = onPath.filter(({ route }) => route.action === (action || undefined));
-  const hit = forAction.find(({ route }) => route.method === method);
+  const hit = forAction.find(({ route }) => route.method === method || (method === 'HEAD' && answersHead(route)));
   if (hit) return { kind: 'route', ...hit };
   return action && forAction.length === 0 ? { kind: 'unknown-action' } : { kind: 'method-not-allowed' };
 }

@@ -58,8 +58,10 @@ export function page<S, const D extends RouteDefinition>(
   serve: (input: PageInput<S>) => Promise<Result>,
   services: () => S,
 ) {
-  const routeOf = (event: Event) => operations.find((r) => `${r.method} ${originPath(r)}` === event.routeKey);
+  // A HEAD comes in on the page's own HEAD route (API Gateway) and is served as its GET.
+  const routeOf = (event: Event) => operations.find((r) => `${r.method} ${originPath(r)}` === event.routeKey.replace(/^HEAD /, 'GET '));
   const handler = middy<Event, Result, Error, ApiContext>()
+    .use(headWithoutBody())
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())
     .use(respond((event) => routeOf(event)?.operation ?? event.routeKey, pageErrorResponse))
@@ -174,13 +176,22 @@ function cookiesOf(event: Event): Record<string, string> {
   return jar;
 }
 
-/** Body handling applies to requests that carry one; GETs of a page have none. */
+/** A HEAD is answered as its GET without the body (first in the chain, so last to see the answer). */
+function headWithoutBody(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+  const strip = (request: middy.Request<Event, Result, Error, ApiContext>) => {
+    if (request.event.requestContext.http.method === 'HEAD' && request.response) request.response = { ...request.response, body: '' };
+  };
+  return { after: strip, onError: strip };
+}
+
+/** Body handling applies to requests that carry one; GETs (and HEADs) of a page have none. */
 function unlessGet(
   middleware: middy.MiddlewareObj<Event, Result, Error, ApiContext>,
 ): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     before: (request) => {
-      if (request.event.requestContext.http.method !== 'GET') return middleware.before?.(request);
+      const { method } = request.event.requestContext.http;
+      if (method !== 'GET' && method !== 'HEAD') return middleware.before?.(request);
     },
   };
 }

@@ -20,7 +20,7 @@ import { functionAccess, functionNames, serviceAccess } from '../../infra/permis
 import { functionEnvVars } from '../../shared/env-parts.js';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-verify.js';
 import { METRIC, METRIC_NAMESPACE } from '../../shared/metric-names.js';
-import { routes } from '../../shared/routes.js';
+import { answersHead, routes } from '../../shared/routes.js';
 import { originPath } from '../../shared/operations/operation.js';
 import { tables, type TableDefinition, type TableName } from '../../shared/tables.js';
 import { asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
@@ -192,9 +192,15 @@ describe('functions', () => {
 });
 
 describe('HTTP API', () => {
-  test('one route per operation, on its origin path, integrated with its function', () => {
+  test('one route per operation, on its origin path, integrated with its function (and HEAD for pages)', () => {
     const apiRoutes = resourcesOf(s.json, 'AWS::ApiGatewayV2::Route');
-    expect(apiRoutes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(routes.map((r) => `${r.method} ${originPath(r)}`).sort());
+    const keys = routes.flatMap((r) => [`${r.method} ${originPath(r)}`, ...(answersHead(r) ? [`HEAD ${originPath(r)}`] : [])]);
+    expect(apiRoutes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(keys.sort());
+    for (const route of routes.filter(answersHead)) {
+      const [, head] = apiRoutes.find(([, r]) => r.Properties.RouteKey === `HEAD ${originPath(route)}`)!;
+      const integration = s.json.Resources[[...referencedIds(head.Properties.Target)][0]!]!;
+      expect(referencedIds(integration.Properties.IntegrationUri)).toEqual(new Set([fnId(route.function)]));
+    }
     for (const route of routes) {
       const [, resource] = apiRoutes.find(([, r]) => r.Properties.RouteKey === `${route.method} ${originPath(route)}`)!;
       const integrationId = [...referencedIds(resource.Properties.Target)][0]!;
