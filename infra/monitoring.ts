@@ -9,7 +9,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type Dashboard, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -74,7 +74,7 @@ interface Datapoints {
 
 export class ServiceMonitoring extends Construct {
   readonly alarms: Alarm[] = [];
-  readonly dashboard;
+  readonly dashboard: Dashboard;
   /** Every alarm notifies the topic, and again when it recovers. */
   private readonly action: SnsAction;
 
