@@ -22,6 +22,7 @@ import type { IdempotentCall, RouteDefinition } from '../operations/operation.js
 import type { IdempotencyStore, IdempotentRequest } from '../store/idempotency-store.js';
 import { bundle, type ApiContext, type OperationInput, type Wiring } from './api.js';
 import { logger } from './logger.js';
+import { annotate } from './request-log.js';
 import { presentedApiKey } from './respond.js';
 import { outcomeOf, responseOf, type Outcome } from './response.js';
 import { requestInput } from './validation.js';
@@ -90,6 +91,7 @@ async function serveKeyCall(
   prefetched.catch(() => undefined);
   const claiming = idempotent ? services.idempotency!.claim(idempotent.request, remainingMs(context)) : undefined;
   const key = await authenticated(services, credential, idempotent, claiming);
+  annotate(call, { org_id: key.org_id });
   const claim = await claiming;
   if (claim && !claim.claimed) return replayed(idempotent!.replay(claim.stored));
 

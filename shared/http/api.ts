@@ -20,6 +20,7 @@ import type { IdempotencyStore } from '../store/idempotency-store.js';
 import { jsonBody } from './body.js';
 import { queryCap } from './limits.js';
 import { originVerify } from './origin-verify.js';
+import { annotate } from './request-log.js';
 import { respond } from './respond.js';
 import { secretsLoaded } from '../secrets.js';
 import { responseOf } from './response.js';
@@ -104,7 +105,9 @@ export function api<const D extends RouteDefinition, S = undefined, P = undefine
     const services = wiring.services?.() as S;
     wiring.guard?.(event, services);
     const base = { call: context.call!, action: operation.operation, services, event };
-    const data = await run({ ...base, ...requestInput(operation, event), admin: context.admin } as never);
+    const input = requestInput(operation, event);
+    annotate(base.call, { org_id: orgOf(input) });
+    const data = await run({ ...base, ...input, admin: context.admin } as never);
     return responseOf(operation.reply, base.call, { data });
   });
   return Object.assign(handler, { operations: [operation] as readonly D[] });
@@ -143,4 +146,10 @@ function bearerAuth(bearer: () => BearerVerifier): middy.MiddlewareObj<Event, Re
       context.admin = await bearer().verify(event.headers.authorization);
     },
   };
+}
+
+/** The org an admin request names (`org_id` of its query or body), for its log line; undefined elsewhere. */
+function orgOf(input: { readonly body?: unknown; readonly query?: unknown }): number | undefined {
+  const named = (input.query as { org_id?: unknown } | undefined)?.org_id ?? (input.body as { org_id?: unknown } | undefined)?.org_id;
+  return typeof named === 'number' ? named : undefined;
 }

@@ -81,6 +81,8 @@ describe('a create / validate / consume / 429 / 401 sequence', () => {
     expect(requests[5]).toMatchObject({ error_name: 'RateLimited', error_message: expect.stringMatching(/^Rate limit exceeded/) });
     expect(requests[6]).toMatchObject({ error_name: 'Unauthenticated', error_message: expect.any(String) });
     for (const success of requests.slice(0, 5)) expect(success.error_name).toBeUndefined();
+    // The org of every call its key authenticated (on-call's "one org's requests" query); none for a 401.
+    expect(requests.filter((l) => l.operation === 'create-session').map((l) => l.org_id)).toEqual([1, 1, 1, 1, undefined]);
   });
 
   test('EMF lines: count, latency and 5xx flag per operation; tokens minted and consumed; refusals by reason', () => {
