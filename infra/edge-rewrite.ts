@@ -113,6 +113,17 @@ function refuse(kind, routes) {
   return answer;
 }
 
+// 301 to a page's canonical address, keeping the query as the viewer sent it.
+function moved(path, querystring) {
+  var parts = [];
+  Object.keys(querystring || {}).forEach(function (name) {
+    var q = querystring[name];
+    (q.multiValue || [q]).forEach(function (v) { parts.push(v.value === '' ? name : name + '=' + v.value); });
+  });
+  var location = path + (parts.length ? '?' + parts.join('&') : '');
+  return { statusCode: 301, statusDescription: 'Moved Permanently', headers: { location: { value: location } } };
+}
+
 function handler(event) {
   var request = event.request;
   // The viewer's address, for the functions' audit and logs; set (never passed on from the viewer)
@@ -124,7 +135,9 @@ function handler(event) {
   var forAction = onPath.filter(function (r) { return r.a === (action === undefined ? null : action); });
   for (var i = 0; i < forAction.length; i++) {
     if (forAction[i].m === request.method || (request.method === 'HEAD' && forAction[i].h)) {
-      // The canonical path (no trailing slash), which API Gateway's routes know.
+      // A page has one address: its GET or HEAD with a trailing slash moves there (canonicalPagePath()).
+      if (forAction[i].h && /.\\/+$/.test(request.uri)) return moved(request.uri.replace(/\\/+$/, ''), request.querystring);
+      // Anything else is served on the canonical path (no trailing slash), which API Gateway's routes know.
       request.uri = forAction[i].o || request.uri.replace(/\\/+$/, '');
       return request;
     }

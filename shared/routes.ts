@@ -49,6 +49,16 @@ export function answersHead(route: Pick<RouteDefinition, 'method' | 'capacity'>)
   return route.method === 'GET' && route.capacity === 'play';
 }
 
+/**
+ * Where a page's address with a trailing slash moves to (301): the canonical one, without it, for
+ * the GET or HEAD of a page (one address per page for browsers and caches). Undefined otherwise:
+ * API operations are served on either form (a client's POST does not survive every redirect).
+ */
+export function canonicalPagePath(method: string, path: string, route: RouteDefinition): string | undefined {
+  if (!answersHead(route) || (method !== 'GET' && method !== 'HEAD') || !/.\/+$/.test(path)) return undefined;
+  return path.replace(/\/+$/, '');
+}
+
 /** Outcome of matching a public request against the routes table. */
 export type RouteMatch =
   | { readonly kind: 'route'; readonly route: RouteDefinition; readonly params: Record<string, string> }

@@ -10,7 +10,7 @@ import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/err
 import { errorResponse } from '../../shared/http/errors.js';
 import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
 import { originPath, type RouteDefinition } from '../../shared/operations/operation.js';
-import { matchRoute } from '../../shared/routes.js';
+import { canonicalPagePath, matchRoute } from '../../shared/routes.js';
 
 /** A Lambda handler for HTTP API events. */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -73,6 +73,8 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
   const action = actions.length ? actions.join(',') : undefined;
   const match = matchRoute(req.method ?? 'GET', url.pathname, action);
   if (match.kind !== 'route') return send(res, routingResponse(match.kind, allowedMethods(url.pathname, action)));
+  const canonical = canonicalPagePath(req.method ?? 'GET', url.pathname, match.route);
+  if (canonical !== undefined) return send(res, { statusCode: 301, headers: { location: canonical + url.search }, body: '' });
 
   const handler = await options.loadHandler(match.route.function);
   const event = toEvent(req, url, body, match.route, match.params);

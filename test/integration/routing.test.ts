@@ -59,7 +59,7 @@ describe('routing', () => {
 describe('HEAD on pages', () => {
   test('a page answers HEAD as its GET, without the body (a trailing slash too); an API operation does not', async () => {
     const get = await fetch(`${stack.baseUrl}/play/game/102`);
-    const head = await fetch(`${stack.baseUrl}/play/game/102/`, { method: 'HEAD' });
+    const head = await fetch(`${stack.baseUrl}/play/game/102`, { method: 'HEAD' });
     expect([get.status, head.status]).toEqual([200, 200]);
     expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
     expect(head.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -67,6 +67,14 @@ describe('HEAD on pages', () => {
     expect(await get.text()).toContain('<title>');
     const api = await fetch(`${stack.baseUrl}${API}?action=validate-session&token=x`, { method: 'HEAD' });
     expect(api.status).toBe(405);
+  });
+});
+
+describe('one address per page', () => {
+  test.each(['GET', 'HEAD'])('%s of a page with a trailing slash: 301 to the address without it, the query kept', async (method) => {
+    const reply = await fetch(`${stack.baseUrl}/play/game/102/?a=1&b=2`, { method, redirect: 'manual' });
+    expect(reply.status).toBe(301);
+    expect(reply.headers.get('location')).toBe('/play/game/102?a=1&b=2');
   });
 });
 
