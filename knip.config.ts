@@ -32,7 +32,6 @@ const config: KnipConfig = {
     '@smithy/types',
     // Installed (commit 32b7216) for issues 15, 17, 18 and 19, whose code is not merged yet: remove
     // each line when its first import lands (knip then reports the line as redundant).
-    '@aws-lambda-powertools/metrics',
     '@aws-lambda-powertools/parameters',
     '@aws-sdk/client-secrets-manager',
     '@sparticuz/chromium',

@@ -6,6 +6,7 @@
  */
 import type { CapacityClass, RouteDefinition } from '../shared/operations/operation.js';
 import { originPath } from '../shared/operations/operation.js';
+import { answersHead } from '../shared/routes.js';
 
 /** A token bucket of API Gateway: steady requests per second and the bucket's size. */
 export interface Throttle {
@@ -59,9 +60,22 @@ export function routeKey(route: RouteDefinition): string {
   return `${route.method} ${originPath(route)}`;
 }
 
-/** The throttle of every route of the table, by route key. */
+/** The route key of a page's HEAD route (`answersHead()`), or undefined for a route without one. */
+export function headRouteKey(route: RouteDefinition): string | undefined {
+  return answersHead(route) ? `HEAD ${originPath(route)}` : undefined;
+}
+
+/**
+ * The throttle of every route of the table, by route key. A page's HEAD route has the smallest
+ * budget (the meta class): a HEAD is a link checker's, not a player's.
+ */
 export function routeThrottles(table: readonly RouteDefinition[], plan: CapacityPlan): Map<string, Throttle> {
-  return new Map(table.map((route) => [routeKey(route), plan.routes[route.capacity]]));
+  return new Map(
+    table.flatMap((route): [string, Throttle][] => {
+      const head = headRouteKey(route);
+      return [[routeKey(route), plan.routes[route.capacity]], ...(head ? [[head, plan.routes.meta] as [string, Throttle]] : [])];
+    }),
+  );
 }
 
 /** The requests per second the plan admits, per class and in total (what the account quota must cover). */

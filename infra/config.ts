@@ -5,6 +5,7 @@
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
+import { AlarmThresholdsSchema } from './alarm-thresholds.js';
 import { DEFAULT_CAPACITY, type CapacityPlan } from './capacity.js';
 import { UNCONFIGURED_ISSUER, type ServiceStackProps } from './stack.js';
 
@@ -88,6 +89,8 @@ export const DeployContextSchema = z
      * then notify nobody. An explicit waiver, so that this is never an accident.
      */
     noAlarmTarget: flag.optional(),
+    /** Overrides of the alarms' thresholds, JSON (docs/deploy.md, "Alarms": each default and why). */
+    alarms: AlarmThresholdsSchema.optional(),
     /**
      * CloudFormation refuses to delete the stack (and the EdgeWaf stack) until it is switched off
      * again; recommended for production. The tables are retained either way.
@@ -207,6 +210,7 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
     alarmTopicArn: context.alarmTopicArn,
     alarmEmail: context.alarmEmail,
     alarmWebhookUrl: context.alarmWebhookUrl,
+    alarmThresholds: context.alarms,
     logRetention: context.logRetentionDays as RetentionDays,
     mcpAllowedOrigins: context.mcpAllowedOrigins,
     buildVersion: context.buildVersion,

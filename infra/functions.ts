@@ -111,6 +111,11 @@ export interface ServiceFunctionsProps {
   readonly settings: FunctionSettings;
   /** The origin-verify secret; every function reads it (through the Parameters and Secrets extension). */
   readonly originSecret: ISecret;
+  /**
+   * The secrets the code reads at cold start, by the variable that names them: a function may read
+   * one (`secretsmanager:GetSecretValue`) exactly when its environment has that variable.
+   */
+  readonly secrets: Readonly<Partial<Record<EnvVar, ISecret>>>;
   readonly logRetention: RetentionDays;
   /** Shown in each description: a new revision makes CloudFormation resolve the secrets again. */
   readonly secretsRevision: number;
@@ -180,7 +185,8 @@ export class ServiceFunctions extends Construct {
 
   /**
    * A function's own role instead of the default one: no AWS managed policy, only the DynamoDB
-   * actions its routes declare, logs only to its own log group, and the origin secret.
+   * actions its routes declare, logs only to its own log group, the origin secret, and the secrets
+   * its code reads (those its environment names).
    */
   private roleOf(
     name: string,
@@ -196,6 +202,8 @@ export class ServiceFunctions extends Construct {
     for (const statement of dataStatements(functionAccess(props.routes, name), tableArns)) role.addToPolicy(statement);
     logGroup.grantWrite(role);
     props.originSecret.grantRead(role);
+    const reads = functionEnvVars(props.routes, name);
+    for (const [variable, secret] of Object.entries(props.secrets)) if (reads.includes(variable as EnvVar)) secret.grantRead(role);
     return role;
   }
 

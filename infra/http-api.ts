@@ -20,6 +20,7 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { answersHead } from '../shared/routes.js';
 import { originPath, type RouteDefinition } from '../shared/operations/operation.js';
 import { routeThrottles, type CapacityPlan } from './capacity.js';
 import type { CustomDomain } from './edge.js';
@@ -108,14 +109,19 @@ export class ServiceApi extends Construct {
    */
   addOperationRoutes(routes: readonly RouteDefinition[], functions: ServiceFunctions): void {
     const integrations = new Map<string, HttpLambdaIntegration>();
+    const every: HttpRoute[] = [];
     for (const route of routes) {
       let integration = integrations.get(route.function);
       if (!integration) {
         integration = new HttpLambdaIntegration(`${pascalCase(route.function)}Integration`, functions.forRoute(route));
         integrations.set(route.function, integration);
       }
-      const [added] = this.api.addRoutes({ path: originPath(route), methods: [HttpMethod[route.method]], integration });
-      this.routes.set(route.operation, added!);
+      // A page answers HEAD too (its GET without the body), on a route of its own with the stage's
+      // default (smallest) throttle: a HEAD is a link checker's, not a player's.
+      const methods = answersHead(route) ? [HttpMethod.GET, HttpMethod.HEAD] : [HttpMethod[route.method]];
+      const added = this.api.addRoutes({ path: originPath(route), methods, integration });
+      this.routes.set(route.operation, added[0]!);
+      every.push(...added);
     }
     // Each route is a token bucket of its own, sized by its class: a flood on anonymous routes
     // drains their buckets, not the partners'. CloudFormation refuses settings for a route that does
@@ -124,6 +130,6 @@ export class ServiceApi extends Construct {
       [...routeThrottles(routes, this.capacity)].map(([key, t]) => [key, { ThrottlingRateLimit: t.rate, ThrottlingBurstLimit: t.burst }]),
     );
     (this.stage.node.defaultChild as CfnStage).routeSettings = settings;
-    for (const route of this.routes.values()) this.stage.node.addDependency(route);
+    for (const route of every) this.stage.node.addDependency(route);
   }
 }

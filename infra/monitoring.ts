@@ -1,50 +1,40 @@
 /**
- * Operations: alarms that notify an SNS topic, and one CloudWatch dashboard. What is watched is
- * derived from the same tables as everything else: one function alarm pair per function of the
- * routes table, DynamoDB system errors for exactly the operations the routes declare per table.
+ * Operations: the alarms that page (each over several datapoints, never on one event), notifying an
+ * SNS topic, and the dashboard (`dashboard.ts`). What is watched derives from the same tables as
+ * everything else: a 5xx ratio and a p99 latency per operation of the routes table (the service's
+ * own EMF metrics, `shared/metric-names.ts`), throttles per table and index of the tables table,
+ * DynamoDB system errors for exactly the operations the routes declare. Partners' 429s are a
+ * metric on the dashboard, not a page. Each alarm's meaning and first checks: docs/runbook.md.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
 import {
   Alarm,
-  AlarmStatusWidget,
   ComparisonOperator,
-  Dashboard,
-  GraphWidget,
   MathExpression,
   Metric,
-  TextWidget,
   TreatMissingData,
+  type Dashboard,
   type IMetric,
-  type IWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
-import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { REQUEST_ANSWERED } from '../shared/http/log-messages.js';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/metric-names.js';
 import type { DynamoAction, RouteDefinition } from '../shared/operations/operation.js';
 import { tables, type TableName } from '../shared/tables.js';
+import { DEFAULT_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.js';
+import { buildDashboard } from './dashboard.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';
 import { serviceAccess } from './permissions.js';
 import type { ServiceTables } from './tables.js';
 
-/** Namespace of the service's own metrics (from log metric filters). */
-export const METRIC_NAMESPACE = 'GameSessionTokenService';
-/** Requests answered 429, counted from the request log line every function writes. */
-export const RATE_LIMIT_METRIC = 'RateLimitRejections';
+export type { AlarmThresholds } from './alarm-thresholds.js';
 
-/** When alarms fire; every value has a default. */
-export interface AlarmThresholds {
-  /** Share of API requests answered 5xx, in percent, over two consecutive 5-minute periods. */
-  readonly serverErrorRatePercent: number;
-  /** 429 answers in 5 minutes, all keys together. */
-  readonly rateLimitRejections: number;
-}
-
-const DEFAULT_THRESHOLDS: AlarmThresholds = { serverErrorRatePercent: 5, rateLimitRejections: 100 };
-const PERIOD = Duration.minutes(5);
+const MINUTE = Duration.minutes(1);
+const FIVE_MINUTES = Duration.minutes(5);
 
 /** CloudWatch's operation dimension for each action the routes table may declare. */
 const OPERATIONS: Record<DynamoAction, Operation> = {
@@ -61,9 +51,33 @@ export interface ServiceMonitoringProps {
   readonly api: HttpApi;
   readonly functions: ServiceFunctions;
   readonly tables: ServiceTables;
+  /** The public distribution (its 5xx rate alarms where its metrics are: us-east-1). */
+  readonly distribution?: Distribution;
+  /** The `service` dimension of the metrics (the functions' POWERTOOLS_SERVICE_NAME). */
+  readonly serviceName: string;
   /** Where alarms (and their recovery) are sent. */
   readonly alarmTopic: ITopic;
   readonly thresholds?: Partial<AlarmThresholds>;
+}
+
+/** The section of docs/runbook.md for each kind of alarm (a test holds them against its headings). */
+export const RUNBOOK_ENTRIES = [
+  'operation-5xx-ratio',
+  'operation-p99-latency',
+  'api-unserved',
+  'function-errors',
+  'function-throttles',
+  'account-concurrency',
+  'dynamodb-throttles',
+  'dynamodb-system-errors',
+  'edge-5xx-rate',
+] as const;
+type RunbookEntry = (typeof RUNBOOK_ENTRIES)[number];
+
+/** How many of how many periods must breach. */
+interface Datapoints {
+  readonly of: number;
+  readonly breaching: number;
 }
 
 export class ServiceMonitoring extends Construct {
@@ -76,23 +90,33 @@ export class ServiceMonitoring extends Construct {
     super(scope, id);
     const thresholds = { ...DEFAULT_THRESHOLDS, ...props.thresholds };
     this.action = new SnsAction(props.alarmTopic);
-    const api = this.watchApi(props.api, thresholds);
-    this.watchFunctions(props.functions);
-    this.watchTables(props.routes, props.tables);
-    const rateLimited = this.watchRateLimits(props, thresholds);
-    this.dashboard = this.buildDashboard(props, { ...api, rateLimited });
+    const metric = serviceMetric(props.serviceName);
+    const operations = [...new Set(props.routes.map((r) => r.operation))];
+    for (const operation of operations) this.watchOperation(operation, metric, thresholds);
+    this.watchApi(props.api, metric, thresholds);
+    this.watchFunctions(props.functions, thresholds);
+    this.watchTables(props.routes, props.tables, thresholds);
+    if (props.distribution) this.watchEdge(props.distribution, thresholds);
+    this.dashboard = buildDashboard(this, { ...props, operations, metric, alarms: this.alarms });
   }
 
   /** An alarm on `metric` that notifies the topic when it fires and when it recovers; listed on the dashboard. */
-  private alarm(alarmId: string, metric: IMetric, description: string, threshold: number, periods = 1): Alarm {
+  private alarm(
+    alarmId: string,
+    metric: IMetric,
+    description: string,
+    threshold: number,
+    datapoints: Datapoints,
+    runbook: RunbookEntry,
+  ): Alarm {
     const created = new Alarm(this, alarmId, {
       metric,
       threshold,
-      evaluationPeriods: periods,
-      datapointsToAlarm: periods,
+      evaluationPeriods: datapoints.of,
+      datapointsToAlarm: datapoints.breaching,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: description,
+      alarmDescription: `${description} (docs/runbook.md#${runbook})`,
     });
     created.addAlarmAction(this.action);
     created.addOkAction(this.action);
@@ -101,177 +125,177 @@ export class ServiceMonitoring extends Construct {
   }
 
   /**
-   * The share of API requests answered 5xx (handled 500s and integration failures alike), over two
-   * periods so one bad deploy minute does not page. Returns the metrics the dashboard also plots.
+   * An operation's 5xx ratio (its `ServerErrors` over its `Requests`, once it has enough requests to
+   * make one) and its p99 handler time. Both from the functions' EMF lines.
    */
-  private watchApi(api: HttpApi, thresholds: AlarmThresholds): ApiMetrics {
-    const requests = api.metricCount({ statistic: 'Sum', period: PERIOD });
-    const serverErrors = api.metricServerError({ statistic: 'Sum', period: PERIOD });
-    const errorRate = new MathExpression({
-      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
-      usingMetrics: { requests, errors: serverErrors },
-      label: '5xx rate (%)',
-      period: PERIOD,
+  private watchOperation(operation: string, metric: ServiceMetric, thresholds: AlarmThresholds): void {
+    const id = pascalCase(operation);
+    const ratio = new MathExpression({
+      expression: `IF(requests >= ${thresholds.minRequestsPerMinute}, 100 * errors / requests, 0)`,
+      usingMetrics: {
+        requests: metric(METRIC.requests, 'Sum', MINUTE, { operation }),
+        errors: metric(METRIC.serverErrors, 'Sum', MINUTE, { operation }),
+      },
+      label: `${operation} 5xx (%)`,
+      period: MINUTE,
     });
+    const percent = thresholds.serverErrorRatePercent;
     this.alarm(
-      'Api5xxRate',
-      errorRate,
-      `More than ${thresholds.serverErrorRatePercent}% of API requests answered 5xx`,
-      thresholds.serverErrorRatePercent,
-      2,
+      `${id}5xxRatio`,
+      ratio,
+      `At least ${percent}% of ${operation} requests answered 5xx`,
+      percent,
+      { of: 5, breaching: 3 },
+      'operation-5xx-ratio',
     );
-    return { requests, serverErrors, errorRate };
-  }
-
-  /** Unhandled failures (crashes, timeouts) and throttling, per function: neither reaches the API's 5xx count reliably. */
-  private watchFunctions(functions: ServiceFunctions): void {
-    for (const [name, fn] of functions.functions) {
-      const id = pascalCase(name);
-      this.alarm(
-        `${id}Errors`,
-        fn.metricErrors({ statistic: 'Sum', period: PERIOD }),
-        `Function ${name} failed (unhandled error or timeout)`,
-        1,
-      );
-      this.alarm(`${id}Throttles`, fn.metricThrottles({ statistic: 'Sum', period: PERIOD }), `Function ${name} was throttled`, 1);
-    }
+    const p99 = metric(METRIC.latency, 'p99', FIVE_MINUTES, { operation });
+    const ms = thresholds.latencyP99Ms;
+    this.alarm(
+      `${id}LatencyP99`,
+      p99,
+      `${operation} p99 handler time at least ${ms} ms`,
+      ms,
+      { of: 3, breaching: 3 },
+      'operation-p99-latency',
+    );
   }
 
   /**
-   * Throttled reads/writes per table, and system errors of exactly the operations the routes perform
-   * on it: an operation no route uses would only add an alarm that can never fire.
+   * Requests API Gateway counted that no function served: its own throttling (429), failed
+   * integrations (a throttled or crashed function: 500/503). The difference of API Gateway's count
+   * and the service's.
    */
-  private watchTables(routes: readonly RouteDefinition[], serviceTables: ServiceTables): void {
+  private watchApi(api: HttpApi, metric: ServiceMetric, thresholds: AlarmThresholds): void {
+    const unserved = new MathExpression({
+      expression: 'MAX([0, received - served])',
+      usingMetrics: {
+        received: api.metricCount({ statistic: 'Sum', period: FIVE_MINUTES }),
+        served: metric(METRIC.requests, 'Sum', FIVE_MINUTES),
+      },
+      label: 'Requests answered by API Gateway alone',
+      period: FIVE_MINUTES,
+    });
+    const n = thresholds.unservedRequests;
+    const description = `At least ${n} requests in 5 minutes answered by API Gateway without a function`;
+    this.alarm('ApiUnserved', unserved, description, n, { of: 3, breaching: 2 }, 'api-unserved');
+  }
+
+  /**
+   * Per function: unhandled failures (timeouts, out of memory, failed cold starts: the bundle
+   * answers everything else) and throttling; and the account's concurrency against its quota.
+   */
+  private watchFunctions(functions: ServiceFunctions, thresholds: AlarmThresholds): void {
+    for (const [name, fn] of functions.functions) {
+      const id = pascalCase(name);
+      const twoOfThree = { of: 3, breaching: 2 };
+      this.alarm(
+        `${id}Errors`,
+        fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+        `Function ${name} failed`,
+        1,
+        twoOfThree,
+        'function-errors',
+      );
+      this.alarm(
+        `${id}Throttles`,
+        fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
+        `Function ${name} throttled`,
+        1,
+        twoOfThree,
+        'function-throttles',
+      );
+    }
+    const concurrency = new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum', period: MINUTE });
+    const n = thresholds.accountConcurrency;
+    this.alarm(
+      'AccountConcurrency',
+      concurrency,
+      `Lambda concurrent executions at least ${n} in the account`,
+      n,
+      { of: 3, breaching: 2 },
+      'account-concurrency',
+    );
+  }
+
+  /**
+   * Throttle events per table and per global secondary index (an index throttled throttles its
+   * table's writes), and system errors of exactly the operations the routes perform on a table: an
+   * operation no route uses would only add an alarm that can never fire.
+   */
+  private watchTables(routes: readonly RouteDefinition[], serviceTables: ServiceTables, thresholds: AlarmThresholds): void {
     const access = serviceAccess(routes);
+    const twoOfThree = { of: 3, breaching: 2 };
     for (const [name, table] of Object.entries(serviceTables) as [TableName, ServiceTables[TableName]][]) {
       const id = tables[name].id;
-      const throttles = new MathExpression({
-        expression: 'reads + writes',
-        usingMetrics: {
-          reads: table.metric('ReadThrottleEvents', { statistic: 'Sum', period: PERIOD }),
-          writes: table.metric('WriteThrottleEvents', { statistic: 'Sum', period: PERIOD }),
-        },
-        label: `${name} throttle events`,
-        period: PERIOD,
-      });
-      this.alarm(`${id}Throttles`, throttles, `DynamoDB table ${name} throttled requests`, 1);
+      const dims = (extra: Record<string, string>) => ({ TableName: table.tableName, ...extra });
+      const throttleEvents = (label: string, dimensions: Record<string, string> = {}) =>
+        new MathExpression({
+          expression: 'reads + writes',
+          usingMetrics: {
+            reads: table.metric('ReadThrottleEvents', { statistic: 'Sum', period: FIVE_MINUTES, dimensionsMap: dims(dimensions) }),
+            writes: table.metric('WriteThrottleEvents', { statistic: 'Sum', period: FIVE_MINUTES, dimensionsMap: dims(dimensions) }),
+          },
+          label,
+          period: FIVE_MINUTES,
+        });
+      const n = thresholds.dynamoThrottleEvents;
+      this.alarm(
+        `${id}Throttles`,
+        throttleEvents(`${name} throttle events`),
+        `DynamoDB table ${name} throttled`,
+        n,
+        twoOfThree,
+        'dynamodb-throttles',
+      );
+      for (const index of tables[name].indexes) {
+        const events = throttleEvents(`${name}/${index.name} throttle events`, { GlobalSecondaryIndexName: index.name });
+        this.alarm(
+          `${id}${pascalCase(index.name)}Throttles`,
+          events,
+          `DynamoDB index ${name}/${index.name} throttled`,
+          n,
+          twoOfThree,
+          'dynamodb-throttles',
+        );
+      }
       const operations = (access[name] ?? []).map((action) => OPERATIONS[action]);
       if (operations.length > 0) {
-        const systemErrors = table.metricSystemErrorsForOperations({ operations, statistic: 'Sum', period: PERIOD });
-        this.alarm(`${id}SystemErrors`, systemErrors, `DynamoDB table ${name} returned system errors (HTTP 500)`, 1);
+        const systemErrors = table.metricSystemErrorsForOperations({ operations, statistic: 'Sum', period: FIVE_MINUTES });
+        this.alarm(
+          `${id}SystemErrors`,
+          systemErrors,
+          `DynamoDB table ${name} returned system errors (HTTP 500)`,
+          1,
+          twoOfThree,
+          'dynamodb-system-errors',
+        );
       }
     }
   }
 
-  /** 429 answers have no AWS metric: the service's own, from the functions' logs, and its alarm. */
-  private watchRateLimits(props: ServiceMonitoringProps, thresholds: AlarmThresholds): IMetric {
-    const rateLimited = new Metric({ namespace: METRIC_NAMESPACE, metricName: RATE_LIMIT_METRIC, statistic: 'Sum', period: PERIOD });
-
-    // Rate-limit rejections: counted from the request log line (`REQUEST_ANSWERED`, `"status":429`)
-    // of every function, summed into one metric, so a burst from any key shows up as a spike.
-    for (const [name, logGroup] of props.functions.logGroups) {
-      new MetricFilter(this, `${pascalCase(name)}RateLimited`, {
-        logGroup,
-        metricNamespace: METRIC_NAMESPACE,
-        metricName: RATE_LIMIT_METRIC,
-        filterPattern: FilterPattern.all(
-          FilterPattern.stringValue('$.message', '=', REQUEST_ANSWERED),
-          FilterPattern.numberValue('$.status', '=', 429),
-        ),
-        metricValue: '1',
-      });
-    }
-    this.alarm(
-      'RateLimitSpike',
-      rateLimited,
-      `At least ${thresholds.rateLimitRejections} requests answered 429 in 5 minutes`,
-      thresholds.rateLimitRejections,
-    );
-    return rateLimited;
-  }
-
   /**
-   * One dashboard, a row per concern: alarm states on top (what needs attention now), then the API,
-   * the functions and the tables (where to look next).
+   * CloudFront's 5xx rate. Its metrics exist only in us-east-1 and an alarm reads its own region's,
+   * so the alarm exists in us-east-1 stacks; elsewhere the dashboard shows the rate (docs/deploy.md).
    */
-  private buildDashboard(props: ServiceMonitoringProps, metrics: ApiMetrics & { rateLimited: IMetric }): Dashboard {
-    const dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(6) });
-    const rows: IWidget[][] = [
-      [
-        new TextWidget({ markdown: '# Game Session Token Service', width: 24, height: 1 }),
-        new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 4 }),
-      ],
-      apiRow(props.api, metrics),
-      ...functionRows(props.functions, metrics.rateLimited),
-      ...tableRows(props.tables),
-    ];
-    for (const row of rows) dashboard.addWidgets(...row);
-    return dashboard;
+  private watchEdge(distribution: Distribution, thresholds: AlarmThresholds): void {
+    if (Stack.of(this).region !== 'us-east-1') return;
+    const rate = distribution.metric5xxErrorRate({ statistic: 'Average', period: MINUTE });
+    const percent = thresholds.edge5xxRatePercent;
+    this.alarm('Edge5xxRate', rate, `CloudFront answered at least ${percent}% 5xx`, percent, { of: 5, breaching: 3 }, 'edge-5xx-rate');
   }
 }
 
-/** The API's own metrics, which the 5xx alarm and the dashboard share. */
-interface ApiMetrics {
-  readonly requests: IMetric;
-  readonly serverErrors: IMetric;
-  readonly errorRate: IMetric;
-}
+/** A metric of the service's own namespace, with its `service` dimension and any others. */
+export type ServiceMetric = (name: string, statistic: string, period: Duration, dimensions?: Record<string, string>) => Metric;
 
-/** Requests and errors, the 5xx rate the alarm watches, and latency. */
-function apiRow(api: HttpApi, metrics: ApiMetrics): IWidget[] {
-  return [
-    new GraphWidget({
-      title: 'API requests and errors',
-      width: 8,
-      left: [metrics.requests, api.metricClientError({ statistic: 'Sum', period: PERIOD }), metrics.serverErrors],
-    }),
-    new GraphWidget({ title: 'API 5xx rate (%)', width: 8, left: [metrics.errorRate] }),
-    new GraphWidget({
-      title: 'API latency (ms)',
-      width: 8,
-      left: [api.metricLatency({ statistic: 'p50', period: PERIOD }), api.metricLatency({ statistic: 'p99', period: PERIOD })],
-    }),
-  ];
-}
-
-/** Rate-limit rejections beside the functions' duration, then invocations, errors, throttles, concurrency: one line per function. */
-function functionRows(functions: ServiceFunctions, rateLimited: IMetric): IWidget[][] {
-  const fns = [...functions.functions];
-  const perFunction = (title: string, metric: (fn: (typeof fns)[number][1], label: string) => IMetric) =>
-    new GraphWidget({ title, width: 12, left: fns.map(([name, fn]) => metric(fn, name)) });
-  return [
-    [
-      new GraphWidget({ title: 'Rate-limit rejections (429)', width: 12, left: [rateLimited] }),
-      perFunction('Function duration p99 (ms)', (fn, label) => fn.metricDuration({ statistic: 'p99', period: PERIOD, label })),
-    ],
-    [
-      perFunction('Function invocations', (fn, label) => fn.metricInvocations({ statistic: 'Sum', period: PERIOD, label })),
-      perFunction('Function errors', (fn, label) => fn.metricErrors({ statistic: 'Sum', period: PERIOD, label })),
-    ],
-    [
-      perFunction('Function throttles', (fn, label) => fn.metricThrottles({ statistic: 'Sum', period: PERIOD, label })),
-      perFunction('Function concurrency (max)', (fn, label) =>
-        fn.metric('ConcurrentExecutions', { statistic: 'Maximum', period: PERIOD, label }),
-      ),
-    ],
-  ];
-}
-
-/** Capacity consumed and throttle events, reads beside writes, one line per table. */
-function tableRows(serviceTables: ServiceTables): IWidget[][] {
-  const perTable = (label: string, metricName: string) =>
-    new GraphWidget({
-      title: label,
-      width: 12,
-      left: Object.entries(serviceTables).map(([name, table]) =>
-        table.metric(metricName, { statistic: 'Sum', period: PERIOD, label: name }),
-      ),
+/** The service's metrics under its `service` dimension (Powertools adds it to every dimension set). */
+function serviceMetric(serviceName: string): ServiceMetric {
+  return (name, statistic, period, dimensions = {}) =>
+    new Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: name,
+      statistic,
+      period,
+      dimensionsMap: { [DIMENSIONS.service]: serviceName, ...dimensions },
     });
-  return [
-    [
-      perTable('DynamoDB read capacity consumed', 'ConsumedReadCapacityUnits'),
-      perTable('DynamoDB write capacity consumed', 'ConsumedWriteCapacityUnits'),
-    ],
-    [perTable('DynamoDB read throttle events', 'ReadThrottleEvents'), perTable('DynamoDB write throttle events', 'WriteThrottleEvents')],
-  ];
 }

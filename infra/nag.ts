@@ -51,7 +51,7 @@ function publicEndpoint(stack: ServiceStack): NagAcknowledgement[] {
   ];
 }
 
-/** Secrets without a rotation Lambda: their values are resolved at deploy time, or must never change. */
+/** Secrets without a rotation Lambda: their values are resolved at deploy time, read once per container, or must never change. */
 function deployTimeSecrets(stack: ServiceStack): NagAcknowledgement[] {
   return [
     {
@@ -65,8 +65,9 @@ function deployTimeSecrets(stack: ServiceStack): NagAcknowledgement[] {
       id: 'AwsSolutions-SMG4',
       scope: stack.playCookieSecret,
       reason:
-        'The functions receive the value at deploy time, so a rotation Lambda alone could not apply it. Rotate by putting a new value and ' +
-        'redeploying (README, "Deploy"); only play cookies signed with the old key stop working.',
+        'The play-page function reads the value once per container (at its first request), so a rotation Lambda alone would leave warm ' +
+        'containers on the old key. Rotate by putting a new value and redeploying (README, "Deploy"), which replaces the containers; ' +
+        'only play cookies signed with the old key stop working.',
     },
     {
       id: 'AwsSolutions-SMG4',

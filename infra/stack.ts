@@ -34,6 +34,9 @@ export interface IdentityProvider {
 /** Placeholder issuer of a synth without identity context (bearer operations answer 401). */
 export const UNCONFIGURED_ISSUER = 'https://issuer.invalid';
 
+/** The `service` of every log line and metric (the metrics' `service` dimension, which the alarms name). */
+const SERVICE_NAME = 'game-session-token-service';
+
 export interface ServiceStackProps extends StackProps {
   readonly identity: IdentityProvider;
   /** X-Ray active tracing of every function (context `tracing`; off by default: cost). */
@@ -123,6 +126,8 @@ export class ServiceStack extends Stack {
       api: this.api.api,
       functions: this.functions,
       tables: this.tables,
+      distribution: this.edge.distribution,
+      serviceName: SERVICE_NAME,
       alarmTopic: this.alarmTopic,
       thresholds: props.alarmThresholds,
     });
@@ -138,6 +143,7 @@ export class ServiceStack extends Stack {
       tables: this.tables,
       settings: this.functionSettings(props),
       originSecret: this.originSecret,
+      secrets: { PLAY_COOKIE_SECRET_ARN: this.playCookieSecret, SESSION_ID_KEY_ARN: this.sessionIdKey },
       logRetention,
       secretsRevision,
       createSessionConcurrency: this.capacity.createSessionConcurrency,
@@ -164,9 +170,12 @@ export class ServiceStack extends Stack {
       ORIGIN_VERIFY_SECRET_ARN: this.originSecret.secretArn,
       MCP_ALLOWED_ORIGINS: props.mcpAllowedOrigins?.join(','),
       PUBLIC_BASE_URL: this.edge.baseUrl,
-      PLAY_COOKIE_SECRET: this.playCookieSecret.secretValue.unsafeUnwrap(),
-      SESSION_ID_KEY: this.sessionIdKey.secretValue.unsafeUnwrap(),
-      POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
+      // The secrets' names only: the functions that use them read them at cold start (`shared/secrets.ts`).
+      PLAY_COOKIE_SECRET: undefined, // the local run only
+      SESSION_ID_KEY: undefined, // the local run only
+      PLAY_COOKIE_SECRET_ARN: this.playCookieSecret.secretArn,
+      SESSION_ID_KEY_ARN: this.sessionIdKey.secretArn,
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
     return settings;

@@ -36,7 +36,7 @@ export const envParts = {
     'DYNAMODB_PARTITION_WRITE_UNITS',
   ],
   /** The session-id permutation of `compose/sessions.ts`: read only when a token is consumed. */
-  sessionIds: ['SESSION_ID_KEY'],
+  sessionIds: ['SESSION_ID_KEY', 'SESSION_ID_KEY_ARN'],
   /** `compose/idempotency.ts`: the `Idempotency-Key` records. */
   idempotency: [...CORE, ...tableVars('idempotency')],
   /** `compose/admin.ts`: admins' bearer tokens, key administration and the audit log. */
@@ -53,7 +53,7 @@ export const envParts = {
   /** `compose/mcp.ts` (catalog and report tools), `mcp/origin.ts` and the links of `mcp/tool.ts`. */
   mcp: [...CORE, ...tableVars('catalog', 'tokens', 'audit'), 'TOKEN_RETENTION_DAYS', 'MCP_ALLOWED_ORIGINS', 'PUBLIC_BASE_URL'],
   /** `compose/play.ts` and `http/play-requests.ts`: pages, play passes and their cookie. */
-  play: [...CORE, ...tableVars('catalog', 'tokens'), 'PUBLIC_BASE_URL', 'PLAY_COOKIE_SECRET'],
+  play: [...CORE, ...tableVars('catalog', 'tokens'), 'PUBLIC_BASE_URL', 'PLAY_COOKIE_SECRET', 'PLAY_COOKIE_SECRET_ARN'],
   /** `compose/health.ts`: the versions reported and the deep check's catalog read. */
   health: [...CORE, ...tableVars('catalog'), 'BUILD_VERSION'],
 } as const satisfies Record<string, readonly EnvVar[]>;

@@ -82,6 +82,13 @@ export const EnvSchema = z.object({
    * tokens are consumed; the local run generates one into its data folder.
    */
   SESSION_ID_KEY: z.optional(z.string().check(z.minLength(32))),
+  /**
+   * AWS: the Secrets Manager secrets holding `PLAY_COOKIE_SECRET` and `SESSION_ID_KEY`, read at the
+   * first request of a container (`shared/secrets.ts`) instead of resolved into the function's
+   * configuration. A value given directly (locally, in tests) comes first.
+   */
+  PLAY_COOKIE_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
+  SESSION_ID_KEY_ARN: z.optional(z.string().check(z.minLength(1))),
   ...loggingVars,
 });
 

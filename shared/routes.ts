@@ -43,6 +43,24 @@ export const routes = [
   ...playPageOperations,
 ] as const satisfies readonly RouteDefinition[];
 
+/**
+ * Whether a route answers HEAD like its GET, without the body: the pages people open (a browser's
+ * or a link checker's HEAD). API operations do not: a HEAD of validate-session would be a call.
+ */
+export function answersHead(route: Pick<RouteDefinition, 'method' | 'capacity'>): boolean {
+  return route.method === 'GET' && route.capacity === 'play';
+}
+
+/**
+ * Where a page's address with a trailing slash moves to (301): the canonical one, without it, for
+ * the GET or HEAD of a page (one address per page for browsers and caches). Undefined otherwise:
+ * API operations are served on either form (a client's POST does not survive every redirect).
+ */
+export function canonicalPagePath(method: string, path: string, route: RouteDefinition): string | undefined {
+  if (!answersHead(route) || (method !== 'GET' && method !== 'HEAD') || !/.\/+$/.test(path)) return undefined;
+  return path.replace(/\/+$/, '');
+}
+
 /** Outcome of matching a public request against the routes table. */
 export type RouteMatch =
   | { readonly kind: 'route'; readonly route: RouteDefinition; readonly params: Record<string, string> }
@@ -66,7 +84,7 @@ export function matchRoute(
   );
   if (onPath.length === 0) return { kind: 'not-found' };
   const forAction = onPath.filter(({ form }) => form.action === (action || undefined));
-  const hit = forAction.find(({ route }) => route.method === method);
+  const hit = forAction.find(({ route }) => route.method === method || (method === 'HEAD' && answersHead(route)));
   if (hit) return { kind: 'route', route: hit.route, params: hit.params };
   return action && forAction.length === 0 ? { kind: 'unknown-action' } : { kind: 'method-not-allowed' };
 }

@@ -4,12 +4,13 @@
  * Gateway HTTP API (payload v2) event and calls the very same handler export a Lambda would.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/errors.js';
 import { errorResponse, withRequestId } from '../../shared/http/errors.js';
 import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
 import type { RouteDefinition } from '../../shared/operations/operation.js';
-import { matchRoute } from '../../shared/routes.js';
+import { canonicalPagePath, matchRoute } from '../../shared/routes.js';
 import { routeKey } from '../capacity.js';
 import { apiGatewayEvent, lambdaContext } from './api-event.js';
 
@@ -76,6 +77,8 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
   if (match.kind !== 'route') {
     return send(res, withRequestId(routingResponse(match.kind, allowedMethods(url.pathname, action)), randomUUID()));
   }
+  const canonical = canonicalPagePath(req.method ?? 'GET', url.pathname, match.route);
+  if (canonical !== undefined) return send(res, { statusCode: 301, headers: { location: canonical + url.search }, body: '' });
 
   const handler = await options.loadHandler(match.route.function);
   const event = toEvent(req, url, body, match.route, match.params);

@@ -1,10 +1,10 @@
 /** The play pages' part. */
-import { required } from '../env.js';
 import { PlayPages } from '../domain/play.js';
 import { PLAY_CATALOG_STALENESS_MS, PlayableCache } from '../domain/playable-cache.js';
 import { PlayPassSigner } from '../domain/play-pass.js';
 import { coreServices, part, type CoreServices } from './base.js';
 import { catalogStore, tokenStore } from './stores.js';
+import { secret } from '../secrets.js';
 
 /** A play session (refreshes keep playing) lasts this long after the token is consumed. */
 const PLAY_PASS_SECONDS = 4 * 3600;
@@ -26,7 +26,7 @@ export const playServices = /* @__PURE__ */ part((): PlayServices => {
     tokens: tokenStore(),
     clock,
     // Read at first use: open games play even where no secret is configured; tokened ones fail loudly.
-    passes: new PlayPassSigner(() => required(env, 'PLAY_COOKIE_SECRET')),
+    passes: new PlayPassSigner(() => secret(env, 'PLAY_COOKIE_SECRET')),
     passSeconds: PLAY_PASS_SECONDS,
     exchangeWindowSeconds: PLAY_PASS_EXCHANGE_SECONDS,
   });

@@ -1,5 +1,5 @@
 /** The session functions' part: key calls (authenticate and meter) and the session domain. */
-import { required } from '../env.js';
+import { secret } from '../secrets.js';
 import { IdPermutation } from '../domain/id-permutation.js';
 import { KeyCalls } from '../domain/key-calls.js';
 import { PlayableCache } from '../domain/playable-cache.js';
@@ -41,7 +41,7 @@ export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
     // Games and streams never change org and are never deleted: a warm create-session reads only the key.
     catalog: new PlayableCache(catalogStore(), clock),
     keyCalls,
-    sessionIds: new SessionIdAllocator(counterStore(), new IdPermutation(() => required(env, 'SESSION_ID_KEY')), SESSION_IDS),
+    sessionIds: new SessionIdAllocator(counterStore(), new IdPermutation(() => secret(env, 'SESSION_ID_KEY')), SESSION_IDS),
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });

@@ -20,8 +20,10 @@ import { keyCredential, type KeyCalls, type KeyCredential } from '../domain/key-
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { IdempotentCall, RouteDefinition } from '../operations/operation.js';
 import type { IdempotencyStore, IdempotentRequest } from '../store/idempotency-store.js';
-import { bundle, presentedApiKey, type ApiContext, type OperationInput, type Wiring } from './api.js';
+import { bundle, type ApiContext, type OperationInput, type Wiring } from './api.js';
 import { logger } from './logger.js';
+import { annotate } from './request-log.js';
+import { presentedApiKey } from './respond.js';
 import { outcomeOf, responseOf, type Outcome } from './response.js';
 import { requestInput } from './validation.js';
 
@@ -89,10 +91,13 @@ async function serveKeyCall(
   prefetched.catch(() => undefined);
   const claiming = idempotent ? services.idempotency!.claim(idempotent.request, remainingMs(context)) : undefined;
   const key = await authenticated(services, credential, idempotent, claiming);
+  annotate(call, { org_id: key.org_id });
   const claim = await claiming;
   if (claim && !claim.claimed) return replayed(idempotent!.replay(claim.stored));
 
   const outcome = await outcomeOf(run({ ...base, ...input, key, prefetched }));
+  // A stored refusal is answered, not thrown: its line still names why.
+  if ('error' in outcome) context.refusal = outcome.error;
   if (!idempotent) {
     if ('error' in outcome) throw outcome.error;
     return responseOf(operation.reply, call, outcome);

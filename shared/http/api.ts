@@ -4,7 +4,7 @@
  * async function from validated input to data. The bundle normalizes headers, caps and parses the
  * JSON body, checks the credential, validates, runs the operation, renders its answer
  * (`response.ts`), adds rate-limit headers, maps every thrown error to its status and envelope, and
- * writes one log line per request. Operations that take an API key use `keyApi` (`api-key.ts`).
+ * writes one log line and one set of metrics per request (`respond.ts`). Operations that take an API key use `keyApi` (`api-key.ts`).
  */
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
@@ -18,12 +18,11 @@ import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import { API_PATH, type RouteDefinition } from '../operations/operation.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
 import { jsonBody } from './body.js';
-import { rateLimitHeaders } from './envelope.js';
-import { errorResponse, withRequestId } from './errors.js';
 import { queryCap } from './limits.js';
-import { REQUEST_ANSWERED, REQUEST_FAILED } from './log-messages.js';
-import { logger } from './logger.js';
 import { originVerify } from './origin-verify.js';
+import { annotate } from './request-log.js';
+import { presentedApiKey, respond } from './respond.js';
+import { secretsLoaded } from '../secrets.js';
 import { responseOf } from './response.js';
 import { requestInput, type RequestInput } from './validation.js';
 
@@ -39,6 +38,10 @@ export type BundleNeeds<D extends RouteDefinition> = (Auth<D, 'bearer'> extends 
 /** The Lambda context with this request's call context attached by the bundle. */
 export interface ApiContext extends Context {
   call?: CallContext;
+  /** The request's id as answered and logged: the caller's `X-Request-Id` when valid, else the call's (`caller.ts`). */
+  requestId?: string;
+  /** A refusal answered without being thrown (stored for repeats under an `Idempotency-Key`): the reason its line names. */
+  refusal?: unknown;
   /** The org admin a bearer route's token identifies (set before the body is parsed). */
   admin?: AdminIdentity;
   /**
@@ -102,7 +105,9 @@ export function api<const D extends RouteDefinition, S = undefined, P = undefine
     const services = wiring.services?.() as S;
     wiring.guard?.(event, services);
     const base = { call: context.call!, action: operation.operation, services, event };
-    const data = await run({ ...base, ...requestInput(operation, event), admin: context.admin } as never);
+    const input = requestInput(operation, event);
+    annotate(base.call, { org_id: orgOf(input) });
+    const data = await run({ ...base, ...input, admin: context.admin } as never);
     return responseOf(operation.reply, base.call, { data });
   });
   return Object.assign(handler, { operations: [operation] as readonly D[] });
@@ -122,6 +127,8 @@ export function bundle<D extends RouteDefinition, S, P>(operation: D, wiring: Wi
     .use(httpEventNormalizer())
     .use(respond(operation))
     .use(originVerify())
+    // After the origin check: a request that skipped the edge makes no Secrets Manager read.
+    .use(secretsLoaded())
     .use(queryCap());
   if (operation.auth === 'bearer') chain.use(bearerAuth(operation, () => (wiring.services!() as { bearer: BearerVerifier }).bearer));
   // A key route's refused body waits for the key to be authenticated (`api-key.ts`).
@@ -162,82 +169,8 @@ function wrongCredential(operation: Pick<RouteDefinition, 'method' | 'path' | 'a
   return undefined;
 }
 
-/**
- * Call context, envelope headers, error mapping and the request's log line. The HTML page bundle
- * reuses it with its own error renderer and an operation read from the event.
- */
-export function respond(
-  operation: Pick<RouteDefinition, 'operation' | 'auth'> | ((event: Event) => string),
-  renderError: (error: unknown) => Result = errorResponse,
-): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
-  const started = new WeakMap<object, number>();
-  const auth = typeof operation === 'function' ? undefined : operation.auth;
-  const finish = (request: middy.Request<Event, Result, Error, ApiContext>, response: Result): Result => {
-    const call = request.context.call;
-    const status = response.statusCode ?? 200;
-    const headers = {
-      ...(response.headers as Record<string, string>),
-      ...rateLimitHeaders(call?.rateLimit),
-      ...(status === 401 && auth && auth !== 'none' ? { 'www-authenticate': challenge(auth, request.event.headers ?? {}) } : {}),
-    };
-    const fields = {
-      operation: typeof operation === 'function' ? operation(request.event) : operation.operation,
-      status,
-      request_id: call?.requestId,
-      duration_ms: Date.now() - (started.get(request) ?? Date.now()),
-      key_prefix: keyPrefixOf(request.event),
-      actor: request.context.admin?.subject,
-    };
-    if (status >= 500) logger.error(REQUEST_FAILED, { ...fields, error: request.error ?? undefined });
-    else logger.info(REQUEST_ANSWERED, fields);
-    return withRequestId({ ...response, headers }, call?.requestId ?? '');
-  };
-  return {
-    before: (request) => {
-      started.set(request, Date.now());
-      const { requestContext } = request.event;
-      request.context.call = {
-        requestId: requestContext.requestId,
-        sourceIp: requestContext.http.sourceIp,
-        userAgent: requestContext.http.userAgent ?? '',
-      };
-    },
-    after: (request) => {
-      request.response = finish(request, request.response!);
-    },
-    onError: (request) => {
-      request.response = finish(request, renderError(request.error));
-    },
-  };
-}
-
-/** The realm every challenge names. */
-const REALM = 'game-session-token-service';
-
-/**
- * The `WWW-Authenticate` challenge of a 401 (RFC 9110 §11.6.1), naming the credential the route
- * takes, so that a client knows what to send. Key routes (REST and MCP) take an API key: the
- * `ApiKey` scheme, naming its header; an MCP client reading it asks its user for a key instead of
- * starting an OAuth flow (which a `Bearer` challenge would suggest). Admin routes take an OIDC JWT:
- * `Bearer` (RFC 6750), with `error="invalid_token"` when one was presented.
- */
-function challenge(auth: 'apiKey' | 'bearer', headers: Readonly<Record<string, string | undefined>>): string {
-  if (auth === 'apiKey') return `ApiKey realm="${REALM}", header="x-api-key"`;
-  return headers.authorization ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`;
-}
-
-/** The presented key's 8-character prefix, the only part of it that may be logged. */
-function keyPrefixOf(event: Event): string | undefined {
-  const key = presentedApiKey(event.headers ?? {});
-  return key ? key.slice(0, 8) : undefined;
-}
-
-/**
- * The API key a request presents: `x-api-key`, or else `Authorization: Bearer dpk_...` (what MCP
- * clients configure). A bearer value that is not an API key (an admin's JWT) is not one.
- */
-export function presentedApiKey(headers: Readonly<Record<string, string | undefined>>): string | undefined {
-  if (headers['x-api-key']) return headers['x-api-key'];
-  const bearer = /^Bearer\s+(dpk_\S*)$/i.exec(headers.authorization ?? '');
-  return bearer?.[1];
+/** The org an admin request names (`org_id` of its query or body), for its log line; undefined elsewhere. */
+function orgOf(input: { readonly body?: unknown; readonly query?: unknown }): number | undefined {
+  const named = (input.query as { org_id?: unknown } | undefined)?.org_id ?? (input.body as { org_id?: unknown } | undefined)?.org_id;
+  return typeof named === 'number' ? named : undefined;
 }

@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { codeOf, Conflict, DomainError, InvalidInput, Overloaded, RateLimited, statusOf } from '../domain/errors.js';
+import { REQUEST_ID_HEADER } from './caller.js';
 import { jsonResponse } from './envelope.js';
 
 /** Middy's own HTTP errors (JSON parser), in the service's words; both are the spec's 400. */
@@ -80,7 +81,7 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
  * (an HTML page), keeps its body.
  */
 export function withRequestId(response: APIGatewayProxyStructuredResultV2, requestId: string): APIGatewayProxyStructuredResultV2 {
-  const headers = { ...(response.headers as Record<string, string>), 'x-request-id': requestId };
+  const headers = { ...(response.headers as Record<string, string>), [REQUEST_ID_HEADER]: requestId };
   const body = response.body;
   if ((response.statusCode ?? 200) < 400 || !body?.startsWith('{"success":false')) return { ...response, headers };
   return { ...response, headers, body: JSON.stringify({ ...(JSON.parse(body) as object), request_id: requestId }) };

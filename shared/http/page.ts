@@ -14,12 +14,14 @@ import { randomBytes } from 'node:crypto';
 import { NotFound } from '../domain/errors.js';
 import type { CallContext } from '../domain/model.js';
 import { originPath, type RouteDefinition } from '../operations/operation.js';
-import { respond, type ApiContext } from './api.js';
+import type { ApiContext } from './api.js';
 import { bodyCap } from './body.js';
 import { errorOutcome } from './errors.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
 import { queryCap } from './limits.js';
 import { originVerify } from './origin-verify.js';
+import { respond } from './respond.js';
+import { secretsLoaded } from '../secrets.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -56,12 +58,15 @@ export function page<S, const D extends RouteDefinition>(
   serve: (input: PageInput<S>) => Promise<Result>,
   services: () => S,
 ) {
-  const routeOf = (event: Event) => operations.find((r) => `${r.method} ${originPath(r)}` === event.routeKey);
+  // A HEAD comes in on the page's own HEAD route (API Gateway) and is served as its GET.
+  const routeOf = (event: Event) => operations.find((r) => `${r.method} ${originPath(r)}` === event.routeKey.replace(/^HEAD /, 'GET '));
   const handler = middy<Event, Result, Error, ApiContext>()
+    .use(headWithoutBody())
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())
     .use(respond((event) => routeOf(event)?.operation ?? event.routeKey, pageErrorResponse))
     .use(originVerify())
+    .use(secretsLoaded())
     .use(queryCap())
     .use(unlessGet(bodyCap()))
     .use(unlessGet(httpJsonBodyParser()))
@@ -171,13 +176,22 @@ function cookiesOf(event: Event): Record<string, string> {
   return jar;
 }
 
-/** Body handling applies to requests that carry one; GETs of a page have none. */
+/** A HEAD is answered as its GET without the body (first in the chain, so last to see the answer). */
+function headWithoutBody(): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+  const strip = (request: middy.Request<Event, Result, Error, ApiContext>) => {
+    if (request.event.requestContext.http.method === 'HEAD' && request.response) request.response = { ...request.response, body: '' };
+  };
+  return { after: strip, onError: strip };
+}
+
+/** Body handling applies to requests that carry one; GETs (and HEADs) of a page have none. */
 function unlessGet(
   middleware: middy.MiddlewareObj<Event, Result, Error, ApiContext>,
 ): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   return {
     before: (request) => {
-      if (request.event.requestContext.http.method !== 'GET') return middleware.before?.(request);
+      const { method } = request.event.requestContext.http;
+      if (method !== 'GET' && method !== 'HEAD') return middleware.before?.(request);
     },
   };
 }

@@ -40,7 +40,7 @@ export function routingResponse(refusal: RoutingRefusal, allow: readonly string[
  * a 405's `Allow` lists them (the edge rewrite computes the same list the same way).
  */
 export function allowedMethods(path: string, action: string | undefined, table: readonly RouteDefinition[] = routes): string[] {
-  const methods = [...new Set(table.map((route) => route.method))];
+  const methods = [...new Set([...table.map((route) => route.method), 'HEAD'])];
   return methods.filter((method) => matchRoute(method, path, action, table).kind === 'route').sort();
 }
 

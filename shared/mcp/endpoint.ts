@@ -25,6 +25,8 @@ import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { McpRequestBody } from '../schemas/mcp.js';
 import type { McpServices } from '../compose/mcp.js';
 import { logger } from '../http/logger.js';
+import { annotate } from '../http/request-log.js';
+import { countToolCall } from '../metrics.js';
 import { RequestMeter } from './metering.js';
 import { buildMcpServer } from './server.js';
 import type { McpTool } from './tool.js';
@@ -62,6 +64,9 @@ export async function serveMcp(
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const { key } = request;
   const toolCall = toolCallOf(request.message);
+  annotate(request.call, { mcp_method: bounded(request.message.method), mcp_tool: bounded(toolCall?.name) });
+  // By the server's own tool names only: a name the caller made up is `unknown`, never a dimension of its own.
+  if (toolCall) countToolCall(toolCall.tool?.name);
   const meter = new RequestMeter(services.keyCalls, key, request.call, auditAction(request.message, toolCall));
   try {
     assertStreamableHttp(request.headers);
@@ -94,6 +99,11 @@ export async function serveMcp(
   if (toolCall && !meter.metered) await refuseUnrun(meter, toolCall, granted);
   if (meter.failure !== undefined) throw meter.failure;
   return result;
+}
+
+/** A caller's word as a log field: at most 64 characters. */
+function bounded(value: unknown): string | undefined {
+  return typeof value === 'string' ? value.slice(0, 64) : undefined;
 }
 
 /** The message of a JSON-RPC internal error (-32603) the transport answered, if it answered one. */

@@ -7,6 +7,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { Forbidden, isRequestRefusal } from '../domain/errors.js';
 import type { McpScope } from '../domain/mcp-scopes.js';
+import { annotate } from '../http/request-log.js';
+import { countTokenEvent } from '../metrics.js';
 import { API_VERSION } from '../operations/operation.js';
 import type { RequestMeter } from './metering.js';
 import type { McpTool, ToolContext } from './tool.js';
@@ -52,6 +54,7 @@ function register(server: McpServer, tool: McpTool, context: ToolContext): void 
     (args) =>
       answer(context.meter, async () => {
         const { data, summary } = await tool.run(args, context);
+        countTokenEvent(tool.name);
         return { structuredContent: data as Record<string, unknown>, content: [{ type: 'text', text: summary }] };
       }),
   );
@@ -76,6 +79,8 @@ async function answer(meter: RequestMeter, work: () => Promise<CallToolResult>):
     return await work();
   } catch (error) {
     if (isRequestRefusal(error)) {
+      // Answered as a tool error with HTTP 200: the request's line still says why.
+      annotate(meter.call, { tool_error_name: error.name, tool_error_message: error.message });
       return { isError: true, content: [{ type: 'text', text: error.message }] };
     }
     meter.failure = error;

@@ -1,6 +1,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { Overloaded } from '../domain/errors.js';
+import { METRIC } from '../metric-names.js';
+import { countEvent } from '../metrics.js';
 
 /** What every DynamoDB adapter's constructor takes. */
 export interface StoreOptions {
@@ -37,6 +39,25 @@ const PLAIN_OVERWRITES = new Set(['Put', 'PutItem', 'Delete', 'DeleteItem']);
  * it is harmless. Attempts are spaced by "full jitter" backoff.
  */
 export const RETRY_POLICY = { maxAttempts: 3, baseDelayMs: 25, maxDelayMs: 400 } as const;
+
+/**
+ * How long one attempt may take in AWS: the TCP/TLS connection, then the answer (the socket idle
+ * that long fails the attempt). DynamoDB answers in milliseconds; these only bound a hang. Together
+ * with {@link RETRY_POLICY} they bound a call ({@link worstCaseCallMs}), which a unit test holds
+ * against the function timeout.
+ */
+export const DYNAMO_TIMEOUTS = { connectionTimeoutMs: 250, requestTimeoutMs: 650 } as const;
+
+/**
+ * The longest one DynamoDB call can take: every attempt hangs to both timeouts, and every backoff
+ * waits its longest.
+ */
+export function worstCaseCallMs(): number {
+  const attempt = DYNAMO_TIMEOUTS.connectionTimeoutMs + DYNAMO_TIMEOUTS.requestTimeoutMs;
+  let backoffs = 0;
+  for (let n = 1; n < RETRY_POLICY.maxAttempts; n++) backoffs += backoffBoundMs(n);
+  return RETRY_POLICY.maxAttempts * attempt + backoffs;
+}
 
 /** Inputs of conditional writes marked {@link idempotent}; the SDK hands the same object to the middleware. */
 const idempotentInputs = new WeakSet<object>();
@@ -80,9 +101,14 @@ export function mayRetry(error: unknown, commandName: string | undefined, input:
   return isThrottling(error) || (isTransient(error) && isRetrySafe(commandName, input));
 }
 
-/** Delay before attempt `attempt + 1`: uniformly random up to the exponential bound (full jitter). */
+/** The longest delay before attempt `attempt + 1`: exponential, capped. */
+function backoffBoundMs(attempt: number): number {
+  return Math.min(RETRY_POLICY.maxDelayMs, RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1));
+}
+
+/** Delay before attempt `attempt + 1`: uniformly random up to its bound (full jitter). */
 function backoffMs(attempt: number): number {
-  return Math.random() * Math.min(RETRY_POLICY.maxDelayMs, RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1));
+  return Math.random() * backoffBoundMs(attempt);
 }
 
 /** Name of a DynamoDB conditional-write failure. */
@@ -133,7 +159,11 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
         maxAttempts: 1,
         region: options.region ?? process.env.AWS_REGION,
         // A DynamoDB call answers in milliseconds; one that hangs must fail well inside the Lambda timeout.
-        requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+        requestHandler: {
+          connectionTimeout: DYNAMO_TIMEOUTS.connectionTimeoutMs,
+          requestTimeout: DYNAMO_TIMEOUTS.requestTimeoutMs,
+          throwOnRequestTimeout: true,
+        },
       };
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(config), {
     marshallOptions: { removeUndefinedValues: true },
@@ -156,7 +186,10 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
         try {
           return await next(args);
         } catch (error) {
+          // Counted per attempt, under the request's operation (`shared/metrics.ts`): capacity on-call can see before it is a 503.
+          if (isThrottling(error)) countEvent(METRIC.dynamoThrottles);
           if (attempt >= RETRY_POLICY.maxAttempts || !mayRetry(error, context.commandName, args.input)) throw error;
+          countEvent(METRIC.dynamoRetries);
           await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
         }
       }

@@ -32,7 +32,8 @@ export class RequestLog {
 
   /** Take one log line of the service; true when it was one (it is then not printed). */
   take(line: string): boolean {
-    if (!line.startsWith('{"level"')) return false;
+    // Metric (EMF) lines are the service's too: ingested like the log lines, so counted in the volume.
+    if (!line.startsWith('{"level"') && !line.startsWith('{"_aws"')) return false;
     if (line.startsWith('{"level":"ERROR"')) this.errors = [...this.errors.slice(-9), line];
     if (this.collecting !== undefined) {
       const kept = this.lines.get(this.collecting) ?? [];

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { DEFAULT_CAPACITY, planTotals, routeKey, type CapacityPlan } from '../../infra/capacity.js';
+import { DEFAULT_CAPACITY, headRouteKey, planTotals, routeKey, type CapacityPlan } from '../../infra/capacity.js';
 import { capacityPlan, readDeployContext } from '../../infra/config.js';
 import { buildDeployment } from '../../infra/deployment.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
@@ -31,11 +31,15 @@ describe('the default plan', () => {
 
   test('every route of the routes table has its own throttle, its class’s figures, and nothing else has one', () => {
     const settings = stageOf(s)[1].Properties.RouteSettings as Record<string, unknown>;
-    expect(Object.keys(settings).sort()).toEqual(routes.map(routeKey).sort());
+    const heads = routes.flatMap((route) => headRouteKey(route) ?? []);
+    expect(Object.keys(settings).sort()).toEqual([...routes.map(routeKey), ...heads].sort());
     for (const route of routes) {
       const { rate, burst } = DEFAULT_CAPACITY.routes[route.capacity];
       expect(settings[routeKey(route)]).toEqual({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst });
     }
+    // A page's HEAD route (issue 17): the smallest budget.
+    const { rate, burst } = DEFAULT_CAPACITY.routes.meta;
+    for (const head of heads) expect(settings[head]).toEqual({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst });
     // The route keys are the API's own routes (CloudFormation refuses settings for unknown ones).
     const apiRouteKeys = resourcesOf(s.json, 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
     expect(Object.keys(settings).sort()).toEqual(apiRouteKeys.sort());

@@ -6,10 +6,11 @@
 import { describe, expect, test } from '@jest/globals';
 import { runInNewContext } from 'node:vm';
 import { EDGE_FUNCTION_MAX_BYTES, edgeRewriteSource } from '../../infra/edge-rewrite.js';
+import { VIEWER_ADDRESS_HEADER } from '../../shared/http/caller.js';
 import { errorResponse, withRequestId } from '../../shared/http/errors.js';
 import { allowedMethods, routingError, routingErrors } from '../../shared/http/routing-errors.js';
 import { API_PATH, originPath, type RouteDefinition } from '../../shared/operations/operation.js';
-import { matchRoute, routes as routeTable } from '../../shared/routes.js';
+import { canonicalPagePath, matchRoute, routes as routeTable } from '../../shared/routes.js';
 
 /** THE routes table, seen as plain rows (optional `action`). */
 const routes: readonly RouteDefinition[] = routeTable;
@@ -44,12 +45,19 @@ const concretePath = (route: RouteDefinition) => route.path.replace(/\{[^}]+\}/g
 /** What the local front decides for a request, in the edge function's terms. */
 function expected(table: readonly RouteDefinition[], method: string, path: string, action: string | undefined) {
   const match = matchRoute(method, path, action, table);
-  if (match.kind === 'route') return { uri: originPath(match.route) === match.route.path ? path : originPath(match.route) };
+  // A page's address with a trailing slash moves to its canonical one (301); anything else reaches
+  // the origin on its canonical path (API Gateway's routes have no trailing slash).
+  const canonical = match.kind === 'route' ? canonicalPagePath(method, path, match.route) : undefined;
+  if (canonical !== undefined) return { statusCode: 301, location: canonical };
+  if (match.kind === 'route')
+    return { uri: originPath(match.route) === match.route.path ? path.replace(/\/+$/, '') : originPath(match.route) };
   return { statusCode: routingErrors[match.kind].status, error: routingErrors[match.kind].error };
 }
 
 function outcome(result: EdgeResult) {
   if ('uri' in result) return { uri: result.uri };
+  // The path it moves to (the query it keeps: 'pages answer HEAD…' below).
+  if (result.statusCode === 301) return { statusCode: 301, location: result.headers.location!.value.split('?')[0] };
   return { statusCode: result.statusCode, error: (JSON.parse(result.body.data) as { error: string }).error };
 }
 
@@ -155,6 +163,28 @@ test('the edge decides exactly as matchRoute for every method, path and action',
     }
   }
   expect(checked).toBeGreaterThan(routes.length * methods.length);
+});
+
+test('pages answer HEAD (passed on to their HEAD route); API operations do not', () => {
+  expect(outcome(handler(viewerRequest('HEAD', '/play/game/101')))).toEqual({ uri: '/play/game/101' });
+  // One address per page: with a trailing slash, 301 to it, the query kept as sent.
+  const query = { session_token: { value: 'abc' }, x: { value: '1', multiValue: [{ value: '1' }, { value: '2' }] } };
+  const moved = handler(viewerRequest('HEAD', '/play/game/101/', query)) as {
+    statusCode: number;
+    headers: Record<string, { value: string }>;
+  };
+  expect([moved.statusCode, moved.headers.location]).toEqual([301, { value: '/play/game/101?session_token=abc&x=1&x=2' }]);
+  const validate = handler(viewerRequest('HEAD', API_PATH, withAction('validate-session')));
+  expect(outcome(validate)).toMatchObject({ statusCode: 405 });
+  const page = handler(viewerRequest('PUT', '/play/game/101')) as { headers: Record<string, { value: string }> };
+  expect(page.headers.allow).toEqual({ value: 'GET, HEAD' });
+});
+
+test('the origin gets the viewer’s address from the edge, whatever the viewer sent in its place', () => {
+  const event = viewerRequest('GET', '/play/game/101');
+  (event.request.headers as Record<string, { value: string }>)[VIEWER_ADDRESS_HEADER] = { value: '10.0.0.1' };
+  const result = handler(event) as { headers: Record<string, { value: string }> };
+  expect(result.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '198.51.100.7' });
 });
 
 test('every 405 at the edge carries Allow, listing what allowedMethods lists for the local front', () => {

@@ -67,8 +67,15 @@ describe('function environments', () => {
     const having = (variable: string) => fnNames.filter((name) => variable in variablesOf(name));
     const functionOf = (operation: string) => routes.find((r) => r.operation === operation)!.function;
     const bearer = fnNames.filter((name) => routes.some((r) => r.function === name && r.auth === 'bearer'));
-    expect(having('PLAY_COOKIE_SECRET')).toEqual([functionOf('play-session')]);
-    expect(having('SESSION_ID_KEY')).toEqual([functionOf('consume-session')]);
+    // Secrets by name only, where they are read; never their values (read at cold start: shared/secrets.ts).
+    expect(having('PLAY_COOKIE_SECRET_ARN')).toEqual([functionOf('play-session')]);
+    expect(having('SESSION_ID_KEY_ARN')).toEqual([functionOf('consume-session')]);
+    expect(having('PLAY_COOKIE_SECRET')).toEqual([]);
+    expect(having('SESSION_ID_KEY')).toEqual([]);
+    expect(variablesOf(functionOf('play-session'))).toMatchObject({
+      PLAY_COOKIE_SECRET_ARN: { Ref: logicalId(s.stack, s.stack.playCookieSecret) },
+    });
+    expect(JSON.stringify(s.json.Resources)).not.toMatch(/resolve:secretsmanager:[^}]*(PlayCookie|SessionIdKey)/);
     for (const variable of ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_JWKS_URL']) expect(having(variable)).toEqual(bearer);
     expect(having('PUBLIC_BASE_URL')).toEqual([functionOf('mcp'), functionOf('play-session')]);
     expect(having('IDEMPOTENCY_TABLE')).toEqual([functionOf('create-session'), functionOf('mcp')]);

@@ -8,12 +8,15 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiGatewayEvent } from '../../infra/local/api-event.js';
+import type { CallContext } from '../../shared/domain/model.js';
 import { resetEnv } from '../../shared/env.js';
+import { VIEWER_ADDRESS_HEADER } from '../../shared/http/caller.js';
 import { errorResponse } from '../../shared/http/errors.js';
 import {
   loadFromExtension,
   ORIGIN_VERIFY_HEADER,
   originVerify,
+  PREVIOUS_ACCEPTED_MS,
   type OriginVerifyOptions,
   type SecretValuesLoader,
 } from '../../shared/http/origin-verify.js';
@@ -114,6 +117,8 @@ describe('through the Parameters and Secrets extension', () => {
   const seen: IncomingMessage[] = [];
   let previousAvailable = true;
   let failCurrent = false;
+  /** When the current version was created, in Secrets Manager's epoch seconds (absent: not said). */
+  let currentCreated: number | undefined = Date.now() / 1000;
   const saved = { ...process.env };
 
   beforeAll(async () => {
@@ -129,7 +134,11 @@ describe('through the Parameters and Secrets extension', () => {
       }
       res
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ SecretString: stage === 'AWSPREVIOUS' ? PREVIOUS : CURRENT }));
+        .end(
+          JSON.stringify(
+            stage === 'AWSPREVIOUS' ? { SecretString: PREVIOUS, CreatedDate: 0 } : { SecretString: CURRENT, CreatedDate: currentCreated },
+          ),
+        );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     Object.assign(process.env, {
@@ -147,6 +156,17 @@ describe('through the Parameters and Secrets extension', () => {
     previousAvailable = true;
     expect(await loadFromExtension(SECRET_ARN)).toEqual([CURRENT, PREVIOUS]);
     expect(seen.at(-1)!.headers['x-aws-parameters-secrets-token']).toBe('session-token');
+  });
+
+  test('the previous value only for a bounded window after the rotation, and never when the rotation time is unknown', async () => {
+    previousAvailable = true;
+    currentCreated = (Date.now() - PREVIOUS_ACCEPTED_MS + 60_000) / 1000;
+    expect(await loadFromExtension(SECRET_ARN)).toEqual([CURRENT, PREVIOUS]);
+    currentCreated = (Date.now() - PREVIOUS_ACCEPTED_MS - 60_000) / 1000;
+    expect(await loadFromExtension(SECRET_ARN)).toEqual([CURRENT]);
+    currentCreated = undefined;
+    expect(await loadFromExtension(SECRET_ARN)).toEqual([CURRENT]);
+    currentCreated = Date.now() / 1000;
   });
 
   test('no previous version (never rotated): the current value alone', async () => {
@@ -173,14 +193,15 @@ describe('through the Parameters and Secrets extension', () => {
     const call = (e: APIGatewayProxyEventV2) =>
       (handler as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>)(e, {} as Context);
 
-    // The request log line is captured: the rate-limit metric filter reads `$.message` and `$.status` from it.
+    // The request log line is captured: on-call's queries read `$.message`, `$.status` and the reason from it.
     const [refused, lines] = await capturingStdout(() => call(event({}, { token: 'not-a-uuid' })));
     const logged = lines
       .flatMap((l) => l.split('\n'))
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged).toContainEqual(
-      expect.objectContaining({ level: 'INFO', message: 'request', operation: 'validate-session', status: 403 }),
+      // A refusal that may be a probe (calling the API around CloudFront) is WARN, with its reason.
+      expect.objectContaining({ level: 'WARN', message: 'request', operation: 'validate-session', status: 403, error_name: 'Forbidden' }),
     );
     expect(refused.statusCode).toBe(403);
     expect(JSON.parse(refused.body!)).toEqual({
@@ -196,14 +217,38 @@ describe('through the Parameters and Secrets extension', () => {
   });
 });
 
-/** Run `fn` with stdout captured (the function's log lines). */
+/** Run `fn` with stdout and stderr captured (the function's log lines: WARN and ERROR go to stderr). */
 async function capturingStdout<T>(fn: () => Promise<T>): Promise<[T, string[]]> {
   const lines: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array) => (lines.push(String(chunk)), true)) as typeof process.stdout.write;
+  const writes = [process.stdout.write.bind(process.stdout), process.stderr.write.bind(process.stderr)] as const;
+  const capture = ((chunk: string | Uint8Array) => (lines.push(String(chunk)), true)) as typeof process.stdout.write;
+  process.stdout.write = capture;
+  process.stderr.write = capture;
   try {
     return [await fn(), lines];
   } finally {
-    process.stdout.write = write;
+    [process.stdout.write, process.stderr.write] = writes;
   }
 }
+
+describe('the caller’s address', () => {
+  const through = async (options: OriginVerifyOptions, headers: Record<string, string>) => {
+    const context = { call: { requestId: 'req-1', sourceIp: '198.51.100.7', userAgent: 'test' } } as Context & { call: CallContext };
+    await originVerify(options).before!({ event: event(headers), context, response: undefined, error: undefined, internal: {} });
+    return context.call.sourceIp;
+  };
+  const viewer = { [VIEWER_ADDRESS_HEADER]: '203.0.113.9' };
+
+  test('behind the origin check, the viewer address the edge reports (IPv4, IPv6, a port dropped)', async () => {
+    const options = { secretId: () => SECRET_ARN, load: async () => [CURRENT] };
+    expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, ...viewer })).toBe('203.0.113.9');
+    expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, [VIEWER_ADDRESS_HEADER]: '2001:db8::7' })).toBe('2001:db8::7');
+    expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, [VIEWER_ADDRESS_HEADER]: '203.0.113.9:443' })).toBe('203.0.113.9');
+    // Not an address: the socket's stays.
+    expect(await through(options, { [ORIGIN_VERIFY_HEADER]: CURRENT, [VIEWER_ADDRESS_HEADER]: 'forged:1' })).toBe('198.51.100.7');
+  });
+
+  test('with the check off (locally), the header is not trusted: the socket address', async () => {
+    expect(await through({ secretId: () => undefined }, viewer)).toBe('198.51.100.7');
+  });
+});

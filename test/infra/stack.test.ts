@@ -7,16 +7,20 @@
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { readDeployContext, serviceStackProps } from '../../infra/config.js';
 import { edgeRewriteSource } from '../../infra/edge-rewrite.js';
-import { FUNCTION_MEMORY_MB, pascalCase } from '../../infra/functions.js';
+import { FUNCTION_MEMORY_MB, pascalCase, PROJECT_ROOT } from '../../infra/functions.js';
+import { RUNBOOK_ENTRIES } from '../../infra/monitoring.js';
 import { createTableInput } from '../../infra/local/dynamo.js';
-import { METRIC_NAMESPACE, RATE_LIMIT_METRIC } from '../../infra/monitoring.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { functionAccess, functionNames, serviceAccess } from '../../infra/permissions.js';
 import { functionEnvVars } from '../../shared/env-parts.js';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-verify.js';
-import { routes } from '../../shared/routes.js';
+import { METRIC, METRIC_NAMESPACE } from '../../shared/metric-names.js';
+import { answersHead, routes } from '../../shared/routes.js';
 import { originPath } from '../../shared/operations/operation.js';
 import { tables, type TableDefinition, type TableName } from '../../shared/tables.js';
 import { lookups, asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
@@ -165,20 +169,36 @@ describe('functions', () => {
       }
     });
 
-    test.each(fnNames.map((n) => [n] as const))('%s: logs only to its own log group, reads only the origin secret', (name) => {
-      const statements = policyOf(name);
-      const logs = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('logs:')));
-      expect(logs.flatMap((st) => [...referencedIds(st.Resource)])).toEqual([logicalId(s.stack, s.stack.functions.logGroups.get(name)!)]);
-      const secrets = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('secretsmanager:')));
-      expect(secrets.flatMap((st) => [...referencedIds(st.Resource)])).toEqual([logicalId(s.stack, s.stack.originSecret)]);
-    });
+    test.each(fnNames.map((n) => [n] as const))(
+      '%s: logs only to its own log group, reads the origin secret and exactly the secrets its code reads',
+      (name) => {
+        const statements = policyOf(name);
+        const logs = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('logs:')));
+        expect(logs.flatMap((st) => [...referencedIds(st.Resource)])).toEqual([logicalId(s.stack, s.stack.functions.logGroups.get(name)!)]);
+        const secrets = statements.filter((st) => asList(st.Action).some((a) => a.startsWith('secretsmanager:')));
+        const reads = functionEnvVars(routes, name);
+        const expected = [
+          s.stack.originSecret,
+          ...(reads.includes('PLAY_COOKIE_SECRET_ARN') ? [s.stack.playCookieSecret] : []),
+          ...(reads.includes('SESSION_ID_KEY_ARN') ? [s.stack.sessionIdKey] : []),
+        ].map((secret) => logicalId(s.stack, secret));
+        expect(secrets.flatMap((st) => [...referencedIds(st.Resource)]).sort()).toEqual(expected.sort());
+        for (const st of secrets) expect(asList(st.Action)).toContain('secretsmanager:GetSecretValue');
+      },
+    );
   });
 });
 
 describe('HTTP API', () => {
-  test('one route per operation, on its origin path, integrated with its function', () => {
+  test('one route per operation, on its origin path, integrated with its function (and HEAD for pages)', () => {
     const apiRoutes = resourcesOf(s.json, 'AWS::ApiGatewayV2::Route');
-    expect(apiRoutes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(routes.map((r) => `${r.method} ${originPath(r)}`).sort());
+    const keys = routes.flatMap((r) => [`${r.method} ${originPath(r)}`, ...(answersHead(r) ? [`HEAD ${originPath(r)}`] : [])]);
+    expect(apiRoutes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(keys.sort());
+    for (const route of routes.filter(answersHead)) {
+      const [, head] = apiRoutes.find(([, r]) => r.Properties.RouteKey === `HEAD ${originPath(route)}`)!;
+      const integration = s.json.Resources[[...referencedIds(head.Properties.Target)][0]!]!;
+      expect(referencedIds(integration.Properties.IntegrationUri)).toEqual(new Set([fnId(route.function)]));
+    }
     for (const route of routes) {
       const [, resource] = apiRoutes.find(([, r]) => r.Properties.RouteKey === `${route.method} ${originPath(route)}`)!;
       const integrationId = [...referencedIds(resource.Properties.Target)][0]!;
@@ -302,13 +322,111 @@ describe('monitoring', () => {
       expect(st.Condition).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
   });
 
-  test('API 5xx rate over two periods', () => {
-    const rate = alarms().find((a) => JSON.stringify(a.Metrics ?? []).includes('5xx'))!;
-    expect(rate.EvaluationPeriods).toBe(2);
-    const metricNames = (rate.Metrics as { MetricStat?: { Metric: { MetricName: string } } }[]).flatMap((m) =>
-      m.MetricStat ? [m.MetricStat.Metric.MetricName] : [],
+  type AlarmMetric = {
+    Id: string;
+    Expression?: string;
+    MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] }; Stat: string };
+  };
+  const statsOf = (a: Record<string, any>) => ((a.Metrics ?? []) as AlarmMetric[]).flatMap((m) => (m.MetricStat ? [m.MetricStat] : []));
+  const dimension = (stat: AlarmMetric['MetricStat'], name: string) => stat!.Metric.Dimensions.find((d) => d.Name === name)?.Value;
+  const operations = [...new Set(routes.map((r) => r.operation))];
+
+  test.each(operations.map((o) => [o] as const))(
+    '%s: a 5xx ratio of the service’s own metrics, in 3 of 5 minutes, past a minimum of requests',
+    (operation) => {
+      const ratio = alarms().find(
+        (a) => a.Metrics && statsOf(a).some((m) => m.Metric.MetricName === METRIC.serverErrors && dimension(m, 'operation') === operation),
+      )!;
+      expect(ratio).toMatchObject({ EvaluationPeriods: 5, DatapointsToAlarm: 3, Threshold: 5, TreatMissingData: 'notBreaching' });
+      const stats = statsOf(ratio);
+      expect(stats.map((m) => m.Metric.MetricName).sort()).toEqual([METRIC.requests, METRIC.serverErrors]);
+      for (const m of stats) {
+        expect(m.Metric.Namespace).toBe(METRIC_NAMESPACE);
+        expect(dimension(m, 'service')).toBe('game-session-token-service');
+      }
+      const expression = (ratio.Metrics as AlarmMetric[]).find((m) => m.Expression)!.Expression;
+      expect(expression).toMatch(/^IF\(requests >= 5, 100 \* errors \/ requests, 0\)$/);
+    },
+  );
+
+  test.each(operations.map((o) => [o] as const))('%s: p99 handler time over three 5-minute periods', (operation) => {
+    const p99 = alarms().find((a) => a.MetricName === METRIC.latency && a.Dimensions.some((d: any) => d.Value === operation))!;
+    expect(p99).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      ExtendedStatistic: 'p99',
+      Period: 300,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      Threshold: 1000,
+    });
+  });
+
+  test('requests API Gateway answered without a function (its throttling, failed integrations): its count less the service’s', () => {
+    const unserved = alarms().find((a) => JSON.stringify(a.Metrics ?? []).includes('received - served'))!;
+    const stats = statsOf(unserved);
+    expect(stats.map((m) => [m.Metric.Namespace, m.Metric.MetricName]).sort()).toEqual([
+      ['AWS/ApiGateway', 'Count'],
+      [METRIC_NAMESPACE, METRIC.requests],
+    ]);
+    expect(stats.find((m) => m.Metric.Namespace === METRIC_NAMESPACE)!.Metric.Dimensions).toEqual([
+      { Name: 'service', Value: 'game-session-token-service' },
+    ]);
+    expect(unserved).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 2, Threshold: 10 });
+  });
+
+  test('the account’s Lambda concurrency against its quota', () => {
+    const concurrency = alarms().find((a) => a.MetricName === 'ConcurrentExecutions' && !a.Dimensions);
+    expect(concurrency).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Maximum', Threshold: 800, DatapointsToAlarm: 2 });
+  });
+
+  test.each(tableNames.flatMap((t) => tables[t].indexes.map((i) => [t, i.name] as const)))(
+    '%s index %s: throttle events alarm',
+    (table, index) => {
+      const onIndex = alarms().filter((a) =>
+        statsOf(a).some(
+          (m) =>
+            m.Metric.MetricName === 'WriteThrottleEvents' &&
+            dimension(m, 'GlobalSecondaryIndexName') === index &&
+            referencedIds(m.Metric.Dimensions).has(tableId(table)),
+        ),
+      );
+      expect(onIndex).toHaveLength(1);
+      expect(referencedIds(onIndex[0]!.Metrics).has(tableId(table))).toBe(true);
+      expect(onIndex[0]).toMatchObject({ Threshold: 10, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    },
+  );
+
+  test('no alarm pages on one event, and every alarm names its runbook entry', () => {
+    for (const alarm of alarms()) {
+      expect(alarm.EvaluationPeriods).toBeGreaterThanOrEqual(3);
+      expect(alarm.DatapointsToAlarm).toBeGreaterThanOrEqual(2);
+      const entry = /\(docs\/runbook\.md#([a-z0-9-]+)\)$/.exec(alarm.AlarmDescription)?.[1];
+      expect(RUNBOOK_ENTRIES).toContain(entry);
+    }
+    // Each entry is a heading of the runbook (GitHub's anchor of `### operation-5xx-ratio` is the text itself).
+    const runbook = readFileSync(join(PROJECT_ROOT, 'docs', 'runbook.md'), 'utf8');
+    for (const entry of RUNBOOK_ENTRIES) expect(runbook).toMatch(new RegExp(`^### ${entry}$`, 'm'));
+  });
+
+  test('thresholds come from the context; in us-east-1 (where its metrics are) CloudFront’s 5xx rate alarms too', () => {
+    expect(alarms().some((a) => a.Namespace === 'AWS/CloudFront')).toBe(false);
+    const context = { alarms: '{"serverErrorRatePercent":2,"latencyP99Ms":750}', noAlarmTarget: 'true' } as Record<string, string>;
+    const { alarmThresholds } = serviceStackProps(
+      readDeployContext((key) => context[key]),
+      undefined,
     );
-    expect(metricNames.sort()).toEqual(['5xx', 'Count']);
+    const custom = synthesize({ alarmThresholds, env: { account: '123456789012', region: 'us-east-1' } });
+    const customAlarms = resourcesOf(custom.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    expect(customAlarms.find((a) => a.Namespace === 'AWS/CloudFront')).toMatchObject({
+      MetricName: '5xxErrorRate',
+      Threshold: 5,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+    });
+    expect(customAlarms.find((a) => a.MetricName === METRIC.latency)).toMatchObject({ Threshold: 750 });
+    expect(customAlarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes(METRIC.serverErrors)).map((a) => a.Threshold)).toEqual(
+      operations.map(() => 2),
+    );
   });
 
   test.each(fnNames.map((n) => [n] as const))('%s: alarms on errors and throttles', (name) => {
@@ -335,20 +453,9 @@ describe('monitoring', () => {
     expect(watched.sort()).toEqual([...operations].sort());
   });
 
-  test('429 answers are counted from every function’s request log line, and a spike alarms', () => {
-    const filters = resourcesOf(s.json, 'AWS::Logs::MetricFilter').map(([, f]) => f.Properties);
-    expect(filters.map((f) => [...referencedIds(f.LogGroupName)][0]).sort()).toEqual(
-      fnNames.map((n) => logicalId(s.stack, s.stack.functions.logGroups.get(n)!)).sort(),
-    );
-    for (const f of filters) {
-      expect(f.FilterPattern).toBe('{ ($.message = "request") && ($.status = 429) }');
-      expect(f.MetricTransformations).toEqual([{ MetricNamespace: METRIC_NAMESPACE, MetricName: RATE_LIMIT_METRIC, MetricValue: '1' }]);
-    }
-    expect(alarms().find((a) => a.MetricName === RATE_LIMIT_METRIC)).toMatchObject({
-      Namespace: METRIC_NAMESPACE,
-      Statistic: 'Sum',
-      Threshold: 100,
-    });
+  test('429 answers are a metric (refusals by reason), not a page; no alarm reads log lines', () => {
+    expect(resourcesOf(s.json, 'AWS::Logs::MetricFilter')).toEqual([]);
+    for (const alarm of alarms()) expect(JSON.stringify(alarm)).not.toContain(METRIC.refusals);
   });
 
   test('a dashboard with the alarms, the API, every function and every table', () => {
@@ -358,7 +465,9 @@ describe('monitoring', () => {
     const body = JSON.stringify(dashboard.Properties.DashboardBody);
     for (const name of fnNames) expect(body).toContain(fnId(name));
     for (const name of tableNames) expect(body).toContain(tableId(name));
-    expect(body).toContain(RATE_LIMIT_METRIC);
+    for (const name of [METRIC.refusals, METRIC.requests, METRIC.latency, METRIC.tokensMinted, METRIC.mcpToolCalls])
+      expect(body).toContain(name);
+    expect(body).toContain('TimeToLiveDeletedItemCount');
     expect(body).toContain('alarm');
   });
 });

@@ -60,11 +60,34 @@ describe('routing', () => {
   });
 });
 
+describe('HEAD on pages', () => {
+  test('a page answers HEAD as its GET, without the body (a trailing slash too); an API operation does not', async () => {
+    const get = await fetch(`${stack.baseUrl}/play/game/102`);
+    const head = await fetch(`${stack.baseUrl}/play/game/102`, { method: 'HEAD' });
+    expect([get.status, head.status]).toEqual([200, 200]);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await head.text()).toBe('');
+    expect(await get.text()).toContain('<title>');
+    const api = await fetch(`${stack.baseUrl}${API}?action=validate-session&token=x`, { method: 'HEAD' });
+    expect(api.status).toBe(405);
+  });
+});
+
+describe('one address per page', () => {
+  test.each(['GET', 'HEAD'])('%s of a page with a trailing slash: 301 to the address without it, the query kept', async (method) => {
+    const reply = await fetch(`${stack.baseUrl}/play/game/102/?a=1&b=2`, { method, redirect: 'manual' });
+    expect(reply.status).toBe(301);
+    expect(reply.headers.get('location')).toBe('/play/game/102?a=1&b=2');
+  });
+});
+
 describe('405 and Allow', () => {
   test.each([
     ['PUT', API, 'DELETE, GET, PATCH, POST'],
     ['GET', '/api/mcp', 'POST'],
-    ['DELETE', '/play/game/101', 'GET'],
+    // Pages answer HEAD too (issue 17).
+    ['DELETE', '/play/game/101', 'GET, HEAD'],
   ])('%s %s: 405 with Allow listing the methods the address takes', async (method, path, allow) => {
     const reply = await stack.request(path, { method });
     expect(reply.status).toBe(405);

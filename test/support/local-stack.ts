@@ -114,9 +114,9 @@ function captureLogs(): void {
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       capturedLogs.push(text);
-      // The service's JSON log lines are kept from the terminal; anything else (jest's own
-      // reporter when a single file runs in band) still reaches it.
-      if (text.startsWith('{"level"')) {
+      // The service's JSON log lines and metric (EMF) lines are kept from the terminal; anything
+      // else (jest's own reporter when a single file runs in band) still reaches it.
+      if (text.startsWith('{"level"') || text.startsWith('{"_aws"')) {
         const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
         callback?.();
         return true;

@@ -35,6 +35,8 @@ const SAMPLE: Record<EnvVar, string> = {
   PUBLIC_BASE_URL: 'https://play.example',
   PLAY_COOKIE_SECRET: 'p'.repeat(64),
   SESSION_ID_KEY: 's'.repeat(64),
+  PLAY_COOKIE_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:play-cookie',
+  SESSION_ID_KEY_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:session-id-key',
   POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 };

@@ -1,0 +1,58 @@
+/**
+ * When the alarms page: every threshold has a default (reasoned in docs/deploy.md, "Alarms") and
+ * may be overridden from the CDK context (`-c alarms='{"latencyP99Ms":800}'`). A module of its own,
+ * so that the context parser reads the shape without the constructs.
+ */
+import { z } from 'zod';
+
+/** The alarms' thresholds. */
+export interface AlarmThresholds {
+  /** Share of an operation's requests answered 5xx, in percent, in 3 of 5 one-minute periods. */
+  readonly serverErrorRatePercent: number;
+  /** Fewer requests than this in a minute never make a ratio (one failure of two requests is not 50% of anything). */
+  readonly minRequestsPerMinute: number;
+  /** An operation's p99 handler time, in ms, in 3 of 3 five-minute periods. */
+  readonly latencyP99Ms: number;
+  /** Requests API Gateway answered without any function (its throttling, integration failures), per 5 minutes, in 2 of 3 periods. */
+  readonly unservedRequests: number;
+  /** The account's concurrent executions (Lambda's default quota: 1,000), in 2 of 3 one-minute periods. */
+  readonly accountConcurrency: number;
+  /** DynamoDB throttle events of one table or index per 5 minutes, in 2 of 3 periods (the service retries a few). */
+  readonly dynamoThrottleEvents: number;
+  /** CloudFront's 5xx error rate, in percent, in 3 of 5 one-minute periods (us-east-1 stacks only: its metrics live there). */
+  readonly edge5xxRatePercent: number;
+}
+
+/** The defaults (docs/deploy.md, "Alarms", says why each). */
+export const DEFAULT_THRESHOLDS: AlarmThresholds = {
+  serverErrorRatePercent: 5,
+  minRequestsPerMinute: 5,
+  latencyP99Ms: 1_000,
+  unservedRequests: 10,
+  accountConcurrency: 800,
+  dynamoThrottleEvents: 10,
+  edge5xxRatePercent: 5,
+};
+
+const positive = z.coerce.number().positive();
+
+/** The context's `alarms` object: any of the thresholds, as JSON (a `-c` string) or an object (`cdk.json`). */
+export const AlarmThresholdsSchema = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value; // refused below as "expected object"
+    }
+  },
+  z.strictObject({
+    serverErrorRatePercent: positive.max(100).optional(),
+    minRequestsPerMinute: positive.optional(),
+    latencyP99Ms: positive.optional(),
+    unservedRequests: positive.optional(),
+    accountConcurrency: positive.optional(),
+    dynamoThrottleEvents: positive.optional(),
+    edge5xxRatePercent: positive.max(100).optional(),
+  }),
+);

@@ -1,0 +1,170 @@
+/**
+ * The dashboard on-call opens first: alarm states on top (what needs attention now), then the
+ * service's own metrics per operation (requests, 5xx, p99, refusals by reason, tokens, replays,
+ * MCP tools), then the API, the functions and the tables (where to look next).
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
+import {
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  TextWidget,
+  type Alarm,
+  type IMetric,
+  type IWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { Construct } from 'constructs';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/metric-names.js';
+import type { ServiceFunctions } from './functions.js';
+import type { ServiceMetric } from './monitoring.js';
+import type { ServiceTables } from './tables.js';
+
+const PERIOD = Duration.minutes(5);
+
+/** What the dashboard shows. */
+interface DashboardProps {
+  readonly api: HttpApi;
+  readonly functions: ServiceFunctions;
+  readonly tables: ServiceTables;
+  readonly distribution?: Distribution;
+  readonly serviceName: string;
+  readonly operations: readonly string[];
+  readonly metric: ServiceMetric;
+  readonly alarms: readonly Alarm[];
+}
+
+/** Build the dashboard, one row per concern. */
+export function buildDashboard(scope: Construct, props: DashboardProps): Dashboard {
+  const dashboard = new Dashboard(scope, 'Dashboard', { defaultInterval: Duration.hours(6) });
+  const rows: IWidget[][] = [
+    [
+      new TextWidget({ markdown: '# Game Session Token Service — alarms explained in docs/runbook.md', width: 24, height: 1 }),
+      new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: 24, height: 6 }),
+    ],
+    ...serviceRows(props),
+    apiRow(props.api, props.distribution),
+    ...functionRows(props.functions),
+    ...tableRows(props.tables),
+  ];
+  for (const row of rows) dashboard.addWidgets(...row);
+  return dashboard;
+}
+
+/** A SEARCH over the service's metrics: one line per value of dimensions the code keeps low-cardinality. */
+function search(metricName: string, dimensions: readonly string[], serviceName: string): MathExpression {
+  const schema = [METRIC_NAMESPACE, DIMENSIONS.service, ...dimensions].join(',');
+  return new MathExpression({
+    expression: `SEARCH('{${schema}} MetricName="${metricName}" ${DIMENSIONS.service}="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+    label: '',
+    period: PERIOD,
+  });
+}
+
+/** A third of a row. */
+function graph(title: string, left: IMetric[]): GraphWidget {
+  return new GraphWidget({ title, width: 8, left });
+}
+
+/** Per operation: requests, 5xx, p99; refusals by reason (429s among them: a metric, not a page), tokens, replays, MCP tools. */
+function serviceRows(props: DashboardProps): IWidget[][] {
+  const perOperation = (title: string, name: string, statistic: string) =>
+    new GraphWidget({
+      title,
+      width: 8,
+      left: props.operations.map((operation) => props.metric(name, statistic, PERIOD, { operation }).with({ label: operation })),
+    });
+  const total = (name: string, label: string) => props.metric(name, 'Sum', PERIOD).with({ label });
+  return [
+    [
+      perOperation('Requests per operation', METRIC.requests, 'Sum'),
+      perOperation('5xx per operation', METRIC.serverErrors, 'Sum'),
+      perOperation('Handler time p99 per operation (ms)', METRIC.latency, 'p99'),
+    ],
+    [
+      graph('Refusals by reason (RateLimited: partners over quota)', [search(METRIC.refusals, [DIMENSIONS.reason], props.serviceName)]),
+      graph('Tokens minted, consumed, revoked (per operation); expired', [
+        ...[METRIC.tokensMinted, METRIC.tokensConsumed, METRIC.tokensRevoked].map((name) =>
+          search(name, [DIMENSIONS.operation], props.serviceName),
+        ),
+        // Expired tokens are deleted by DynamoDB's TTL, which no function sees: DynamoDB counts them.
+        props.tables.tokens.metric('TimeToLiveDeletedItemCount', { statistic: 'Sum', period: PERIOD, label: 'removed by TTL' }),
+      ]),
+      graph('MCP tool calls by tool', [search(METRIC.mcpToolCalls, [DIMENSIONS.tool], props.serviceName)]),
+    ],
+    [
+      perOperation('Idempotent replays', METRIC.idempotentReplays, 'Sum'),
+      perOperation('DynamoDB throttled attempts', METRIC.dynamoThrottles, 'Sum'),
+      perOperation('DynamoDB retries', METRIC.dynamoRetries, 'Sum'),
+    ],
+    [graph('All requests', [total(METRIC.requests, 'requests'), total(METRIC.serverErrors, '5xx')])],
+  ];
+}
+
+/** API Gateway's view (its throttling shows as requests no function served) and CloudFront's 5xx rate (us-east-1's metrics). */
+function apiRow(api: HttpApi, distribution: Distribution | undefined): IWidget[] {
+  const widgets: IWidget[] = [
+    new GraphWidget({
+      title: 'API Gateway requests and errors',
+      width: 8,
+      left: [
+        api.metricCount({ statistic: 'Sum', period: PERIOD }),
+        api.metricClientError({ statistic: 'Sum', period: PERIOD }),
+        api.metricServerError({ statistic: 'Sum', period: PERIOD }),
+      ],
+    }),
+    new GraphWidget({
+      title: 'API Gateway latency (ms)',
+      width: 8,
+      left: [api.metricLatency({ statistic: 'p50', period: PERIOD }), api.metricLatency({ statistic: 'p99', period: PERIOD })],
+    }),
+  ];
+  if (distribution) {
+    const rate: IMetric = distribution.metric5xxErrorRate({ statistic: 'Average', period: PERIOD, region: 'us-east-1' });
+    widgets.push(graph('CloudFront 5xx rate (%)', [rate]));
+  }
+  return widgets;
+}
+
+/** Duration, invocations, errors, throttles, concurrency: one line per function. */
+function functionRows(functions: ServiceFunctions): IWidget[][] {
+  const fns = [...functions.functions];
+  const perFunction = (title: string, metric: (fn: (typeof fns)[number][1], label: string) => IMetric) =>
+    new GraphWidget({ title, width: 12, left: fns.map(([name, fn]) => metric(fn, name)) });
+  return [
+    [
+      perFunction('Function duration p99 (ms)', (fn, label) => fn.metricDuration({ statistic: 'p99', period: PERIOD, label })),
+      perFunction('Function invocations', (fn, label) => fn.metricInvocations({ statistic: 'Sum', period: PERIOD, label })),
+    ],
+    [
+      perFunction('Function errors', (fn, label) => fn.metricErrors({ statistic: 'Sum', period: PERIOD, label })),
+      perFunction('Function throttles', (fn, label) => fn.metricThrottles({ statistic: 'Sum', period: PERIOD, label })),
+    ],
+    [
+      perFunction('Function concurrency (max)', (fn, label) =>
+        fn.metric('ConcurrentExecutions', { statistic: 'Maximum', period: PERIOD, label }),
+      ),
+    ],
+  ];
+}
+
+/** Capacity consumed and throttle events, reads beside writes, one line per table. */
+function tableRows(serviceTables: ServiceTables): IWidget[][] {
+  const perTable = (label: string, metricName: string) =>
+    new GraphWidget({
+      title: label,
+      width: 12,
+      left: Object.entries(serviceTables).map(([name, table]) =>
+        table.metric(metricName, { statistic: 'Sum', period: PERIOD, label: name }),
+      ),
+    });
+  return [
+    [
+      perTable('DynamoDB read capacity consumed', 'ConsumedReadCapacityUnits'),
+      perTable('DynamoDB write capacity consumed', 'ConsumedWriteCapacityUnits'),
+    ],
+    [perTable('DynamoDB read throttle events', 'ReadThrottleEvents'), perTable('DynamoDB write throttle events', 'WriteThrottleEvents')],
+  ];
+}
