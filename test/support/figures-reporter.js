@@ -53,5 +53,7 @@ export default class FiguresReporter {
         `scanned, in ${n('stacksChecked')} stacks` +
         (results.numFailedTests === 0 && results.numFailedTestSuites === 0 ? ': every invariant held.\n' : ' (the run has failures).\n'),
     );
+    // A tier that could not run on this machine says so once, with how to enable it (`browser.ts`).
+    if (notes.browserTierSkipped) process.stdout.write(`Skipped: ${notes.browserTierSkipped}\n`);
   }
 }
