@@ -2,7 +2,7 @@
  * The lines `npm start` prints run verbatim: the real `npm start` script (tsx infra/local/start.ts)
  * on a free port with an absolute DATA_DIR whose path needs quoting, its printed command lines run
  * as printed by bash from another folder, in order (the lifecycle hands `$TOKEN` on). bash and curl
- * are what a reader pastes into; without either this file skips with one line saying so.
+ * are what a reader pastes into; without either the file is skipped, with one line in the run's summary.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { addFigures } from '../support/figures.js';
 import { stopAll } from '../support/teardown.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,7 +26,10 @@ function has(command: string): boolean {
   }
 }
 const missing = ['bash', 'curl'].filter((c) => !has(c));
-if (missing.length > 0) process.stderr.write(`\n[skipped] start-guide: ${missing.join(' and ')} not on the PATH, install them to run it\n`);
+if (missing.length > 0) {
+  const reason = `the printed curl lines are not run: ${missing.join(' and ')} not on the PATH (install ${missing.join(' and ')} to run test/integration/start-guide.test.ts)`;
+  addFigures({}, { startGuideSkipped: reason });
+}
 const withShell = missing.length === 0 ? describe : describe.skip;
 
 /** The command lines of the printed text: indented, not a bare link, `\` continuations joined. */
