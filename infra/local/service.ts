@@ -80,7 +80,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await started.dynamo?.close();
   };
   try {
-    const dynamo = (started.dynamo = options.dynamoEndpoint
+    const dynamo = options.dynamoEndpoint
       ? {
           endpoint: options.dynamoEndpoint,
           backend: 'dynalite' as const,
@@ -88,7 +88,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
           tableNames: localTableNames,
           close: async () => undefined,
         }
-      : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), scratch: options.scratchTables ?? false }));
+      : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), scratch: options.scratchTables ?? false });
+    started.dynamo = dynamo;
     const { tableNames } = dynamo;
     await ensureTables(dynamo.endpoint, tableNames);
 

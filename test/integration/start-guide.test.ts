@@ -54,7 +54,8 @@ withShell('the lines npm start prints', () => {
     dataDir = join(mkdtempSync(join(tmpdir(), 'gsts-guide-')), "data dir's");
     service = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/start.ts'], {
       cwd: ROOT,
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, NODE_OPTIONS: '' },
+      // npm start's own DynamoDB (dynalite in the data folder), whichever backend this project's stacks use.
+      env: { ...withoutBackend(process.env), PORT: '0', DATA_DIR: dataDir, NODE_OPTIONS: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     await new Promise<void>((ready, fail) => {
@@ -99,6 +100,12 @@ withShell('the lines npm start prints', () => {
     expect(JSON.parse(listed)).toMatchObject({ success: true });
   }, 60_000);
 });
+
+/** The environment less the variables that pick a DynamoDB (the `*-local` projects set them). */
+function withoutBackend(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { DYNAMODB_BACKEND: _b, DYNAMODB_ENDPOINT: _e, DYNAMODB_LOCAL_ENDPOINTS: _l, DYNAMODB_TABLE_PREFIX: _p, ...rest } = env;
+  return rest;
+}
 
 /** End the service (SIGTERM: it closes its database and front) and wait for it to exit. */
 function stopService(child: ChildProcess | undefined): Promise<void> | undefined {
