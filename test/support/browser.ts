@@ -5,7 +5,7 @@
  * to enable it (the figures reporter prints it after the run), instead of failing or hanging.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -27,8 +27,10 @@ const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
-/** Names the system's Chromium goes by (Debian, Ubuntu and most other distributions). */
-const SYSTEM_NAMES = ['chromium', 'chromium-browser'];
+/** Names the system's Chromium (or Chrome) goes by on the PATH: Debian, Ubuntu, most other distributions. */
+const SYSTEM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
+/** Where macOS keeps them (not on the PATH). */
+const MAC_APPS = ['/Applications/Chromium.app/Contents/MacOS/Chromium', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'];
 
 /** A started browser, or why there is none. */
 export type BrowserLaunch = { readonly browser: Browser; readonly source: string } | { readonly skipped: string };
@@ -75,7 +77,7 @@ const firstLine = (error: unknown) => (error instanceof Error ? error.message : 
  */
 export async function launchBrowser(): Promise<BrowserLaunch> {
   const failures: string[] = [];
-  const system = onPath(SYSTEM_NAMES);
+  const system = onPath(SYSTEM_NAMES) ?? MAC_APPS.find((app) => existsSync(app));
   const candidates: [string, () => Promise<string>][] = [
     ...(system ? [[`system Chromium (${system})`, async () => system] as [string, () => Promise<string>]] : []),
     ['@sparticuz/chromium', packagedChromium],
@@ -89,7 +91,7 @@ export async function launchBrowser(): Promise<BrowserLaunch> {
     }
   }
   const skipped =
-    `browser tier skipped, no Chromium starts (${system ? '' : 'none on the PATH; '}${failures.join('; ')}); ` +
+    `browser tier skipped, no Chromium starts (${system ? '' : 'none installed; '}${failures.join('; ')}); ` +
     'to enable it: apt-get install chromium (or your distribution’s chromium package) and run npm test again';
   addFigures({}, { browserTierSkipped: skipped });
   return { skipped };
