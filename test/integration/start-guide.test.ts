@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,7 +99,78 @@ withShell('the lines npm start prints', () => {
     );
     expect(JSON.parse(listed)).toMatchObject({ success: true });
   }, 60_000);
+
+  test('the README’s lifecycle runs as written (against this service’s port and data folder)', () => {
+    const [token, validated, consumed, ...rest] = runDocumented(shBlock('README.md', "## A session's lifecycle with curl"), baseUrl());
+    expect(rest).toEqual([]);
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(validated!)).toMatchObject({ success: true, data: { valid: true, status: 'active' } });
+    expect(JSON.parse(consumed!)).toMatchObject({ success: true, data: { org_id: 1, game_id: 101 } });
+  }, 60_000);
+
+  test('the admin example of docs/api.md acts on the key it creates, never on the seeded keys', () => {
+    const before = listKeys();
+    const block = shBlock('docs/api.md', '## Admin API') + shBlock('docs/api.md', '## Key rotation');
+    const [listed, keyId, revoked, deleted, audit, rotated, ...rest] = runDocumented(block, baseUrl());
+    expect(rest).toEqual([]);
+    expect(JSON.parse(listed!)).toMatchObject({ success: true });
+    const id = Number(keyId);
+    expect(before.map((k) => k.id)).not.toContain(id);
+    expect(JSON.parse(revoked!)).toMatchObject({ success: true, data: { id, is_active: false } });
+    expect(JSON.parse(deleted!)).toEqual({ success: true, data: { id, deleted: true } });
+    expect(JSON.parse(audit!).data.records[0]).toMatchObject({ action: 'delete-key', actor: 'acme-admin' });
+    expect(JSON.parse(rotated!)).toMatchObject({ success: true, data: { previous: { rotated_to: expect.any(Number) } } });
+    // The seeded keys (the demo key, the demo MCP key) are exactly as they were.
+    const after = listKeys();
+    for (const seeded of before) expect(after).toContainEqual(seeded);
+  }, 60_000);
 });
+
+/** The base URL `npm start` printed. */
+function baseUrl(): string {
+  return /listening on (\S+)/.exec(printed)![1]!;
+}
+
+/** Org 1's keys, through the admin API with the demo admin's token of the credentials file. */
+function listKeys(): { id: number; name: string; is_active: boolean }[] {
+  const jwt = JSON.parse(readFileSync(join(dataDir, 'dev-credentials.json'), 'utf8')).bearer_tokens['acme-admin'] as string;
+  const answer = execFileSync('curl', ['-s', `${baseUrl()}/api/org-api-keys?org_id=1`, '-H', `Authorization: Bearer ${jwt}`], {
+    encoding: 'utf8',
+  });
+  return (JSON.parse(answer).data as { id: number; name: string; is_active: boolean }[]).map(({ id, name, is_active }) => ({
+    id,
+    name,
+    is_active,
+  }));
+}
+
+/** The first `sh` block after the heading `heading` of a Markdown file of the repository. */
+function shBlock(file: string, heading: string): string {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const at = text.indexOf(`\n${heading}\n`);
+  const block = /```sh\n([\s\S]*?)```/.exec(text.slice(at));
+  if (at < 0 || !block) throw new Error(`no sh block under ${heading} in ${file}`);
+  return block[1]!;
+}
+
+/**
+ * Run a documented block as a reader would, from the repository folder against `npm start`'s
+ * defaults: the documents say `http://localhost:3000` and `.local`, this service runs elsewhere.
+ * Each curl answer ends with a line break, so the output is one answer (or echoed value) a line.
+ */
+function runDocumented(block: string, baseUrl: string): string[] {
+  // The documents' `./.local/` sits inside a quoted JavaScript string: a plain path stands for the data folder.
+  const plain = join(dataDir, '..', 'data');
+  if (!existsSync(plain)) symlinkSync(dataDir, plain);
+  const script = block.replaceAll('http://localhost:3000', baseUrl).replaceAll('./.local/', `${plain}/`);
+  const output = execFileSync('bash', ['-c', `set -e -o pipefail\ncurl() { command curl "$@"; echo; }\n${script}`], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return output.split('\n').filter((line) => line.trim() !== '');
+}
 
 /** The environment less the variables that pick a DynamoDB (the `*-local` projects set them). */
 function withoutBackend(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

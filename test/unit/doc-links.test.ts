@@ -66,6 +66,13 @@ describe('documentation links', () => {
     expect(broken).toEqual([]);
   });
 
+  test('the README is a front door: at most 200 lines, with the two quick-start commands', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(200);
+    expect(readme).toContain('npm ci && npm start');
+    expect(readme).toContain('npm ci && npm test');
+  });
+
   test('the anchor rule matches GitHub’s on the shapes the docs use', () => {
     expect([...anchorsOf('# Quick start\n## `npm start` & tests\n## Quick start\n```\n# not a heading\n```')]).toEqual([
       'quick-start',
