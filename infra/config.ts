@@ -47,7 +47,7 @@ const CapacitySchema = z.preprocess(
   }),
 );
 
-/** Every context parameter the app reads (README, "Deploy"). */
+/** Every context parameter the app reads (docs/deploy.md, "Context parameters"). */
 export const DeployContextSchema = z
   .object({
     /** OIDC issuer of the org admins' bearer tokens (`iss`), e.g. a Cognito user pool URL. */

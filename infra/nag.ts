@@ -59,14 +59,14 @@ function deployTimeSecrets(stack: ServiceStack): NagAcknowledgement[] {
       scope: stack.originSecret,
       reason:
         'CloudFront receives the value at deploy time (an origin custom header), so a rotation Lambda alone could not apply it. ' +
-        'Rotate by putting a new value and redeploying (README, "Deploy"); the functions accept the previous value while the distribution updates.',
+        'Rotate by putting a new value and redeploying (docs/deploy.md, "Rotating the secrets"); the functions accept the previous value while the distribution updates.',
     },
     {
       id: 'AwsSolutions-SMG4',
       scope: stack.playCookieSecret,
       reason:
         'The play-page function reads the value once per container (at its first request), so a rotation Lambda alone would leave warm ' +
-        'containers on the old key. Rotate by putting a new value and redeploying (README, "Deploy"), which replaces the containers; ' +
+        'containers on the old key. Rotate by putting a new value and redeploying (docs/deploy.md, "Rotating the secrets"), which replaces the containers; ' +
         'only play cookies signed with the old key stop working.',
     },
     {

@@ -1,7 +1,7 @@
 /**
  * The local development identity issuer: an RSA key pair generated into the data folder on first
  * run, signing 12-hour JWTs for the seeded users. Its JWKS is handed to aws-jwt-verify inline, so
- * no network call is ever made. Production uses a real OIDC provider instead (README: Deploy).
+ * no network call is ever made. Production uses a real OIDC provider instead (docs/deploy.md, docs/api.md "Identity provider").
  */
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -66,52 +66,69 @@ export interface LocalService {
   close(): Promise<void>;
 }
 
-/** Start everything; resolves when the front listens. */
+/**
+ * Start everything; resolves when the front listens. When a step fails, whatever had started
+ * (database, front) is stopped before the error is thrown: nothing is left holding the process.
+ */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const dataDir = resolve(options.dataDir);
   protectDataDir(dataDir);
-  const dynamo = options.dynamoEndpoint
-    ? {
-        endpoint: options.dynamoEndpoint,
-        backend: 'dynalite' as const,
-        description: `dynalite (its own process) at ${options.dynamoEndpoint}`,
-        tableNames: localTableNames,
-        close: async () => undefined,
-      }
-    : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), scratch: options.scratchTables ?? false });
-  const { tableNames } = dynamo;
-  await ensureTables(dynamo.endpoint, tableNames);
-
-  // It listens on loopback only: requests for any other name are refused (DNS rebinding).
-  const server = createFront({ loadHandler, extra: serveDemoGame, loopbackOnly: true });
-  await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));
-  const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
-
-  const issuer = await loadDevIssuer(dataDir, `${baseUrl}/dev-issuer`);
-  configureLocalEnv(dataDir, dynamo, issuer, baseUrl);
-  overrideServices({ clock: options.clock });
-  const svc = services();
-
-  await seedCatalog(svc);
-  const credentials = await writeDevCredentials(svc, { dataDir, baseUrl, issuer, demoMcpKey: options.demoMcpKey });
-  const stopSweeper = startTtlSweeper(svc.client, tableNames, options.sweepIntervalMs, () => svc.clock.now());
-  return {
-    baseUrl,
-    credentials,
-    issuer,
-    services: svc,
-    server,
-    dynamoDescription: dynamo.description,
-    dynamoBackend: dynamo.backend,
-    tableNames,
-    close: async () => {
-      stopSweeper();
-      server.closeAllConnections();
-      await new Promise<void>((done) => server.close(() => done()));
-      svc.client.destroy();
-      await dynamo.close();
-    },
+  const started: { dynamo?: Pick<EmbeddedDynamo, 'close'>; server?: Server; svc?: Services; stopSweeper?: () => void } = {};
+  const close = async () => {
+    started.stopSweeper?.();
+    if (started.server?.listening) await closeServer(started.server);
+    started.svc?.client.destroy();
+    await started.dynamo?.close();
   };
+  try {
+    const dynamo = options.dynamoEndpoint
+      ? {
+          endpoint: options.dynamoEndpoint,
+          backend: 'dynalite' as const,
+          description: `dynalite (its own process) at ${options.dynamoEndpoint}`,
+          tableNames: localTableNames,
+          close: async () => undefined,
+        }
+      : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), scratch: options.scratchTables ?? false });
+    started.dynamo = dynamo;
+    const { tableNames } = dynamo;
+    await ensureTables(dynamo.endpoint, tableNames);
+
+    // It listens on loopback only: requests for any other name are refused (DNS rebinding).
+    const server = (started.server = createFront({ loadHandler, extra: serveDemoGame, loopbackOnly: true }));
+    await listen(server, options.port ?? 3000);
+    const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+
+    const issuer = await loadDevIssuer(dataDir, `${baseUrl}/dev-issuer`);
+    configureLocalEnv(dataDir, dynamo, issuer, baseUrl);
+    overrideServices({ clock: options.clock });
+    const svc = (started.svc = services());
+
+    await seedCatalog(svc);
+    const credentials = await writeDevCredentials(svc, { dataDir, baseUrl, issuer, demoMcpKey: options.demoMcpKey });
+    started.stopSweeper = startTtlSweeper(svc.client, tableNames, options.sweepIntervalMs, () => svc.clock.now());
+    const { description: dynamoDescription, backend: dynamoBackend } = dynamo;
+    return { baseUrl, credentials, issuer, services: svc, server, dynamoDescription, dynamoBackend, tableNames, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Listen on loopback; a port already taken rejects (instead of an 'error' nobody awaits). */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise<void>((done, fail) => {
+    server.once('error', fail).listen(port, '127.0.0.1', () => {
+      server.off('error', fail);
+      done();
+    });
+  });
+}
+
+/** Stop a listening server, dropping its open (keep-alive) connections. */
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise<void>((done) => server.close(() => done()));
 }
 
 /**

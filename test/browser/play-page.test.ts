@@ -1,5 +1,6 @@
 /**
- * The play pages in a real browser (Debian's Chromium driven by playwright-core): a tokened link
+ * The play pages in a real browser (the system's Chromium, else `@sparticuz/chromium`'s, driven by
+ * playwright-core; skipped with its reason when neither starts: `../support/browser.ts`): a tokened link
  * plays once, a refresh keeps playing, another browser is refused; an open game plays with no
  * token; embed pages play inside a partner's iframe while the other shapes refuse to be framed.
  * Screenshots go to test-output/.
@@ -8,34 +9,22 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../support/browser.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { partner, statusOf, type Partner } from '../support/play-pages.js';
+import { stopAll } from '../support/teardown.js';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const OUTPUT = 'test-output';
 
+// Started while the file loads, so that a machine with no Chromium skips the tier (with its reason)
+// instead of failing it; the browser is closed by the afterAll below like the stack.
+const launched = await launchBrowser();
+const inBrowser = 'browser' in launched ? describe : describe.skip;
+const browser = ('browser' in launched ? launched.browser : undefined) as Browser;
+
 let stack: Stack;
-let browser: Browser;
 let acme: Partner;
-beforeAll(async () => {
-  mkdirSync(OUTPUT, { recursive: true });
-  [stack, browser] = await Promise.all([startStack(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
-  acme = await partner(stack);
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
 
 /** Wait until the demo game inside the page's `#game` iframe says it has started. */
 async function gameStarted(page: Page): Promise<string> {
@@ -44,98 +33,113 @@ async function gameStarted(page: Page): Promise<string> {
   return (await status.textContent()) ?? '';
 }
 
-describe('a tokened link in a browser', () => {
-  test('plays once; a refresh keeps playing; the same link in another browser is refused', async () => {
-    const token = await acme.mint({ game_id: 101 });
-    const url = `${stack.baseUrl}/play/game/101?session_token=${token}`;
-
-    const mine = await browser.newContext();
-    const page = await mine.newPage();
-    expect((await page.goto(url))!.status()).toBe(200);
-    expect(await gameStarted(page)).toContain('Game started');
-    expect(await page.title()).toBe('Acme Spin-to-Win');
-    // The page's script consumed the token before starting the game.
-    expect(await statusOf(stack, token)).toBe('consumed');
-    await page.screenshot({ path: `${OUTPUT}/play-page-playing.png` });
-
-    // The play cookie is HttpOnly: the page (and the game) cannot read it.
-    const cookies = await mine.cookies();
-    expect(cookies.find((c) => c.name === 'play_game_101')).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
-    expect(await page.evaluate('document.cookie')).toBe('');
-
-    const reloaded = await page.reload();
-    expect(reloaded!.status()).toBe(200);
-    expect(await gameStarted(page)).toContain('Game started');
-
-    const other = await browser.newContext();
-    const elsewhere = await other.newPage();
-    expect((await elsewhere.goto(url))!.status()).toBe(410);
-    expect(await elsewhere.locator('h1').textContent()).toBe('This link has already been used');
-    expect(await elsewhere.locator('.todo').textContent()).toMatch(/ask the site that sent you for a new link/);
-    expect(await elsewhere.locator('iframe').count()).toBe(0);
-    await elsewhere.screenshot({ path: `${OUTPUT}/play-page-already-used.png`, fullPage: true });
-    await Promise.all([mine.close(), other.close()]);
-  }, 60_000);
-
-  test('a link scanner that runs no script leaves the token usable', async () => {
-    const token = await acme.mint({ stream_id: 201 });
-    const url = `${stack.baseUrl}/stream/acme/201?session_token=${token}`;
-    const scanner = await browser.newContext({ javaScriptEnabled: false });
-    const preview = await scanner.newPage();
-    expect((await preview.goto(url))!.status()).toBe(200);
-    expect(await preview.locator('iframe').count()).toBe(0);
-    expect(await statusOf(stack, token)).toBe('active');
-
-    const person = await browser.newContext();
-    const page = await person.newPage();
-    await page.goto(url);
-    expect(await gameStarted(page)).toContain('Game started');
-    expect(await statusOf(stack, token)).toBe('consumed');
-    await Promise.all([scanner.close(), person.close()]);
-  }, 60_000);
-
-  test('a game that requires no token plays without one', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    expect((await page.goto(`${stack.baseUrl}/play/game/102`))!.status()).toBe(200);
-    expect(await gameStarted(page)).toContain('Game started');
-    await context.close();
-  }, 60_000);
-});
-
-describe('framing, in a partner’s page on another site', () => {
-  let partnerSite: Server;
-  let partnerUrl: string;
-  let token: string;
+inBrowser('play pages in a browser', () => {
   beforeAll(async () => {
-    token = await acme.mint({ game_id: 101 });
-    // A real loopback server (another site: 127.0.0.1 vs localhost): Chrome lets only local pages frame local ones.
-    partnerSite = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><title>Partner</title>
+    mkdirSync(OUTPUT, { recursive: true });
+    stack = await startStack();
+    acme = await partner(stack);
+  }, 60_000);
+  // Also after a failed beforeAll: whatever started is stopped, so no server keeps jest alive.
+  afterAll(() =>
+    stopAll(
+      () => browser?.close(),
+      () => stack?.stop(),
+    ),
+  );
+
+  describe('a tokened link in a browser', () => {
+    test('plays once; a refresh keeps playing; the same link in another browser is refused', async () => {
+      const token = await acme.mint({ game_id: 101 });
+      const url = `${stack.baseUrl}/play/game/101?session_token=${token}`;
+
+      const mine = await browser.newContext();
+      const page = await mine.newPage();
+      expect((await page.goto(url))!.status()).toBe(200);
+      expect(await gameStarted(page)).toContain('Game started');
+      expect(await page.title()).toBe('Acme Spin-to-Win');
+      // The page's script consumed the token before starting the game.
+      expect(await statusOf(stack, token)).toBe('consumed');
+      await page.screenshot({ path: `${OUTPUT}/play-page-playing.png` });
+
+      // The play cookie is HttpOnly: the page (and the game) cannot read it.
+      const cookies = await mine.cookies();
+      expect(cookies.find((c) => c.name === 'play_game_101')).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
+      expect(await page.evaluate('document.cookie')).toBe('');
+
+      const reloaded = await page.reload();
+      expect(reloaded!.status()).toBe(200);
+      expect(await gameStarted(page)).toContain('Game started');
+
+      const other = await browser.newContext();
+      const elsewhere = await other.newPage();
+      expect((await elsewhere.goto(url))!.status()).toBe(410);
+      expect(await elsewhere.locator('h1').textContent()).toBe('This link has already been used');
+      expect(await elsewhere.locator('.todo').textContent()).toMatch(/ask the site that sent you for a new link/);
+      expect(await elsewhere.locator('iframe').count()).toBe(0);
+      await elsewhere.screenshot({ path: `${OUTPUT}/play-page-already-used.png`, fullPage: true });
+      await Promise.all([mine.close(), other.close()]);
+    }, 60_000);
+
+    test('a link scanner that runs no script leaves the token usable', async () => {
+      const token = await acme.mint({ stream_id: 201 });
+      const url = `${stack.baseUrl}/stream/acme/201?session_token=${token}`;
+      const scanner = await browser.newContext({ javaScriptEnabled: false });
+      const preview = await scanner.newPage();
+      expect((await preview.goto(url))!.status()).toBe(200);
+      expect(await preview.locator('iframe').count()).toBe(0);
+      expect(await statusOf(stack, token)).toBe('active');
+
+      const person = await browser.newContext();
+      const page = await person.newPage();
+      await page.goto(url);
+      expect(await gameStarted(page)).toContain('Game started');
+      expect(await statusOf(stack, token)).toBe('consumed');
+      await Promise.all([scanner.close(), person.close()]);
+    }, 60_000);
+
+    test('a game that requires no token plays without one', async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      expect((await page.goto(`${stack.baseUrl}/play/game/102`))!.status()).toBe(200);
+      expect(await gameStarted(page)).toContain('Game started');
+      await context.close();
+    }, 60_000);
+  });
+
+  describe('framing, in a partner’s page on another site', () => {
+    let partnerSite: Server;
+    let partnerUrl: string;
+    let token: string;
+    beforeAll(async () => {
+      token = await acme.mint({ game_id: 101 });
+      // A real loopback server (another site: 127.0.0.1 vs localhost): Chrome lets only local pages frame local ones.
+      partnerSite = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(`<!doctype html><title>Partner</title>
 <iframe id="embed" src="${stack.baseUrl}/embed/101?session_token=${token}" width="520" height="420"></iframe>
 <iframe id="page" src="${stack.baseUrl}/game/102" width="300" height="200"></iframe>`);
+      });
+      await new Promise<void>((done) => partnerSite.listen(0, '127.0.0.1', done));
+      partnerUrl = `http://127.0.0.1:${(partnerSite.address() as AddressInfo).port}/`;
     });
-    await new Promise<void>((done) => partnerSite.listen(0, '127.0.0.1', done));
-    partnerUrl = `http://127.0.0.1:${(partnerSite.address() as AddressInfo).port}/`;
+    afterAll(() => new Promise<void>((done) => (partnerSite ? partnerSite.close(() => done()) : done())));
+
+    test('the embed page plays (and consumes its token) inside the iframe; the game page refuses to be framed', async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(partnerUrl);
+      const status = page.frameLocator('#embed').frameLocator('iframe#game').locator('#status[data-state="running"]');
+      await status.waitFor({ timeout: 10_000 });
+      expect(await status.textContent()).toContain('Game started');
+      expect(await statusOf(stack, token)).toBe('consumed');
+
+      const embed = await (await page.$('#embed'))!.contentFrame();
+      expect(embed!.url()).toBe(`${stack.baseUrl}/embed/101?session_token=${token}`);
+      expect(await embed!.locator('.bar').count()).toBe(0);
+      // X-Frame-Options / frame-ancestors: the browser shows its own error page instead of ours.
+      const framed = await (await page.$('#page'))!.contentFrame();
+      expect(framed!.url()).toMatch(/^chrome-error:/);
+      await context.close();
+    }, 60_000);
   });
-  afterAll(() => new Promise<void>((done) => partnerSite.close(() => done())));
-
-  test('the embed page plays (and consumes its token) inside the iframe; the game page refuses to be framed', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(partnerUrl);
-    const status = page.frameLocator('#embed').frameLocator('iframe#game').locator('#status[data-state="running"]');
-    await status.waitFor({ timeout: 10_000 });
-    expect(await status.textContent()).toContain('Game started');
-    expect(await statusOf(stack, token)).toBe('consumed');
-
-    const embed = await (await page.$('#embed'))!.contentFrame();
-    expect(embed!.url()).toBe(`${stack.baseUrl}/embed/101?session_token=${token}`);
-    expect(await embed!.locator('.bar').count()).toBe(0);
-    // X-Frame-Options / frame-ancestors: the browser shows its own error page instead of ours.
-    const framed = await (await page.$('#page'))!.contentFrame();
-    expect(framed!.url()).toMatch(/^chrome-error:/);
-    await context.close();
-  }, 60_000);
 });

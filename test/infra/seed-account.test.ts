@@ -13,6 +13,7 @@ import { OrgTiers } from '../../shared/domain/org-tiers.js';
 import { DynamoKeyStore } from '../../shared/store/key-store.js';
 import { DynamoCatalogStore } from '../../shared/store/catalog-store.js';
 import { createDocumentClient } from '../../shared/store/dynamo-client.js';
+import { stopAll } from '../support/teardown.js';
 
 let dynamo: EmbeddedDynamo;
 let client: DynamoDBDocumentClient;
@@ -23,10 +24,13 @@ beforeAll(async () => {
   client = createDocumentClient({ endpoint: dynamo.endpoint });
   catalog = new DynamoCatalogStore({ client, tableName: dynamo.tableNames.catalog });
 });
-afterAll(async () => {
-  client.destroy();
-  await dynamo.close();
-});
+// Each step runs even when the one before fails (or never started): no server outlives the file.
+afterAll(() =>
+  stopAll(
+    () => client?.destroy(),
+    () => dynamo?.close(),
+  ),
+);
 
 const seedFile = {
   org: { org_id: 7, slug: 'studio-seven', name: 'Studio Seven' },

@@ -11,6 +11,7 @@ import { ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../in
 import { Overloaded } from '../../shared/domain/errors.js';
 import { createDocumentClient, RETRY_POLICY } from '../../shared/store/dynamo-client.js';
 import { DynamoProxy } from '../bench/proxy/dynamo-proxy.js';
+import { stopAll } from '../support/teardown.js';
 
 let dynamo: EmbeddedDynamo;
 let proxy: DynamoProxy;
@@ -20,10 +21,13 @@ beforeAll(async () => {
   await ensureTables(dynamo.endpoint, dynamo.tableNames);
   proxy = await DynamoProxy.start(dynamo.endpoint);
 });
-afterAll(async () => {
-  await proxy.close();
-  await dynamo.close();
-});
+// Each step runs even when the one before fails (or never started): no server outlives the file.
+afterAll(() =>
+  stopAll(
+    () => proxy?.close(),
+    () => dynamo?.close(),
+  ),
+);
 
 test('calls pass through the proxy unchanged', async () => {
   proxy.configure({});

@@ -16,6 +16,7 @@ import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '.
 import { logicalTableName } from '../../infra/local/dynamo.js';
 import { expectedUse } from '../support/backend.js';
 import { sessionsApi } from '../support/sessions-api.js';
+import { stopAll } from '../support/teardown.js';
 
 let stack: Stack;
 let key: TestKey;
@@ -31,10 +32,13 @@ beforeAll(async () => {
   startOfNextMinute(stack);
   client = await connectMcp(stack, key.raw);
 });
-afterAll(async () => {
-  await client.close();
-  await stack.stop();
-});
+// Each step runs even when the one before fails (or never started): no server outlives the file.
+afterAll(() =>
+  stopAll(
+    () => client?.close(),
+    () => stack?.stop(),
+  ),
+);
 
 /** Run one MCP request and record what it did (also when it fails: compensations count too). */
 async function traced<T>(work: () => Promise<T>): Promise<{ value: T; calls: RoundTrip[] }> {

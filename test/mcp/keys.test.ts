@@ -9,6 +9,7 @@ import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { auditOfKey, createTestKey, startOfNextMinute, tokensOfKey, UNLIMITED, windowCounts } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, INITIALIZE, postMcp, TOOL_SCOPES } from '../support/mcp.js';
+import { stopAll } from '../support/teardown.js';
 
 let stack: Stack;
 let admin: AdminApi;
@@ -18,10 +19,13 @@ beforeAll(async () => {
   stack = await startStack();
   admin = adminApi(stack);
 });
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await stack.stop();
-});
+// Each step runs even when the one before fails (or never started): no server outlives the file.
+afterAll(() =>
+  stopAll(
+    () => Promise.all(clients.map((c) => c.close())),
+    () => stack?.stop(),
+  ),
+);
 
 async function connect(raw: string): Promise<Client> {
   const client = await connectMcp(stack, raw);

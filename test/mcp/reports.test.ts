@@ -8,6 +8,7 @@ import { createTestKey, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, textOf } from '../support/mcp.js';
 import { sessionsApi } from '../support/sessions-api.js';
+import { stopAll } from '../support/teardown.js';
 
 const DAY = 86_400_000;
 const zero = { created: 0, active: 0, consumed: 0, expired: 0, revoked: 0 };
@@ -63,10 +64,13 @@ beforeAll(async () => {
   await callTool(client, 'create_session', { game_id: 102 });
   expect((await rest.consume({ token: (minted.structuredContent as { token: string }).token })).status).toBe(200);
 });
-afterAll(async () => {
-  await client.close();
-  await stack.stop();
-});
+// Each step runs even when the one before fails (or never started): no server outlives the file.
+afterAll(() =>
+  stopAll(
+    () => client?.close(),
+    () => stack?.stop(),
+  ),
+);
 
 describe('get_session_report', () => {
   test('counts per creation day, with each session’s status now', async () => {

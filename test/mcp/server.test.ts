@@ -10,6 +10,7 @@ import { auditOfKey, createTestKey, UNLIMITED, type TestKey } from '../support/k
 import { startStack, type Stack } from '../support/local-stack.js';
 import { ALL_TOOLS, callTool, connectMcp, INITIALIZE, MCP_PATH, postMcp, textOf, TOOL_SCOPES } from '../support/mcp.js';
 import { sessionsApi } from '../support/sessions-api.js';
+import { stopAll } from '../support/teardown.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -24,10 +25,13 @@ beforeAll(async () => {
   client = await connectMcp(stack, all.raw);
   api = sessionsApi(stack, () => all.raw);
 });
-afterAll(async () => {
-  await client.close();
-  await stack.stop();
-});
+// Each step runs even when the one before fails (or never started): no server outlives the file.
+afterAll(() =>
+  stopAll(
+    () => client?.close(),
+    () => stack?.stop(),
+  ),
+);
 
 const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
 

@@ -15,7 +15,15 @@ export default async function setup(globalConfig, projectConfig) {
   // Every project with this setup runs it; the first one starts the processes for all.
   if (!wanted || process.env.DYNAMODB_LOCAL_ENDPOINTS) return;
   const count = Math.max(1, globalConfig.maxWorkers);
-  const started = await Promise.all(Array.from({ length: count }, () => startDynamoLocal()));
+  const settled = await Promise.allSettled(Array.from({ length: count }, () => startDynamoLocal()));
+  const started = settled.filter((s) => s.status === 'fulfilled').map((s) => s.value);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) {
+    // The processes that did start are stopped here: teardown never learns of them, and a running
+    // JVM would keep jest from exiting.
+    await Promise.all(started.map((p) => p.close()));
+    throw failed.reason;
+  }
   globalThis.dynamoLocalProcesses = started;
   process.env.DYNAMODB_LOCAL_ENDPOINTS = started.map((p) => p.endpoint).join(',');
 }

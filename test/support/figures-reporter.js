@@ -53,5 +53,8 @@ export default class FiguresReporter {
         `scanned, in ${n('stacksChecked')} stacks` +
         (results.numFailedTests === 0 && results.numFailedTestSuites === 0 ? ': every invariant held.\n' : ' (the run has failures).\n'),
     );
+    // A test that cannot run on this machine (no Chromium, no curl) says so once, with how to enable it:
+    // its file notes the reason under a name ending in `Skipped` (`browser.ts`, `start-guide.test.ts`).
+    for (const [name, reason] of Object.entries(notes)) if (name.endsWith('Skipped')) process.stdout.write(`Skipped: ${reason}\n`);
   }
 }
