@@ -64,7 +64,9 @@ export async function serveMcp(
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const { key } = request;
   const toolCall = toolCallOf(request.message);
-  annotate(request.call, { mcp_method: bounded(request.message.method), mcp_tool: bounded(toolCall?.name) });
+  // Caller-chosen strings reach the log only when they are names the protocol or the server knows: a
+  // made-up method or tool name could carry anything (a token, a key), so it is logged as `unknown`.
+  annotate(request.call, { mcp_method: knownMethod(request.message.method), mcp_tool: toolCall && (toolCall.tool?.name ?? 'unknown') });
   // By the server's own tool names only: a name the caller made up is `unknown`, never a dimension of its own.
   if (toolCall) countToolCall(toolCall.tool?.name);
   const meter = new RequestMeter(services.keyCalls, key, request.call, auditAction(request.message, toolCall));
@@ -101,9 +103,10 @@ export async function serveMcp(
   return result;
 }
 
-/** A caller's word as a log field: at most 64 characters. */
-function bounded(value: unknown): string | undefined {
-  return typeof value === 'string' ? value.slice(0, 64) : undefined;
+/** The JSON-RPC method as a log field: a protocol-shaped name (`tools/call`), else `unknown`. */
+function knownMethod(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && /^[a-z]+(\/[a-zA-Z]+)*$/.test(value) && value.length <= 64 ? value : 'unknown';
 }
 
 /** The message of a JSON-RPC internal error (-32603) the transport answered, if it answered one. */
