@@ -3,7 +3,7 @@ import type * as z from 'zod/v4/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { InvalidInput } from '../domain/errors.js';
 import type { RouteDefinition } from '../operations/operation.js';
-import '../schemas/locale.js';
+import { isFieldName } from '../schemas/locale.js';
 
 /**
  * Parse input with a zod schema; a failure is a 400 whose message names the field and says in plain
@@ -18,7 +18,8 @@ export function parseWith<S extends z.$ZodType>(schema: S, input: unknown, where
   const cause = result.error;
   // An unknown field is named by itself: the message and the param are that field.
   if (issue.code === 'unrecognized_keys') {
-    return refuse(issue.message, [...issue.path, issue.keys[0]!].map(String).join('.'), cause);
+    const named = issue.keys.find(isFieldName);
+    return refuse(issue.message, named === undefined ? undefined : [...issue.path, named].map(String).join('.'), cause);
   }
   const field = issue.path.map(String).join('.');
   // zod reports a missing field as a wrong type; only a field really absent is "required".

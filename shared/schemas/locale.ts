@@ -47,6 +47,25 @@ function size(issue: z.$ZodIssueTooBig | z.$ZodIssueTooSmall): string {
   return `must be ${bound(issue.exact, issue.inclusive, most, value, issue.origin)}`;
 }
 
+/**
+ * A caller's field name is repeated (in the answer and in the request's log line) only when it looks
+ * like one: a letter, then letters, digits or `_`, at most 32 characters. Anything else could be a
+ * value sent as a key (a session token, an API key: 44 characters), which must not reach the log.
+ */
+export function isFieldName(key: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9_]{0,31}$/.test(key);
+}
+
+/** `unknown field gameId`, `unknown fields a, b`; names that are no field names are only counted. */
+function unknownFields(keys: readonly string[]): string {
+  const named = keys.filter(isFieldName);
+  const others = keys.length - named.length;
+  const words = `unknown field${keys.length > 1 ? 's' : ''}`;
+  if (others === 0) return `${words} ${named.join(', ')}`;
+  const unnamed = others === 1 ? 'one whose name is not an identifier' : `${others} whose names are not identifiers`;
+  return named.length ? `${words} ${named.join(', ')}, and ${unnamed}` : `${words}: ${unnamed}`;
+}
+
 /** The plain-words message of an issue (the field's name is put before it by the parser). */
 function plainMessage(issue: z.$ZodRawIssue): string {
   switch (issue.code) {
@@ -62,7 +81,7 @@ function plainMessage(issue: z.$ZodRawIssue): string {
     case 'not_multiple_of':
       return `must be a multiple of ${issue.divisor}`;
     case 'unrecognized_keys':
-      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
+      return unknownFields(issue.keys);
     default:
       return 'is not valid';
   }

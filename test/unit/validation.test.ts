@@ -38,6 +38,14 @@ describe('parseWith', () => {
       [CreateSessionBody, { game_id: 1, metadata: [] }, 'metadata: must be a JSON object', 'metadata'],
       [CreateSessionBody, { game_id: 1, expires_in_minutes: 0 }, 'expires_in_minutes: must be at least 1', 'expires_in_minutes'],
       [CreateSessionBody, { gameId: 1 }, 'unknown field gameId', 'gameId'],
+      // A value sent as a key (a token, a raw key) is never repeated: it would reach the request's log line.
+      [CreateSessionBody, { game_id: 1, [TOKEN]: 1 }, 'unknown field: one whose name is not an identifier', undefined],
+      [
+        CreateSessionBody,
+        { game_id: 1, colour: 1, [`dpk_${'a'.repeat(40)}`]: 1 },
+        'unknown fields colour, and one whose name is not an identifier',
+        'colour',
+      ],
       [CreateSessionBody, {}, 'exactly one of game_id or stream_id is required', undefined],
       [ConsumeSessionBody, { token: 'nope' }, 'token: must be a UUID', 'token'],
     ];
