@@ -1,5 +1,5 @@
 /**
- * When the alarms page: every threshold has a default (reasoned in docs/deploy.md, "Alarms") and
+ * When the alarms page, and where the runbook explains each: every threshold has a default (reasoned in docs/deploy.md, "Alarms") and
  * may be overridden from the CDK context (`-c alarms='{"latencyP99Ms":800}'`). A module of its own,
  * so that the context parser reads the shape without the constructs.
  */
@@ -56,3 +56,17 @@ export const AlarmThresholdsSchema = z.preprocess(
     edge5xxRatePercent: positive.max(100).optional(),
   }),
 );
+
+/** The section of docs/runbook.md for each kind of alarm (a test holds them against its headings). */
+export const RUNBOOK_ENTRIES = [
+  'operation-5xx-ratio',
+  'operation-p99-latency',
+  'api-unserved',
+  'function-errors',
+  'function-throttles',
+  'account-concurrency',
+  'dynamodb-throttles',
+  'dynamodb-system-errors',
+  'edge-5xx-rate',
+] as const;
+export type RunbookEntry = (typeof RUNBOOK_ENTRIES)[number];

@@ -43,8 +43,8 @@ export const FUNCTION_MEMORY_MB = 256;
 /** Far above a request's few DynamoDB round trips (and a cold JWKS fetch), below API Gateway's 30 s. */
 export const FUNCTION_TIMEOUT = Duration.seconds(10);
 /** The runtime matches the Node major of the local run (the `node` devDependency): 24. */
-export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
-export const FUNCTION_ARCHITECTURE = Architecture.ARM_64;
+const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
+const FUNCTION_ARCHITECTURE = Architecture.ARM_64;
 
 /**
  * Lambda's own lines (START, END, REPORT, INIT_START) are INFO; WARN keeps the platform's warnings
@@ -59,7 +59,7 @@ export const LOG_FORMAT = LoggingFormat.JSON;
  * Lambda's application log level for the level the code logs at (`POWERTOOLS_LOG_LEVEL`). Lambda sets
  * `AWS_LAMBDA_LOG_LEVEL` from it, which Powertools Logger obeys first, so both always agree.
  */
-export const APPLICATION_LOG_LEVELS: Record<NonNullable<EnvInput['POWERTOOLS_LOG_LEVEL']>, ApplicationLogLevel> = {
+const APPLICATION_LOG_LEVELS: Record<NonNullable<EnvInput['POWERTOOLS_LOG_LEVEL']>, ApplicationLogLevel> = {
   DEBUG: ApplicationLogLevel.DEBUG,
   INFO: ApplicationLogLevel.INFO,
   WARN: ApplicationLogLevel.WARN,
@@ -71,7 +71,7 @@ export const APPLICATION_LOG_LEVELS: Record<NonNullable<EnvInput['POWERTOOLS_LOG
 const REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /** esbuild settings: one minified ESM file per function, the AWS SDK included (a pinned, tested version). */
-export const BUNDLING: BundlingOptions = {
+const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
   mainFields: ['module', 'main'],
   target: 'node24',
@@ -276,7 +276,7 @@ function functionDescription(served: readonly RouteDefinition[], secretsRevision
  * variable to `shared/env.ts` fails the type check here until the stack decides its value. Each
  * function gets the part of it that its code reads (`shared/env-parts.ts`).
  */
-export function functionEnvironment(serviceTables: ServiceTables, settings: FunctionSettings): EnvInput {
+function functionEnvironment(serviceTables: ServiceTables, settings: FunctionSettings): EnvInput {
   return { ...tableEnv((name) => serviceTables[name].tableName), ...settings };
 }
 

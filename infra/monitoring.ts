@@ -25,7 +25,7 @@ import { Construct } from 'constructs';
 import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/metric-names.js';
 import type { DynamoAction, RouteDefinition } from '../shared/operations/operation.js';
 import { tables, type TableName } from '../shared/tables.js';
-import { DEFAULT_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.js';
+import { DEFAULT_THRESHOLDS, type AlarmThresholds, type RunbookEntry } from './alarm-thresholds.js';
 import { buildDashboard } from './dashboard.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';
 import { serviceAccess } from './permissions.js';
@@ -59,20 +59,6 @@ export interface ServiceMonitoringProps {
   readonly alarmTopic: ITopic;
   readonly thresholds?: Partial<AlarmThresholds>;
 }
-
-/** The section of docs/runbook.md for each kind of alarm (a test holds them against its headings). */
-export const RUNBOOK_ENTRIES = [
-  'operation-5xx-ratio',
-  'operation-p99-latency',
-  'api-unserved',
-  'function-errors',
-  'function-throttles',
-  'account-concurrency',
-  'dynamodb-throttles',
-  'dynamodb-system-errors',
-  'edge-5xx-rate',
-] as const;
-type RunbookEntry = (typeof RUNBOOK_ENTRIES)[number];
 
 /** How many of how many periods must breach. */
 interface Datapoints {

@@ -37,7 +37,7 @@ export function serviceAccess(table: readonly RouteDefinition[]): TableAccess {
 }
 
 /** ARNs a table statement needs: the table, plus its indexes when the actions include Query. */
-export function tableResources(name: TableName, tableArn: string, actions: readonly DynamoAction[]): string[] {
+function tableResources(name: TableName, tableArn: string, actions: readonly DynamoAction[]): string[] {
   const indexes = actions.includes('Query') ? tables[name].indexes.map((index) => `${tableArn}/index/${index.name}`) : [];
   return [tableArn, ...indexes];
 }

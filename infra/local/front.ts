@@ -37,7 +37,7 @@ export interface FrontOptions {
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Whether a host (`Host` value, or an origin's host) names this machine (`*.localhost` too, RFC 6761). */
-export function isLoopbackHost(host: string | undefined, asOrigin = false): boolean {
+function isLoopbackHost(host: string | undefined, asOrigin = false): boolean {
   if (!host) return false;
   try {
     const { hostname } = new URL(asOrigin ? host : `http://${host}`);

@@ -43,7 +43,7 @@ export class AuditLog {
 }
 
 /** A stored record in the log's public shape (absent optional fields read as null). */
-export function auditEntry(record: AuditRecord): AuditEntry {
+function auditEntry(record: AuditRecord): AuditEntry {
   return {
     org_id: record.org_id,
     at: record.at,

@@ -18,7 +18,7 @@ import {
 } from './rate-limit.js';
 
 /** The raw API key format: `dpk_` and 40 hex characters. */
-export const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
+const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
 
 /** A presented API key, reduced to what may be kept: its hash and its 8-character prefix. */
 export interface KeyCredential {

@@ -16,7 +16,7 @@ type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
 /** Largest request body accepted (docs/decisions.md#request-limits: over 64 KiB is 413). */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * The JSON body: capped and checked (size, nesting, charset), then parsed. Middy's parser errors

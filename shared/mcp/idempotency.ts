@@ -9,7 +9,7 @@ import type { IdempotentCall } from '../operations/operation.js';
 import type { McpRequestBody } from '../schemas/mcp.js';
 
 /** Tools whose calls honour `Idempotency-Key`. */
-export const IDEMPOTENT_TOOLS: ReadonlySet<string> = new Set(['create_session']);
+const IDEMPOTENT_TOOLS: ReadonlySet<string> = new Set(['create_session']);
 
 /** The idempotency of an MCP message: for a call of an idempotent tool, keyed by tool, matched on its arguments. */
 export function idempotentToolCall(message: McpRequestBody): IdempotentCall | undefined {

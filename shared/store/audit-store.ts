@@ -26,12 +26,12 @@ export function auditPartition(orgId: number, requestId: string): string {
 }
 
 /** Sort key of an audit record: time first (newest-first queries), request id for uniqueness. */
-export function auditSortKey(record: Pick<AuditRecord, 'at' | 'request_id'>): string {
+function auditSortKey(record: Pick<AuditRecord, 'at' | 'request_id'>): string {
   return `${record.at}#${record.request_id}`;
 }
 
 /** How much a key-filtered page reads at most: reads per shard, of this many records each. */
-export const KEY_FILTER_READS = { batch: 500, reads: 4 } as const;
+const KEY_FILTER_READS = { batch: 500, reads: 4 } as const;
 
 /** What one shard's reads for a page found. */
 interface ShardRead {

@@ -146,26 +146,7 @@ export function wireAttribute(item: Record<string, unknown>, name: string): stri
  * every adapter and handler answers 503 with Retry-After instead of a bare 500.
  */
 export function createDocumentClient(options: { endpoint?: string | undefined; region?: string } = {}): DynamoDBDocumentClient {
-  const config: DynamoDBClientConfig = options.endpoint
-    ? {
-        maxAttempts: 1,
-        endpoint: options.endpoint,
-        region: options.region ?? 'local',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        // No timeouts against the embedded DynamoDB: it shares the process's event loop, so a wall
-        // clock would measure the machine's load (a busy test run), not the store.
-      }
-    : {
-        maxAttempts: 1,
-        region: options.region ?? process.env.AWS_REGION,
-        // A DynamoDB call answers in milliseconds; one that hangs must fail well inside the Lambda timeout.
-        requestHandler: {
-          connectionTimeout: DYNAMO_TIMEOUTS.connectionTimeoutMs,
-          requestTimeout: DYNAMO_TIMEOUTS.requestTimeoutMs,
-          throwOnRequestTimeout: true,
-        },
-      };
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options)), {
     marshallOptions: { removeUndefinedValues: true },
   });
   client.middlewareStack.add(
@@ -197,6 +178,29 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
     { step: 'initialize', priority: 'low', name: 'retrySafely' },
   );
   return client;
+}
+
+/** The SDK client's settings: the embedded DynamoDB's endpoint locally, else the region with bounded timeouts. */
+function clientConfig(options: { endpoint?: string | undefined; region?: string }): DynamoDBClientConfig {
+  return options.endpoint
+    ? {
+        maxAttempts: 1,
+        endpoint: options.endpoint,
+        region: options.region ?? 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        // No timeouts against the embedded DynamoDB: it shares the process's event loop, so a wall
+        // clock would measure the machine's load (a busy test run), not the store.
+      }
+    : {
+        maxAttempts: 1,
+        region: options.region ?? process.env.AWS_REGION,
+        // A DynamoDB call answers in milliseconds; one that hangs must fail well inside the Lambda timeout.
+        requestHandler: {
+          connectionTimeout: DYNAMO_TIMEOUTS.connectionTimeoutMs,
+          requestTimeout: DYNAMO_TIMEOUTS.requestTimeoutMs,
+          throwOnRequestTimeout: true,
+        },
+      };
 }
 
 /**

@@ -29,7 +29,7 @@ interface KeyIdItem {
 }
 
 /** The id item of `key`. */
-export function idItemOf(key: KeyLocation): KeyIdItem {
+function idItemOf(key: KeyLocation): KeyIdItem {
   return { key_hash: idItemKey(key.id), target_hash: key.key_hash, target_org: key.org_id, key_prefix: key.key_prefix };
 }
 

@@ -83,7 +83,7 @@ function indexedTable(call: RoundTrip): TableDefinition | undefined {
 }
 
 /** Index write units of one write that changed an item from `before` to `after` (absent: no item). */
-export function indexWriteUnits(def: TableDefinition, before: Item | undefined, after: Item | undefined): number {
+function indexWriteUnits(def: TableDefinition, before: Item | undefined, after: Item | undefined): number {
   let units = 0;
   for (const index of def.indexes) {
     const keys = [index.partitionKey, index.sortKey].filter((k) => k).map((k) => k!.name);

@@ -56,7 +56,7 @@ export const MODEL = {
  * and REPORT, the REPORT with its X-Ray line because tracing is active. Typical values; the byte
  * count is what matters. Lambda's JSON log format with system log level WARN drops all three.
  */
-export const PLATFORM_LINES = [
+const PLATFORM_LINES = [
   'START RequestId: 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f Version: $LATEST\n',
   'END RequestId: 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f\n',
   'REPORT RequestId: 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 256 MB\tMax Memory Used: 97 MB\t\n' +

@@ -61,7 +61,7 @@ export async function measureStages(
 }
 
 /** One unmeasured request. */
-export async function call(stack: BenchStack, op: BenchOperation): Promise<void> {
+async function call(stack: BenchStack, op: BenchOperation): Promise<void> {
   const response = await stack.http.send(await op.prepare());
   check(op, response.status, response.body);
   op.done?.(response);

@@ -23,7 +23,7 @@ export interface TargetInputs {
 }
 
 /** Most sequential stages per operation. */
-export const STAGE_TARGETS: Readonly<Record<string, number>> = {
+const STAGE_TARGETS: Readonly<Record<string, number>> = {
   create_session: 2,
   validate_session: 1,
   consume_session: 1,
@@ -42,10 +42,10 @@ export const STAGE_TARGETS: Readonly<Record<string, number>> = {
  * one process this is the CPU overhead of the front, the handler and the SDK, not a latency AWS would see
  * (the round-trip figures are `RTT_TARGETS`).
  */
-export const LATENCY_TARGETS: Readonly<Record<string, number>> = { validate_session: 2.0, consume_session: 2.0, create_session: 4.0 };
+const LATENCY_TARGETS: Readonly<Record<string, number>> = { validate_session: 2.0, consume_session: 2.0, create_session: 4.0 };
 
 /** Highest p50 and p99 latency in modelled DynamoDB round trips (the RTT latency mode). */
-export const RTT_TARGETS: Readonly<Record<string, number>> = {
+const RTT_TARGETS: Readonly<Record<string, number>> = {
   validate_session: 1.2,
   consume_session: 1.2,
   create_session: 2.3,
@@ -56,12 +56,12 @@ export const RTT_TARGETS: Readonly<Record<string, number>> = {
   mcp_create_session: 2.3,
 };
 
-export const BUNDLE_KB_TARGET = 300;
-export const INIT_MS_TARGET = 60;
-export const INIT_RATIO_TARGET = 3;
-export const LIFECYCLE_UNITS_TARGET = 6;
+const BUNDLE_KB_TARGET = 300;
+const INIT_MS_TARGET = 60;
+const INIT_RATIO_TARGET = 3;
+const LIFECYCLE_UNITS_TARGET = 6;
 /** All-in USD per million API lifecycles (issue 16). */
-export const COST_TARGET_USD = 12;
+const COST_TARGET_USD = 12;
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? 'n/a' : n.toFixed(digits));
 

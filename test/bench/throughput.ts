@@ -14,7 +14,7 @@ import type { BenchStack } from './harness.js';
 import { CREATE_BODY } from './operations.js';
 
 /** Concurrent clients of every throughput run. */
-export const CONNECTIONS = 16;
+const CONNECTIONS = 16;
 
 /** What one autocannon connection carries from the create to the consume. */
 interface PairContext {

@@ -13,7 +13,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { readDeployContext, serviceStackProps } from '../../infra/config.js';
 import { edgeRewriteSource } from '../../infra/edge-rewrite.js';
 import { FUNCTION_MEMORY_MB, pascalCase, PROJECT_ROOT } from '../../infra/functions.js';
-import { RUNBOOK_ENTRIES } from '../../infra/monitoring.js';
+import { RUNBOOK_ENTRIES } from '../../infra/alarm-thresholds.js';
 import { createTableInput } from '../../infra/local/dynamo.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { functionAccess, functionNames, serviceAccess } from '../../infra/permissions.js';

@@ -13,7 +13,7 @@ export class FixedClock implements Clock {
 }
 
 /** Resolve after the current macrotask, so that concurrent callers really overlap. */
-export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Counter shards in a map, with the same conditional semantics as the DynamoDB adapter. */
 export class MemoryCounterStore implements CounterStore {

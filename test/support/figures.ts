@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where the per-file figures go (the reporter clears it when a run starts). */
-export const FIGURES_DIR = fileURLToPath(new URL('../../test-output/figures/', import.meta.url));
+const FIGURES_DIR = fileURLToPath(new URL('../../test-output/figures/', import.meta.url));
 
 /** Counts a test file reports; every one is summed over the run. */
 export interface Figures {

@@ -53,7 +53,7 @@ export const weirdString: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Values of any JSON type, with the boundary numbers ids meet. */
-export const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
+const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 3 },
   { arbitrary: weirdString, weight: 3 },
   {

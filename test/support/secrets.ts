@@ -29,7 +29,7 @@ export interface Leak {
 }
 
 /** What a check looked at and found. */
-export interface SecretsVerdict {
+interface SecretsVerdict {
   readonly linesScanned: number;
   readonly secretsChecked: number;
   readonly filesScanned: number;

@@ -152,7 +152,7 @@ export class DynamoProxy {
  * (AWS DynamoDB API reference, ThrottlingReason; `ThrottlingException` is its answer to control-plane
  * rate limits, and on-demand tables answer it for a configured maximum throughput, not for a hot key).
  */
-export function throttlingAnswer(resource: string, kind: 'read' | 'write'): Answer {
+function throttlingAnswer(resource: string, kind: 'read' | 'write'): Answer {
   const [table, indexName] = resource.split('/');
   const reason = `${indexName ? 'Index' : 'Table'}${kind === 'read' ? 'Read' : 'Write'}KeyRangeThroughputExceeded`;
   const arn = `arn:aws:dynamodb:local:000000000000:table/${table}${indexName ? `/index/${indexName}` : ''}`;

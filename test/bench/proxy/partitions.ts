@@ -15,9 +15,9 @@ import type { Charge } from './wire-units.js';
 
 /** DynamoDB's documented ceilings per partition key value (per second). */
 export const PARTITION_WRITE_UNITS = 1000;
-export const PARTITION_READ_UNITS = 3000;
+const PARTITION_READ_UNITS = 3000;
 /** Seconds (of the service's clock) of its ceiling a partition may use at once. */
-export const BURST_SECONDS = 1;
+const BURST_SECONDS = 1;
 
 /** How the partitions are scaled. */
 export interface PartitionModel {

@@ -60,7 +60,7 @@ export interface CallContext {
 }
 
 /** The table definition of a physical table name, if the service has it. */
-export function tableOf(name: unknown): TableDefinition | undefined {
+function tableOf(name: unknown): TableDefinition | undefined {
   return typeof name === 'string' ? tableDefinitionOf(name) : undefined;
 }
 

@@ -16,7 +16,7 @@ import { enterScaled } from './environment.js';
 import { count, offer, tally } from './load.js';
 import { checkOf, throttleFigures, type ScenarioResult } from './scenario.js';
 
-export const CONSUME_RATE = 10_000;
+const CONSUME_RATE = 10_000;
 
 export async function consumeBurst(
   stack: BenchStack,

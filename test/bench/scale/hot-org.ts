@@ -13,7 +13,7 @@ import { count, offer, tally } from './load.js';
 import { MAX_PER_DAY, MAX_PER_MINUTE } from './hot-key.js';
 import { checkOf, throttleFigures, type ScenarioResult } from './scenario.js';
 
-export const HOT_ORG_RATE = 1_500;
+const HOT_ORG_RATE = 1_500;
 
 export async function hotOrg(
   stack: BenchStack,

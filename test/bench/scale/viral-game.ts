@@ -10,7 +10,7 @@ import { enterScaled } from './environment.js';
 import { count, offer, tally } from './load.js';
 import { checkOf, throttleFigures, type ScenarioResult } from './scenario.js';
 
-export const VIRAL_RATE = 10_000;
+const VIRAL_RATE = 10_000;
 
 export async function viralGame(
   stack: BenchStack,
