@@ -28,14 +28,6 @@ export interface Leak {
   readonly prefix: string;
 }
 
-/** What a check looked at and found. */
-interface SecretsVerdict {
-  readonly linesScanned: number;
-  readonly secretsChecked: number;
-  readonly filesScanned: number;
-  readonly leaks: readonly Leak[];
-}
-
 /** Every secret one stack's tests handled. */
 export class SecretLedger {
   /** Secret value -> kind (`api key`, `token`, `jwt`, `credential`). */
