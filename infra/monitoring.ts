@@ -112,7 +112,7 @@ export class ServiceMonitoring extends Construct {
 
   /**
    * An operation's 5xx ratio (its `ServerErrors` over its `Requests`, once it has enough requests to
-   * make one) and its p99 handler time. Both from the functions' EMF lines.
+   * make one) and its p99 handler time. Both from the functions' request lines (embedded metric format).
    */
   private watchOperation(operation: string, metric: ServiceMetric, thresholds: AlarmThresholds): void {
     const id = pascalCase(operation);

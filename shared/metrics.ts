@@ -4,7 +4,7 @@
  * and no time in the request. Names and dimensions: `metric-names.ts`.
  *
  * What happens during a request (a DynamoDB retry, a token minted) is added to the container's
- * buffer and published with the request's own line by {@link publishRequest}, under the request's
+ * buffer and published on the request's own log line ({@link requestMetrics}), under the request's
  * operation. Lambda runs one request per container at a time, so the buffer is the request's; the
  * local run serves requests concurrently in one process, where a retry may be published under a
  * neighbour's operation (the counts stay right).
@@ -35,7 +35,7 @@ export function countTokenEvent(operationOrTool: string): void {
   if (event) countEvent(event);
 }
 
-/** How one request ended, as {@link publishRequest} counts it. */
+/** How one request ended, as {@link requestMetrics} counts it. */
 export interface RequestOutcome {
   readonly operation: string;
   readonly status: number;
@@ -47,11 +47,14 @@ export interface RequestOutcome {
 }
 
 /**
- * Publish the request's line: its count, latency and 5xx flag under its operation (and the service),
- * the events counted during it, and, for a refusal, one count under its operation and reason (and
- * its reason alone).
+ * The request's metrics, as the embedded-metric-format fields of its log line (`request-log.ts`):
+ * its count, latency and 5xx flag under its operation (and the service), and the events counted
+ * during it. One line per request carries both the log and the metrics, so that neither repeats the
+ * other's fields (a line of its own cost 440 bytes a request, more than the log line itself); a
+ * refusal is counted there too, under its operation and reason, and its reason alone. The `service`
+ * field is the log line's own (the logger and the metrics read the same name).
  */
-export function publishRequest(outcome: RequestOutcome): void {
+export function requestMetrics(outcome: RequestOutcome): Record<string, unknown> {
   metrics.addDimension(DIMENSIONS.operation, outcome.operation);
   // And the service as a whole: the alarm on requests API Gateway answered without a function reads the total.
   metrics.addDimensions({});
@@ -60,22 +63,28 @@ export function publishRequest(outcome: RequestOutcome): void {
   metrics.addMetric(METRIC.serverErrors, MetricUnit.Count, outcome.status >= 500 ? 1 : 0);
   if (outcome.replayed) countEvent(METRIC.idempotentReplays);
   else if (outcome.status < 300) countTokenEvent(outcome.operation);
-  metrics.publishStoredMetrics();
-  if (outcome.reason !== undefined && outcome.status < 500) {
-    const { operation, reason } = outcome;
-    // Two lines, not one line with two dimension sets: Powertools warns (into the log, on every
-    // refusal) when a dimension appears in two sets of one line.
-    countRefusal({ [DIMENSIONS.operation]: operation, [DIMENSIONS.reason]: reason });
-    // And by reason alone: the service's 429s (partners out of quota) on one line of the dashboard.
-    countRefusal({ [DIMENSIONS.reason]: reason });
-  }
+  const { service: _service, ...fields } = metrics.serializeMetrics() as EmfFields;
+  metrics.clearMetrics();
+  metrics.clearDimensions();
+  if (outcome.reason === undefined || outcome.status >= 500) return fields;
+  // A refusal on the same line, in a directive of its own (EMF allows several): its dimension sets
+  // name `reason`, which the request's own sets must not (and Powertools writes one directive only).
+  fields._aws.CloudWatchMetrics.push({
+    Namespace: METRIC_NAMESPACE,
+    // By operation and reason, and by reason alone: the service's 429s (partners out of quota) on one line of the dashboard.
+    Dimensions: [
+      [DIMENSIONS.service, DIMENSIONS.operation, DIMENSIONS.reason],
+      [DIMENSIONS.service, DIMENSIONS.reason],
+    ],
+    Metrics: [{ Name: METRIC.refusals, Unit: MetricUnit.Count }],
+  });
+  return { ...fields, [DIMENSIONS.reason]: outcome.reason, [METRIC.refusals]: 1 };
 }
 
-/** One refusal under `dimensions` (and the service). */
-function countRefusal(dimensions: Record<string, string>): void {
-  const refusal = metrics.singleMetric();
-  refusal.addDimensions(dimensions);
-  refusal.addMetric(METRIC.refusals, MetricUnit.Count, 1);
+/** The fields of an embedded-metric-format line, as Powertools serializes them. */
+interface EmfFields {
+  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  [field: string]: unknown;
 }
 
 /** Count one MCP `tools/call` under its tool (a name the server does not have is `unknown`: no caller-made dimension). */

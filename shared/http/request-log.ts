@@ -6,7 +6,7 @@
  * method and tool). The message words are constants (`log-messages.ts`).
  */
 import type { CallContext } from '../domain/model.js';
-import { publishRequest } from '../metrics.js';
+import { requestMetrics } from '../metrics.js';
 import { namedError } from './errors.js';
 import { REQUEST_ANSWERED, REQUEST_FAILED } from './log-messages.js';
 import { logger } from './logger.js';
@@ -37,7 +37,7 @@ export interface AnsweredRequest {
   readonly fields: Record<string, unknown>;
 }
 
-/** Write a request's line and publish its metrics. */
+/** Write a request's line, which also carries its metrics. */
 export function logRequest(request: AnsweredRequest): void {
   const { status } = request;
   const refused = status >= 400 && status < 500;
@@ -55,8 +55,12 @@ export function logRequest(request: AnsweredRequest): void {
     ...(reason !== undefined ? { error_name: reason, error_message: named?.message } : {}),
     ...(request.call ? annotations.get(request.call) : {}),
   };
-  if (status >= 500) logger.error(REQUEST_FAILED, { ...fields, error: (request.error as Error | undefined) ?? undefined });
-  else if (WARNED.has(status)) logger.warn(REQUEST_ANSWERED, fields);
-  else logger.info(REQUEST_ANSWERED, fields);
-  publishRequest({ operation: request.operation, status, durationMs: request.durationMs, reason, replayed: request.replayed });
+  // The line is also the request's metrics (embedded metric format): CloudWatch reads them from it.
+  const line = {
+    ...fields,
+    ...requestMetrics({ operation: request.operation, status, durationMs: request.durationMs, reason, replayed: request.replayed }),
+  };
+  if (status >= 500) logger.error(REQUEST_FAILED, { ...line, error: (request.error as Error | undefined) ?? undefined });
+  else if (WARNED.has(status)) logger.warn(REQUEST_ANSWERED, line);
+  else logger.info(REQUEST_ANSWERED, line);
 }
