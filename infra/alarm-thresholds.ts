@@ -4,6 +4,7 @@
  * so that the context parser reads the shape without the constructs.
  */
 import { z } from 'zod';
+import { contextObject } from './context-json.js';
 
 /** The alarms' thresholds. */
 export interface AlarmThresholds {
@@ -38,14 +39,7 @@ const positive = z.coerce.number().positive();
 
 /** The context's `alarms` object: any of the thresholds, as JSON (a `-c` string) or an object (`cdk.json`). */
 export const AlarmThresholdsSchema = z.preprocess(
-  (value) => {
-    if (typeof value !== 'string') return value;
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      return value; // refused below as "expected object"
-    }
-  },
+  contextObject,
   z.strictObject({
     serverErrorRatePercent: positive.max(100).optional(),
     minRequestsPerMinute: positive.optional(),

@@ -7,6 +7,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { AlarmThresholdsSchema } from './alarm-thresholds.js';
 import { DEFAULT_CAPACITY, type CapacityPlan } from './capacity.js';
+import { contextObject } from './context-json.js';
 import { UNCONFIGURED_ISSUER, type ServiceStackProps } from './stack.js';
 
 /** Name of the stack when `stackName` is not given. */
@@ -28,14 +29,7 @@ const ThrottleSchema = z.strictObject({ rate: count.optional(), burst: count.opt
  * passes it as JSON, cdk.json as an object. Anything left out keeps its default.
  */
 const CapacitySchema = z.preprocess(
-  (value) => {
-    if (typeof value !== 'string') return value;
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      return value; // refused below as "expected object"
-    }
-  },
+  contextObject,
   z.strictObject({
     key: ThrottleSchema.optional(),
     token: ThrottleSchema.optional(),
