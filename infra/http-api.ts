@@ -38,16 +38,18 @@ export interface ServiceApiProps {
   readonly domain?: CustomDomain;
 }
 
-/** Access log fields (HTTP API context variables), one JSON object per request. */
+/**
+ * Access log fields (HTTP API context variables), one JSON object per request. No time (each log
+ * event has its own timestamp) and no protocol (the one CloudFront chose, not the viewer's): every
+ * byte is paid per request (BENCHMARKS.md, "Cost").
+ */
 const ACCESS_LOG_FIELDS = {
   requestId: '$context.requestId',
   ip: '$context.identity.sourceIp',
-  requestTime: '$context.requestTime',
   method: '$context.httpMethod',
   path: '$context.path',
   routeKey: '$context.routeKey',
   status: '$context.status',
-  protocol: '$context.protocol',
   responseLength: '$context.responseLength',
   latencyMs: '$context.responseLatency',
   integrationStatus: '$context.integrationStatus',

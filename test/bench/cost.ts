@@ -75,12 +75,10 @@ export const ACCESS_LOG_BYTES =
     JSON.stringify({
       requestId: 'bXk3QjRhLWxlYWQ=',
       ip: '203.0.113.42',
-      requestTime: '23/Nov/2026:12:34:56 +0000',
       method: 'POST',
       path: '/api/org-api-keys',
       routeKey: 'POST /api/org-api-keys',
       status: '200',
-      protocol: 'HTTP/1.1',
       responseLength: '312',
       latencyMs: '14',
       integrationStatus: '200',
