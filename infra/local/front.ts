@@ -23,8 +23,14 @@ const FRONT_BODY_LIMIT = 1024 * 1024;
 export interface FrontOptions {
   /** Load a function's handler (the local runner imports `functions/<function>.ts`). */
   readonly loadHandler: (operation: string) => Promise<HttpHandler>;
-  /** Requests outside the routes table (demo assets, dev issuer JWKS); return true when served. */
+  /** Requests outside the routes table (demo assets); return true when served. */
   readonly extra?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
+  /**
+   * Applications mounted on the front that read their request bodies themselves (the local
+   * identity provider under `/oidc`): offered the request before the front reads its body, after
+   * the loopback check; return true when served.
+   */
+  readonly mount?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
   /**
    * The front listens on the loopback interface: refuse (403) a request whose `Host`, or `Origin`
    * when it has one, names anything but this machine. A page of another site that rebinds its DNS
@@ -67,6 +73,7 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
     }
   }
   const url = new URL(req.url ?? '/', 'http://localhost');
+  if (options.mount && (await options.mount(req, res, url))) return;
   const body = await readBody(req);
   if (body === 'too-large') throw new PayloadTooLarge(`Request body exceeds ${FRONT_BODY_LIMIT} bytes`);
   if (options.extra && (await options.extra(req, res, url))) return;

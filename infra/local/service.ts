@@ -1,9 +1,10 @@
 /**
- * The whole service on one machine: embedded DynamoDB, tables, demo seed, dev issuer, credentials
- * file, TTL sweeper and the local front. `npm start` and the integration tests both use this.
+ * The whole service on one machine: embedded DynamoDB, tables, demo seed, the development identity
+ * provider (`/oidc`), credentials file, TTL sweeper and the local front. `npm start` and the
+ * integration tests both use this.
  */
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Clock } from '../../shared/domain/clock.js';
@@ -11,10 +12,12 @@ import { resetEnv } from '../../shared/env.js';
 import { overrideServices, services, type Services } from '../../shared/services.js';
 import type { TableName } from '../../shared/tables.js';
 import { tableEnv } from '../../shared/table-env.js';
-import { loadDevIssuer, type DevIssuer } from './dev-issuer.js';
+import { DEV_AUDIENCE, loadDevSigningKey, tokenSigner, type TokenSigner } from './dev-signing-key.js';
+import { signInAs } from './dev-sign-in.js';
 import { awsRegionOf, ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper, type EmbeddedDynamo } from './dynamo.js';
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
+import { createIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { loadLocalSecret } from './local-secret.js';
 import { DEMO_MCP_KEY, DEMO_USERS, ensureDemoKey, seedCatalog } from './seed.js';
 
@@ -30,7 +33,7 @@ export interface DevCredentials {
 export interface LocalServiceOptions {
   /** Port of the front; 0 picks a free one. */
   readonly port?: number;
-  /** Where data lives (embedded DynamoDB, issuer key, credentials file). */
+  /** Where data lives (embedded DynamoDB, identity provider's key, credentials file). */
   readonly dataDir: string;
   /** A clock for the domain (tests move time); the wall clock by default. */
   readonly clock?: Clock;
@@ -54,7 +57,13 @@ export interface LocalServiceOptions {
 export interface LocalService {
   readonly baseUrl: string;
   readonly credentials: DevCredentials;
-  readonly issuer: DevIssuer;
+  /**
+   * The identity provider's issuer and audience, and a signer with its key: tests forge with it the
+   * tokens a provider would never issue. The service's own tokens come from the provider.
+   */
+  readonly issuer: TokenSigner;
+  /** The identity provider on the front: issuer `<baseUrl>/oidc`, and its JWKS URL. */
+  readonly identityProvider: Pick<IdentityProvider, 'issuer' | 'jwksUri'>;
   readonly services: Services;
   readonly server: Server;
   /** The DynamoDB this runs on, as `npm start` prints it. */
@@ -94,21 +103,27 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const { tableNames } = dynamo;
     await ensureTables(dynamo.endpoint, tableNames);
 
-    // It listens on loopback only: requests for any other name are refused (DNS rebinding).
-    const server = (started.server = createFront({ loadHandler, extra: serveDemoGame, loopbackOnly: true }));
+    // It listens on loopback only: requests for any other name are refused (DNS rebinding). The
+    // identity provider needs the port in its issuer, so it is mounted once the front listens.
+    let idp: IdentityProvider | undefined;
+    const mount = (req: IncomingMessage, res: ServerResponse, url: URL) => idp?.serve(req, res, url) ?? false;
+    const server = (started.server = createFront({ loadHandler, extra: serveDemoGame, mount, loopbackOnly: true }));
     await listen(server, options.port ?? 3000);
     const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
 
-    const issuer = await loadDevIssuer(dataDir, `${baseUrl}/dev-issuer`);
-    configureLocalEnv(dataDir, dynamo, issuer, baseUrl);
+    const key = await loadDevSigningKey(dataDir);
+    idp = createIdentityProvider({ baseUrl, key, audience: DEV_AUDIENCE, users: DEMO_USERS });
+    const issuer = await tokenSigner(key, idp.issuer);
+    configureLocalEnv(dataDir, dynamo, idp, baseUrl);
     overrideServices({ clock: options.clock });
     const svc = (started.svc = services());
 
     await seedCatalog(svc);
-    const credentials = await writeDevCredentials(svc, { dataDir, baseUrl, issuer, demoMcpKey: options.demoMcpKey });
+    const credentials = await writeDevCredentials(svc, { dataDir, baseUrl, idp, demoMcpKey: options.demoMcpKey });
     started.stopSweeper = startTtlSweeper(svc.client, tableNames, options.sweepIntervalMs, () => svc.clock.now());
     const { description: dynamoDescription, backend: dynamoBackend } = dynamo;
-    return { baseUrl, credentials, issuer, services: svc, server, dynamoDescription, dynamoBackend, tableNames, close };
+    const identityProvider = { issuer: idp.issuer, jwksUri: idp.jwksUri };
+    return { baseUrl, credentials, issuer, identityProvider, services: svc, server, dynamoDescription, dynamoBackend, tableNames, close };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
@@ -133,21 +148,23 @@ function closeServer(server: Server): Promise<void> {
 
 /**
  * The functions read their configuration from the environment, as in Lambda: point it at the local
- * tables, database, issuer and front. Secrets already in the environment win, so a developer can
- * reproduce a deployed value; otherwise they persist in the data folder across runs.
+ * tables, database, identity provider and front. Tokens are verified through the provider's JWKS
+ * URL, as in production (no inline JWKS). Secrets already in the environment win, so a developer
+ * can reproduce a deployed value; otherwise they persist in the data folder across runs.
  */
 function configureLocalEnv(
   dataDir: string,
   dynamo: Pick<EmbeddedDynamo, 'endpoint' | 'tableNames'>,
-  issuer: DevIssuer,
+  idp: IdentityProvider,
   baseUrl: string,
 ): void {
+  delete process.env.JWT_JWKS;
   Object.assign(process.env, {
     ...tableEnv((name) => dynamo.tableNames[name]),
     ...dynamoEnv(dynamo.endpoint),
-    JWT_ISSUER: issuer.issuer,
-    JWT_AUDIENCE: issuer.audience,
-    JWT_JWKS: JSON.stringify(issuer.jwks),
+    JWT_ISSUER: idp.issuer,
+    JWT_AUDIENCE: DEV_AUDIENCE,
+    JWT_JWKS_URL: idp.jwksUri,
     PUBLIC_BASE_URL: baseUrl,
     PLAY_COOKIE_SECRET: process.env.PLAY_COOKIE_SECRET ?? loadLocalSecret(dataDir, 'play-cookie-secret'),
     SESSION_ID_KEY: process.env.SESSION_ID_KEY ?? loadLocalSecret(dataDir, 'session-id-key'),
@@ -170,17 +187,21 @@ function dynamoEnv(endpoint: string): Record<string, string> {
 /**
  * Demo keys and bearer tokens, written to `dev-credentials.json` (owner-only). The keys of an
  * earlier run are reused when they still work, so scripts and notes that hold them keep working.
+ * Each demo user's bearer token is the access token the identity provider issues when that user
+ * signs in to the console (the flow driven over HTTP, `dev-sign-in.ts`).
  */
 async function writeDevCredentials(
   svc: Services,
-  run: { dataDir: string; baseUrl: string; issuer: DevIssuer; demoMcpKey?: boolean },
+  run: { dataDir: string; baseUrl: string; idp: IdentityProvider; demoMcpKey?: boolean },
 ): Promise<DevCredentials> {
   const credentialsFile = join(run.dataDir, 'dev-credentials.json');
   const previous = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as Partial<DevCredentials>) : {};
   const apiKey = await ensureDemoKey(svc, previous.api_key);
   const mcpKey = run.demoMcpKey ? await ensureDemoKey(svc, previous.mcp_api_key, DEMO_MCP_KEY) : undefined;
   const bearer_tokens = Object.fromEntries(
-    await Promise.all(DEMO_USERS.map(async (u) => [u.subject, await run.issuer.sign(u.subject)] as const)),
+    await Promise.all(
+      DEMO_USERS.map(async (u) => [u.subject, (await signInAs(run.idp.issuer, run.baseUrl, u.subject)).accessToken] as const),
+    ),
   );
   const credentials: DevCredentials = { base_url: run.baseUrl, api_key: apiKey, ...(mcpKey ? { mcp_api_key: mcpKey } : {}), bearer_tokens };
   writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
@@ -188,7 +209,7 @@ async function writeDevCredentials(
 }
 
 /**
- * The data folder holds live tokens, the dev issuer's private key and the credentials file: only its
+ * The data folder holds live tokens, the identity provider's private key and the credentials file: only its
  * owner may enter it (0700, also when it existed from an earlier run), and every file the process
  * creates from now on, the embedded database's included, is readable by its owner only (umask 077).
  */

@@ -6,7 +6,8 @@
  * JWTs"): no `crit` or `b64` header (RFC 7515 §4.1.11: a recipient must refuse critical extensions it
  * does not implement, and this one implements none), a lifetime of at most `JWT_MAX_LIFETIME_SECONDS`
  * (24 h by default) counted from `iat` (else `nbf`), and no `iat` in the future beyond the clock skew. The verifier is built once per container (see `services.ts`), so the
- * JWKS is fetched once and cached; an inline JWKS (`JWT_JWKS`) is used without any network call.
+ * JWKS is fetched once and cached; an inline JWKS (`JWT_JWKS`) is used without any network call. The
+ * local run's provider serves its JWKS over plain HTTP on localhost, which `loopback-jwks.ts` fetches.
  */
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import {
@@ -28,6 +29,7 @@ import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AdminIdentity } from '../domain/admin-access.js';
 import { Overloaded, Unauthenticated } from '../domain/errors.js';
 import type { Env } from '../env.js';
+import { isLoopbackHttpUrl, loopbackJwksCache } from './loopback-jwks.js';
 
 /** Signature algorithms an admin token may use: the RS256 and ES256 families, nothing symmetric. */
 const ALLOWED_JWT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
@@ -56,15 +58,19 @@ export function createBearerVerifier(settings: JwtSettings): BearerVerifier {
   const audiences = settings.JWT_AUDIENCE.split(',')
     .map((a) => a.trim())
     .filter(Boolean);
-  const verifier = JwtVerifier.create({
-    issuer: settings.JWT_ISSUER,
-    // Checked below instead, so that a Cognito access token's `client_id` counts as its audience.
-    audience: null,
-    graceSeconds: JWT_CLOCK_TOLERANCE_SECONDS,
-    ...(settings.JWT_JWKS_URL ? { jwksUri: settings.JWT_JWKS_URL } : {}),
-    customJwtCheck: ({ header, payload }) =>
-      checkClaims(header, payload, audiences, settings.JWT_MAX_LIFETIME_SECONDS ?? DEFAULT_JWT_MAX_LIFETIME_SECONDS),
-  });
+  const jwksUri = settings.JWT_JWKS_URL;
+  const verifier = JwtVerifier.create(
+    {
+      issuer: settings.JWT_ISSUER,
+      // Checked below instead, so that a Cognito access token's `client_id` counts as its audience.
+      audience: null,
+      graceSeconds: JWT_CLOCK_TOLERANCE_SECONDS,
+      ...(jwksUri ? { jwksUri } : {}),
+      customJwtCheck: ({ header, payload }) =>
+        checkClaims(header, payload, audiences, settings.JWT_MAX_LIFETIME_SECONDS ?? DEFAULT_JWT_MAX_LIFETIME_SECONDS),
+    },
+    ...(jwksUri && isLoopbackHttpUrl(jwksUri) ? [{ jwksCache: loopbackJwksCache() }] : []),
+  );
   const inline = settings.JWT_JWKS !== undefined;
   if (inline) verifier.cacheJwks(JSON.parse(settings.JWT_JWKS!));
 
