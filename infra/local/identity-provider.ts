@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors, type Configuration, type Grant, type OidcContext, type ProviderClient } from 'oidc-provider';
 import type { DevSigningKey } from './dev-signing-key.js';
-import { describeUser, serveInteraction, type DemoUser } from './login-page.js';
+import { describeUser, errorPage, logoutPage, PAGE_HEADERS, serveInteraction, signedOutPage, type DemoUser } from './login-page.js';
 import { memoryAdapter } from './provider-memory-adapter.js';
 
 /** Path of the provider on the local front: the issuer is `<baseUrl>/oidc`. */
@@ -72,23 +72,10 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
 
 function configuration({ baseUrl, key, audience, users }: IdentityProviderOptions): Configuration {
   const known = new Map(users.map((u) => [u.subject, u]));
-  const consoleUrl = `${baseUrl}/console/`;
   return {
     adapter: memoryAdapter(),
     jwks: { keys: [key.privateJwk] },
-    clients: [
-      {
-        client_id: CONSOLE_CLIENT_ID,
-        client_name: 'Game Session Token Service console',
-        application_type: 'web',
-        token_endpoint_auth_method: 'none',
-        redirect_uris: [consoleUrl],
-        post_logout_redirect_uris: [consoleUrl],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        scope: OIDC_SCOPES,
-      },
-    ],
+    clients: [consoleClient(baseUrl)],
     scopes: OIDC_SCOPES.split(' '),
     responseTypes: ['code'],
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'] },
@@ -104,31 +91,76 @@ function configuration({ baseUrl, key, audience, users }: IdentityProviderOption
     issueRefreshToken: async (_ctx: OidcContext, client: ProviderClient) => client.grantTypeAllowed('refresh_token'),
     clientBasedCORS: (_ctx: OidcContext, origin: string, client: ProviderClient) =>
       client.redirectUris.some((uri) => new URL(uri).origin === origin),
-    // Set, not left to the library's defaults (which print a notice on first use); a refresh token
-    // and its grant last a day, a browser session as long as its tokens.
-    ttl: {
-      AccessToken: TOKEN_TTL_SECONDS,
-      IdToken: TOKEN_TTL_SECONDS,
-      Session: TOKEN_TTL_SECONDS,
-      Interaction: 3600,
-      Grant: 2 * TOKEN_TTL_SECONDS,
-      RefreshToken: 2 * TOKEN_TTL_SECONDS,
-    },
+    renderError: async (ctx: PageContext, out: Record<string, unknown>) => html(ctx, errorPage(out)),
+    ttl: TTL,
     features: {
       devInteractions: { enabled: false },
-      resourceIndicators: {
+      resourceIndicators: apiResource(audience),
+      rpInitiatedLogout: {
         enabled: true,
-        defaultResource: async (_ctx: OidcContext, _client: ProviderClient, oneOf?: string[]) =>
-          oneOf && !oneOf.includes(API_RESOURCE) ? oneOf : API_RESOURCE,
-        // With the `openid` scope and no `resource` at the token endpoint, still this API's token.
-        useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx: OidcContext, resource: string) => {
-          if (resource !== API_RESOURCE) throw new errors.InvalidTarget(`the only resource is ${API_RESOURCE}`);
-          return { scope: '', audience, accessTokenFormat: 'jwt', accessTokenTTL: TOKEN_TTL_SECONDS, jwt: { sign: { alg: 'RS256' } } };
-        },
+        logoutSource: async (ctx: PageContext, form: string) => html(ctx, logoutPage(form)),
+        postLogoutSuccessSource: async (ctx: PageContext) => html(ctx, signedOutPage()),
       },
     },
   };
+}
+
+/**
+ * Lifetimes, all set (the library prints a notice for each default it uses): tokens and a browser
+ * session 12 h, a refresh token and its grant a day.
+ */
+const TTL = {
+  AccessToken: TOKEN_TTL_SECONDS,
+  IdToken: TOKEN_TTL_SECONDS,
+  Session: TOKEN_TTL_SECONDS,
+  Interaction: 3600,
+  Grant: 2 * TOKEN_TTL_SECONDS,
+  RefreshToken: 2 * TOKEN_TTL_SECONDS,
+};
+
+/** The console's registration: a public client (no secret), code flow with PKCE, back to `/console/`. */
+function consoleClient(baseUrl: string): Record<string, unknown> {
+  const consoleUrl = `${baseUrl}/console/`;
+  return {
+    client_id: CONSOLE_CLIENT_ID,
+    client_name: 'Game Session Token Service console',
+    application_type: 'web',
+    token_endpoint_auth_method: 'none',
+    redirect_uris: [consoleUrl],
+    post_logout_redirect_uris: [consoleUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    scope: OIDC_SCOPES,
+  };
+}
+
+/** Resource indicators: this service's API is the only resource, and the default one; its tokens are JWTs. */
+function apiResource(audience: string): Record<string, unknown> {
+  return {
+    enabled: true,
+    defaultResource: async (_ctx: OidcContext, _client: ProviderClient, oneOf?: string[]) =>
+      oneOf && !oneOf.includes(API_RESOURCE) ? oneOf : API_RESOURCE,
+    // With the `openid` scope and no `resource` at the token endpoint, still this API's token.
+    useGrantedResource: async () => true,
+    getResourceServerInfo: async (_ctx: OidcContext, resource: string) => {
+      if (resource !== API_RESOURCE) throw new errors.InvalidTarget(`the only resource is ${API_RESOURCE}`);
+      return { scope: '', audience, accessTokenFormat: 'jwt', accessTokenTTL: TOKEN_TTL_SECONDS, jwt: { sign: { alg: 'RS256' } } };
+    },
+  };
+}
+
+/** The Koa context a page is written to. */
+interface PageContext {
+  type: string;
+  body: string;
+  set(name: string, value: string): void;
+}
+
+/** Answer a page of `login-page.ts`, with its headers. */
+function html(ctx: PageContext, body: string): void {
+  ctx.type = 'html';
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) ctx.set(name, value);
+  ctx.body = body;
 }
 
 /**

@@ -117,6 +117,32 @@ function loginForm(uid: string, users: readonly DemoUser[], error?: string): str
   );
 }
 
+/**
+ * The provider's sign-out confirmation (`features.rpInitiatedLogout.logoutSource`): its own `form`
+ * (hidden fields, posted to the provider) and the two answers, instead of the library's page, which
+ * loads a third-party font.
+ */
+export function logoutPage(form: string): string {
+  return document(
+    'Sign out',
+    `<h1>Sign out of the local development provider?</h1>
+    ${form}
+    <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
+    <button type="submit" form="op.logoutForm">Stay signed in</button>`,
+  );
+}
+
+/** After a sign-out that names no page to return to (`postLogoutSuccessSource`). */
+export function signedOutPage(): string {
+  return message('Signed out', 'You are signed out of the local development identity provider.');
+}
+
+/** An error the provider shows the browser (`renderError`): its code and description, escaped. */
+export function errorPage(out: Record<string, unknown>): string {
+  const lines = Object.entries(out).map(([key, value]) => `<p><strong>${escape(key)}</strong>: ${escape(String(value))}</p>`);
+  return document('Sign-in error', `<h1>Sign-in error</h1>\n    ${lines.join('\n    ')}`);
+}
+
 function message(title: string, text: string): string {
   return document(title, `<h1>${escape(title)}</h1>\n    <p>${escape(text)}</p>`);
 }
@@ -138,15 +164,15 @@ function document(title: string, body: string): string {
 `;
 }
 
+/** Headers of every page of the provider: no script, no style, no frame; forms post to this origin only. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+};
+
 function page(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    // No script, no style, no frame; the form posts to this origin only.
-    'content-security-policy': "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    ...headers,
-  });
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS, ...headers });
   res.end(html);
 }
 

@@ -103,16 +103,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const { tableNames } = dynamo;
     await ensureTables(dynamo.endpoint, tableNames);
 
-    // It listens on loopback only: requests for any other name are refused (DNS rebinding). The
-    // identity provider needs the port in its issuer, so it is mounted once the front listens.
-    let idp: IdentityProvider | undefined;
-    const mount = (req: IncomingMessage, res: ServerResponse, url: URL) => idp?.serve(req, res, url) ?? false;
-    const server = (started.server = createFront({ loadHandler, extra: serveDemoGame, mount, loopbackOnly: true }));
-    await listen(server, options.port ?? 3000);
-    const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
-
-    const key = await loadDevSigningKey(dataDir);
-    idp = createIdentityProvider({ baseUrl, key, audience: DEV_AUDIENCE, users: DEMO_USERS });
+    const { server, baseUrl, idp, key } = await startFront(options.port ?? 3000, dataDir);
+    started.server = server;
     const issuer = await tokenSigner(key, idp.issuer);
     configureLocalEnv(dataDir, dynamo, idp, baseUrl);
     overrideServices({ clock: options.clock });
@@ -128,6 +120,21 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The front, listening on loopback only (requests for any other name are refused: DNS rebinding),
+ * with the identity provider mounted under `/oidc` once the port, part of its issuer, is known.
+ */
+async function startFront(port: number, dataDir: string) {
+  const mounted: { idp?: IdentityProvider } = {};
+  const mount = (req: IncomingMessage, res: ServerResponse, url: URL) => mounted.idp?.serve(req, res, url) ?? false;
+  const server = createFront({ loadHandler, extra: serveDemoGame, mount, loopbackOnly: true });
+  await listen(server, port);
+  const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+  const key = await loadDevSigningKey(dataDir);
+  const idp = (mounted.idp = createIdentityProvider({ baseUrl, key, audience: DEV_AUDIENCE, users: DEMO_USERS }));
+  return { server, baseUrl, idp, key };
 }
 
 /** Listen on loopback; a port already taken rejects (instead of an 'error' nobody awaits). */

@@ -1,0 +1,297 @@
+/**
+ * The local identity provider (issue 19, item 3): `oidc-provider` under `/oidc` on the local front.
+ * The console's sign-in is performed over HTTP as a browser and the console would do it
+ * (discovery → authorize → login form → consent by itself → code → token, PKCE, public client,
+ * oauth4webapi as the client), and the access token it yields lists the keys. The service verifies
+ * tokens through the provider's JWKS URL (no inline JWKS): tokens of another issuer, another
+ * audience or another key are refused.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import * as oauth from 'oauth4webapi';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { API_RESOURCE, CONSOLE_CLIENT_ID } from '../../infra/local/identity-provider.js';
+import { DEMO_USERS } from '../../infra/local/seed.js';
+import { createBearerVerifier } from '../../shared/auth/jwt.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+
+let stack: Stack;
+let as: oauth.AuthorizationServer;
+const client: oauth.Client = { client_id: CONSOLE_CLIENT_ID, token_endpoint_auth_method: 'none' };
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+const redirectUri = () => `${stack.baseUrl}/console/`;
+
+beforeAll(async () => {
+  stack = await startStack();
+  const issuer = new URL(stack.identityProvider.issuer);
+  as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+});
+afterAll(() => stack.stop());
+
+/** A browser: keeps the provider's cookies, never follows a redirect by itself. */
+function browser() {
+  const cookies = new Map<string, string>();
+  const go = async (url: string | URL, init: RequestInit = {}) => {
+    const cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie } });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
+    }
+    return { status: res.status, location: res.headers.get('location'), text: await res.text(), headers: res.headers };
+  };
+  return { go };
+}
+
+/** An authorization request of the console: PKCE S256, `openid profile`, a state. */
+async function authorizationRequest(extra: Record<string, string> = {}) {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    client_id: CONSOLE_CLIENT_ID,
+    redirect_uri: redirectUri(),
+    response_type: 'code',
+    scope: 'openid profile',
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  }).toString();
+  return { url, verifier, state };
+}
+
+/** Authorize, sign in on the login page as `subject`, and come back with the code to the console. */
+async function signIn(subject: string, extra: Record<string, string> = {}) {
+  const request = await authorizationRequest(extra);
+  const b = browser();
+  const toLogin = await b.go(request.url);
+  expect(toLogin.status).toBe(303);
+  const loginUrl = new URL(toLogin.location!, as.authorization_endpoint);
+  expect(loginUrl.pathname).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
+  const page = await b.go(loginUrl);
+  const action = /<form method="post" action="([^"]+)">/.exec(page.text)?.[1];
+  expect(action).toBe(loginUrl.pathname);
+  const posted = await b.go(new URL(action!, stack.baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ login: subject }).toString(),
+  });
+  expect(posted.status).toBe(303);
+  // Back at the authorization endpoint, which grants consent by itself (through the interaction URL
+  // again when the request asked for a consent prompt) and redirects to the console.
+  const hops: string[] = [];
+  let next = new URL(posted.location!, stack.baseUrl);
+  while (next.pathname.startsWith('/oidc/') && hops.length < 4) {
+    hops.push(next.pathname);
+    const res = await b.go(next);
+    expect(res.status).toBe(303);
+    next = new URL(res.location!, stack.baseUrl);
+  }
+  return { request, page, callback: next, hops };
+}
+
+/** The code of `callback` exchanged at the token endpoint, as the console does. */
+async function exchange(callback: URL, request: { state: string; verifier: string }) {
+  const params = oauth.validateAuthResponse(as, client, callback, request.state);
+  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri(), request.verifier, insecure);
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+  stack.secrets.noteJwt(tokens.access_token);
+  return tokens;
+}
+
+const listKeys = (accessToken: string) =>
+  stack.request('/api/org-api-keys?org_id=1', { headers: { authorization: `Bearer ${accessToken}` } });
+
+describe('discovery and keys', () => {
+  test('the issuer is <baseUrl>/oidc; the console client’s flow is advertised', () => {
+    expect(as.issuer).toBe(`${stack.baseUrl}/oidc`);
+    expect(as.jwks_uri).toBe(`${stack.baseUrl}/oidc/jwks`);
+    expect(as.code_challenge_methods_supported).toEqual(['S256']);
+    expect(as.response_types_supported).toEqual(['code']);
+    expect(as.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile']));
+  });
+
+  test('the JWKS holds the public half of the data folder’s key, and nothing private', async () => {
+    const stored = JSON.parse(readFileSync(join(stack.dataDir, 'dev-issuer-key.json'), 'utf8'));
+    const { keys } = (await stack.request('/oidc/jwks')).body;
+    expect(keys).toEqual([expect.objectContaining({ kid: stored.kid, kty: 'RSA', n: stored.n, e: stored.e })]);
+    for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(keys[0]).not.toHaveProperty(secret);
+  });
+
+  test('the service verifies through that JWKS URL, with no inline JWKS', () => {
+    expect(process.env.JWT_JWKS_URL).toBe(as.jwks_uri);
+    expect(process.env.JWT_JWKS).toBeUndefined();
+    expect(process.env.JWT_ISSUER).toBe(as.issuer);
+  });
+});
+
+describe('the console’s sign-in (authorization code + PKCE, public client)', () => {
+  test('the login page lists every seeded demo user, without a password field', async () => {
+    const { page } = await signIn('acme-admin');
+    expect(page.text).toContain('<label for="login">User</label>');
+    expect(page.text).toContain('<select id="login" name="login">');
+    expect(page.text).toContain('<button type="submit">Sign in</button>');
+    const values = [...page.text.matchAll(/<option value="([^"]+)">/g)].map((m) => m[1]);
+    expect(values).toEqual(DEMO_USERS.map((u) => u.subject));
+    expect(page.text).not.toMatch(/type="password"/);
+    expect(page.text).toMatch(/development/i);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  test('signed in as acme-admin: a JWT access token for the service, which lists org 1’s keys', async () => {
+    const { request, callback } = await signIn('acme-admin');
+    expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri());
+    const tokens = await exchange(callback, request);
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    const header = decodeProtectedHeader(tokens.access_token);
+    const claims = decodeJwt(tokens.access_token);
+    const stored = JSON.parse(readFileSync(join(stack.dataDir, 'dev-issuer-key.json'), 'utf8'));
+    expect(header).toMatchObject({ alg: 'RS256', typ: 'at+jwt', kid: stored.kid });
+    expect(claims).toMatchObject({ iss: as.issuer, aud: 'game-session-token-service', sub: 'acme-admin', client_id: CONSOLE_CLIENT_ID });
+    expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(12 * 3600);
+    expect(oauth.getValidatedIdTokenClaims(tokens)).toMatchObject({ sub: 'acme-admin', iss: as.issuer, aud: CONSOLE_CLIENT_ID });
+
+    const listed = await listKeys(tokens.access_token);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual(expect.arrayContaining([expect.objectContaining({ org_id: 1 })]));
+  });
+
+  test('another demo user gets their own subject, and their role decides (an editor may not list keys)', async () => {
+    const { request, callback } = await signIn('acme-member');
+    const tokens = await exchange(callback, request);
+    expect(decodeJwt(tokens.access_token).sub).toBe('acme-member');
+    expect((await listKeys(tokens.access_token)).status).toBe(403);
+  });
+
+  test('asked for a consent prompt, consent is still granted by itself (one more hop, no page)', async () => {
+    const { request, callback, hops } = await signIn('acme-admin', { prompt: 'consent' });
+    expect(hops).toEqual([
+      expect.stringMatching(/^\/oidc\/auth\//),
+      expect.stringMatching(/^\/oidc\/interaction\//),
+      expect.stringMatching(/^\/oidc\/auth\//),
+    ]);
+    const tokens = await exchange(callback, request);
+    expect((await listKeys(tokens.access_token)).status).toBe(200);
+  });
+
+  test('naming the resource explicitly gives the same token audience', async () => {
+    const { request, callback } = await signIn('acme-admin', { resource: API_RESOURCE });
+    const tokens = await exchange(callback, request);
+    expect(decodeJwt(tokens.access_token).aud).toBe('game-session-token-service');
+  });
+
+  test('a refresh token (offline_access) yields a fresh access token that works', async () => {
+    const { request, callback } = await signIn('acme-admin', { scope: 'openid profile offline_access' });
+    const tokens = await exchange(callback, request);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
+    stack.secrets.noteJwt(refreshed.access_token);
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    expect((await listKeys(refreshed.access_token)).status).toBe(200);
+  });
+
+  test('PKCE is required: no code_challenge is refused; a wrong code_verifier gets no token', async () => {
+    const request = await authorizationRequest();
+    request.url.searchParams.delete('code_challenge');
+    request.url.searchParams.delete('code_challenge_method');
+    const refused = await browser().go(request.url);
+    expect(new URL(refused.location!).searchParams.get('error')).toBe('invalid_request');
+
+    const { request: ok, callback } = await signIn('acme-admin');
+    await expect(exchange(callback, { ...ok, verifier: oauth.generateRandomCodeVerifier() })).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+  });
+
+  test('a user who is not a demo user cannot sign in; the form is shown again', async () => {
+    const request = await authorizationRequest();
+    const b = browser();
+    const loginUrl = new URL((await b.go(request.url)).location!, stack.baseUrl);
+    const posted = await b.go(loginUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'login=mallory',
+    });
+    expect(posted.status).toBe(400);
+    expect(posted.text).toContain('<select id="login" name="login">');
+  });
+
+  test('another redirect URI than the console’s is refused', async () => {
+    const request = await authorizationRequest({ redirect_uri: 'https://evil.example/console/' });
+    const refused = await browser().go(request.url);
+    expect(refused.status).toBe(400);
+    expect(refused.location).toBeNull();
+  });
+});
+
+describe('tokens the service refuses (verified through the JWKS URL)', () => {
+  /** A verifier as the service builds one, but new: its JWKS is fetched from the provider now. */
+  const freshVerifier = () =>
+    createBearerVerifier({ JWT_ISSUER: as.issuer, JWT_AUDIENCE: 'game-session-token-service', JWT_JWKS_URL: as.jwks_uri! });
+
+  test('a fresh verifier fetches the JWKS from the provider and accepts its token', async () => {
+    const { request, callback } = await signIn('globex-admin');
+    const tokens = await exchange(callback, request);
+    const fetched: string[] = [];
+    const inner = globalThis.fetch;
+    globalThis.fetch = async (input, init) => {
+      fetched.push(String(input instanceof Request ? input.url : input));
+      return inner(input, init);
+    };
+    try {
+      await expect(freshVerifier().verify(`Bearer ${tokens.access_token}`)).resolves.toEqual({ subject: 'globex-admin' });
+    } finally {
+      globalThis.fetch = inner;
+    }
+    expect(fetched).toEqual([as.jwks_uri]);
+  });
+
+  test('another issuer with its own key: 401 (its key is not in this JWKS)', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('RS256');
+    const kid = (await exportJWK(publicKey)).n!.slice(0, 8);
+    const foreign = await new SignJWT({ client_id: CONSOLE_CLIENT_ID })
+      .setProtectedHeader({ alg: 'RS256', kid, typ: 'at+jwt' })
+      .setIssuer('https://idp.elsewhere.example/oidc')
+      .setAudience('game-session-token-service')
+      .setSubject('acme-admin')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    const res = await listKeys(foreign);
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatch(/signing key is unknown/);
+  });
+
+  test('the provider’s key, another issuer: 401 (issuer)', async () => {
+    const res = await listKeys(await stack.issuer.sign('acme-admin', { issuer: 'https://idp.elsewhere.example/oidc' }));
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatch(/issuer/);
+  });
+
+  test('this issuer’s claims signed by a key its JWKS does not hold: 401 (signing key unknown)', async () => {
+    const { privateKey } = await generateKeyPair('RS256');
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid: 'not-in-the-jwks' })
+      .setIssuer(as.issuer)
+      .setAudience('game-session-token-service')
+      .setSubject('acme-admin')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    const res = await listKeys(forged);
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatch(/signing key is unknown/);
+  });
+
+  test('the provider’s key and issuer, another audience: 401 (audience)', async () => {
+    const res = await listKeys(await stack.issuer.sign('acme-admin', { audience: 'another-service' }));
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatch(/audience/);
+  });
+});
