@@ -37,8 +37,6 @@ const config: KnipConfig = {
     // For issue 19 (the admin console), whose code is not merged yet: remove each line when its
     // first import lands (knip then reports the line as redundant).
     'axe-core',
-    'oauth4webapi',
-    'oidc-provider',
     'preact',
     'uplot',
   ],

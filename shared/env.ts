@@ -51,7 +51,7 @@ export const EnvSchema = z.object({
   JWT_MAX_LIFETIME_SECONDS: z._default(positiveInt, 86_400),
   /** JWKS URL of the issuer; fetched once per container. */
   JWT_JWKS_URL: z.optional(z.url()),
-  /** The issuer's JWKS inline (local development issuer): loaded without any network call. */
+  /** The issuer's JWKS inline (unit tests): loaded without any network call. */
   JWT_JWKS: z.optional(z.string()),
   /** What is deployed (a commit or release, `-c buildVersion=`), as the health check reports it; `dev` when unset. */
   BUILD_VERSION: z._default(z.string().check(z.minLength(1)), 'dev'),

@@ -51,10 +51,13 @@ Validate it (read-only):
 Consume it (once):
   curl -s -X POST '${api}?action=consume-session' -H 'Content-Type: application/json' -d "{\\"token\\":\\"$TOKEN\\"}"
 
-List the API keys of org 1 (bearer token of the seeded admin acme-admin, signed at this start, valid 12 h):
+List the API keys of org 1 (bearer token of the seeded admin acme-admin, issued by the local identity provider at this start, valid 12 h):
   curl -s '${api}?org_id=1' -H "Authorization: Bearer ${fromCredentials(credentials, '.bearer_tokens["acme-admin"]')}"
-A fresh bearer token for a demo user (acme-admin, acme-member, globex-admin, tiny-admin):
+A fresh bearer token for a demo user (acme-admin, acme-member, globex-admin, tiny-admin), while this service runs:
   ${token}
+
+Identity provider (development only: sign in as a demo user, no password; docs/api.md "Locally: the development provider"):
+  ${baseUrl}/oidc/.well-known/openid-configuration
 
 MCP server for agents (demo MCP key: mcp_api_key in the credentials file; see docs/mcp.md):
   ${baseUrl}/api/mcp

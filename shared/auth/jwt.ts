@@ -1,6 +1,6 @@
 /**
  * Bearer authentication of org admins: a JWT from any OpenID Connect provider (Cognito, Clerk,
- * Auth0, the local development issuer), verified with aws-jwt-verify against the provider's JWKS.
+ * Auth0, the local run's development provider), verified with aws-jwt-verify against the provider's JWKS.
  * Signature, `iss`, `aud` (or `client_id`), `exp` and `nbf` are enforced, and only RSA and ECDSA
  * signatures are accepted. The profile is stricter than RFC 7519 requires (SECURITY.md, "Admin
  * JWTs"): no `crit` or `b64` header (RFC 7515 §4.1.11: a recipient must refuse critical extensions it

@@ -1,6 +1,6 @@
 /**
  * The benchmark's own local stack: the whole service (embedded DynamoDB in a temporary folder,
- * seed, dev issuer, local front on a free port) started in this process, a key whose limits the
+ * seed, development identity provider, local front on a free port) started in this process, a key whose limits the
  * run never meets, bearer tokens of the seeded admins, a raw document client for the baselines,
  * and the service's request log lines captured (their `duration_ms` is the handler time that
  * Lambda would bill) instead of printed. Nothing outlives the run.

@@ -1,12 +1,12 @@
 /**
  * Test helpers for the admin API (bearer): calls of the key-management and audit-log operations as
- * a given subject, with tokens from the local development issuer.
+ * a given subject, with tokens signed by the local identity provider's key (`stack.issuer`).
  */
 import type { Stack } from './local-stack.js';
 
 type Reply = Awaited<ReturnType<Stack['request']>>;
 
-/** The admin API of a stack, called as `subject` (a bearer token from the dev issuer). */
+/** The admin API of a stack, called as `subject` (a bearer token signed with the provider's key). */
 export interface AdminApi {
   list(orgId: number | string, as?: string): Promise<Reply>;
   create(body: unknown, as?: string): Promise<Reply>;

@@ -1,6 +1,6 @@
 /**
  * Integration-test harness: the whole local service (embedded DynamoDB on disk in a temp folder,
- * seed, dev issuer, local front on a free port) with a clock the test can move, and every log line
+ * seed, development identity provider, local front on a free port) with a clock the test can move, and every log line
  * the service writes captured instead of printed. When a stack stops, its captured log lines and
  * its data folder are checked against every secret its tests handled (`secrets.ts`): a leak fails
  * the test file.

@@ -41,7 +41,7 @@ export class SecretLedger {
   noteToken(token: string): void {
     if (UUID.test(token)) this.note(token.toLowerCase(), 'token');
   }
-  /** A bearer JWT (signed by the dev issuer, or forged). */
+  /** A bearer JWT (issued by the local identity provider, or forged with its key). */
   noteJwt(jwt: string): void {
     this.note(jwt, 'jwt');
   }
