@@ -164,7 +164,7 @@ export class ServiceStack extends Stack {
       JWT_AUDIENCE: props.identity.audience,
       JWT_JWKS_URL: props.identity.jwksUrl,
       JWT_MAX_LIFETIME_SECONDS: undefined, // the schema's default (24 h)
-      JWT_JWKS: undefined, // the local development issuer only
+      JWT_JWKS: undefined, // an inline JWKS: unit tests only
       BUILD_VERSION: props.buildVersion, // the health check's build_version (`-c buildVersion=`; `dev` when unset)
       DYNAMODB_ENDPOINT: undefined, // the local embedded DynamoDB only
       ORIGIN_VERIFY_SECRET_ARN: this.originSecret.secretArn,

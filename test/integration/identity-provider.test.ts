@@ -14,92 +14,27 @@ import { join } from 'node:path';
 import { API_RESOURCE, CONSOLE_CLIENT_ID } from '../../infra/local/identity-provider.js';
 import { DEMO_USERS } from '../../infra/local/seed.js';
 import { createBearerVerifier } from '../../shared/auth/jwt.js';
+import {
+  authorizationRequest,
+  browser,
+  consoleSignIn,
+  exchange,
+  insecure,
+  signIn,
+  type ConsoleSignIn,
+} from '../support/console-sign-in.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 
 let stack: Stack;
 let as: oauth.AuthorizationServer;
-const client: oauth.Client = { client_id: CONSOLE_CLIENT_ID, token_endpoint_auth_method: 'none' };
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
-const redirectUri = () => `${stack.baseUrl}/console/`;
+let flow: ConsoleSignIn;
 
 beforeAll(async () => {
   stack = await startStack();
-  const issuer = new URL(stack.identityProvider.issuer);
-  as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+  flow = await consoleSignIn(stack);
+  as = flow.as;
 });
 afterAll(() => stack.stop());
-
-/** A browser: keeps the provider's cookies, never follows a redirect by itself. */
-function browser() {
-  const cookies = new Map<string, string>();
-  const go = async (url: string | URL, init: RequestInit = {}) => {
-    const cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie } });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
-    }
-    return { status: res.status, location: res.headers.get('location'), text: await res.text(), headers: res.headers };
-  };
-  return { go };
-}
-
-/** An authorization request of the console: PKCE S256, `openid profile`, a state. */
-async function authorizationRequest(extra: Record<string, string> = {}) {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: CONSOLE_CLIENT_ID,
-    redirect_uri: redirectUri(),
-    response_type: 'code',
-    scope: 'openid profile',
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    ...extra,
-  }).toString();
-  return { url, verifier, state };
-}
-
-/** Authorize, sign in on the login page as `subject`, and come back with the code to the console. */
-async function signIn(subject: string, extra: Record<string, string> = {}) {
-  const request = await authorizationRequest(extra);
-  const b = browser();
-  const toLogin = await b.go(request.url);
-  expect(toLogin.status).toBe(303);
-  const loginUrl = new URL(toLogin.location!, as.authorization_endpoint);
-  expect(loginUrl.pathname).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
-  const page = await b.go(loginUrl);
-  const action = /<form method="post" action="([^"]+)">/.exec(page.text)?.[1];
-  expect(action).toBe(loginUrl.pathname);
-  const posted = await b.go(new URL(action!, stack.baseUrl), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ login: subject }).toString(),
-  });
-  expect(posted.status).toBe(303);
-  // Back at the authorization endpoint, which grants consent by itself (through the interaction URL
-  // again when the request asked for a consent prompt) and redirects to the console.
-  const hops: string[] = [];
-  let next = new URL(posted.location!, stack.baseUrl);
-  while (next.pathname.startsWith('/oidc/') && hops.length < 4) {
-    hops.push(next.pathname);
-    const res = await b.go(next);
-    expect(res.status).toBe(303);
-    next = new URL(res.location!, stack.baseUrl);
-  }
-  return { request, page, callback: next, hops };
-}
-
-/** The code of `callback` exchanged at the token endpoint, as the console does. */
-async function exchange(callback: URL, request: { state: string; verifier: string }) {
-  const params = oauth.validateAuthResponse(as, client, callback, request.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri(), request.verifier, insecure);
-  const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
-  stack.secrets.noteJwt(tokens.access_token);
-  return tokens;
-}
 
 const listKeys = (accessToken: string) =>
   stack.request('/api/org-api-keys?org_id=1', { headers: { authorization: `Bearer ${accessToken}` } });
@@ -129,7 +64,7 @@ describe('discovery and keys', () => {
 
 describe('the console’s sign-in (authorization code + PKCE, public client)', () => {
   test('the login page lists every seeded demo user, without a password field', async () => {
-    const { page } = await signIn('acme-admin');
+    const { page } = await signIn(flow, 'acme-admin');
     expect(page.text).toContain('<label for="login">User</label>');
     expect(page.text).toContain('<select id="login" name="login">');
     expect(page.text).toContain('<button type="submit">Sign in</button>');
@@ -141,9 +76,9 @@ describe('the console’s sign-in (authorization code + PKCE, public client)', (
   });
 
   test('signed in as acme-admin: a JWT access token for the service, which lists org 1’s keys', async () => {
-    const { request, callback } = await signIn('acme-admin');
-    expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri());
-    const tokens = await exchange(callback, request);
+    const { request, callback } = await signIn(flow, 'acme-admin');
+    expect(`${callback.origin}${callback.pathname}`).toBe(flow.redirectUri);
+    const tokens = await exchange(flow, callback, request);
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     const header = decodeProtectedHeader(tokens.access_token);
     const claims = decodeJwt(tokens.access_token);
@@ -159,37 +94,37 @@ describe('the console’s sign-in (authorization code + PKCE, public client)', (
   });
 
   test('another demo user gets their own subject, and their role decides (an editor may not list keys)', async () => {
-    const { request, callback } = await signIn('acme-member');
-    const tokens = await exchange(callback, request);
+    const { request, callback } = await signIn(flow, 'acme-member');
+    const tokens = await exchange(flow, callback, request);
     expect(decodeJwt(tokens.access_token).sub).toBe('acme-member');
     expect((await listKeys(tokens.access_token)).status).toBe(403);
   });
 
   test('asked for a consent prompt, consent is still granted by itself (one more hop, no page)', async () => {
-    const { request, callback, hops } = await signIn('acme-admin', { prompt: 'consent' });
+    const { request, callback, hops } = await signIn(flow, 'acme-admin', { prompt: 'consent' });
     expect(hops).toEqual([
       expect.stringMatching(/^\/oidc\/auth\//),
       expect.stringMatching(/^\/oidc\/interaction\//),
       expect.stringMatching(/^\/oidc\/auth\//),
     ]);
-    const tokens = await exchange(callback, request);
+    const tokens = await exchange(flow, callback, request);
     expect((await listKeys(tokens.access_token)).status).toBe(200);
   });
 
   test('naming the resource explicitly gives the same token audience', async () => {
-    const { request, callback } = await signIn('acme-admin', { resource: API_RESOURCE });
-    const tokens = await exchange(callback, request);
+    const { request, callback } = await signIn(flow, 'acme-admin', { resource: API_RESOURCE });
+    const tokens = await exchange(flow, callback, request);
     expect(decodeJwt(tokens.access_token).aud).toBe('game-session-token-service');
   });
 
-  test('a refresh token (offline_access) yields a fresh access token that works', async () => {
-    const { request, callback } = await signIn('acme-admin', { scope: 'openid profile offline_access' });
-    const tokens = await exchange(callback, request);
+  test('a refresh token comes with the code; it yields a fresh access token that works', async () => {
+    const { request, callback } = await signIn(flow, 'acme-admin', { scope: 'openid profile offline_access' });
+    const tokens = await exchange(flow, callback, request);
     expect(tokens.refresh_token).toEqual(expect.any(String));
     const refreshed = await oauth.processRefreshTokenResponse(
       as,
-      client,
-      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+      flow.client,
+      await oauth.refreshTokenGrantRequest(as, flow.client, oauth.None(), tokens.refresh_token!, insecure),
     );
     stack.secrets.noteJwt(refreshed.access_token);
     expect(refreshed.access_token).not.toBe(tokens.access_token);
@@ -197,20 +132,20 @@ describe('the console’s sign-in (authorization code + PKCE, public client)', (
   });
 
   test('PKCE is required: no code_challenge is refused; a wrong code_verifier gets no token', async () => {
-    const request = await authorizationRequest();
+    const request = await authorizationRequest(flow);
     request.url.searchParams.delete('code_challenge');
     request.url.searchParams.delete('code_challenge_method');
     const refused = await browser().go(request.url);
     expect(new URL(refused.location!).searchParams.get('error')).toBe('invalid_request');
 
-    const { request: ok, callback } = await signIn('acme-admin');
-    await expect(exchange(callback, { ...ok, verifier: oauth.generateRandomCodeVerifier() })).rejects.toMatchObject({
+    const { request: ok, callback } = await signIn(flow, 'acme-admin');
+    await expect(exchange(flow, callback, { ...ok, verifier: oauth.generateRandomCodeVerifier() })).rejects.toMatchObject({
       error: 'invalid_grant',
     });
   });
 
   test('a user who is not a demo user cannot sign in; the form is shown again', async () => {
-    const request = await authorizationRequest();
+    const request = await authorizationRequest(flow);
     const b = browser();
     const loginUrl = new URL((await b.go(request.url)).location!, stack.baseUrl);
     const posted = await b.go(loginUrl, {
@@ -222,8 +157,28 @@ describe('the console’s sign-in (authorization code + PKCE, public client)', (
     expect(posted.text).toContain('<select id="login" name="login">');
   });
 
+  test('sign-out: a confirmation page of the provider, then back to the console; the next sign-in asks again', async () => {
+    const { browser: b } = await signIn(flow, 'acme-admin');
+    const end = new URL(as.end_session_endpoint!);
+    end.search = new URLSearchParams({ client_id: CONSOLE_CLIENT_ID, post_logout_redirect_uri: flow.redirectUri }).toString();
+    const confirm = await b.go(end);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('<button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>');
+    const action = /<form id="op.logoutForm" method="post" action="([^"]+)">/.exec(confirm.text)?.[1];
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.text)?.[1];
+    const out = await b.go(action!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }).toString(),
+    });
+    expect(out.status).toBe(303);
+    expect(out.location).toBe(flow.redirectUri);
+    const again = await b.go((await authorizationRequest(flow)).url);
+    expect(new URL(again.location!, stack.baseUrl).pathname).toMatch(/^\/oidc\/interaction\//);
+  });
+
   test('another redirect URI than the console’s is refused', async () => {
-    const request = await authorizationRequest({ redirect_uri: 'https://evil.example/console/' });
+    const request = await authorizationRequest(flow, { redirect_uri: 'https://evil.example/console/' });
     const refused = await browser().go(request.url);
     expect(refused.status).toBe(400);
     expect(refused.location).toBeNull();
@@ -236,8 +191,8 @@ describe('tokens the service refuses (verified through the JWKS URL)', () => {
     createBearerVerifier({ JWT_ISSUER: as.issuer, JWT_AUDIENCE: 'game-session-token-service', JWT_JWKS_URL: as.jwks_uri! });
 
   test('a fresh verifier fetches the JWKS from the provider and accepts its token', async () => {
-    const { request, callback } = await signIn('globex-admin');
-    const tokens = await exchange(callback, request);
+    const { request, callback } = await signIn(flow, 'globex-admin');
+    const tokens = await exchange(flow, callback, request);
     const fetched: string[] = [];
     const inner = globalThis.fetch;
     globalThis.fetch = async (input, init) => {
