@@ -177,6 +177,21 @@ describe('the console’s sign-in (authorization code + PKCE, public client)', (
     expect(new URL(again.location!, stack.baseUrl).pathname).toMatch(/^\/oidc\/interaction\//);
   });
 
+  test('silent renewal (prompt=none): a code at once while signed in; login_required when not', async () => {
+    const { browser: b } = await signIn(flow, 'acme-admin');
+    // The console also sends `audience` (Auth0's parameter); this provider ignores it.
+    const silent = await authorizationRequest(flow, { prompt: 'none', audience: 'game-session-token-service' });
+    const answered = await b.go(silent.url);
+    expect(answered.status).toBe(303);
+    const callback = new URL(answered.location!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(flow.redirectUri);
+    const tokens = await exchange(flow, callback, silent);
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ sub: 'acme-admin', aud: 'game-session-token-service' });
+
+    const stranger = await browser().go((await authorizationRequest(flow, { prompt: 'none' })).url);
+    expect(new URL(stranger.location!).searchParams.get('error')).toBe('login_required');
+  });
+
   test('another redirect URI than the console’s is refused', async () => {
     const request = await authorizationRequest(flow, { redirect_uri: 'https://evil.example/console/' });
     const refused = await browser().go(request.url);
