@@ -1,4 +1,5 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
+import type { AuditDiff } from './audit-diff.js';
 import type { AuditRecord } from './model.js';
 import type { AuditQuery, AuditReader } from './ports.js';
 
@@ -18,6 +19,7 @@ export interface AuditEntry {
   source_ip: string;
   user_agent: string;
   changes: readonly string[] | null;
+  diff: AuditDiff | null;
 }
 
 /** A page of the audit log as the operation returns it. */
@@ -28,8 +30,9 @@ export interface AuditLogPage {
 }
 
 /**
- * The audit log as org admins read it: their organization's records (key usage and key management),
- * newest first, optionally of one key, in cursor pages. Reading the log is not itself recorded, so
+ * The audit log as org admins read it: their organization's records (key usage, key management,
+ * game and stream settings), newest first, optionally of one key, one action and one outcome, in
+ * cursor pages. Reading the log is not itself recorded, so
  * the log is not filled with its own reads.
  */
 export class AuditLog {
@@ -59,5 +62,6 @@ function auditEntry(record: AuditRecord): AuditEntry {
     source_ip: record.source_ip,
     user_agent: record.user_agent,
     changes: record.changes ?? null,
+    diff: record.diff ?? null,
   };
 }

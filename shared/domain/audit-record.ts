@@ -1,4 +1,5 @@
 import { isoTime } from './clock.js';
+import type { AuditDiff } from './audit-diff.js';
 import type { AuditRecord, CallContext } from './model.js';
 
 /** The key an audit record names: its prefix unknown when no key with that id was found. */
@@ -19,6 +20,8 @@ interface AuditSubject {
   readonly minted?: boolean;
   /** Key-management calls: the key properties the call set; absent on metered calls. */
   readonly changes?: readonly string[] | null;
+  /** Updates: what changed, before and after. */
+  readonly diff?: AuditDiff | null;
 }
 
 /**
@@ -51,6 +54,7 @@ export function auditRecord(
     user_agent: call.userAgent,
     // Absent, not null, where the call changes no key property by nature (a metered call).
     ...(subject.changes !== undefined && { changes: subject.changes }),
+    ...(subject.diff != null && { diff: subject.diff }),
   };
   return { record, ttl: Math.floor(now / 1000) + retentionDays * 86_400 };
 }

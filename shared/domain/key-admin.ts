@@ -1,6 +1,7 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
+import { AdminAudit, type AdminCall } from './admin-audit.js';
 import { generateRawKey, newKeyRecord } from './api-keys.js';
-import { auditRecord, type AuditedKey } from './audit-record.js';
+import { diffOf } from './audit-diff.js';
 import { isoTime, type Clock } from './clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from './errors.js';
 import type { BlockIdAllocator } from './ids.js';
@@ -30,14 +31,6 @@ export interface KeyAdminDeps {
   readonly onBackgroundError?: (error: unknown, what: string) => void;
 }
 
-/** One authorized admin call, as its audit record names it. */
-interface AdminCall {
-  readonly admin: AdminIdentity;
-  readonly orgId: number;
-  readonly call: CallContext;
-  readonly action: string;
-}
-
 /**
  * Key management for org admins: list, create, update (revoke, reactivate, edit), delete. Every
  * call is authorized from the catalog alongside its first read, performs its write together with
@@ -49,13 +42,17 @@ interface AdminCall {
  * List, revocation and deletion are allowed at any tier; everything else needs Business or higher.
  */
 export class KeyAdmin {
-  constructor(private readonly deps: KeyAdminDeps) {}
+  private readonly audit: AdminAudit;
+
+  constructor(private readonly deps: KeyAdminDeps) {
+    this.audit = new AdminAudit(deps);
+  }
 
   /** The keys of an organization. */
   async list(admin: AdminIdentity, orgId: number, call: CallContext): Promise<KeyView[]> {
     // Any tier: an org that dropped below Business must still see (and shut off) its keys.
     const { value: keys } = await this.deps.access.authorize(admin, orgId, () => this.deps.keys.listByOrg(orgId), { anyTier: true });
-    await this.note({ admin, orgId, call, action: 'list-keys' }, 200);
+    await this.audit.note({ admin, orgId, call, action: 'list-keys' }, 200);
     return keys.map(keyView);
   }
 
@@ -75,7 +72,7 @@ export class KeyAdmin {
     const raw = generateRawKey();
     const { org_id: _org, ...settings } = input;
     const record = newKeyRecord(raw, id, org, { ...settings, mcp_scopes: unique(settings.mcp_scopes ?? []) }, now);
-    await this.audited({ admin, orgId: org.org_id, call, action: 'create-key' }, record, null, async () => {
+    await this.audit.audited({ admin, orgId: org.org_id, call, action: 'create-key' }, { key: record }, async () => {
       await this.deps.keys.create(record);
       await this.settleTier(record);
     });
@@ -94,10 +91,17 @@ export class KeyAdmin {
       CHANGEABLE_KEY_PROPERTIES.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]),
     );
     const revocationOnly = changes.is_active === false && Object.keys(changes).length === 1;
-    const key = await this.find(c, input.id, revocationOnly);
+    const { key, seen } = await this.find(c, input.id, revocationOnly, true);
     if (changes.mcp_scopes) Object.assign(changes, { mcp_scopes: unique(changes.mcp_scopes) });
-    const updated = await this.audited(c, key, Object.keys(changes), () =>
-      this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true }),
+    const fields = Object.keys(changes) as (keyof KeyChanges & string)[];
+    // Before values as the index shows the key; corrected from the write's own answer if it lagged.
+    const diff = seen ? diffOf<KeyChanges>(seen, { ...seen, ...changes }, fields) : null;
+    let previous: ApiKeyRecord | undefined;
+    const updated = await this.audit.audited(
+      c,
+      { key, changes: fields, diff },
+      () => this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true, previous: (b) => (previous = b) }),
+      (after) => (previous ? diffOf<KeyChanges>(previous, after, fields) : undefined),
     );
     return keyView(updated);
   }
@@ -139,7 +143,7 @@ export class KeyAdmin {
     if (!old || refusal) {
       this.deps.keyIds.release(id);
       // The record names the key asked for, found or not.
-      await this.note(c, statusOf(refusal), old ?? { id: input.id, key_prefix: null });
+      await this.audit.note(c, statusOf(refusal), { key: old ?? { id: input.id, key_prefix: null } });
       throw refusal;
     }
 
@@ -154,7 +158,9 @@ export class KeyAdmin {
       input.grace_period_minutes === 0
         ? { is_active: false, expires_at: isoTime(now), rotated_to: id }
         : { expires_at: isoTime(old.expires_at === null ? graceEnds : Math.min(graceEnds, Date.parse(old.expires_at))), rotated_to: id };
-    const retired = await this.audited(c, old, Object.keys(retire), async () => {
+    const fields = Object.keys(retire) as (keyof KeyChanges & string)[];
+    const diff = diffOf<KeyChanges>(old, { ...old, ...retire }, fields);
+    const retired = await this.audit.audited(c, { key: old, changes: fields, diff }, async () => {
       const done = await this.replace(old, record, retire, isoTime(now));
       await this.settleTier(record);
       return done;
@@ -182,8 +188,8 @@ export class KeyAdmin {
   async remove(admin: AdminIdentity, orgId: number, id: number, call: CallContext): Promise<{ id: number; deleted: true }> {
     const c: AdminCall = { admin, orgId, call, action: 'delete-key' };
     // Any tier, as revocation: a downgraded org can still remove its keys.
-    const key = await this.find(c, id, true);
-    await this.audited(c, key, null, () => this.deps.keys.remove(key));
+    const { key } = await this.find(c, id, true);
+    await this.audit.audited(c, { key }, () => this.deps.keys.remove(key));
     return { id, deleted: true };
   }
 
@@ -191,13 +197,22 @@ export class KeyAdmin {
    * The key `id` of the call's org, once the admin may manage that org. A key of another org reads
    * as absent (404) so ids cannot be probed across orgs; the refusal is audited like any call.
    */
-  private async find(c: AdminCall, id: number, anyTier = false): Promise<KeyLocation> {
-    // Strongly consistent (the key's id item, not the index): a key created a moment ago is found.
-    const { value: key } = await this.deps.access.authorize(c.admin, c.orgId, () => this.deps.keys.locate(c.orgId, id), { anyTier });
-    if (key) return key;
+  private async find(c: AdminCall, id: number, anyTier = false, peek = false): Promise<{ key: KeyLocation; seen?: ApiKeyRecord }> {
+    const { keys } = this.deps;
+    const {
+      value: [key, seen],
+    } = await this.deps.access.authorize(
+      c.admin,
+      c.orgId,
+      // Strongly consistent (the key's id item, not the index): a key created a moment ago is found.
+      // The index's copy, read alongside, only gives an update's record its before values.
+      () => Promise.all([keys.locate(c.orgId, id), peek ? keys.peek(c.orgId, id).catch(() => undefined) : undefined]),
+      { anyTier },
+    );
+    if (key) return { key, ...(seen && { seen }) };
     const missing = new NotFound(`API key ${id} not found in organization ${c.orgId}`);
     // The record keeps the id that was asked for (what an investigation looks for).
-    await this.note(c, statusOf(missing), { id, key_prefix: null });
+    await this.audit.note(c, statusOf(missing), { key: { id, key_prefix: null } });
     throw missing;
   }
 
@@ -212,56 +227,6 @@ export class KeyAdmin {
     const org = await this.deps.orgs.getOrg(record.org_id);
     if (!org || (org.tier_version ?? 0) === (record.org_tier_version ?? 0)) return;
     await this.deps.keys.settleTier(record, org.tier, org.tier_version ?? 0);
-  }
-
-  /**
-   * Perform an authorized call's write together with its audit record. When the write fails, the
-   * record is rewritten with the real outcome. When only the audit write fails, the change has
-   * already taken effect, so the call still succeeds and the failure is reported (logged as an error).
-   */
-  private async audited<T>(
-    c: AdminCall,
-    key: Pick<ApiKeyRecord, 'id' | 'key_prefix'>,
-    changes: readonly string[] | null,
-    write: () => Promise<T>,
-  ): Promise<T> {
-    const { record, ttl } = this.auditRecord(c, key, changes, 200);
-    const [done, audited] = await Promise.allSettled([write(), this.deps.audit.put(record, ttl)]);
-    if (done.status === 'fulfilled') {
-      if (audited.status === 'rejected') this.deps.onBackgroundError?.(audited.reason, 'audit record');
-      return done.value;
-    }
-    // The same record (same time and request id, where the first write put it) with the real outcome.
-    const placed = audited.status === 'fulfilled' ? audited.value : record;
-    await this.reportFailure(this.deps.audit.put({ ...placed, status: statusOf(done.reason) }, ttl));
-    throw done.reason;
-  }
-
-  /** Write the audit record of a call that changes nothing (a list, a 404): `key`, the key it was about. */
-  private async note(c: AdminCall, status: number, key: AuditedKey | null = null): Promise<void> {
-    const { record, ttl } = this.auditRecord(c, key, null, status);
-    await this.reportFailure(this.deps.audit.put(record, ttl));
-  }
-
-  /** An audit write that must not change the call's answer: its failure is only reported. */
-  private async reportFailure(write: Promise<unknown>): Promise<void> {
-    try {
-      await write;
-    } catch (error) {
-      this.deps.onBackgroundError?.(error, 'audit record');
-    }
-  }
-
-  /** The record of an admin call: the admin as its actor, `changes` null when it set nothing. */
-  private auditRecord(
-    c: AdminCall,
-    key: AuditedKey | null,
-    changes: readonly string[] | null,
-    status: number,
-  ): ReturnType<typeof auditRecord> {
-    // The call names the org and the action; the rest of it (`admin`, `call`) the record ignores.
-    const subject = { ...c, key, actor: c.admin.subject, changes };
-    return auditRecord(c.call, subject, status, this.deps.clock.now(), this.deps.auditRetentionDays);
   }
 
   /** `expires_at` must lie ahead (by the domain clock, which tests move). */

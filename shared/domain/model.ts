@@ -1,4 +1,5 @@
 /** The records the domain works with. Field names follow the wire format (snake_case). */
+import type { AuditDiff } from './audit-diff.js';
 
 export const TIERS = ['free', 'pro', 'business', 'enterprise'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -135,6 +136,11 @@ export interface AuditRecord {
   readonly user_agent: string;
   /** Key-management calls: the key properties the call set (e.g. `is_active` for a revoke). */
   readonly changes?: readonly string[] | null;
+  /**
+   * Updates (a key's, a game's or stream's, a rotated key's retirement): each field whose value
+   * changed, before and after (`audit-diff.ts`). Absent on other records.
+   */
+  readonly diff?: AuditDiff | null;
   /**
    * A mint's whole token, stored only: the session report finds an org's tokens through the records
    * of its mints (`shared/store/token-report-store.ts`). The audit log never returns it.

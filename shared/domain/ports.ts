@@ -87,6 +87,8 @@ export interface KeyUpdateOptions {
   readonly unrotated?: boolean;
   /** An admin's update: a rotated key may not be reactivated nor have its expiry extended or removed. */
   readonly retiredStaysRetired?: boolean;
+  /** Told the key as it was just before the write (for the audit record's before values). */
+  readonly previous?: (before: ApiKeyRecord) => void;
 }
 
 /** A key as addressed by admins: its organization and id, plus the table key found for them. */
@@ -109,6 +111,11 @@ export interface KeyAdminStore {
    * key itself: enough for a write conditional on the key item. Undefined when absent or of another org.
    */
   locate(orgId: number, id: number): Promise<KeyLocation | undefined>;
+  /**
+   * The key with this id in this organization as the `by_org` index has it: one eventually
+   * consistent read of one item, which may lag a change made a moment ago. Undefined when absent there.
+   */
+  peek(orgId: number, id: number): Promise<ApiKeyRecord | undefined>;
   /**
    * Apply changes to a key that still exists in its org (one conditional write).
    * @throws NotFound when it is gone; Conflict with `unrotated` when it is gone, revoked or already
@@ -156,11 +163,18 @@ export interface AuditPage {
   readonly cursor: string | null;
 }
 
+/** A record's outcome as the audit log filters it: `success` below status 400, `refused` from 400 on. */
+export type AuditOutcome = 'success' | 'refused';
+
 /** What to read from an organization's audit log. */
 export interface AuditQuery {
   readonly org_id: number;
   /** Only records of this key. */
   readonly key_id?: number | undefined;
+  /** Only records of this action (`update-key`, `create-session`, `mcp:tools/call:create_session`...). */
+  readonly action?: string | undefined;
+  /** Only successes (status below 400) or only refusals (400 and above). */
+  readonly outcome?: AuditOutcome | undefined;
   /** A cursor from an earlier page of the same query. */
   readonly cursor?: string | undefined;
   readonly limit: number;

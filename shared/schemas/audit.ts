@@ -14,6 +14,13 @@ const PageSize = z.pipe(
 export const AuditLogQuery = z.object({
   org_id: QueryId,
   key_id: withMeta(z.optional(QueryId), { description: 'Only records of this key.' }),
+  audit_action: withMeta(z.optional(z.string().check(z.regex(/^[a-z][a-z0-9_:/-]{0,127}$/, 'must be an action name'))), {
+    description: 'Only records of this action (`create-session`, `update-key`, `update-game`, `mcp:tools/call:create_session`…).',
+    example: 'update-key',
+  }),
+  outcome: withMeta(z.optional(z.enum(['success', 'refused'])), {
+    description: 'Only successes (status below 400) or only refusals (status 400 and above).',
+  }),
   cursor: withMeta(z.optional(z.string().check(z.minLength(1), z.maxLength(2048))), { description: '`next_cursor` of the previous page.' }),
   limit: withMeta(
     z.pipe(
@@ -23,6 +30,9 @@ export const AuditLogQuery = z.object({
     { description: `Records per page, 1 to ${AUDIT_PAGE.max} (default ${AUDIT_PAGE.default}).` },
   ),
 });
+
+/** One field's change in an update's record. */
+const FieldChange = withMeta(z.object({ before: z.unknown(), after: z.unknown() }), { id: 'FieldChange' });
 
 const AuditEntry = withMeta(
   z.object({
@@ -40,6 +50,12 @@ const AuditEntry = withMeta(
     source_ip: z.string(),
     user_agent: z.string(),
     changes: withMeta(z.nullable(z.array(z.string())), { description: 'Key properties an update set.' }),
+    diff: withMeta(z.nullable(z.record(z.string(), FieldChange)), {
+      description:
+        'Updates (`update-key`, `update-game`, `update-stream`, the old key of `rotate-key`): each field whose value ' +
+        'changed, with its value before and after. Null on other records and on records written before it existed.',
+      example: { is_active: { before: true, after: false } },
+    }),
   }),
   { id: 'AuditRecord' },
 );

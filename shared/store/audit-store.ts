@@ -30,8 +30,40 @@ function auditSortKey(record: Pick<AuditRecord, 'at' | 'request_id'>): string {
   return `${record.at}#${record.request_id}`;
 }
 
-/** How much a key-filtered page reads at most: reads per shard, of this many records each. */
+/** How much a filtered page (key, action or outcome) reads at most: reads per shard, of this many records each. */
 const KEY_FILTER_READS = { batch: 500, reads: 4 } as const;
+
+/** The filters of a query, by the name its cursor keeps them under. */
+function filtersOf(query: AuditQuery): Record<string, string | number> {
+  const { key_id, action, outcome } = query;
+  return {
+    ...(key_id !== undefined && { key_id }),
+    ...(action !== undefined && { action }),
+    ...(outcome !== undefined && { outcome }),
+  };
+}
+
+/** The FilterExpression of a query's filters (undefined: none), with its names and values. */
+function filterExpression(query: AuditQuery): { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined {
+  const parts: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (query.key_id !== undefined) {
+    parts.push('key_id = :key');
+    values[':key'] = query.key_id;
+  }
+  if (query.action !== undefined) {
+    parts.push('#action = :action');
+    Object.assign(names, { '#action': 'action' });
+    values[':action'] = query.action;
+  }
+  if (query.outcome !== undefined) {
+    parts.push(query.outcome === 'success' ? '#status < :refused' : '#status >= :refused');
+    Object.assign(names, { '#status': 'status' });
+    values[':refused'] = 400;
+  }
+  return parts.length === 0 ? undefined : { expression: parts.join(' AND '), names, values };
+}
 
 /** What one shard's reads for a page found. */
 interface ShardRead {
@@ -111,7 +143,8 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
 
   /** Up to `limit` matching records of one shard below `below`, newest first. */
   private async readShard(query: AuditQuery, shard: number, below: string | undefined): Promise<ShardRead> {
-    const filtered = query.key_id !== undefined;
+    const filter = filterExpression(query);
+    const filtered = filter !== undefined;
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     for (let read = 0; read < (filtered ? this.keyFilter.reads : 1); read++) {
@@ -119,11 +152,12 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
         new QueryCommand({
           TableName: this.options.tableName,
           KeyConditionExpression: below === undefined ? 'pk = :pk' : 'pk = :pk AND sk < :below',
-          ...(filtered ? { FilterExpression: 'key_id = :key' } : {}),
+          ...(filter && { FilterExpression: filter.expression }),
+          ...(filter && Object.keys(filter.names).length > 0 && { ExpressionAttributeNames: filter.names }),
           ExpressionAttributeValues: {
             ':pk': `${query.org_id}#${shard}`,
             ...(below === undefined ? {} : { ':below': below }),
-            ...(filtered ? { ':key': query.key_id } : {}),
+            ...filter?.values,
           },
           ScanIndexForward: false,
           Limit: filtered ? this.keyFilter.batch : query.limit,
@@ -147,14 +181,12 @@ const SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[\x21-\x7e]{1,128
 
 /** A page position for clients: the last sort key shown, bound to the query, as opaque base64url. */
 function encodeCursor(query: AuditQuery, sk: string): string {
-  return Buffer.from(
-    JSON.stringify({ org_id: query.org_id, sk, ...(query.key_id === undefined ? {} : { key_id: query.key_id }) }),
-  ).toString('base64url');
+  return Buffer.from(JSON.stringify({ org_id: query.org_id, sk, ...filtersOf(query) })).toString('base64url');
 }
 
 /**
  * The sort key a cursor stands for, accepted only when it is a position of this very query (same
- * org, same key filter) and every field is of the shape this service writes: a forged or foreign
+ * org, same filters) and every field is of the shape this service writes: a forged or foreign
  * cursor is a 400, never a read elsewhere or a 500 (an over-long key would be refused by DynamoDB).
  */
 function decodeCursor(cursor: string, query: AuditQuery): string {
@@ -166,11 +198,12 @@ function decodeCursor(cursor: string, query: AuditQuery): string {
   }
   const s = start as Record<string, unknown> | null | undefined;
   const names = s && typeof s === 'object' && !Array.isArray(s) ? Object.keys(s).sort().join(',') : '';
+  const filters = filtersOf(query);
   const ok =
     s &&
-    names === (query.key_id === undefined ? 'org_id,sk' : 'key_id,org_id,sk') &&
+    names === ['org_id', 'sk', ...Object.keys(filters)].sort().join(',') &&
     s.org_id === query.org_id &&
-    (query.key_id === undefined || s.key_id === query.key_id) &&
+    Object.entries(filters).every(([name, value]) => s[name] === value) &&
     typeof s.sk === 'string' &&
     SORT_KEY.test(s.sk);
   if (!ok) throw new InvalidInput('cursor: not a cursor of this audit-log query');

@@ -1,4 +1,4 @@
-import { DeleteCommand, paginateScan, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, paginateScan, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Conflict, NotFound } from '../domain/errors.js';
 import type { ApiKeyRecord, Tier } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
@@ -85,6 +85,18 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     return items as unknown as ApiKeyRecord[];
   }
 
+  async peek(orgId: number, id: number): Promise<ApiKeyRecord | undefined> {
+    const { Items = [] } = await this.options.client.send(
+      new QueryCommand({
+        TableName: this.options.tableName,
+        IndexName: 'by_org',
+        KeyConditionExpression: 'org_id = :org AND id = :id',
+        ExpressionAttributeValues: { ':org': orgId, ':id': id },
+      }),
+    );
+    return Items[0] as ApiKeyRecord | undefined;
+  }
+
   async findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined> {
     const location = await this.locate(orgId, id);
     if (!location) return undefined;
@@ -125,13 +137,16 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
             ConditionExpression: conditions.join(' AND '),
             ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
             ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])), ...values },
-            ReturnValues: 'ALL_NEW',
+            // The key as it was (for the audit record); as it is now follows from it and the SET above.
+            ReturnValues: 'ALL_OLD',
             // A refusal carries the key as it is, which tells which condition failed without a read.
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
       );
-      return Attributes as ApiKeyRecord;
+      const before = Attributes as ApiKeyRecord;
+      options.previous?.(before);
+      return { ...before, ...Object.fromEntries(entries) } as ApiKeyRecord;
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
       if (options.unrotated) {

@@ -30,6 +30,9 @@ class FakeKeys implements KeyAdminStore {
   async locate(orgId: number, id: number) {
     return this.findInOrg(orgId, id);
   }
+  async peek(orgId: number, id: number) {
+    return this.findInOrg(orgId, id);
+  }
   async update(key: KeyAddress, changes: KeyChanges, at: string) {
     if (this.failUpdate) throw this.failUpdate;
     const next = { ...this.byId.get(key.id)!, ...changes, updated_at: at } as ApiKeyRecord;
