@@ -22,6 +22,8 @@ const tableVars = <const T extends readonly TableName[]>(...names: T) => names.m
 
 /** What `compose/base.ts` reads for the DynamoDB client every part but `http` builds on. */
 const CORE = ['DYNAMODB_ENDPOINT'] as const;
+/** What `auth/jwt.ts` reads to verify org members' bearer tokens. */
+const BEARER = ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_LIFETIME_SECONDS', 'JWT_JWKS_URL', 'JWT_JWKS'] as const;
 
 /** The parts of the services and the variables each reads. */
 export const envParts = {
@@ -40,16 +42,11 @@ export const envParts = {
   /** `compose/idempotency.ts`: the `Idempotency-Key` records. */
   idempotency: [...CORE, ...tableVars('idempotency')],
   /** `compose/admin.ts`: admins' bearer tokens, key administration and the audit log. */
-  admin: [
-    ...CORE,
-    ...tableVars('catalog', 'keys', 'audit', 'counters'),
-    'AUDIT_RETENTION_DAYS',
-    'JWT_ISSUER',
-    'JWT_AUDIENCE',
-    'JWT_MAX_LIFETIME_SECONDS',
-    'JWT_JWKS_URL',
-    'JWT_JWKS',
-  ],
+  admin: [...CORE, ...tableVars('catalog', 'keys', 'audit', 'counters'), 'AUDIT_RETENTION_DAYS', ...BEARER],
+  /** `compose/catalog-admin.ts`: members' list and changes of games and streams (with their play links). */
+  catalogAdmin: [...CORE, ...tableVars('catalog', 'audit'), 'AUDIT_RETENTION_DAYS', 'PUBLIC_BASE_URL', ...BEARER],
+  /** `compose/usage.ts`: the usage report for members (sessions from tokens and audit, refusals from counters). */
+  usage: [...CORE, ...tableVars('catalog', 'tokens', 'audit', 'counters'), 'TOKEN_RETENTION_DAYS', ...BEARER],
   /** `compose/mcp.ts` (catalog and report tools), `mcp/origin.ts` and the links of `mcp/tool.ts`. */
   mcp: [...CORE, ...tableVars('catalog', 'tokens', 'audit'), 'TOKEN_RETENTION_DAYS', 'MCP_ALLOWED_ORIGINS', 'PUBLIC_BASE_URL'],
   /** `compose/play.ts` and `http/play-requests.ts`: pages, play passes and their cookie. */

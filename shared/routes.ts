@@ -15,6 +15,7 @@ import { createKey } from './operations/create-key.js';
 import { createSession } from './operations/create-session.js';
 import { deleteKey } from './operations/delete-key.js';
 import { health } from './operations/health.js';
+import { listGames } from './operations/list-games.js';
 import { listKeys } from './operations/list-keys.js';
 import { mcp } from './operations/mcp.js';
 import { openapi } from './operations/openapi.js';
@@ -22,7 +23,10 @@ import { publicForms, type RouteDefinition } from './operations/operation.js';
 import { playPageOperations } from './operations/play-page.js';
 import { revokeSession } from './operations/revoke-session.js';
 import { rotateKey } from './operations/rotate-key.js';
+import { updateGame } from './operations/update-game.js';
 import { updateKey } from './operations/update-key.js';
+import { updateStream } from './operations/update-stream.js';
+import { usage } from './operations/usage.js';
 import { validateSession } from './operations/validate-session.js';
 
 /** Every operation of the service, in the order the edge rewrite tries them and OpenAPI lists them. */
@@ -38,6 +42,10 @@ export const routes = [
   deleteKey,
   rotateKey,
   auditLog,
+  usage,
+  listGames,
+  updateGame,
+  updateStream,
   openapi,
   health,
   ...playPageOperations,

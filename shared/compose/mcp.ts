@@ -3,7 +3,7 @@ import { OrgCatalog } from '../domain/org-catalog.js';
 import { SessionReports } from '../domain/reports.js';
 import { part } from './base.js';
 import { idempotentSessionServices, type IdempotentSessionServices } from './idempotency.js';
-import { catalogStore, tokenReportStore } from './stores.js';
+import { catalogStore, counterStore, tokenReportStore } from './stores.js';
 
 /** What the MCP function needs. */
 export interface McpServices extends IdempotentSessionServices {
@@ -20,6 +20,6 @@ export const mcpServices = /* @__PURE__ */ part((): McpServices => {
   return {
     ...sessions,
     orgCatalog: new OrgCatalog(catalogStore()),
-    reports: new SessionReports({ store: tokenReportStore(), clock, tokenRetentionDays: env.TOKEN_RETENTION_DAYS }),
+    reports: new SessionReports({ store: tokenReportStore(), tallies: counterStore(), clock, tokenRetentionDays: env.TOKEN_RETENTION_DAYS }),
   };
 });

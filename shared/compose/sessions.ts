@@ -30,6 +30,7 @@ export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
   const keyCalls = new KeyCalls({
     keys: keyAuthStore(),
     counters: counterStore(),
+    tallies: counterStore(),
     audit: auditStore(),
     clock,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,

@@ -3,8 +3,9 @@ import { auditRecord } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
 import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
-import type { AuditStore, CounterStore, KeyStore } from './ports.js';
+import type { AuditStore, CounterStore, KeyStore, RefusalTallyStore } from './ports.js';
 import { ExhaustedShards } from './exhausted-shards.js';
+import { RefusalTally, type RefusalCount } from './refusal-tally.js';
 import {
   counterShards,
   counterSlot,
@@ -69,6 +70,8 @@ export interface Effect<T> {
 export interface KeyCallsDeps {
   readonly keys: Pick<KeyStore, 'getByHash' | 'touch'>;
   readonly counters: CounterStore;
+  /** Where 429s answered from memory are tallied (`refusal-tally.ts`); absent: they are not counted. */
+  readonly tallies?: Pick<RefusalTallyStore, 'addRefusals'>;
   readonly audit: AuditStore;
   readonly clock: Clock;
   readonly auditRetentionDays: number;
@@ -95,6 +98,7 @@ export class KeyCalls {
   /** Minute in which this container last stamped a key's `last_used_at`, by key hash. */
   private readonly stamped = new Map<string, number>();
   private readonly exhausted = new ExhaustedShards();
+  private readonly refusals = new RefusalTally();
 
   constructor(private readonly deps: KeyCallsDeps) {}
 
@@ -126,6 +130,9 @@ export class KeyCalls {
     const windows = rateWindows(key, now);
     const shards = counterShards(key, this.deps.partitionWriteUnits);
     if (this.exhausted.open(key, now, shards).length === 0) {
+      // No count, no audit record: the refusal is tallied in memory, written in batches.
+      const due = this.deps.tallies && this.refusals.note(key, now);
+      if (due) await this.addRefusals(due, now);
       throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, shards), now);
     }
     const status = refusal ? statusOf(refusal) : 200;
@@ -137,6 +144,7 @@ export class KeyCalls {
       speculative ? effect!.run() : Promise.resolve(undefined),
       audit.put(record, ttl),
       this.stampUse(key, now),
+      this.addRefusals(this.deps.tallies && this.refusals.take(key), now),
     ]);
     const count = counted.status === 'fulfilled' ? counted.value : undefined;
     // A rewrite of the record goes where the first write put it.
@@ -240,6 +248,17 @@ export class KeyCalls {
   private async compensate(fixes: readonly [string, Promise<unknown>][]): Promise<void> {
     const settled = await Promise.allSettled(fixes.map(([, p]) => p));
     settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, fixes[i]![0]));
+  }
+
+  /** Add a batch of refusals from memory to the key's tally; a failed write keeps it for the next batch. */
+  private async addRefusals(batch: RefusalCount | undefined, now: number): Promise<void> {
+    if (!batch || !this.deps.tallies) return;
+    try {
+      await this.deps.tallies.addRefusals(batch, Math.floor(now / 1000) + (this.deps.auditRetentionDays + 1) * 86_400);
+    } catch (error) {
+      this.refusals.restore(batch, now);
+      this.deps.onBackgroundError?.(error, 'refusal tally');
+    }
   }
 
   /** `last_used_at` at minute precision: at most one write per key, minute and container. */

@@ -3,6 +3,30 @@ import type { Effect } from './key-calls.js';
 import type { Playable } from './model.js';
 import type { PlayableChanges, PlayableStore } from './ports.js';
 
+/**
+ * A game or stream as members and keys see it (MCP tools, REST list-games): id, settings, play page.
+ * A type, not an interface: the tools' answers are JSON objects (index signature).
+ */
+export type PlayableView = {
+  /** A game's id (games only). */
+  readonly game_id?: number;
+  /** A stream's id (streams only). */
+  readonly stream_id?: number;
+  readonly name: string;
+  readonly require_session_token: boolean;
+  readonly play_url: string;
+};
+
+/** A game or stream in its members' view; `baseUrl` is the service's public address (no trailing slash). */
+export function playableView(playable: Playable, baseUrl: string): PlayableView {
+  return {
+    [`${playable.kind}_id`]: playable.id,
+    name: playable.name,
+    require_session_token: playable.require_session_token,
+    play_url: `${baseUrl}/play/${playable.kind}/${playable.id}`,
+  };
+}
+
 /** A change made to a playable: how it was and how it is now. */
 export interface PlayableUpdate {
   readonly before: Playable;

@@ -4,6 +4,7 @@
  */
 import type { ApiKeyRecord, AuditRecord, Org, Playable, Role, Tier, TokenRecord } from './model.js';
 import type { CounterSlot, SlotCount } from './rate-limit.js';
+import type { RefusalCount } from './refusal-tally.js';
 
 export interface TokenStore {
   /** Store a new token (never overwrites). `ttl` is epoch seconds. */
@@ -156,6 +157,29 @@ export interface OrgTierStore {
   setOrgTier(orgId: number, tier: Tier): Promise<{ tier: Tier; version: number }>;
 }
 
+/** A refused key call as the usage report counts it (its audit record). */
+export interface AuditedRefusal {
+  readonly key_id: number;
+  readonly status: 403 | 429;
+  readonly at: string;
+  readonly game_id: number | null;
+  readonly stream_id: number | null;
+}
+
+/** What one day's audit records give the report. */
+export interface DayRecords {
+  readonly tokens: string[];
+  readonly refusals: AuditedRefusal[];
+}
+
+/** The tallies of 429s answered from memory (`refusal-tally.ts`), one item per key and UTC day. */
+export interface RefusalTallyStore {
+  /** Add a batch to its tally item. */
+  addRefusals(batch: RefusalCount, ttl: number): Promise<void>;
+  /** The tallies of these (key, day) pairs, by `<key_id>|<day>`; pairs without an item are absent. */
+  refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<Map<string, number>>;
+}
+
 /** One page of an organization's audit log, newest first. */
 export interface AuditPage {
   readonly records: AuditRecord[];
@@ -204,6 +228,11 @@ export type PlayableChanges = Partial<Pick<Playable, 'name' | 'require_session_t
 export interface TokenReportStore {
   /** Tokens an organization created on a UTC day (`yyyy-mm-dd`); stops paging once past `limit`. */
   tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]>;
+  /**
+   * The same read, with the day's refused key calls (403, 429) beside the tokens: one read of the
+   * day's audit records serves both. Absent: the report counts no refusals.
+   */
+  recordsOn?(orgId: number, day: string, limit: number): Promise<DayRecords>;
   /** Read many tokens; one that is gone (cleaned up) is left out. */
   getMany(tokens: readonly string[]): Promise<TokenRecord[]>;
 }

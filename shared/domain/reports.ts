@@ -1,7 +1,8 @@
 import type { Clock } from './clock.js';
 import { InvalidInput } from './errors.js';
-import type { TokenRecord, TokenStatus } from './model.js';
-import type { TokenReportStore } from './ports.js';
+import type { TokenRecord } from './model.js';
+import type { AuditedRefusal, DayRecords, RefusalTallyStore, TokenReportStore } from './ports.js';
+import { ReportTable } from './report-table.js';
 import { statusAt } from './sessions.js';
 
 const DAY_MS = 86_400_000;
@@ -24,13 +25,18 @@ export interface ReportRequest {
   readonly key_id?: number | null | undefined;
 }
 
-/** How many of a set of sessions were created, and where each of them stands now. */
+/**
+ * How many of a set of sessions were created, and where each of them stands now; and how many key
+ * calls were refused that day, by rate limit (429) or as forbidden (403: out of the key's scope).
+ */
 export interface SessionCounts {
   created: number;
   active: number;
   consumed: number;
   expired: number;
   revoked: number;
+  rate_limited: number;
+  forbidden: number;
 }
 
 /** The session report of an organization. */
@@ -52,6 +58,8 @@ export interface SessionReport {
 
 export interface SessionReportsDeps {
   readonly store: TokenReportStore;
+  /** The tallies of 429s answered from memory (`refusal-tally.ts`); absent: only audited refusals count. */
+  readonly tallies?: Pick<RefusalTallyStore, 'refusalTallies'>;
   readonly clock: Clock;
   readonly tokenRetentionDays: number;
 }
@@ -61,7 +69,10 @@ export interface SessionReportsDeps {
  * from the audit record of its mint (written on the create path anyway), and its status from the
  * token (consumed, revoked, or expired by the clock). Nothing is counted on the create or consume
  * path, so reports add no write and no round trip there. Days are creation days: "consumed" on a day counts the sessions
- * created that day that have been consumed since.
+ * created that day that have been consumed since. Refused calls are counted on the day they were
+ * refused: those counted by the rate limit or refused after it (403) from their audit records (the
+ * same read as the mints'), the 429s answered from memory from the key's tally of the day, which
+ * names no game or stream (so by_target and a game or stream filter leave them out).
  */
 export class SessionReports {
   constructor(private readonly deps: SessionReportsDeps) {}
@@ -70,42 +81,51 @@ export class SessionReports {
   async report(orgId: number, request: ReportRequest): Promise<SessionReport> {
     const days = daysOf(request.from, request.to);
     const { store, clock } = this.deps;
-    const perDay = await Promise.all(days.map((day) => store.tokensCreatedOn(orgId, day, MAX_REPORT_TOKENS)));
+    const perDay = await Promise.all(
+      days.map((day) =>
+        store.recordsOn ? store.recordsOn(orgId, day, MAX_REPORT_TOKENS) : store.tokensCreatedOn(orgId, day, MAX_REPORT_TOKENS).then(only),
+      ),
+    );
     // A day's read may run a moment into the next (shared/store/token-report-store.ts): once each.
-    const found = [...new Set(perDay.flat())];
+    const found = [...new Set(perDay.flatMap((d) => d.tokens))];
     const truncated = found.length > MAX_REPORT_TOKENS;
-    const records = await store.getMany(truncated ? found.slice(0, MAX_REPORT_TOKENS) : found);
+    const [records, tallies] = await Promise.all([
+      store.getMany(truncated ? found.slice(0, MAX_REPORT_TOKENS) : found),
+      this.tallies(perDay.flatMap((d) => d.refusals).filter((r) => r.status === 429 && matches(r, request)), request),
+    ]);
     const now = clock.now();
     const inRange = new Set(days);
     const selected = records.filter((t) => t.org_id === orgId && inRange.has(t.created_at.slice(0, 10)) && matches(t, request));
+    const refusals = perDay.flatMap((d) => d.refusals).filter((r) => matches(r, request));
+    const table = new ReportTable(days);
+    for (const token of selected) table.add(createdOn(token), token, statusAt(token, now));
+    for (const refusal of refusals) table.add(refusal.at.slice(0, 10), refusal, refusal.status === 429 ? 'rate_limited' : 'forbidden');
+    for (const [label, count] of tallies) {
+      const [keyId, date] = label.split('|') as [string, string];
+      table.add(date, { key_id: Number(keyId), game_id: null, stream_id: null }, 'rate_limited', count, false);
+    }
     return {
       from: request.from,
       to: request.to,
       complete_from: dayOf(Math.floor((now - this.deps.tokenRetentionDays * DAY_MS - MIN_LIFETIME_MS) / DAY_MS) * DAY_MS + DAY_MS),
       truncated,
-      totals: count(selected, now),
-      days: days.map((date) => ({
-        date,
-        ...count(
-          selected.filter((t) => createdOn(t) === date),
-          now,
-        ),
-      })),
-      by_target: groups(selected, now, (t) => `${createdOn(t)}|${t.game_id !== null ? `g${pad(t.game_id)}` : `s${pad(t.stream_id)}`}`).map(
-        ([t, counts]) => ({
-          date: createdOn(t),
-          game_id: t.game_id,
-          stream_id: t.stream_id,
-          ...counts,
-        }),
-      ),
-      by_key: groups(selected, now, (t) => `${createdOn(t)}|${pad(t.key_id)}`).map(([t, counts]) => ({
-        date: createdOn(t),
-        key_id: t.key_id,
-        ...counts,
-      })),
+      ...table.rows(),
     };
   }
+
+  /**
+   * The tallies of the (key, day) pairs with an audited 429: a key is only refused from memory
+   * once a counted call of it was refused that day in that container, so no other pair has one.
+   */
+  private async tallies(limited: readonly AuditedRefusal[], request: ReportRequest): Promise<Map<string, number>> {
+    if (!this.deps.tallies || limited.length === 0 || request.game_id != null || request.stream_id != null) return new Map();
+    return this.deps.tallies.refusalTallies(limited.map((r) => ({ key_id: r.key_id, day: r.at.slice(0, 10) })));
+  }
+}
+
+/** A day's tokens without refusals (a store that cannot read them). */
+function only(tokens: string[]): DayRecords {
+  return { tokens, refusals: [] };
 }
 
 /** Every day from `from` to `to`, inclusive. */
@@ -126,36 +146,13 @@ function createdOn(token: TokenRecord): string {
   return token.created_at.slice(0, 10);
 }
 
-function matches(token: TokenRecord, request: ReportRequest): boolean {
+/** What a filter of the report looks at, in a token or a refused call's record. */
+type Matched = Pick<TokenRecord, 'game_id' | 'stream_id' | 'key_id'>;
+
+function matches(item: Matched, request: ReportRequest): boolean {
   return (
-    (request.game_id == null || token.game_id === request.game_id) &&
-    (request.stream_id == null || token.stream_id === request.stream_id) &&
-    (request.key_id == null || token.key_id === request.key_id)
+    (request.game_id == null || item.game_id === request.game_id) &&
+    (request.stream_id == null || item.stream_id === request.stream_id) &&
+    (request.key_id == null || item.key_id === request.key_id)
   );
-}
-
-function count(tokens: readonly TokenRecord[], now: number): SessionCounts {
-  const counts: SessionCounts = { created: tokens.length, active: 0, consumed: 0, expired: 0, revoked: 0 };
-  for (const token of tokens) counts[statusAt(token, now) satisfies TokenStatus]++;
-  return counts;
-}
-
-/** An id as a fixed-width label part, so that labels sort by number. */
-function pad(id: number | null): string {
-  return String(id ?? 0).padStart(16, '0');
-}
-
-/** Tokens grouped by a label, each group as (a member, its counts), in label order. */
-function groups(tokens: readonly TokenRecord[], now: number, label: (t: TokenRecord) => string): [TokenRecord, SessionCounts][] {
-  const byLabel = new Map<string, TokenRecord[]>();
-  for (const token of tokens) {
-    const key = label(token);
-    const members = byLabel.get(key);
-    if (members) members.push(token);
-    else byLabel.set(key, [token]);
-  }
-  return [...byLabel.keys()].sort().map((key) => {
-    const members = byLabel.get(key)!;
-    return [members[0]!, count(members, now)];
-  });
 }

@@ -14,7 +14,8 @@ export const mcp = defineOperation({
   function: 'mcp',
   data: {
     keys: ['GetItem', 'UpdateItem'],
-    counters: ['UpdateItem', 'GetItem'],
+    // BatchGetItem: the report's refusal tallies.
+    counters: ['UpdateItem', 'GetItem', 'BatchGetItem'],
     audit: ['PutItem', 'Query'],
     catalog: ['GetItem', 'Query', 'UpdateItem'],
     tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'BatchGetItem'],

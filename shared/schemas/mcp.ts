@@ -7,6 +7,8 @@
 import * as z from 'zod/mini';
 import { Id, SessionToken, withMeta } from './common.js';
 import './session-docs.js';
+import { PlayableChanges, PlayableFields, PlayUrl, someChange } from './catalog.js';
+import { Day, SessionReportFields } from './reports.js';
 import { CreatedSession, CreateSessionFields, SessionView } from './sessions.js';
 
 /** One JSON-RPC 2.0 message (request or notification) of the MCP Streamable HTTP transport. */
@@ -37,7 +39,6 @@ export const McpResponseBody = withMeta(
   { id: 'McpResult', description: 'The JSON-RPC response; a tool refusal is a result with `isError: true`.' },
 );
 
-const PlayUrl = withMeta(z.url(), { description: 'The play page, ready to open.' });
 
 // --- sessions (mcp:sessions:write)
 
@@ -56,29 +57,6 @@ export const RevokeSessionArgs = z.object({ token: withMeta(SessionToken, { desc
 export const RevokeSessionResult = z.object(SessionView.shape);
 
 // --- games and streams (mcp:games:*, mcp:streams:*)
-
-const PlayableName = z.string().check(
-  z.minLength(1),
-  z.maxLength(100),
-  z.refine((s) => s.trim() !== '', 'must not be blank'),
-);
-const RequireSessionToken = withMeta(z.boolean(), {
-  description: 'The "Require API Session Token" setting: when true, the play page needs a session token.',
-});
-
-const PlayableFields = {
-  name: z.string(),
-  require_session_token: RequireSessionToken,
-  play_url: withMeta(PlayUrl, { description: 'The canonical play page (add `?session_token=` when a token is required).' }),
-};
-const PlayableChanges = {
-  name: withMeta(z.optional(PlayableName), { description: 'New name, 1 to 100 characters.' }),
-  require_session_token: z.optional(RequireSessionToken),
-};
-const someChange = z.refine<{ name?: string | undefined; require_session_token?: boolean | undefined }>(
-  (args) => args.name !== undefined || args.require_session_token !== undefined,
-  { message: 'give name or require_session_token (or both)' },
-);
 
 const GameId = withMeta(Id, { description: 'The game’s id (list_games lists them).' });
 const StreamId = withMeta(Id, { description: 'The stream’s id (list_streams lists them).' });
@@ -102,16 +80,7 @@ export const PlayableSchemas = {
 /** Tools that take no argument (list_games, list_streams). */
 export const NoArgs = z.object({});
 
-// --- reports (mcp:reports:read)
-
-const Day = withMeta(z.iso.date(), { description: 'A UTC day, yyyy-mm-dd.', example: '2026-05-01' });
-const Counts = {
-  created: withMeta(z.int(), { description: 'Sessions created that day.' }),
-  active: withMeta(z.int(), { description: 'Of those, still usable now.' }),
-  consumed: z.int(),
-  expired: z.int(),
-  revoked: z.int(),
-};
+// --- reports (mcp:reports:read): shared with REST usage (`reports.ts`)
 
 /** get_session_report: the range of creation days and optional filters. */
 export const SessionReportArgs = z.object({
@@ -123,15 +92,4 @@ export const SessionReportArgs = z.object({
 });
 
 /** get_session_report: the counts (see `SessionReport` in the domain). */
-export const SessionReportResult = z.object({
-  from: Day,
-  to: Day,
-  complete_from: withMeta(Day, {
-    description: 'Days from this one on are complete; earlier days may miss sessions already cleaned up (7 days after expiry).',
-  }),
-  truncated: withMeta(z.boolean(), { description: 'True when the range held too many sessions and only the first 20,000 were counted.' }),
-  totals: z.object(Counts),
-  days: z.array(z.object({ date: Day, ...Counts })),
-  by_target: z.array(z.object({ date: Day, game_id: z.nullable(Id), stream_id: z.nullable(Id), ...Counts })),
-  by_key: z.array(z.object({ date: Day, key_id: Id, ...Counts })),
-});
+export const SessionReportResult = SessionReportFields;

@@ -1,5 +1,6 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CounterStore } from '../domain/ports.js';
+import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CounterStore, RefusalTallyStore } from '../domain/ports.js';
+import type { RefusalCount } from '../domain/refusal-tally.js';
 import type { CounterSlot, SlotCount } from '../domain/rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
@@ -7,8 +8,14 @@ import { isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-cli
 /** Attribute of a counter item holding the day's count (the minute's is `m<minute of day>`). */
 const DAY_COUNT = 'day';
 
-/** Rate-limit counter shards and id sequences as atomic counter items. */
-export class DynamoCounterStore implements CounterStore {
+/** The tally item of a key's 429s from memory on a UTC day. */
+export const tallyKey = (keyId: number, day: string): string => `refused#${keyId}#${day}`;
+
+/** BatchGetItem reads at most this many keys per request. */
+const BATCH_SIZE = 100;
+
+/** Rate-limit counter shards, id sequences and refusal tallies as atomic counter items. */
+export class DynamoCounterStore implements CounterStore, RefusalTallyStore {
   constructor(private readonly options: StoreOptions) {}
 
   async count(slot: CounterSlot): Promise<SlotCount> {
@@ -58,6 +65,39 @@ export class DynamoCounterStore implements CounterStore {
       new GetCommand({ TableName: this.options.tableName, Key: { pk: counterKey }, ConsistentRead: true }),
     );
     return Item;
+  }
+
+  async addRefusals(batch: RefusalCount, ttl: number): Promise<void> {
+    await this.options.client.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: { pk: tallyKey(batch.keyId, batch.day) },
+        // Not idempotent (an ADD repeated counts twice), so never retried after a lost answer
+        // (dynamo-client.ts); the caller keeps such a batch for later, which may count it twice.
+        UpdateExpression: 'ADD #count :n SET org_id = :org, #ttl = :ttl',
+        ExpressionAttributeNames: { '#count': 'count', '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':n': batch.count, ':org': batch.orgId, ':ttl': ttl },
+      }),
+    );
+  }
+
+  async refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<Map<string, number>> {
+    const tallies = new Map<string, number>();
+    const keys = [...new Set(pairs.map((p) => tallyKey(p.key_id, p.day)))];
+    for (let i = 0; i < keys.length; i += BATCH_SIZE) {
+      let batch: Record<string, unknown>[] = keys.slice(i, i + BATCH_SIZE).map((pk) => ({ pk }));
+      for (let round = 0; batch.length > 0 && round < 5; round++) {
+        const { Responses, UnprocessedKeys } = await this.options.client.send(
+          new BatchGetCommand({ RequestItems: { [this.options.tableName]: { Keys: batch } } }),
+        );
+        for (const item of Responses?.[this.options.tableName] ?? []) {
+          const [, keyId, day] = (item.pk as string).split('#');
+          tallies.set(`${keyId}|${day}`, item.count as number);
+        }
+        batch = UnprocessedKeys?.[this.options.tableName]?.Keys ?? [];
+      }
+    }
+    return tallies;
   }
 
   async reserve(sequence: string, size: number): Promise<number> {

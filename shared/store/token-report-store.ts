@@ -1,10 +1,12 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenRecord } from '../domain/model.js';
-import type { TokenReportStore } from '../domain/ports.js';
+import type { DayRecords, TokenReportStore } from '../domain/ports.js';
 import { queryItems, type StoreOptions } from './dynamo-client.js';
 import { AUDIT_SHARDS } from './audit-store.js';
 import { toRecord } from './token-store.js';
 
+/** Most refused calls' records one day's read keeps beside its tokens. */
+const MAX_REFUSAL_RECORDS = 20_000;
 /** How much later than its token a mint's audit record may be timed, at most. */
 const RECORD_LAG_MS = 5_000;
 /** BatchGetItem reads at most this many keys per request. */
@@ -16,7 +18,7 @@ const MAX_RETRY_ROUNDS = 5;
 
 /**
  * What the session report reads: the org's audit records of successful mints (they keep the whole
- * token) to find the tokens created on a day, then the tokens themselves in batches. Both reads are
+ * token) to find the tokens created on a day, and of refused key calls, then the tokens themselves in batches. Both reads are
  * eventually consistent: a report may miss the last second's changes, and it never competes with
  * the strong reads of the hot path. (A `by_org_day` index on the tokens did this before: it cost
  * every create an index write and put all of an org's creates of a day in one index partition.)
@@ -29,9 +31,18 @@ export class DynamoTokenReportStore implements TokenReportStore {
   ) {}
 
   async tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]> {
+    return (await this.recordsOn(orgId, day, limit)).tokens;
+  }
+
+  /**
+   * The day's audit records of successful mints (their tokens) and of refused key calls (403, 429:
+   * metered calls carry no actor), in one read: the query reads every record of the day's range
+   * anyway (a filter only shortens the answer), so the refusals cost no read unit more.
+   */
+  async recordsOn(orgId: number, day: string, limit: number): Promise<DayRecords> {
     // A mint's record is timed a moment after its token (the call is metered after the token is
     // made): read a few seconds into the next day, and let the report place each token by its own
-    // creation day (`shared/domain/reports.ts`).
+    // creation day (`shared/domain/reports.ts`); refusals it places by their own time.
     const next = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000 + RECORD_LAG_MS).toISOString();
     const perShard = await Promise.all(
       Array.from({ length: AUDIT_SHARDS }, (_, shard) =>
@@ -41,16 +52,38 @@ export class DynamoTokenReportStore implements TokenReportStore {
           {
             TableName: this.audit.tableName,
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            FilterExpression: 'attribute_exists(minted_token) AND #status = :ok',
-            ProjectionExpression: 'minted_token',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pk': `${orgId}#${shard}`, ':from': day, ':to': next, ':ok': 200 },
+            FilterExpression:
+              '(attribute_exists(minted_token) AND #status = :ok) OR ' +
+              '((#status = :forbidden OR #status = :limited) AND attribute_exists(key_id) AND (attribute_not_exists(actor) OR actor = :null))',
+            ProjectionExpression: 'minted_token, key_id, #status, #at, game_id, stream_id',
+            ExpressionAttributeNames: { '#status': 'status', '#at': 'at' },
+            ExpressionAttributeValues: {
+              ':pk': `${orgId}#${shard}`,
+              ':from': day,
+              ':to': next,
+              ':ok': 200,
+              ':forbidden': 403,
+              ':limited': 429,
+              ':null': null,
+            },
           },
-          limit,
+          limit + MAX_REFUSAL_RECORDS,
         ),
       ),
     );
-    return perShard.flat().map((item) => item.minted_token as string);
+    const items = perShard.flat();
+    return {
+      tokens: items.filter((item) => item.minted_token !== undefined).map((item) => item.minted_token as string),
+      refusals: items
+        .filter((item) => item.minted_token === undefined && (item.at as string) < next.slice(0, 10))
+        .map((item) => ({
+          key_id: item.key_id as number,
+          status: item.status as 403 | 429,
+          at: item.at as string,
+          game_id: (item.game_id as number | null | undefined) ?? null,
+          stream_id: (item.stream_id as number | null | undefined) ?? null,
+        })),
+    };
   }
 
   async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {

@@ -5,6 +5,8 @@
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/compose/admin.js';
+import { catalogAdminServices } from '../../shared/compose/catalog-admin.js';
+import { usageServices } from '../../shared/compose/usage.js';
 import { overrideServices } from '../../shared/compose/base.js';
 import { idempotencyServices } from '../../shared/compose/idempotency.js';
 import { healthServices } from '../../shared/compose/health.js';
@@ -48,6 +50,8 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   sessionIds: sessionServices,
   idempotency: idempotencyServices,
   admin: adminServices,
+  catalogAdmin: catalogAdminServices,
+  usage: usageServices,
   mcp: mcpServices,
   play: playServices,
   health: healthServices,

@@ -7,6 +7,7 @@
  */
 import type { McpScope } from '../../domain/mcp-scopes.js';
 import type { Playable } from '../../domain/model.js';
+import { playableView } from '../../domain/org-catalog.js';
 import { NoArgs, PlayableSchemas } from '../../schemas/mcp.js';
 import type { McpServices } from '../../compose/mcp.js';
 import { baseUrl, reading, type McpTool } from '../tool.js';
@@ -77,13 +78,8 @@ const updateTool = (kind: Kind): McpTool => ({
   },
 });
 
-/** A game or stream as the tools answer it, with its play page. */
-const view = (playable: Playable, services: McpServices) => ({
-  [`${playable.kind}_id`]: playable.id,
-  name: playable.name,
-  require_session_token: playable.require_session_token,
-  play_url: `${baseUrl(services)}/play/${playable.kind}/${playable.id}`,
-});
+/** A game or stream as the tools answer it, with its play page (as REST list-games does). */
+const view = (playable: Playable, services: McpServices) => playableView(playable, baseUrl(services));
 
 /** One line of the text summary a model reads. */
 const describe = (playable: Playable) =>

@@ -1,0 +1,8 @@
+import { catalogAdminServices } from '../shared/compose/catalog-admin.js';
+import { api } from '../shared/http/api.js';
+import { updateGame } from '../shared/operations/update-game.js';
+
+/** PATCH /api/org-api-keys?action=update-game (bearer; owner, admin or editor of `org_id`) */
+export const handler = api(updateGame, { services: catalogAdminServices }, ({ body: { game_id, ...changes }, admin, call, services }) =>
+  services.catalogAdmin.update(admin, 'game', { ...changes, id: game_id }, call),
+);
