@@ -26,6 +26,9 @@ const DEMO_ORGS: readonly Org[] = [
 export const DEMO_USERS: readonly { subject: string; org_id: number; role: Role }[] = [
   { subject: 'acme-admin', org_id: 1, role: 'admin' },
   { subject: 'acme-member', org_id: 1, role: 'editor' },
+  // Read-only members, so the console's read-only pages can be shown: usage (analyst), games only (viewer).
+  { subject: 'acme-analyst', org_id: 1, role: 'analyst' },
+  { subject: 'acme-viewer', org_id: 1, role: 'viewer' },
   { subject: 'globex-admin', org_id: 2, role: 'admin' },
   { subject: 'tiny-admin', org_id: 3, role: 'admin' },
 ];

@@ -160,7 +160,8 @@ export interface OrgTierStore {
 /** A refused key call as the usage report counts it (its audit record). */
 export interface AuditedRefusal {
   readonly key_id: number;
-  readonly status: 403 | 429;
+  /** The refusal's status: forbidden or rate limited (`statusOf` of `OutOfScope`, `RateLimited`). */
+  readonly status: number;
   readonly at: string;
   readonly game_id: number | null;
   readonly stream_id: number | null;

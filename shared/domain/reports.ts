@@ -1,11 +1,13 @@
 import type { Clock } from './clock.js';
-import { InvalidInput } from './errors.js';
+import { errorStatus, InvalidInput } from './errors.js';
 import type { TokenRecord } from './model.js';
 import type { AuditedRefusal, DayRecords, RefusalTallyStore, TokenReportStore } from './ports.js';
 import { ReportTable } from './report-table.js';
 import { statusAt } from './sessions.js';
 
 const DAY_MS = 86_400_000;
+/** The status of a refusal by rate limit (any other refusal the report counts is a 403). */
+const RATE_LIMITED = errorStatus.RateLimited;
 /** The shortest token lifetime: the soonest a token can expire, and so start its retention. */
 const MIN_LIFETIME_MS = 60_000;
 
@@ -91,7 +93,7 @@ export class SessionReports {
     const truncated = found.length > MAX_REPORT_TOKENS;
     const [records, tallies] = await Promise.all([
       store.getMany(truncated ? found.slice(0, MAX_REPORT_TOKENS) : found),
-      this.tallies(perDay.flatMap((d) => d.refusals).filter((r) => r.status === 429 && matches(r, request)), request),
+      this.tallies(perDay.flatMap((d) => d.refusals).filter((r) => r.status === RATE_LIMITED && matches(r, request)), request),
     ]);
     const now = clock.now();
     const inRange = new Set(days);
@@ -99,7 +101,7 @@ export class SessionReports {
     const refusals = perDay.flatMap((d) => d.refusals).filter((r) => matches(r, request));
     const table = new ReportTable(days);
     for (const token of selected) table.add(createdOn(token), token, statusAt(token, now));
-    for (const refusal of refusals) table.add(refusal.at.slice(0, 10), refusal, refusal.status === 429 ? 'rate_limited' : 'forbidden');
+    for (const refusal of refusals) table.add(refusal.at.slice(0, 10), refusal, refusal.status === RATE_LIMITED ? 'rate_limited' : 'forbidden');
     for (const [label, count] of tallies) {
       const [keyId, date] = label.split('|') as [string, string];
       table.add(date, { key_id: Number(keyId), game_id: null, stream_id: null }, 'rate_limited', count, false);

@@ -1,5 +1,6 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenRecord } from '../domain/model.js';
+import { errorStatus } from '../domain/errors.js';
 import type { DayRecords, TokenReportStore } from '../domain/ports.js';
 import { queryItems, type StoreOptions } from './dynamo-client.js';
 import { AUDIT_SHARDS } from './audit-store.js';
@@ -62,8 +63,8 @@ export class DynamoTokenReportStore implements TokenReportStore {
               ':from': day,
               ':to': next,
               ':ok': 200,
-              ':forbidden': 403,
-              ':limited': 429,
+              ':forbidden': errorStatus.Forbidden,
+              ':limited': errorStatus.RateLimited,
               ':null': null,
             },
           },
@@ -73,12 +74,13 @@ export class DynamoTokenReportStore implements TokenReportStore {
     );
     const items = perShard.flat();
     return {
-      tokens: items.filter((item) => item.minted_token !== undefined).map((item) => item.minted_token as string),
+      tokens: items.filter((item) => item.status === 200).map((item) => item.minted_token as string),
+      // A refused mint's record keeps its (deleted) token too: the status tells them apart.
       refusals: items
-        .filter((item) => item.minted_token === undefined && (item.at as string) < next.slice(0, 10))
+        .filter((item) => item.status !== 200 && (item.at as string) < next.slice(0, 10))
         .map((item) => ({
           key_id: item.key_id as number,
-          status: item.status as 403 | 429,
+          status: item.status as number,
           at: item.at as string,
           game_id: (item.game_id as number | null | undefined) ?? null,
           stream_id: (item.stream_id as number | null | undefined) ?? null,

@@ -19,6 +19,7 @@ const ENTRY_FIELDS = [
   'actor',
   'at',
   'changes',
+  'diff',
   'game_id',
   'key_id',
   'key_prefix',

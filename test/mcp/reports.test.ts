@@ -11,7 +11,9 @@ import { sessionsApi } from '../support/sessions-api.js';
 import { stopAll } from '../support/teardown.js';
 
 const DAY = 86_400_000;
-const zero = { created: 0, active: 0, consumed: 0, expired: 0, revoked: 0 };
+const zero = { created: 0, active: 0, consumed: 0, expired: 0, revoked: 0, rate_limited: 0, forbidden: 0 };
+/** No refused calls: the counts every report gained beside the sessions'. */
+const none = { rate_limited: 0, forbidden: 0 };
 
 let stack: Stack;
 let reporter: TestKey;
@@ -76,29 +78,29 @@ describe('get_session_report', () => {
   test('counts per creation day, with each session’s status now', async () => {
     const r = await report({ from: day1, to: day2 });
     expect(r).toMatchObject({ from: day1, to: day2, truncated: false });
-    expect(r.totals).toEqual({ created: 7, active: 3, consumed: 2, expired: 1, revoked: 1 });
+    expect(r.totals).toEqual({ created: 7, active: 3, consumed: 2, expired: 1, revoked: 1, ...none });
     expect(r.days).toEqual([
-      { date: day1, created: 5, active: 2, consumed: 1, expired: 1, revoked: 1 },
-      { date: day2, created: 2, active: 1, consumed: 1, expired: 0, revoked: 0 },
+      { date: day1, created: 5, active: 2, consumed: 1, expired: 1, revoked: 1, ...none },
+      { date: day2, created: 2, active: 1, consumed: 1, expired: 0, revoked: 0, ...none },
     ]);
   });
 
   test('per game or stream and per key', async () => {
     const r = await report({ from: day1, to: day2 });
     expect(r.by_target).toEqual([
-      { date: day1, game_id: 101, stream_id: null, created: 4, active: 1, consumed: 1, expired: 1, revoked: 1 },
-      { date: day1, game_id: null, stream_id: 201, created: 1, active: 1, consumed: 0, expired: 0, revoked: 0 },
-      { date: day2, game_id: 102, stream_id: null, created: 2, active: 1, consumed: 1, expired: 0, revoked: 0 },
+      { date: day1, game_id: 101, stream_id: null, created: 4, active: 1, consumed: 1, expired: 1, revoked: 1, ...none },
+      { date: day1, game_id: null, stream_id: 201, created: 1, active: 1, consumed: 0, expired: 0, revoked: 0, ...none },
+      { date: day2, game_id: 102, stream_id: null, created: 2, active: 1, consumed: 1, expired: 0, revoked: 0, ...none },
     ]);
     expect(r.by_key).toEqual([
       { date: day1, key_id: reporter.record.id, ...zero, created: 1, expired: 1 },
-      { date: day1, key_id: minter.record.id, created: 4, active: 2, consumed: 1, expired: 0, revoked: 1 },
-      { date: day2, key_id: reporter.record.id, created: 2, active: 1, consumed: 1, expired: 0, revoked: 0 },
+      { date: day1, key_id: minter.record.id, created: 4, active: 2, consumed: 1, expired: 0, revoked: 1, ...none },
+      { date: day2, key_id: reporter.record.id, created: 2, active: 1, consumed: 1, expired: 0, revoked: 0, ...none },
     ]);
   });
 
   test.each([
-    [{ game_id: 101 }, { created: 4, active: 1, consumed: 1, expired: 1, revoked: 1 }],
+    [{ game_id: 101 }, { created: 4, active: 1, consumed: 1, expired: 1, revoked: 1, ...none }],
     [{ stream_id: 201 }, { ...zero, created: 1, active: 1 }],
     [{ game_id: 301 }, zero],
     [{ key_id: 1 }, zero],
@@ -113,6 +115,7 @@ describe('get_session_report', () => {
       consumed: 1,
       expired: 0,
       revoked: 1,
+      ...none,
     });
   });
 
@@ -160,5 +163,31 @@ describe('get_session_report', () => {
     const r = await report({ from: dayOf(Date.parse(day2) - 30 * DAY), to: day2 });
     expect(r.days).toHaveLength(31);
     expect(r.totals.created).toBe(7);
+  });
+});
+
+describe('refused calls in the report (the same domain function as REST usage)', () => {
+  test('a 403 (out of scope) and 429s (counted, then from memory) count on the day they were refused, per key', async () => {
+    nextDay();
+    const day3 = dayOf(stack.clock.now());
+    const limited = await createTestKey(stack, { rate_limit_per_minute: 2, allowed_game_ids: [101] });
+    const rest = sessionsApi(stack, () => limited.raw);
+    expect((await rest.create({ game_id: 101 })).status).toBe(200);
+    expect((await rest.create({ game_id: 102 })).status).toBe(403);
+    expect((await rest.create({ game_id: 101 })).status).toBe(429); // counted by the window: audited
+    for (let i = 0; i < 3; i++) expect((await rest.create({ game_id: 101 })).status).toBe(429); // from memory
+    stack.clock.advance(10_000);
+    expect((await rest.create({ game_id: 101 })).status).toBe(429); // from memory: the batch of 4 is written
+    const r = await report({ from: day3, to: day3 });
+    const counts = { ...zero, created: 1, active: 1, rate_limited: 5, forbidden: 1 };
+    expect(r.totals).toEqual(counts);
+    expect(r.by_key).toEqual([{ date: day3, key_id: limited.record.id, ...counts }]);
+    // The game of an audited refusal is known; 429s from memory name none, so by_target leaves them out.
+    expect(r.by_target).toEqual([
+      { date: day3, game_id: 101, stream_id: null, ...counts, forbidden: 0, rate_limited: 1 },
+      { date: day3, game_id: 102, stream_id: null, ...zero, forbidden: 1 },
+    ]);
+    expect((await report({ from: day3, to: day3, key_id: limited.record.id })).totals).toEqual(counts);
+    expect((await report({ from: day3, to: day3, key_id: reporter.record.id })).totals).toEqual(zero);
   });
 });

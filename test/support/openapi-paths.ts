@@ -158,6 +158,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org-api-keys/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the organization’s usage: sessions per day, game or stream and key, and refused calls (429, 403)
+         * @description Also served, identically, as `GET /api/org-api-keys?action=usage&…` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        get: operations["usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org-api-keys/list-games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization’s games and streams with their “Require API Session Token” setting
+         * @description Also served, identically, as `GET /api/org-api-keys?action=list-games&…` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        get: operations["list-games"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org-api-keys/update-game": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a game of the organization: its name or its “Require API Session Token” setting
+         * @description Also served, identically, as `PATCH /api/org-api-keys?action=update-game` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        patch: operations["update-game"];
+        trace?: never;
+    };
+    "/api/org-api-keys/update-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a stream of the organization: its name or its “Require API Session Token” setting
+         * @description Also served, identically, as `PATCH /api/org-api-keys?action=update-stream` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        patch: operations["update-stream"];
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -373,6 +453,22 @@ export interface components {
              * @example 60
              */
             grace_period_minutes: number;
+        };
+        UpdateGameRequest: {
+            org_id: number;
+            game_id: number;
+            /** @description New name, 1 to 100 characters. */
+            name?: string;
+            /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
+            require_session_token?: boolean;
+        };
+        UpdateStreamRequest: {
+            org_id: number;
+            stream_id: number;
+            /** @description New name, 1 to 100 characters. */
+            name?: string;
+            /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
+            require_session_token?: boolean;
         };
         CreatedSession: {
             /**
@@ -590,6 +686,143 @@ export interface components {
             user_agent: string;
             /** @description Key properties an update set. */
             changes: string[] | null;
+            /**
+             * @description Updates (`update-key`, `update-game`, `update-stream`, the old key of `rotate-key`): each field whose value changed, with its value before and after. Null on other records and on records written before it existed.
+             * @example {
+             *       "is_active": {
+             *         "before": true,
+             *         "after": false
+             *       }
+             *     }
+             */
+            diff: {
+                [key: string]: components["schemas"]["FieldChange"];
+            } | null;
+        };
+        FieldChange: {
+            before: unknown;
+            after: unknown;
+        };
+        SessionReport: {
+            /**
+             * Format: date
+             * @description A UTC day, yyyy-mm-dd.
+             * @example 2026-05-01
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description A UTC day, yyyy-mm-dd.
+             * @example 2026-05-01
+             */
+            to: string;
+            /**
+             * Format: date
+             * @description Days from this one on are complete; earlier days may miss sessions already cleaned up (7 days after expiry).
+             * @example 2026-05-01
+             */
+            complete_from: string;
+            /** @description True when the range held too many sessions and only the first 20,000 were counted. */
+            truncated: boolean;
+            totals: {
+                /** @description Sessions created that day. */
+                created: number;
+                /** @description Of those, still usable now. */
+                active: number;
+                consumed: number;
+                expired: number;
+                revoked: number;
+                /** @description Key calls refused that day by a rate limit (429). */
+                rate_limited: number;
+                /** @description Key calls refused that day as out of the key’s scope (403). */
+                forbidden: number;
+            };
+            days: {
+                /**
+                 * Format: date
+                 * @description A UTC day, yyyy-mm-dd.
+                 * @example 2026-05-01
+                 */
+                date: string;
+                /** @description Sessions created that day. */
+                created: number;
+                /** @description Of those, still usable now. */
+                active: number;
+                consumed: number;
+                expired: number;
+                revoked: number;
+                /** @description Key calls refused that day by a rate limit (429). */
+                rate_limited: number;
+                /** @description Key calls refused that day as out of the key’s scope (403). */
+                forbidden: number;
+            }[];
+            by_target: {
+                /**
+                 * Format: date
+                 * @description A UTC day, yyyy-mm-dd.
+                 * @example 2026-05-01
+                 */
+                date: string;
+                game_id: number | null;
+                stream_id: number | null;
+                /** @description Sessions created that day. */
+                created: number;
+                /** @description Of those, still usable now. */
+                active: number;
+                consumed: number;
+                expired: number;
+                revoked: number;
+                /** @description Key calls refused that day by a rate limit (429). */
+                rate_limited: number;
+                /** @description Key calls refused that day as out of the key’s scope (403). */
+                forbidden: number;
+            }[];
+            by_key: {
+                /**
+                 * Format: date
+                 * @description A UTC day, yyyy-mm-dd.
+                 * @example 2026-05-01
+                 */
+                date: string;
+                key_id: number;
+                /** @description Sessions created that day. */
+                created: number;
+                /** @description Of those, still usable now. */
+                active: number;
+                consumed: number;
+                expired: number;
+                revoked: number;
+                /** @description Key calls refused that day by a rate limit (429). */
+                rate_limited: number;
+                /** @description Key calls refused that day as out of the key’s scope (403). */
+                forbidden: number;
+            }[];
+        };
+        GamesAndStreams: {
+            games: components["schemas"]["Game"][];
+            streams: components["schemas"]["Stream"][];
+        };
+        Game: {
+            game_id: number;
+            name: string;
+            /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
+            require_session_token: boolean;
+            /**
+             * Format: uri
+             * @description The canonical play page (add `?session_token=` when a token is required).
+             */
+            play_url: string;
+        };
+        Stream: {
+            stream_id: number;
+            name: string;
+            /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
+            require_session_token: boolean;
+            /**
+             * Format: uri
+             * @description The canonical play page (add `?session_token=` when a token is required).
+             */
+            play_url: string;
         };
         HealthReport: {
             /** @constant */
@@ -1487,6 +1720,10 @@ export interface operations {
                 org_id: string;
                 /** @description Only records of this key. */
                 key_id?: string;
+                /** @description Only records of this action (`create-session`, `update-key`, `update-game`, `mcp:tools/call:create_session`…). */
+                audit_action?: string;
+                /** @description Only successes (status below 400) or only refusals (status 400 and above). */
+                outcome?: "success" | "refused";
                 /** @description `next_cursor` of the previous page. */
                 cursor?: string;
                 /** @description Records per page, 1 to 100 (default 50). */
@@ -1533,6 +1770,308 @@ export interface operations {
             };
             /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    usage: {
+        parameters: {
+            query: {
+                org_id: string;
+                /** @description First day of the range (UTC). */
+                from: string;
+                /** @description Last day, inclusive; at most 31 days after from. */
+                to: string;
+                /** @description Only this API key’s sessions and refused calls. */
+                key_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Read the organization’s usage: sessions per day, game or stream and key, and refused calls (429, 403) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SessionReport"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "list-games": {
+        parameters: {
+            query: {
+                org_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the organization’s games and streams with their “Require API Session Token” setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["GamesAndStreams"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "update-game": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGameRequest"];
+            };
+        };
+        responses: {
+            /** @description Change a game of the organization: its name or its “Require API Session Token” setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Game"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "update-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateStreamRequest"];
+            };
+        };
+        responses: {
+            /** @description Change a stream of the organization: its name or its “Require API Session Token” setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Stream"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

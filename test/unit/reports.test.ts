@@ -54,7 +54,7 @@ describe('SessionReports', () => {
     ]);
     const r = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-10' });
     expect(store.queried.sort()).toEqual(['2026-03-09', '2026-03-10']);
-    expect(r.totals).toEqual({ created: 5, active: 2, consumed: 1, expired: 1, revoked: 1 });
+    expect(r.totals).toEqual({ created: 5, active: 2, consumed: 1, expired: 1, revoked: 1, rate_limited: 0, forbidden: 0 });
     expect(r.days.map((d) => [d.date, d.created])).toEqual([
       ['2026-03-09', 1],
       ['2026-03-10', 4],
