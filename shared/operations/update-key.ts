@@ -6,7 +6,8 @@ export const updateKey = defineOperation({
   operation: 'update-key',
   function: 'update-key',
   // keys GetItem: the key's id item, strongly consistent (shared/store/key-id-items.ts).
-  data: { catalog: ['GetItem'], keys: ['GetItem', 'UpdateItem'], audit: ['PutItem'] },
+  // keys Query: the key as the by_org index has it, for the audit record's before values (same stage).
+  data: { catalog: ['GetItem'], keys: ['GetItem', 'UpdateItem', 'Query'], audit: ['PutItem'] },
   parts: ['admin'],
   method: 'PATCH',
   path: API_PATH,

@@ -31,8 +31,10 @@ export const AuditLogQuery = z.object({
   ),
 });
 
+/** A changed field's value: a name, a flag, a limit, an expiry, an allow-list or scope list, or null. */
+const FieldValue = z.nullable(z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.number(), z.string()]))]));
 /** One field's change in an update's record. */
-const FieldChange = withMeta(z.object({ before: z.unknown(), after: z.unknown() }), { id: 'FieldChange' });
+const FieldChange = withMeta(z.object({ before: FieldValue, after: FieldValue }), { id: 'FieldChange' });
 
 const AuditEntry = withMeta(
   z.object({

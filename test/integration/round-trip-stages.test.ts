@@ -82,6 +82,12 @@ describe('round-trip stages on the warm path', () => {
     ['create-key', 3, () => admin.create({ org_id: 1, name: 'stages' })],
     ['update-key', 2, () => admin.update({ id: partner.record.id, org_id: 1, name: `stages ${Math.random()}` })],
     ['audit-log', 1, () => admin.audit({ org_id: 1, limit: 5 })],
+    // Membership, org and the game together, then the change with its audit record (as update-key).
+    ['update-game', 2, () => admin.updatePlayable('game', { org_id: 1, game_id: 102, name: `stages ${Math.random()}` })],
+    // Membership, org and both lists (the catalog's by_org index) together.
+    ['list-games', 1, () => admin.listGames(1)],
+    // The membership first (a report is not read for outsiders), the day's audit records, then the tokens.
+    ['usage', 3, () => admin.usage({ org_id: 1, from: new Date(stack.clock.now()).toISOString().slice(0, 10), to: new Date(stack.clock.now()).toISOString().slice(0, 10) })],
   ])('%s: %d', async (_name, expected, call) => {
     const { status, calls } = await warm(call);
     expect(status).toBe(200);

@@ -15,6 +15,12 @@ export interface AdminApi {
   /** `POST ?action=rotate-key` with this body. */
   rotate(body: unknown, as?: string): Promise<Reply>;
   audit(params: Record<string, string | number>, as?: string): Promise<Reply>;
+  /** `GET ?action=usage` with these parameters. */
+  usage(params: Record<string, string | number>, as?: string): Promise<Reply>;
+  /** `GET ?action=list-games&org_id=`. */
+  listGames(orgId: number | string, as?: string): Promise<Reply>;
+  /** `PATCH ?action=update-game` or `update-stream` with this body. */
+  updatePlayable(kind: 'game' | 'stream', body: unknown, as?: string): Promise<Reply>;
   /** `Authorization` header value for a subject. */
   bearer(as: string): Promise<string>;
 }
@@ -34,8 +40,13 @@ export function adminApi(stack: Stack, defaultSubject = 'acme-admin'): AdminApi 
       headers: { authorization: await bearer(as), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
+  const get = (action: string, params: Record<string, string | number>, as: string) =>
+    call('GET', `${API}?${new URLSearchParams({ action, ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) })}`, as);
   return {
     bearer,
+    usage: (params, as = defaultSubject) => get('usage', params, as),
+    listGames: (orgId, as = defaultSubject) => get('list-games', { org_id: orgId }, as),
+    updatePlayable: (kind, body, as = defaultSubject) => call('PATCH', `${API}?action=update-${kind}`, as, body),
     list: (orgId, as = defaultSubject) => call('GET', `${API}?org_id=${orgId}`, as),
     create: (body, as = defaultSubject) => call('POST', API, as, body),
     update: (body, as = defaultSubject) => call('PATCH', API, as, body),

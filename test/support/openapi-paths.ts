@@ -700,8 +700,8 @@ export interface components {
             } | null;
         };
         FieldChange: {
-            before: unknown;
-            after: unknown;
+            before: (string | number | boolean | (number | string)[]) | null;
+            after: (string | number | boolean | (number | string)[]) | null;
         };
         SessionReport: {
             /**
