@@ -20,6 +20,11 @@ export const mcpServices = /* @__PURE__ */ part((): McpServices => {
   return {
     ...sessions,
     orgCatalog: new OrgCatalog(catalogStore()),
-    reports: new SessionReports({ store: tokenReportStore(), tallies: counterStore(), clock, tokenRetentionDays: env.TOKEN_RETENTION_DAYS }),
+    reports: new SessionReports({
+      store: tokenReportStore(),
+      tallies: counterStore(),
+      clock,
+      tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
+    }),
   };
 });

@@ -48,7 +48,12 @@ export class AdminAudit {
    * already taken effect, so the call still succeeds and the failure is reported (logged as an error).
    * @param realDiff what the write's result says it changed, when it can say (undefined: as recorded)
    */
-  async audited<T>(c: AdminCall, subject: AdminSubject, write: () => Promise<T>, realDiff?: (done: T) => AuditDiff | undefined): Promise<T> {
+  async audited<T>(
+    c: AdminCall,
+    subject: AdminSubject,
+    write: () => Promise<T>,
+    realDiff?: (done: T) => AuditDiff | undefined,
+  ): Promise<T> {
     const { record, ttl } = this.record(c, subject, 200);
     const [done, audited] = await Promise.allSettled([write(), this.deps.audit.put(record, ttl)]);
     // The same record (same time and request id, where the first write put it) for any rewrite.

@@ -100,7 +100,8 @@ export class KeyAdmin {
     const updated = await this.audit.audited(
       c,
       { key, changes: fields, diff },
-      () => this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true, previous: (b) => (previous = b) }),
+      () =>
+        this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true, previous: (b) => (previous = b) }),
       (after) => (previous ? diffOf<KeyChanges>(previous, after, fields) : undefined),
     );
     return keyView(updated);

@@ -93,7 +93,10 @@ export class SessionReports {
     const truncated = found.length > MAX_REPORT_TOKENS;
     const [records, tallies] = await Promise.all([
       store.getMany(truncated ? found.slice(0, MAX_REPORT_TOKENS) : found),
-      this.tallies(perDay.flatMap((d) => d.refusals).filter((r) => r.status === RATE_LIMITED && matches(r, request)), request),
+      this.tallies(
+        perDay.flatMap((d) => d.refusals).filter((r) => r.status === RATE_LIMITED && matches(r, request)),
+        request,
+      ),
     ]);
     const now = clock.now();
     const inRange = new Set(days);
@@ -101,7 +104,8 @@ export class SessionReports {
     const refusals = perDay.flatMap((d) => d.refusals).filter((r) => matches(r, request));
     const table = new ReportTable(days);
     for (const token of selected) table.add(createdOn(token), token, statusAt(token, now));
-    for (const refusal of refusals) table.add(refusal.at.slice(0, 10), refusal, refusal.status === RATE_LIMITED ? 'rate_limited' : 'forbidden');
+    for (const refusal of refusals)
+      table.add(refusal.at.slice(0, 10), refusal, refusal.status === RATE_LIMITED ? 'rate_limited' : 'forbidden');
     for (const [label, count] of tallies) {
       const [keyId, date] = label.split('|') as [string, string];
       table.add(date, { key_id: Number(keyId), game_id: null, stream_id: null }, 'rate_limited', count, false);

@@ -39,7 +39,6 @@ export const McpResponseBody = withMeta(
   { id: 'McpResult', description: 'The JSON-RPC response; a tool refusal is a result with `isError: true`.' },
 );
 
-
 // --- sessions (mcp:sessions:write)
 
 /** create_session: the REST create-session body, rules included. */

@@ -44,7 +44,9 @@ function filtersOf(query: AuditQuery): Record<string, string | number> {
 }
 
 /** The FilterExpression of a query's filters (undefined: none), with its names and values. */
-function filterExpression(query: AuditQuery): { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined {
+function filterExpression(
+  query: AuditQuery,
+): { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined {
   const parts: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};

@@ -34,17 +34,20 @@ const auditOf = async (action: string) =>
   (await admin.audit({ org_id: 1, audit_action: action })).body.data.records as Record<string, unknown>[];
 
 describe('list-games', () => {
-  test.each(['acme-owner', 'acme-admin', 'acme-member', 'acme-analyst', 'acme-viewer'])('%s (any member) lists games and streams', async (as) => {
-    const res = await admin.listGames(1, as);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      success: true,
-      data: {
-        games: [game(101, 'Acme Spin-to-Win', true), game(102, 'Acme Memory (open)', false)],
-        streams: [stream(201, 'Acme Live Quiz', true), stream(202, 'Acme Open Stream', false)],
-      },
-    });
-  });
+  test.each(['acme-owner', 'acme-admin', 'acme-member', 'acme-analyst', 'acme-viewer'])(
+    '%s (any member) lists games and streams',
+    async (as) => {
+      const res = await admin.listGames(1, as);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        success: true,
+        data: {
+          games: [game(101, 'Acme Spin-to-Win', true), game(102, 'Acme Memory (open)', false)],
+          streams: [stream(201, 'Acme Live Quiz', true), stream(202, 'Acme Open Stream', false)],
+        },
+      });
+    },
+  );
 
   test('an outsider is refused (403) and learns nothing; no bearer is 401', async () => {
     const res = await admin.listGames(1, 'globex-admin');
@@ -95,7 +98,11 @@ describe('update-game and update-stream', () => {
   });
 
   test('an editor renames a stream; only the changed field is in the record', async () => {
-    const res = await admin.updatePlayable('stream', { org_id: 1, stream_id: 202, name: 'Renamed', require_session_token: false }, 'acme-member');
+    const res = await admin.updatePlayable(
+      'stream',
+      { org_id: 1, stream_id: 202, name: 'Renamed', require_session_token: false },
+      'acme-member',
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(stream(202, 'Renamed', false));
     const [record] = await auditOf('update-stream');
@@ -107,14 +114,17 @@ describe('update-game and update-stream', () => {
     });
   });
 
-  test.each(['acme-analyst', 'acme-viewer', 'globex-admin'])('%s may not change a game (403 naming who may), and nothing changes', async (as) => {
-    const res = await admin.updatePlayable('game', { org_id: 1, game_id: 102, name: 'Nope' }, as);
-    expect(res.status).toBe(403);
-    expect(res.body.error).toMatch(
-      as === 'globex-admin' ? /^You are not a member/ : /^Only owners, admins and editors of the organization may change/,
-    );
-    expect((await admin.listGames(1)).body.data.games[1].name).toBe('Acme Memory (open)');
-  });
+  test.each(['acme-analyst', 'acme-viewer', 'globex-admin'])(
+    '%s may not change a game (403 naming who may), and nothing changes',
+    async (as) => {
+      const res = await admin.updatePlayable('game', { org_id: 1, game_id: 102, name: 'Nope' }, as);
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatch(
+        as === 'globex-admin' ? /^You are not a member/ : /^Only owners, admins and editors of the organization may change/,
+      );
+      expect((await admin.listGames(1)).body.data.games[1].name).toBe('Acme Memory (open)');
+    },
+  );
 
   test('another org’s game or a missing one is 404 (audited with the id asked for)', async () => {
     for (const id of [301, 999_999]) {

@@ -87,7 +87,16 @@ describe('round-trip stages on the warm path', () => {
     // Membership, org and both lists (the catalog's by_org index) together.
     ['list-games', 1, () => admin.listGames(1)],
     // The membership first (a report is not read for outsiders), the day's audit records, then the tokens.
-    ['usage', 3, () => admin.usage({ org_id: 1, from: new Date(stack.clock.now()).toISOString().slice(0, 10), to: new Date(stack.clock.now()).toISOString().slice(0, 10) })],
+    [
+      'usage',
+      3,
+      () =>
+        admin.usage({
+          org_id: 1,
+          from: new Date(stack.clock.now()).toISOString().slice(0, 10),
+          to: new Date(stack.clock.now()).toISOString().slice(0, 10),
+        }),
+    ],
   ])('%s: %d', async (_name, expected, call) => {
     const { status, calls } = await warm(call);
     expect(status).toBe(200);

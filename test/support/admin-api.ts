@@ -41,7 +41,11 @@ export function adminApi(stack: Stack, defaultSubject = 'acme-admin'): AdminApi 
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
   const get = (action: string, params: Record<string, string | number>, as: string) =>
-    call('GET', `${API}?${new URLSearchParams({ action, ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) })}`, as);
+    call(
+      'GET',
+      `${API}?${new URLSearchParams({ action, ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) })}`,
+      as,
+    );
   return {
     bearer,
     usage: (params, as = defaultSubject) => get('usage', params, as),
