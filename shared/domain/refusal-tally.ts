@@ -1,7 +1,7 @@
 import type { RateLimitedKey } from './rate-limit.js';
 
 /** How long a container keeps a key's refusals from memory before adding them to the key's tally item. */
-export const TALLY_FLUSH_MS = 10_000;
+const TALLY_FLUSH_MS = 10_000;
 
 /** Refusals from memory of one key on one UTC day, to be added to its tally item. */
 export interface RefusalCount {

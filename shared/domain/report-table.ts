@@ -13,7 +13,7 @@ function pad(id: number | null): string {
 }
 
 /** Counts that are all zero. */
-export function noCounts(): SessionCounts {
+function noCounts(): SessionCounts {
   return { created: 0, active: 0, consumed: 0, expired: 0, revoked: 0, rate_limited: 0, forbidden: 0 };
 }
 

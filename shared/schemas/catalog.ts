@@ -10,7 +10,7 @@ import { Id, QueryId, withMeta } from './common.js';
 export const PlayUrl = withMeta(z.url(), { description: 'The play page, ready to open.' });
 
 /** A new name of a game or stream. */
-export const PlayableName = z.string().check(
+const PlayableName = z.string().check(
   z.minLength(1),
   z.maxLength(100),
   z.refine((s) => s.trim() !== '', 'must not be blank'),

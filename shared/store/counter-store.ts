@@ -9,7 +9,7 @@ import { isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-cli
 const DAY_COUNT = 'day';
 
 /** The tally item of a key's 429s from memory on a UTC day. */
-export const tallyKey = (keyId: number, day: string): string => `refused#${keyId}#${day}`;
+const tallyKey = (keyId: number, day: string): string => `refused#${keyId}#${day}`;
 
 /** BatchGetItem reads at most this many keys per request. */
 const BATCH_SIZE = 100;

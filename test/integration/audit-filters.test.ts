@@ -66,7 +66,8 @@ describe('audit-log filters', () => {
     const cursor = first.body.data.next_cursor as string;
     expect(cursor).toEqual(expect.any(String));
     expect((await admin.audit({ org_id: 1, limit: 1, audit_action: 'create-session', cursor })).status).toBe(200);
-    for (const other of [{ audit_action: 'update-key' }, {}, { audit_action: 'create-session', outcome: 'success' }]) {
+    const others: Record<string, string>[] = [{ audit_action: 'update-key' }, {}, { audit_action: 'create-session', outcome: 'success' }];
+    for (const other of others) {
       const res = await admin.audit({ org_id: 1, limit: 1, ...other, cursor });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ success: false, code: 'invalid_input', error: 'cursor: not a cursor of this audit-log query' });
