@@ -1,0 +1,139 @@
+/**
+ * The pure parts of issue 19's domain: the batches of refusals answered from memory, the before and
+ * after values of an update, the report's refused-call counts, and who may do what.
+ */
+import { describe, expect, test } from '@jest/globals';
+import { AdminAccess } from '../../shared/domain/admin-access.js';
+import { diffOf } from '../../shared/domain/audit-diff.js';
+import type { Org, Role, TokenRecord } from '../../shared/domain/model.js';
+import type { DayRecords, TokenReportStore } from '../../shared/domain/ports.js';
+import { RefusalTally } from '../../shared/domain/refusal-tally.js';
+import { SessionReports } from '../../shared/domain/reports.js';
+import { FixedClock } from '../support/fakes.js';
+
+const NOW = Date.parse('2026-03-10T12:00:00.000Z');
+const KEY = { id: 7, org_id: 1, rate_limit_per_minute: 1, rate_limit_per_day: 10 };
+
+describe('RefusalTally', () => {
+  test('a batch starts with its first refusal and is handed out by one 10 seconds later, with every refusal since', () => {
+    const tally = new RefusalTally();
+    for (let i = 0; i < 5; i++) expect(tally.note(KEY, NOW + i * 1_000)).toBeUndefined();
+    expect(tally.note(KEY, NOW + 10_000)).toEqual({ orgId: 1, keyId: 7, day: '2026-03-10', count: 6 });
+    expect(tally.take(KEY)).toBeUndefined();
+  });
+
+  test('a new day hands out the earlier day’s batch and starts its own; take hands out what is pending', () => {
+    const tally = new RefusalTally();
+    tally.note(KEY, Date.parse('2026-03-10T23:59:59.000Z'));
+    expect(tally.note(KEY, Date.parse('2026-03-11T00:00:01.000Z'))).toEqual({ orgId: 1, keyId: 7, day: '2026-03-10', count: 1 });
+    expect(tally.take(KEY)).toEqual({ orgId: 1, keyId: 7, day: '2026-03-11', count: 1 });
+  });
+
+  test('a batch whose write failed goes out with the next one of its day', () => {
+    const tally = new RefusalTally();
+    tally.restore({ orgId: 1, keyId: 7, day: '2026-03-10', count: 4 }, NOW);
+    tally.note(KEY, NOW);
+    expect(tally.take(KEY)).toMatchObject({ count: 5 });
+  });
+});
+
+describe('diffOf', () => {
+  test('only fields whose value changed; lists compared by value; absent reads as null', () => {
+    const before = { name: 'a', list: [1, 2], limit: 5, description: undefined as string | undefined };
+    const after = { name: 'a', list: [1, 2, 3], limit: 5, description: 'now' };
+    expect(diffOf(before, after, ['name', 'list', 'limit', 'description'])).toEqual({
+      list: { before: [1, 2], after: [1, 2, 3] },
+      description: { before: null, after: 'now' },
+    });
+  });
+});
+
+describe('SessionReports with refusals', () => {
+  const token = (n: number, over: Partial<TokenRecord> = {}): TokenRecord => ({
+    token: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    org_id: 1,
+    key_id: 7,
+    game_id: 101,
+    stream_id: null,
+    external_ref: null,
+    metadata: null,
+    status: 'active',
+    created_at: '2026-03-10T08:00:00.000Z',
+    expires_at: '2026-03-11T08:00:00.000Z',
+    ...over,
+  });
+  const tokens = [token(1)];
+  const store: TokenReportStore = {
+    tokensCreatedOn: async () => [],
+    recordsOn: async (_org: number, day: string): Promise<DayRecords> =>
+      day !== '2026-03-10'
+        ? { tokens: [], refusals: [] }
+        : {
+            tokens: tokens.map((t) => t.token),
+            refusals: [
+              { key_id: 7, status: 429, at: '2026-03-10T09:00:00.000Z', game_id: 101, stream_id: null },
+              { key_id: 8, status: 403, at: '2026-03-10T09:00:00.000Z', game_id: null, stream_id: 201 },
+            ],
+          },
+    getMany: async () => tokens,
+  };
+  const asked: unknown[] = [];
+  const reports = new SessionReports({
+    store,
+    tallies: { refusalTallies: async (pairs) => (asked.push(pairs), new Map([['7|2026-03-10', 40]])) },
+    clock: new FixedClock(NOW),
+    tokenRetentionDays: 7,
+  });
+  const zero = { created: 0, active: 0, consumed: 0, expired: 0, revoked: 0, rate_limited: 0, forbidden: 0 };
+
+  test('audited refusals count per day, target and key; tallies from memory per day and key only', async () => {
+    const r = await reports.report(1, { from: '2026-03-09', to: '2026-03-10' });
+    expect(asked).toEqual([[{ key_id: 7, day: '2026-03-10' }]]);
+    expect(r.totals).toEqual({ ...zero, created: 1, active: 1, rate_limited: 41, forbidden: 1 });
+    expect(r.days).toEqual([
+      { date: '2026-03-09', ...zero },
+      { date: '2026-03-10', ...zero, created: 1, active: 1, rate_limited: 41, forbidden: 1 },
+    ]);
+    expect(r.by_target).toEqual([
+      { date: '2026-03-10', game_id: 101, stream_id: null, ...zero, created: 1, active: 1, rate_limited: 1 },
+      { date: '2026-03-10', game_id: null, stream_id: 201, ...zero, forbidden: 1 },
+    ]);
+    expect(r.by_key).toEqual([
+      { date: '2026-03-10', key_id: 7, ...zero, created: 1, active: 1, rate_limited: 41 },
+      { date: '2026-03-10', key_id: 8, ...zero, forbidden: 1 },
+    ]);
+  });
+
+  test('a game filter leaves the tallies out (they name no game)', async () => {
+    const r = await reports.report(1, { from: '2026-03-10', to: '2026-03-10', game_id: 101 });
+    expect(r.totals).toEqual({ ...zero, created: 1, active: 1, rate_limited: 1 });
+  });
+});
+
+describe('AdminAccess permissions', () => {
+  const org: Org = { org_id: 1, slug: 'acme', name: 'Acme', tier: 'business' };
+  const access = (role: Role | undefined) => new AdminAccess({ getRole: async () => role, getOrg: async () => org });
+  const allowed = async (role: Role, permission: 'keys' | 'usage' | 'catalogRead' | 'catalogWrite') =>
+    access(role)
+      .authorize({ subject: 's' }, 1, async () => true, { permission })
+      .then(() => true)
+      .catch(() => false);
+
+  test.each([
+    ['keys', ['owner', 'admin']],
+    ['usage', ['owner', 'admin', 'analyst']],
+    ['catalogRead', ['owner', 'admin', 'editor', 'analyst', 'viewer']],
+    ['catalogWrite', ['owner', 'admin', 'editor']],
+  ] as const)('%s: %p', async (permission, roles) => {
+    const all: Role[] = ['owner', 'admin', 'editor', 'analyst', 'viewer'];
+    const granted = [];
+    for (const role of all) if (await allowed(role, permission)) granted.push(role);
+    expect(granted).toEqual(roles);
+  });
+
+  test('a refusal names the roles that may', async () => {
+    await expect(access('viewer').authorize({ subject: 's' }, 1, async () => 1, { permission: 'usage' })).rejects.toThrow(
+      'Only owners, admins and analysts of the organization may read its usage',
+    );
+  });
+});
