@@ -77,7 +77,14 @@ describe('function environments', () => {
     });
     expect(JSON.stringify(s.json.Resources)).not.toMatch(/resolve:secretsmanager:[^}]*(PlayCookie|SessionIdKey)/);
     for (const variable of ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_JWKS_URL']) expect(having(variable)).toEqual(bearer);
-    expect(having('PUBLIC_BASE_URL')).toEqual([functionOf('mcp'), functionOf('play-session')]);
+    // The members' game and stream operations answer play links too (issue 19).
+    expect(having('PUBLIC_BASE_URL')).toEqual([
+      functionOf('mcp'),
+      functionOf('list-games'),
+      functionOf('update-game'),
+      functionOf('update-stream'),
+      functionOf('play-session'),
+    ]);
     expect(having('IDEMPOTENCY_TABLE')).toEqual([functionOf('create-session'), functionOf('mcp')]);
     for (const variable of ['ORIGIN_VERIFY_SECRET_ARN', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL']) {
       expect(having(variable)).toEqual(fnNames);
