@@ -61,7 +61,10 @@ export class AdminAudit {
     if (done.status === 'fulfilled') {
       if (audited.status === 'rejected') this.deps.onBackgroundError?.(audited.reason, 'audit record');
       const diff = realDiff?.(done.value);
-      if (audited.status === 'fulfilled' && diff !== undefined && !sameDiff(diff, record.diff)) {
+      // An empty real diff is not trusted over the record's: a write repeated after a lost answer
+      // reads its own first application as "before" (a true no-op change is rare enough to keep).
+      const corrects = diff !== undefined && Object.keys(diff).length > 0 && !sameDiff(diff, record.diff);
+      if (audited.status === 'fulfilled' && corrects) {
         await this.reportFailure(this.deps.audit.put({ ...placed, diff }, ttl));
       }
       return done.value;
