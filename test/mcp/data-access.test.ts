@@ -142,6 +142,10 @@ describe('data access of the mcp row of the routes table', () => {
     await expect(tool('create_session', { game_id: 101 }, c)).rejects.toMatchObject({ code: 429 });
     expect(used).toContain('tokens:DeleteItem');
     await c.close();
+    // A report of a day with an audited 429 reads that key's tally of 429s from memory.
+    const today = new Date(stack.clock.now()).toISOString().slice(0, 10);
+    ok((await tool('get_session_report', { from: today, to: today })).value);
+    expect(used).toContain('counters:BatchGetItem');
   });
 
   test('create_session with an Idempotency-Key: claim, store, replay (re-addressed to the new id), refused key releases', async () => {
