@@ -134,13 +134,7 @@ export class KeyAdmin {
         if (reserved !== undefined) this.deps.keyIds.release(reserved);
         throw refusal;
       });
-    const refusal = !old
-      ? new NotFound(`API key ${input.id} not found in organization ${input.org_id}`)
-      : old.rotated_to != null
-        ? new Conflict(`API key ${old.id} has already been rotated to key ${old.rotated_to}`)
-        : !old.is_active
-          ? new Conflict(`API key ${old.id} is revoked: a revoked key cannot be rotated (create a new key instead)`)
-          : undefined;
+    const refusal = rotationRefusal(old, input);
     if (!old || refusal) {
       this.deps.keyIds.release(id);
       // The record names the key asked for, found or not.
@@ -153,12 +147,7 @@ export class KeyAdmin {
     const { name, description, allowed_game_ids, allowed_stream_ids, rate_limit_per_minute, rate_limit_per_day, mcp_scopes } = old;
     const settings = { name, description, allowed_game_ids, allowed_stream_ids, rate_limit_per_minute, rate_limit_per_day, mcp_scopes };
     const record: ApiKeyRecord = { ...newKeyRecord(raw, id, org, settings, now), rotated_from: old.id };
-    const graceEnds = now + input.grace_period_minutes * 60_000;
-    // The grace period never lengthens a key's life: an earlier expiry of its own still holds.
-    const retire: KeyChanges =
-      input.grace_period_minutes === 0
-        ? { is_active: false, expires_at: isoTime(now), rotated_to: id }
-        : { expires_at: isoTime(old.expires_at === null ? graceEnds : Math.min(graceEnds, Date.parse(old.expires_at))), rotated_to: id };
+    const retire = retirement(old, id, now, input.grace_period_minutes);
     const fields = Object.keys(retire) as (keyof KeyChanges & string)[];
     const diff = diffOf<KeyChanges>(old, { ...old, ...retire }, fields);
     const retired = await this.audit.audited(c, { key: old, changes: fields, diff }, async () => {
@@ -238,4 +227,24 @@ export class KeyAdmin {
 
 function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)];
+}
+
+/** Why a key cannot be rotated (absent, already rotated, revoked), or undefined when it can. */
+function rotationRefusal(old: ApiKeyRecord | undefined, input: RotateKeyInput): Error | undefined {
+  if (!old) return new NotFound(`API key ${input.id} not found in organization ${input.org_id}`);
+  if (old.rotated_to != null) return new Conflict(`API key ${old.id} has already been rotated to key ${old.rotated_to}`);
+  if (!old.is_active) return new Conflict(`API key ${old.id} is revoked: a revoked key cannot be rotated (create a new key instead)`);
+  return undefined;
+}
+
+/**
+ * What a rotation changes on the old key: it points at its successor and expires at the end of the
+ * grace period (at once for 0 minutes, revoked too). The grace period never lengthens a key's life:
+ * an earlier expiry of its own still holds.
+ */
+function retirement(old: ApiKeyRecord, successor: number, now: number, graceMinutes: number): KeyChanges {
+  if (graceMinutes === 0) return { is_active: false, expires_at: isoTime(now), rotated_to: successor };
+  const graceEnds = now + graceMinutes * 60_000;
+  const expires = old.expires_at === null ? graceEnds : Math.min(graceEnds, Date.parse(old.expires_at));
+  return { expires_at: isoTime(expires), rotated_to: successor };
 }

@@ -11,7 +11,13 @@
  * contract, is described in the operation's description (docs/decisions.md#interface-description).
  */
 import * as z from 'zod/mini';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiObject,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+} from 'zod-openapi';
 import { API_PATH, API_VERSION, originPath, type RouteDefinition } from '../operations/operation.js';
 import { routes } from '../routes.js';
 import { errorTable } from '../domain/errors.js';
@@ -55,6 +61,45 @@ const RateLimitHeaders = z.object({
   ratelimit: withMeta(z.string(), { description: 'The window closest to exhaustion: `"minute";r=59;t=42`' }),
 });
 
+/** The document's parts that do not depend on the routes: its description, server and credentials. */
+const DOCUMENT_HEAD: Omit<ZodOpenApiObject, 'openapi' | 'paths'> = {
+  info: {
+    title: 'Game Session Token Service',
+    version: API_VERSION,
+    description:
+      'Single-use session tokens for games and streams, minted by partner servers with an API key, ' +
+      'validated and consumed by play pages; API keys managed by organization admins with a bearer JWT. ' +
+      'Every JSON answer is `{success: true, data}` or `{success: false, error, code, param, request_id}` ' +
+      '(`code` stable: docs/errors.md). Operations selected with `?action=` on `/api/org-api-keys` are listed at their own ' +
+      'paths (`/api/org-api-keys/create-session`), which serve them the same; the `?action=` form stays the contract.',
+    license: { name: 'MIT', identifier: 'MIT' },
+  },
+  servers: [
+    {
+      url: '{base_url}',
+      description: 'The deployment’s public base URL (its CloudFront address or custom domain); `npm start` serves http://localhost:3000',
+      variables: { base_url: { default: 'http://localhost:3000', description: 'Scheme, host and port, no trailing slash' } },
+    },
+  ],
+  components: {
+    securitySchemes: {
+      apiKey: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-api-key',
+        description: 'An API key: `dpk_` and 40 hex characters (also accepted as `Authorization: Bearer dpk_…`).',
+      },
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A JWT of the configured OpenID Connect provider; the subject must hold a role in the organization that the operation allows (docs/decisions.md#organization-roles).',
+      },
+    },
+  },
+};
+
 /** Build the document from the routes table. */
 export function buildDocument(table: readonly RouteDefinition[] = routes): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
@@ -66,54 +111,25 @@ export function buildDocument(table: readonly RouteDefinition[] = routes): Retur
   return createDocument(
     {
       openapi: '3.1.0',
-      info: {
-        title: 'Game Session Token Service',
-        version: API_VERSION,
-        description:
-          'Single-use session tokens for games and streams, minted by partner servers with an API key, ' +
-          'validated and consumed by play pages; API keys managed by organization admins with a bearer JWT. ' +
-          'Every JSON answer is `{success: true, data}` or `{success: false, error, code, param, request_id}` ' +
-          '(`code` stable: docs/errors.md). Operations selected with `?action=` on `/api/org-api-keys` are listed at their own ' +
-          'paths (`/api/org-api-keys/create-session`), which serve them the same; the `?action=` form stays the contract.',
-        license: { name: 'MIT', identifier: 'MIT' },
-      },
-      servers: [
-        {
-          url: '{base_url}',
-          description:
-            'The deployment’s public base URL (its CloudFront address or custom domain); `npm start` serves http://localhost:3000',
-          variables: { base_url: { default: 'http://localhost:3000', description: 'Scheme, host and port, no trailing slash' } },
-        },
-      ],
-      components: {
-        securitySchemes: {
-          apiKey: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'x-api-key',
-            description: 'An API key: `dpk_` and 40 hex characters (also accepted as `Authorization: Bearer dpk_…`).',
-          },
-          bearer: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'JWT',
-            description: 'A JWT of the configured OpenID Connect provider; the subject must be an owner or admin of the organization.',
-          },
-        },
-      },
+      ...DOCUMENT_HEAD,
       paths,
     },
     {
-      // Answers may gain fields within 1.x (additive changes): do not promise there are no others.
-      override: ({ jsonSchema, io }) => {
-        if (io === 'output' && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
-        // Any value (a record of unknown): said as `true`, which generators and strict validators read plainly.
-        const extra = jsonSchema.additionalProperties;
-        if (extra && typeof extra === 'object' && Object.keys(extra).length === 0) jsonSchema.additionalProperties = true;
-      },
+      override: openEndedOutputs,
     },
   );
 }
+
+/**
+ * Answers may gain fields within 1.x (additive changes): an output schema does not promise there
+ * are no others. Any value (a record of unknown) is said as `true`, which generators and strict
+ * validators read plainly.
+ */
+const openEndedOutputs: NonNullable<NonNullable<Parameters<typeof createDocument>[1]>['override']> = ({ jsonSchema, io }) => {
+  if (io === 'output' && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+  const extra = jsonSchema.additionalProperties;
+  if (extra && typeof extra === 'object' && Object.keys(extra).length === 0) jsonSchema.additionalProperties = true;
+};
 
 /** The document's entry of one operation; one without a response schema (an HTML page) by its summary alone. */
 function operation(route: RouteDefinition): ZodOpenApiOperationObject {

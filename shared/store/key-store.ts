@@ -5,32 +5,8 @@ import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyT
 import { retiredMessage } from '../domain/api-keys.js';
 import { DynamoKeyAuthStore } from './key-auth-store.js';
 import { deleteIdItem, locateById, putIdItem } from './key-id-items.js';
+import { updateConditions } from './key-update-conditions.js';
 import { idempotent, isConditionalFailure, oldItemOf, queryItems, wireAttribute } from './dynamo-client.js';
-
-/** The key has never been rotated (`rotated_to` absent or null). */
-const NOT_ROTATED = '(attribute_not_exists(rotated_to) OR attribute_type(rotated_to, :null))';
-
-/**
- * The condition a rotated key must meet for `changes` to apply to it (its life only shortens), with
- * its values added to `values`: undefined when the changes touch neither `is_active: true` nor
- * `expires_at`, null when they cannot apply to a rotated key at all (clearing its expiry). Setting
- * `is_active: true` passes only where it changes nothing (the key is still in its grace period); a
- * new expiry only where it is no later than the current one.
- */
-function rotatedKeyGuard(changes: KeyChanges, values: Record<string, unknown>): string | null | undefined {
-  if (changes.expires_at === null) return null;
-  const parts: string[] = [];
-  if (changes.is_active === true) {
-    parts.push('is_active = :true');
-    values[':true'] = true;
-  }
-  if (typeof changes.expires_at === 'string') {
-    // ISO 8601 UTC with milliseconds (the schema normalizes it), so strings compare as times.
-    parts.push('attribute_type(expires_at, :s) AND expires_at >= :newExpiry');
-    Object.assign(values, { ':s': 'S', ':newExpiry': changes.expires_at });
-  }
-  return parts.length > 0 ? parts.join(' AND ') : undefined;
-}
 
 /**
  * API keys in DynamoDB, keyed by the SHA-256 of the raw key: authentication ({@link DynamoKeyAuthStore})
@@ -112,20 +88,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
 
   async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options: KeyUpdateOptions = {}): Promise<ApiKeyRecord> {
     const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updated_at', updatedAtIso] as const];
-    const values: Record<string, unknown> = { ':org': key.org_id, ':id': key.id };
-    // The id item that found the key may be stale: the key must still be there, in that org.
-    const conditions = ['org_id = :org AND id = :id'];
-    if (options.unrotated) {
-      // A rotation's own write: no other rotation got there first, and the key was not revoked meanwhile.
-      conditions.push(`${NOT_ROTATED} AND is_active = :true`);
-      Object.assign(values, { ':null': 'NULL', ':true': true });
-    }
-    // A rotated key's life only shortens (docs/decisions.md#key-rotation: a rotation never lengthens it).
-    const guard = options.retiredStaysRetired ? rotatedKeyGuard(changes, values) : undefined;
-    if (guard !== undefined) {
-      conditions.push(guard === null ? NOT_ROTATED : `(${NOT_ROTATED} OR (${guard}))`);
-      values[':null'] = 'NULL';
-    }
+    const { conditions, values, guard } = updateConditions(key, changes, options);
     try {
       const { Attributes } = await this.options.client.send(
         // Sets fixed values under a condition a repetition still meets: harmless to repeat.
@@ -149,23 +112,31 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
       return { ...before, ...Object.fromEntries(entries) } as ApiKeyRecord;
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
-      if (options.unrotated) {
-        throw new Conflict(`API key ${key.id} was deleted, revoked or rotated meanwhile`, undefined, { cause: error });
-      }
-      // Which condition failed: the key as the refusal returned it, else (dynalite ignores
-      // ReturnValuesOnConditionCheckFailure; DynamoDB honours it) read it, on a refusal path only.
-      const old = oldItemOf(error);
-      const now =
-        guard === undefined
-          ? undefined
-          : old
-            ? { org_id: wireAttribute(old, 'org_id'), id: wireAttribute(old, 'id'), rotated_to: wireAttribute(old, 'rotated_to') }
-            : await this.getByHash(key.key_hash);
-      if (now && now.org_id === key.org_id && now.id === key.id && now.rotated_to != null) {
-        throw new Conflict(retiredMessage(key.id, Number(now.rotated_to)), undefined, { cause: error });
-      }
-      throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
+      throw await this.updateRefusal(error, key, guard, options);
     }
+  }
+
+  /** Why a conditional update was refused, as the domain's error: which condition failed. */
+  private async updateRefusal(
+    error: unknown,
+    key: KeyAddress,
+    guard: string | null | undefined,
+    options: KeyUpdateOptions,
+  ): Promise<Error> {
+    if (options.unrotated) return new Conflict(`API key ${key.id} was deleted, revoked or rotated meanwhile`, undefined, { cause: error });
+    // The key as the refusal returned it, else (dynalite ignores ReturnValuesOnConditionCheckFailure;
+    // DynamoDB honours it) read it, on a refusal path only.
+    const old = oldItemOf(error);
+    const now =
+      guard === undefined
+        ? undefined
+        : old
+          ? { org_id: wireAttribute(old, 'org_id'), id: wireAttribute(old, 'id'), rotated_to: wireAttribute(old, 'rotated_to') }
+          : await this.getByHash(key.key_hash);
+    if (now && now.org_id === key.org_id && now.id === key.id && now.rotated_to != null) {
+      return new Conflict(retiredMessage(key.id, Number(now.rotated_to)), undefined, { cause: error });
+    }
+    return new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
   }
 
   async unretire(
