@@ -2,7 +2,7 @@
  * Capacity units per call, as DynamoDB on demand would bill them. The embedded DynamoDB answers
  * `ReturnConsumedCapacity` for the table itself (reads: 4 KB units, halved when eventually
  * consistent; writes: 1 KB units of the larger of the old and new item) but never charges index
- * writes, so those are modelled here from THE tables table and the item images before and after
+ * writes (DynamoDB Local does; its table part is read apart), so those are modelled here from THE tables table and the item images before and after
  * each write, read on the side (outside the service's client, inside the call's interval):
  * an item entering or leaving an index costs one index write, an index key change two, a change of
  * a projected attribute one (every attribute under ALL, none beyond the keys under KEYS_ONLY).
@@ -31,7 +31,10 @@ export class CapacityProbe implements RoundTripProbe {
   constructor(private readonly raw: DynamoDBDocumentClient) {}
 
   prepare(input: Record<string, unknown>): Record<string, unknown> {
-    return { ...input, ReturnConsumedCapacity: 'TOTAL' };
+    // INDEXES: a write's own table units apart from its index units, which DynamoDB Local reports
+    // and dynalite does not; the index units are modelled on both backends alike (below), so the
+    // two backends' figures agree.
+    return { ...input, ReturnConsumedCapacity: 'INDEXES' };
   }
 
   async before(call: RoundTrip): Promise<void> {
@@ -49,9 +52,12 @@ export class CapacityProbe implements RoundTripProbe {
 
   /** What a recorded call costs. */
   use(call: RoundTrip): CapacityUse {
-    const consumed = [call.output?.ConsumedCapacity].flat() as ({ CapacityUnits?: number } | undefined)[];
-    const table = consumed.reduce((sum, c) => sum + (c?.CapacityUnits ?? 0), 0);
-    if (READS.has(call.action)) return { read: table, write: 0 };
+    const consumed = [call.output?.ConsumedCapacity].flat() as (
+      { CapacityUnits?: number; Table?: { CapacityUnits?: number } } | undefined
+    )[];
+    // A read is billed where it reads (a Query of an index: the index's units): its total.
+    if (READS.has(call.action)) return { read: consumed.reduce((sum, c) => sum + (c?.CapacityUnits ?? 0), 0), write: 0 };
+    const table = consumed.reduce((sum, c) => sum + (c?.Table?.CapacityUnits ?? c?.CapacityUnits ?? 0), 0);
     // A refused conditional write is billed too (at least one unit); the embedded DynamoDB reports none.
     const tableWrite = call.error ? Math.max(1, table) : table;
     return { read: 0, write: tableWrite + (this.indexUnits.get(call) ?? 0) };
