@@ -1,0 +1,133 @@
+/**
+ * The REST operations the console calls, by their `?action=` form on `api_base`, with the signed-in
+ * admin's access token. A refusal becomes an {@link ApiError} carrying the service's own message
+ * (the pages show it as is: it names the roles or the tier an operation needs).
+ */
+
+/** A refused or failed call: the HTTP status and the service's message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How a page reaches the API: set once signed in. */
+export interface Api {
+  get<T>(action: string | undefined, query: Record<string, string | number | undefined>): Promise<T>;
+  send<T>(method: 'POST' | 'PATCH' | 'DELETE', action: string | undefined, body?: unknown, query?: Record<string, string | number>): Promise<T>;
+}
+
+/** The caller's view of an expired or rejected token: sign in again (it never returns). */
+export type Reauthenticate = () => Promise<never>;
+
+/** An {@link Api} on `base` with `token`; a 401 calls `reauthenticate`. */
+export function createApi(base: string, token: () => string, reauthenticate: Reauthenticate): Api {
+  const url = (action: string | undefined, query: Record<string, string | number | undefined>) => {
+    const params = new URLSearchParams();
+    if (action) params.set('action', action);
+    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+    const search = params.toString();
+    return search ? `${base}?${search}` : base;
+  };
+  const call = async <T>(method: string, target: string, body?: unknown): Promise<T> => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token()}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(target, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (response.status === 401) return reauthenticate();
+    const answer = (await response.json().catch(() => ({}))) as { success?: boolean; data?: T; error?: string; code?: string };
+    if (!response.ok || answer.success !== true) {
+      throw new ApiError(response.status, answer.error ?? `The service answered ${response.status}`, answer.code ?? 'unknown');
+    }
+    return answer.data as T;
+  };
+  return {
+    get: (action, query) => call('GET', url(action, query)),
+    send: (method, action, body, query = {}) => call(method, url(action, query), body),
+  };
+}
+
+/** An API key as the list, create and update operations show it (never the raw key but at creation). */
+export interface ApiKey {
+  id: number;
+  org_id: number;
+  name: string;
+  description: string | null;
+  key_prefix: string;
+  allowed_game_ids: number[] | null;
+  allowed_stream_ids: number[] | null;
+  rate_limit_per_minute: number;
+  rate_limit_per_day: number;
+  expires_at: string | null;
+  is_active: boolean;
+  mcp_scopes: string[];
+  created_at: string;
+  updated_at: string;
+  last_used_at: string | null;
+  rotated_to: number | null;
+  rotated_from: number | null;
+}
+
+/** A created or rotated key: the raw value, shown once. */
+export interface CreatedKey extends ApiKey {
+  key: string;
+  previous?: ApiKey;
+}
+
+/** One counts object of the usage report (per day, per key per day, totals). */
+export interface UsageCounts {
+  created: number;
+  active: number;
+  consumed: number;
+  expired: number;
+  revoked: number;
+  rate_limited?: number;
+  forbidden?: number;
+}
+
+/** The usage report (the MCP session report's shape, with the refused calls). */
+export interface UsageReport {
+  from: string;
+  to: string;
+  complete_from: string;
+  truncated: boolean;
+  totals: UsageCounts;
+  days: ({ date: string } & UsageCounts)[];
+  by_key: ({ date: string; key_id: number } & UsageCounts)[];
+}
+
+/** A change an update made: before and after (older records list the property names only). */
+export type AuditChanges = Record<string, { before: unknown; after: unknown }> | string[] | null;
+
+/** One audit record. */
+export interface AuditRecord {
+  at: string;
+  request_id: string;
+  action: string;
+  status: number;
+  key_id: number | null;
+  key_prefix: string | null;
+  actor: string | null;
+  game_id: number | null;
+  stream_id: number | null;
+  source_ip: string;
+  changes: AuditChanges;
+}
+
+/** A game or a stream of the org, with its "Require API Session Token" setting. */
+export interface Target {
+  game_id?: number;
+  stream_id?: number;
+  name: string;
+  require_session_token: boolean;
+  play_url?: string;
+}
+
+/** The list-games answer: both kinds. */
+export interface Catalog {
+  games: Target[];
+  streams: Target[];
+}

@@ -1,0 +1,83 @@
+/**
+ * The signed-in console: a header (organization, pages, sign-out), and the page of the route. On
+ * every page change the page's heading takes the focus, so keyboard and screen-reader users land
+ * on the new content (and hear its name) as they would on a new document.
+ */
+import type { Api } from './api';
+import type { Session } from './auth';
+import { ApiContext } from './parts/api-context';
+import { AuditPage } from './pages/audit';
+import { GamesPage } from './pages/games';
+import { KeysPage } from './pages/keys';
+import { OrgPicker } from './pages/orgs';
+import { UsagePage } from './pages/usage';
+import { ORG_PAGES, routeHash, useRoute, type Route } from './router';
+
+/** Props of {@link App}. */
+export interface AppProps {
+  readonly api: Api;
+  readonly session: Session;
+  readonly onSignOut: () => void;
+}
+
+/** The console once signed in. */
+export function App({ api, session, onSignOut }: AppProps) {
+  const route = useRoute();
+  return (
+    <ApiContext.Provider value={api}>
+      <a class="skip" href="#main" onClick={skipToMain}>
+        Skip to content
+      </a>
+      <header class="bar">
+        <a class="brand" href="#/">
+          Game Session Tokens
+        </a>
+        <span class="who">
+          Signed in as <strong>{session.name}</strong>
+        </span>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      {route.page !== 'orgs' && <OrgNav route={route} />}
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
+    </ApiContext.Provider>
+  );
+}
+
+/** The skip link moves the focus itself: a hash link would change the route. */
+function skipToMain(event: Event): void {
+  event.preventDefault();
+  document.getElementById('main')?.focus();
+}
+
+/** The pages of the organization in view. */
+function OrgNav({ route }: { route: Exclude<Route, { page: 'orgs' }> }) {
+  return (
+    <nav class="tabs" aria-label={`Organization ${route.orgId}`}>
+      <a href="#/">Organizations</a>
+      {ORG_PAGES.map(({ page, label }) => (
+        <a key={page} href={routeHash({ page, orgId: route.orgId })} aria-current={page === route.page ? 'page' : undefined}>
+          {label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'orgs':
+      return <OrgPicker />;
+    case 'keys':
+      return <KeysPage key={route.orgId} orgId={route.orgId} />;
+    case 'usage':
+      return <UsagePage key={route.orgId} orgId={route.orgId} />;
+    case 'audit':
+      return <AuditPage key={route.orgId} orgId={route.orgId} />;
+    case 'games':
+      return <GamesPage key={route.orgId} orgId={route.orgId} />;
+  }
+}

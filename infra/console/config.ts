@@ -1,0 +1,36 @@
+/** The console's settings, read at start from `config.json` beside the page (written by the front or at deploy). */
+
+/** What `GET /console/config.json` holds. */
+export interface ConsoleConfig {
+  /** The OIDC issuer the admins sign in with (discovery at `<issuer>/.well-known/openid-configuration`). */
+  readonly issuer: string;
+  /** The console's public client id at that provider. */
+  readonly client_id: string;
+  /** The API's audience: sent as `audience` (Auth0's parameter; providers that do not know it ignore it). */
+  readonly audience: string;
+  /** Where the REST operations are (`/api/org-api-keys`). */
+  readonly api_base: string;
+}
+
+/** Fetch and check the settings; a missing field is an error that names it. */
+export async function loadConfig(): Promise<ConsoleConfig> {
+  const response = await fetch('config.json', { cache: 'no-store' });
+  if (!response.ok) throw new Error(`config.json answered ${response.status}`);
+  const raw = (await response.json()) as Partial<Record<keyof ConsoleConfig, unknown>>;
+  for (const field of ['issuer', 'client_id', 'api_base'] as const) {
+    if (typeof raw[field] !== 'string' || raw[field] === '') {
+      throw new Error(`The console is not configured: config.json has no ${field} (deploy with the console context, docs/deploy.md)`);
+    }
+  }
+  return {
+    issuer: raw.issuer as string,
+    client_id: raw.client_id as string,
+    audience: typeof raw.audience === 'string' ? raw.audience : '',
+    api_base: raw.api_base as string,
+  };
+}
+
+/** The page's own address without query or hash: the redirect URI registered at the provider. */
+export function redirectUri(): string {
+  return `${location.origin}${location.pathname}`;
+}

@@ -1,0 +1,162 @@
+/**
+ * The audit log, newest first: filter by key, action and outcome, page forward (the service's
+ * cursor) and back (the cursors already seen), and for updates what changed, before and after.
+ */
+import { useState } from 'preact/hooks';
+import type { AuditChanges, AuditRecord } from '../api';
+import { useApi } from '../parts/api-context';
+import { shortValue, when } from '../parts/format';
+import { useLoad } from '../parts/load';
+import { Loading, PageHeading } from '../parts/page';
+
+/** Actions the audit log records (the filter's choices). */
+const ACTIONS = [
+  'create-session',
+  'revoke-session',
+  'create-key',
+  'update-key',
+  'rotate-key',
+  'delete-key',
+  'update-game',
+  'update-stream',
+  'mcp',
+];
+
+const PAGE_SIZE = 20;
+
+interface Filters {
+  keyId: string;
+  action: string;
+  outcome: '' | 'success' | 'refused';
+}
+
+/** The audit page of `orgId`. */
+export function AuditPage({ orgId }: { orgId: number }) {
+  const api = useApi();
+  const [form, setForm] = useState<Filters>({ keyId: '', action: '', outcome: '' });
+  const [filters, setFilters] = useState(form);
+  // The cursors of the pages before this one (the first page has none).
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const [loaded] = useLoad(
+    () =>
+      api.get<{ records: AuditRecord[]; next_cursor: string | null }>('audit-log', {
+        org_id: orgId,
+        key_id: filters.keyId,
+        audit_action: filters.action,
+        outcome: filters.outcome,
+        limit: PAGE_SIZE,
+        cursor,
+      }),
+    [orgId, filters, cursor],
+  );
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setFilters(form);
+    setCursors([undefined]);
+  };
+  return (
+    <>
+      <PageHeading>Audit log</PageHeading>
+      <FilterForm form={form} setForm={setForm} onSubmit={apply} />
+      <Loading loaded={loaded}>
+        {(page) => (
+          <>
+            <AuditTable records={page.records} />
+            <nav class="buttons" aria-label="Audit log pages">
+              <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+                Newer
+              </button>
+              <span>Page {cursors.length}</span>
+              <button type="button" disabled={!page.next_cursor} onClick={() => setCursors([...cursors, page.next_cursor ?? undefined])}>
+                Older
+              </button>
+            </nav>
+          </>
+        )}
+      </Loading>
+    </>
+  );
+}
+
+function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (f: Filters) => void; onSubmit: (e: Event) => void }) {
+  return (
+    <form class="inline" onSubmit={onSubmit}>
+      <div class="field">
+        <label for="audit-key">Key id</label>
+        <input id="audit-key" inputMode="numeric" pattern="[0-9]*" value={form.keyId} onInput={(e) => setForm({ ...form, keyId: e.currentTarget.value })} />
+      </div>
+      <div class="field">
+        <label for="audit-action">Action</label>
+        <select id="audit-action" value={form.action} onChange={(e) => setForm({ ...form, action: e.currentTarget.value })}>
+          <option value="">Any</option>
+          {ACTIONS.map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="audit-outcome">Outcome</label>
+        <select id="audit-outcome" value={form.outcome} onChange={(e) => setForm({ ...form, outcome: e.currentTarget.value as Filters['outcome'] })}>
+          <option value="">Any</option>
+          <option value="success">Success</option>
+          <option value="refused">Refused</option>
+        </select>
+      </div>
+      <button type="submit" class="primary">
+        Filter
+      </button>
+    </form>
+  );
+}
+
+function AuditTable({ records }: { records: readonly AuditRecord[] }) {
+  if (records.length === 0) return <p>No records match.</p>;
+  return (
+    <div class="table-wrap" role="region" aria-label="Audit records" tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            {['When', 'Action', 'Outcome', 'Key', 'By', 'Target', 'Changes'].map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {records.map((r) => (
+            <tr key={r.request_id + r.at + r.action}>
+              <td>{when(r.at)}</td>
+              <th scope="row">{r.action}</th>
+              <td class={r.status < 400 ? 'ok' : 'refused'}>{r.status < 400 ? `Success (${r.status})` : `Refused (${r.status})`}</td>
+              <td>{r.key_id === null ? '—' : `#${r.key_id} ${r.key_prefix ?? ''}`}</td>
+              <td>{r.actor ?? 'API key'}</td>
+              <td>{r.game_id ? `game ${r.game_id}` : r.stream_id ? `stream ${r.stream_id}` : '—'}</td>
+              <td>
+                <Changes changes={r.changes} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** What an update changed: "field: before → after" (older records name the fields only). */
+function Changes({ changes }: { changes: AuditChanges }) {
+  if (!changes) return <>—</>;
+  if (Array.isArray(changes)) return <>{changes.join(', ')}</>;
+  return (
+    <ul class="changes">
+      {Object.entries(changes).map(([field, { before, after }]) => (
+        <li key={field}>
+          <strong>{field}</strong>: <del>{shortValue(before)}</del> → <ins>{shortValue(after)}</ins>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * Games and streams of the organization, each with its "Require API Session Token" switch (what the
+ * specification puts in a game's Configuration tab). A role that may read but not change them gets
+ * the service's refusal on the first try, and the switches then stay read-only.
+ */
+import { useState } from 'preact/hooks';
+import type { Catalog, Target } from '../api';
+import { useApi } from '../parts/api-context';
+import { failure, useLoad } from '../parts/load';
+import { Loading, Notice, PageHeading } from '../parts/page';
+
+/** The games and streams page of `orgId`. */
+export function GamesPage({ orgId }: { orgId: number }) {
+  const api = useApi();
+  const [loaded, reload] = useLoad(() => api.get<Catalog>('list-games', { org_id: orgId }), [orgId]);
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
+  const [readOnly, setReadOnly] = useState(false);
+  const toggle = async (kind: 'game' | 'stream', target: Target, required: boolean) => {
+    const id = kind === 'game' ? target.game_id : target.stream_id;
+    try {
+      await api.send('PATCH', `update-${kind}`, { org_id: orgId, [`${kind}_id`]: id, require_session_token: required });
+      setMessage({ kind: 'success', text: `${target.name}: session token ${required ? 'required' : 'no longer required'}.` });
+      reload();
+    } catch (error) {
+      const { message, status } = failure(error);
+      if (status === 403) setReadOnly(true);
+      setMessage({ kind: 'error', text: message });
+    }
+  };
+  return (
+    <>
+      <PageHeading>Games & streams</PageHeading>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      <Loading loaded={loaded}>
+        {(catalog) => (
+          <>
+            <TargetList kind="game" title="Games" targets={catalog.games} readOnly={readOnly} onToggle={toggle} />
+            <TargetList kind="stream" title="Streams" targets={catalog.streams} readOnly={readOnly} onToggle={toggle} />
+          </>
+        )}
+      </Loading>
+    </>
+  );
+}
+
+interface ListProps {
+  readonly kind: 'game' | 'stream';
+  readonly title: string;
+  readonly targets: readonly Target[];
+  readonly readOnly: boolean;
+  readonly onToggle: (kind: 'game' | 'stream', target: Target, required: boolean) => void;
+}
+
+function TargetList({ kind, title, targets, readOnly, onToggle }: ListProps) {
+  return (
+    <section aria-labelledby={`${kind}s-title`}>
+      <h2 id={`${kind}s-title`}>{title}</h2>
+      {targets.length === 0 ? (
+        <p>None.</p>
+      ) : (
+        <ul class="targets">
+          {targets.map((target) => {
+            const id = (kind === 'game' ? target.game_id : target.stream_id) ?? 0;
+            const control = `require-${kind}-${id}`;
+            return (
+              <li key={id} data-target={`${kind}-${id}`}>
+                <span class="target-name">
+                  {target.name} <span class="sub">#{id}</span>
+                  {target.play_url && (
+                    <a class="sub" href={target.play_url} target="_blank" rel="noopener noreferrer">
+                      Play page<span class="visually-hidden"> of {target.name} (opens a new tab)</span>
+                    </a>
+                  )}
+                </span>
+                <label class="switch" for={control}>
+                  <input
+                    id={control}
+                    type="checkbox"
+                    role="switch"
+                    checked={target.require_session_token}
+                    disabled={readOnly}
+                    onChange={(e) => onToggle(kind, target, e.currentTarget.checked)}
+                  />
+                  Require API Session Token<span class="visually-hidden"> for {target.name}</span>
+                </label>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

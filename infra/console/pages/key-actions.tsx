@@ -1,0 +1,81 @@
+/** The two key actions that ask first: rotate (with its grace period) and delete (with a confirmation). */
+import { useState } from 'preact/hooks';
+import type { ApiKey, CreatedKey } from '../api';
+import { useApi } from '../parts/api-context';
+import { Dialog } from '../parts/dialog';
+import { failure } from '../parts/load';
+import { Notice } from '../parts/page';
+
+/** Props of the dialogs on one key. */
+interface KeyDialogProps {
+  readonly orgId: number;
+  readonly apiKey: ApiKey;
+  readonly onClose: () => void;
+}
+
+/** Rotate: a new key with the same settings; the old one works for the grace period. */
+export function RotateKeyDialog({ orgId, apiKey, onClose, onRotated }: KeyDialogProps & { onRotated: (key: CreatedKey) => void }) {
+  const api = useApi();
+  const [minutes, setMinutes] = useState('60');
+  const [problem, setProblem] = useState<string>();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const body = { id: apiKey.id, org_id: orgId, grace_period_minutes: Number(minutes) };
+      onRotated(await api.send<CreatedKey>('POST', 'rotate-key', body));
+    } catch (error) {
+      setProblem(failure(error).message);
+    }
+  };
+  return (
+    <Dialog title={`Rotate ${apiKey.name}`} onClose={onClose}>
+      <form class="stack" onSubmit={submit}>
+        <p>A new key with the same settings replaces {apiKey.key_prefix}. The old key keeps working for the grace period, so your servers can switch.</p>
+        <div class="field">
+          <label for="grace">Grace period (minutes, 0 to 10,080; 0 revokes the old key at once)</label>
+          <input id="grace" type="number" min={0} max={10080} required value={minutes} onInput={(e) => setMinutes(e.currentTarget.value)} />
+        </div>
+        {problem && <Notice kind="error">{problem}</Notice>}
+        <div class="buttons">
+          <button type="submit" class="primary">
+            Rotate
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Delete, after the admin confirms. */
+export function DeleteKeyDialog({ orgId, apiKey, onClose, onDeleted }: KeyDialogProps & { onDeleted: (message: string) => void }) {
+  const api = useApi();
+  const [problem, setProblem] = useState<string>();
+  const remove = async () => {
+    try {
+      await api.send('DELETE', undefined, undefined, { id: apiKey.id, org_id: orgId });
+      onDeleted(`${apiKey.name} (${apiKey.key_prefix}) deleted.`);
+    } catch (error) {
+      setProblem(failure(error).message);
+    }
+  };
+  return (
+    <Dialog title={`Delete ${apiKey.name}?`} onClose={onClose}>
+      <p>
+        The key {apiKey.key_prefix} stops working at once and cannot be brought back. Sessions it already minted stay valid until they are used or
+        expire.
+      </p>
+      {problem && <Notice kind="error">{problem}</Notice>}
+      <div class="buttons">
+        <button type="button" class="danger" onClick={() => void remove()}>
+          Delete the key
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  );
+}

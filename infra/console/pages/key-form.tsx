@@ -1,0 +1,170 @@
+/**
+ * Create a key, or edit every property an update may change. An edit sends only what changed (the
+ * service refuses an update that changes nothing); blank allow-lists mean "every one".
+ */
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { MCP_SCOPES } from '../../../shared/domain/mcp-scopes.js';
+import type { ApiKey, CreatedKey } from '../api';
+import { useApi } from '../parts/api-context';
+import { Dialog } from '../parts/dialog';
+import { idsText, parseIds } from '../parts/format';
+import { failure } from '../parts/load';
+import { Notice } from '../parts/page';
+
+/** Props of {@link KeyForm}. */
+export interface KeyFormProps {
+  readonly orgId: number;
+  /** The key to edit; absent: create one. */
+  readonly existing?: ApiKey;
+  readonly onClose: () => void;
+  readonly onSaved: (key: ApiKey | CreatedKey) => void;
+}
+
+/** The form's fields, as text (what the inputs hold). */
+interface Fields {
+  name: string;
+  description: string;
+  games: string;
+  streams: string;
+  perMinute: string;
+  perDay: string;
+  expires: string;
+  scopes: string[];
+}
+
+/** An ISO timestamp as a `datetime-local` value (the admin's local time), and back. */
+const toLocalInput = (iso: string | null) => (iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
+const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : null);
+
+function initialFields(key: ApiKey | undefined): Fields {
+  return {
+    name: key?.name ?? '',
+    description: key?.description ?? '',
+    games: idsText(key?.allowed_game_ids ?? null),
+    streams: idsText(key?.allowed_stream_ids ?? null),
+    perMinute: String(key?.rate_limit_per_minute ?? 60),
+    perDay: String(key?.rate_limit_per_day ?? 10_000),
+    expires: toLocalInput(key?.expires_at ?? null),
+    scopes: [...(key?.mcp_scopes ?? [])],
+  };
+}
+
+/** The request body's properties from the fields (throws with a message on a malformed id list). */
+function properties(fields: Fields): Record<string, unknown> {
+  return {
+    name: fields.name.trim(),
+    description: fields.description.trim() === '' ? null : fields.description.trim(),
+    allowed_game_ids: parseIds(fields.games),
+    allowed_stream_ids: parseIds(fields.streams),
+    rate_limit_per_minute: Number(fields.perMinute),
+    rate_limit_per_day: Number(fields.perDay),
+    expires_at: fromLocalInput(fields.expires),
+    mcp_scopes: fields.scopes,
+  };
+}
+
+/** Only the properties whose value differs from the key's. */
+function changed(next: Record<string, unknown>, key: ApiKey): Record<string, unknown> {
+  const before = key as unknown as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(next).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(before[name])));
+}
+
+/** The create / edit dialog. */
+export function KeyForm({ orgId, existing, onClose, onSaved }: KeyFormProps) {
+  const api = useApi();
+  const [fields, setFields] = useState(() => initialFields(existing));
+  const [problem, setProblem] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const set = (name: keyof Fields) => (event: Event) => setFields({ ...fields, [name]: (event.currentTarget as HTMLInputElement).value });
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const next = properties(fields);
+      if (existing) {
+        const body = changed(next, existing);
+        if (Object.keys(body).length === 0) return onClose();
+        onSaved(await api.send<ApiKey>('PATCH', undefined, { id: existing.id, org_id: orgId, ...body }));
+      } else {
+        onSaved(await api.send<CreatedKey>('POST', undefined, { org_id: orgId, ...next }));
+      }
+    } catch (error) {
+      setProblem(failure(error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={existing ? `Edit ${existing.name}` : 'Create an API key'} onClose={onClose}>
+      <form class="stack" onSubmit={submit}>
+        <Field id="key-name" label="Name" value={fields.name} onInput={set('name')} required maxLength={100} />
+        <Field id="key-description" label="Description (optional)" value={fields.description} onInput={set('description')} maxLength={500} />
+        <Field id="key-games" label="Allowed game ids" hint="Comma-separated; blank: every game; none: no game" value={fields.games} onInput={set('games')} />
+        <Field id="key-streams" label="Allowed stream ids" hint="Comma-separated; blank: every stream; none: no stream" value={fields.streams} onInput={set('streams')} />
+        <Field id="key-per-minute" label="Sessions per minute" type="number" min={1} max={100000} value={fields.perMinute} onInput={set('perMinute')} required />
+        <Field id="key-per-day" label="Sessions per day" type="number" min={1} max={100000000} value={fields.perDay} onInput={set('perDay')} required />
+        <Field id="key-expires" label="Expires (optional, your local time)" type="datetime-local" value={fields.expires} onInput={set('expires')} />
+        <Scopes selected={fields.scopes} onChange={(scopes) => setFields({ ...fields, scopes })} />
+        {problem && <Notice kind="error">{problem}</Notice>}
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            {existing ? 'Save' : 'Create'}
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+interface FieldProps {
+  readonly id: string;
+  readonly label: string;
+  readonly hint?: string;
+  readonly value: string;
+  readonly onInput: (event: Event) => void;
+  readonly type?: 'text' | 'number' | 'datetime-local';
+  readonly required?: boolean;
+  readonly min?: number;
+  readonly max?: number;
+  readonly maxLength?: number;
+}
+
+/** A labelled input, its hint tied to it with `aria-describedby`. */
+function Field({ id, label, hint, type = 'text', ...rest }: FieldProps) {
+  // One object for the three input types (Preact's typings tell the types apart by `type`).
+  const input = { type, ...rest } as JSX.IntrinsicElements['input'];
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {hint && (
+        <span id={`${id}-hint`} class="hint">
+          {hint}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The MCP scopes as checkboxes. */
+function Scopes({ selected, onChange }: { selected: readonly string[]; onChange: (scopes: string[]) => void }) {
+  return (
+    <fieldset class="scopes">
+      <legend>MCP scopes</legend>
+      {MCP_SCOPES.map((scope) => (
+        <label key={scope} class="check">
+          <input
+            type="checkbox"
+            checked={selected.includes(scope)}
+            onChange={(event) => onChange(event.currentTarget.checked ? [...selected, scope] : selected.filter((s) => s !== scope))}
+          />
+          {scope}
+        </label>
+      ))}
+    </fieldset>
+  );
+}

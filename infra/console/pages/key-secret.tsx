@@ -1,0 +1,50 @@
+/** The raw key of a created or rotated key: shown once, with a copy button and a warning. */
+import { useState } from 'preact/hooks';
+import type { CreatedKey } from '../api';
+import { Dialog } from '../parts/dialog';
+import { when } from '../parts/format';
+import { Notice } from '../parts/page';
+
+/** Props of {@link KeySecret}. */
+export interface KeySecretProps {
+  readonly created: CreatedKey;
+  /** A rotation: also say until when the old key works. */
+  readonly rotated: boolean;
+  readonly onClose: () => void;
+}
+
+/** The one time the raw key can be seen. */
+export function KeySecret({ created, rotated, onClose }: KeySecretProps) {
+  const [copied, setCopied] = useState<string>();
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(created.key);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      setCopied('The browser refused the clipboard: select the key and copy it.');
+    }
+  };
+  return (
+    <Dialog title={rotated ? 'Key rotated' : 'Key created'} onClose={onClose}>
+      <Notice kind="info">
+        Copy this key now: it is shown only once and cannot be retrieved again. Store it on your server only, never in a web page or an app.
+      </Notice>
+      <label for="raw-key">API key {created.name}</label>
+      <input id="raw-key" class="secret" readOnly value={created.key} onFocus={(e) => e.currentTarget.select()} />
+      {rotated && created.previous && (
+        <p>
+          The previous key {created.previous.key_prefix} keeps working until {when(created.previous.expires_at)}.
+        </p>
+      )}
+      <div class="buttons">
+        <button type="button" class="primary" onClick={() => void copy()}>
+          Copy key
+        </button>
+        <button type="button" onClick={onClose}>
+          I have stored it
+        </button>
+      </div>
+      {copied && <Notice kind="success">{copied}</Notice>}
+    </Dialog>
+  );
+}

@@ -1,0 +1,152 @@
+/**
+ * The API keys of an organization: the table, and from it create, edit, revoke / reactivate, rotate
+ * and delete. Every change reloads the list, so the table always shows what the service holds.
+ */
+import { useState } from 'preact/hooks';
+import type { ApiKey, CreatedKey } from '../api';
+import { useApi } from '../parts/api-context';
+import { allowList, when } from '../parts/format';
+import { failure, useLoad } from '../parts/load';
+import { Loading, Notice, PageHeading } from '../parts/page';
+import { DeleteKeyDialog, RotateKeyDialog } from './key-actions';
+import { KeyForm } from './key-form';
+import { KeySecret } from './key-secret';
+
+/** What the page has open over the table. */
+type Open =
+  | { readonly kind: 'create' }
+  | { readonly kind: 'edit' | 'rotate' | 'delete'; readonly key: ApiKey }
+  | { readonly kind: 'secret'; readonly key: CreatedKey; readonly rotated: boolean };
+
+/** A key's state in a word: revoked, expired, rotated (in its grace period) or active. */
+export function keyStatus(key: ApiKey, now = Date.now()): string {
+  if (!key.is_active) return 'Revoked';
+  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'Expired';
+  if (key.rotated_to !== null) return `Rotated to #${key.rotated_to}`;
+  return 'Active';
+}
+
+/** The keys page of `orgId`. */
+export function KeysPage({ orgId }: { orgId: number }) {
+  const api = useApi();
+  const [loaded, reload] = useLoad(() => api.get<ApiKey[]>(undefined, { org_id: orgId }), [orgId]);
+  const [open, setOpen] = useState<Open>();
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
+  const close = () => setOpen(undefined);
+  const done = (text: string) => {
+    setMessage({ kind: 'success', text });
+    close();
+    reload();
+  };
+  const setActive = async (key: ApiKey, active: boolean) => {
+    try {
+      await api.send('PATCH', undefined, { id: key.id, org_id: orgId, is_active: active });
+      done(`${key.name} (${key.key_prefix}) ${active ? 'reactivated' : 'revoked'}.`);
+    } catch (error) {
+      setMessage({ kind: 'error', text: failure(error).message });
+    }
+  };
+  return (
+    <>
+      <PageHeading>API keys</PageHeading>
+      <p>
+        <button type="button" class="primary" onClick={() => setOpen({ kind: 'create' })}>
+          Create a key
+        </button>
+      </p>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      <Loading loaded={loaded}>
+        {(keys) => <KeysTable keys={keys} onOpen={setOpen} onSetActive={(key, active) => void setActive(key, active)} />}
+      </Loading>
+      {open?.kind === 'create' && (
+        <KeyForm orgId={orgId} onClose={close} onSaved={(key) => (setOpen({ kind: 'secret', key: key as CreatedKey, rotated: false }), reload())} />
+      )}
+      {open?.kind === 'edit' && <KeyForm orgId={orgId} existing={open.key} onClose={close} onSaved={(key) => done(`${key.name} saved.`)} />}
+      {open?.kind === 'rotate' && (
+        <RotateKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onRotated={(key) => (setOpen({ kind: 'secret', key, rotated: true }), reload())} />
+      )}
+      {open?.kind === 'delete' && <DeleteKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onDeleted={(text) => done(text)} />}
+      {open?.kind === 'secret' && <KeySecret created={open.key} rotated={open.rotated} onClose={close} />}
+    </>
+  );
+}
+
+interface TableProps {
+  readonly keys: readonly ApiKey[];
+  readonly onOpen: (open: Open) => void;
+  readonly onSetActive: (key: ApiKey, active: boolean) => void;
+}
+
+/** The keys as a table, in a region that scrolls sideways on a narrow screen. */
+function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
+  if (keys.length === 0) return <p>No API keys yet.</p>;
+  return (
+    <div class="table-wrap" role="region" aria-label="API keys" tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            {['Name', 'Prefix', 'Status', 'Games', 'Streams', 'Limits (min / day)', 'MCP scopes', 'Expires', 'Last used', 'Actions'].map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id} data-key-id={key.id}>
+              <th scope="row">
+                {key.name}
+                {key.description && <span class="sub">{key.description}</span>}
+              </th>
+              <td>
+                <code>{key.key_prefix}</code>
+              </td>
+              <td class="status">{keyStatus(key)}</td>
+              <td>{allowList(key.allowed_game_ids)}</td>
+              <td>{allowList(key.allowed_stream_ids)}</td>
+              <td>
+                {key.rate_limit_per_minute.toLocaleString()} / {key.rate_limit_per_day.toLocaleString()}
+              </td>
+              <td>{key.mcp_scopes.length ? key.mcp_scopes.join(', ') : 'none'}</td>
+              <td>{when(key.expires_at)}</td>
+              <td>{when(key.last_used_at)}</td>
+              <td class="actions">
+                <KeyActions apiKey={key} onOpen={onOpen} onSetActive={onSetActive} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A row's buttons; each names its key for screen readers ("Revoke Checkout server"). */
+function KeyActions({ apiKey: key, onOpen, onSetActive }: { apiKey: ApiKey } & Omit<TableProps, 'keys'>) {
+  const label = (verb: string) => `${verb} ${key.name} (${key.key_prefix})`;
+  return (
+    <>
+      <button type="button" aria-label={label('Edit')} onClick={() => onOpen({ kind: 'edit', key })}>
+        Edit
+      </button>
+      {key.is_active ? (
+        <button type="button" aria-label={label('Revoke')} onClick={() => onSetActive(key, false)}>
+          Revoke
+        </button>
+      ) : (
+        <button type="button" aria-label={label('Reactivate')} onClick={() => onSetActive(key, true)}>
+          Reactivate
+        </button>
+      )}
+      {key.is_active && key.rotated_to === null && (
+        <button type="button" aria-label={label('Rotate')} onClick={() => onOpen({ kind: 'rotate', key })}>
+          Rotate
+        </button>
+      )}
+      <button type="button" class="danger" aria-label={label('Delete')} onClick={() => onOpen({ kind: 'delete', key })}>
+        Delete
+      </button>
+    </>
+  );
+}

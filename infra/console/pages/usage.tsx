@@ -1,0 +1,119 @@
+/**
+ * Usage: sessions created / consumed / expired / revoked and the refused calls (429 rate-limited,
+ * 403 forbidden) per day, for the organization or one key, as a chart and as a table; and the same
+ * counts per key per day.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import type { UsageCounts, UsageReport } from '../api';
+import { useApi } from '../parts/api-context';
+import { DayChart } from '../parts/chart';
+import { utcDay } from '../parts/format';
+import { useLoad } from '../parts/load';
+import { Loading, Notice, PageHeading } from '../parts/page';
+
+/** The counts shown, in order, with their column names. */
+const COUNTS: readonly { field: keyof UsageCounts; label: string }[] = [
+  { field: 'created', label: 'Created' },
+  { field: 'consumed', label: 'Consumed' },
+  { field: 'expired', label: 'Expired' },
+  { field: 'revoked', label: 'Revoked' },
+  { field: 'rate_limited', label: 'Rate-limited (429)' },
+  { field: 'forbidden', label: 'Forbidden (403)' },
+];
+
+const count = (row: UsageCounts, field: keyof UsageCounts) => row[field] ?? 0;
+
+/** The usage page of `orgId`. */
+export function UsagePage({ orgId }: { orgId: number }) {
+  const api = useApi();
+  const [range, setRange] = useState(() => ({ from: utcDay(new Date(Date.now() - 13 * 86_400_000)), to: utcDay(new Date()), keyId: '' }));
+  const [form, setForm] = useState(range);
+  const [loaded] = useLoad(
+    () => api.get<UsageReport>('usage', { org_id: orgId, from: range.from, to: range.to, key_id: range.keyId }),
+    [orgId, range],
+  );
+  const submit = (event: Event) => {
+    event.preventDefault();
+    setRange(form);
+  };
+  return (
+    <>
+      <PageHeading>Usage</PageHeading>
+      <form class="inline" onSubmit={submit}>
+        <div class="field">
+          <label for="usage-from">From (UTC day)</label>
+          <input id="usage-from" type="date" required value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="usage-to">To</label>
+          <input id="usage-to" type="date" required value={form.to} onInput={(e) => setForm({ ...form, to: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="usage-key">Key id (blank: every key)</label>
+          <input id="usage-key" inputMode="numeric" pattern="[0-9]*" value={form.keyId} onInput={(e) => setForm({ ...form, keyId: e.currentTarget.value })} />
+        </div>
+        <button type="submit" class="primary">
+          Show
+        </button>
+      </form>
+      <Loading loaded={loaded}>{(report) => <Report report={report} keyId={range.keyId} />}</Loading>
+    </>
+  );
+}
+
+function Report({ report, keyId }: { report: UsageReport; keyId: string }) {
+  const series = useMemo(() => COUNTS.map(({ field, label }) => ({ label, values: report.days.map((d) => count(d, field)) })), [report]);
+  const days = useMemo(() => report.days.map((d) => d.date), [report]);
+  const subject = keyId ? `key ${keyId}` : 'every key';
+  return (
+    <>
+      {report.truncated && <Notice kind="info">The range holds more sessions than one report counts: the figures are cut short.</Notice>}
+      {report.complete_from > report.from && (
+        <Notice kind="info">Days before {report.complete_from} may count fewer sessions: their tokens are past retention.</Notice>
+      )}
+      <h2>Per day, {subject}</h2>
+      <DayChart days={days} series={series} caption={`Sessions and refused calls per day, ${subject}, ${report.from} to ${report.to}`} />
+      <CountsTable label={`Per day, ${subject}`} rows={report.days.map((d) => ({ head: [d.date], counts: d }))} heads={['Day']} />
+      <h2>Per key and day</h2>
+      {report.by_key.length === 0 ? (
+        <p>No key minted sessions or was refused in this range.</p>
+      ) : (
+        <CountsTable label="Per key and day" rows={report.by_key.map((r) => ({ head: [`#${r.key_id}`, r.date], counts: r }))} heads={['Key', 'Day']} />
+      )}
+    </>
+  );
+}
+
+interface CountsRow {
+  readonly head: readonly string[];
+  readonly counts: UsageCounts;
+}
+
+/** The numbers as a table (the chart's data, and the per-key breakdown). */
+function CountsTable({ label, heads, rows }: { label: string; heads: readonly string[]; rows: readonly CountsRow[] }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      <table class="numbers">
+        <thead>
+          <tr>
+            {[...heads, ...COUNTS.map((c) => c.label)].map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.head.join(' ')}>
+              {row.head.map((h, i) => (i === 0 ? <th scope="row">{h}</th> : <td>{h}</td>))}
+              {COUNTS.map(({ field }) => (
+                <td key={field}>{count(row.counts, field).toLocaleString()}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

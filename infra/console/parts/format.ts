@@ -1,0 +1,41 @@
+/** How values read in the tables: dates in the admin's locale and zone, lists, limits. */
+
+/** A timestamp as a short local date and time, or "—". */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** An allow-list: "all" when null, "none" when empty, else the ids. */
+export function allowList(ids: readonly number[] | null): string {
+  if (ids === null) return 'all';
+  return ids.length === 0 ? 'none' : ids.join(', ');
+}
+
+/** Ids typed in a field ("101, 102"): blank means null (every one). Throws on anything not an id. */
+export function parseIds(text: string): number[] | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  if (trimmed.toLowerCase() === 'none') return [];
+  return trimmed.split(/[\s,]+/).map((part) => {
+    if (!/^\d{1,15}$/.test(part) || Number(part) < 1) throw new Error(`"${part}" is not an id (positive whole numbers, comma-separated)`);
+    return Number(part);
+  });
+}
+
+/** The text field form of an allow-list. */
+export function idsText(ids: readonly number[] | null): string {
+  return ids === null ? '' : ids.length === 0 ? 'none' : ids.join(', ');
+}
+
+/** Any JSON value, short, for the audit log's before/after. */
+export function shortValue(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** `yyyy-mm-dd` of a date in UTC (the report's days are UTC days). */
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

@@ -1,0 +1,36 @@
+/** Pieces every page uses: its focused heading, notices, and the loading / refusal states. */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import type { Loaded } from './load';
+
+/** The page's `h1`; it takes the focus when the page opens (the route changed). */
+export function PageHeading({ children }: { children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <h1 tabIndex={-1} ref={heading}>
+      {children}
+    </h1>
+  );
+}
+
+/** A message: errors are announced at once (`alert`), the rest politely (`status`). */
+export function Notice({ kind, children }: { kind: 'error' | 'info' | 'success'; children: ComponentChildren }) {
+  return (
+    <p class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </p>
+  );
+}
+
+/**
+ * The loaded data's view, or "Loading…", or the refusal: a 403 says which roles may (the service's
+ * own message), shown as it is.
+ */
+export function Loading<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  if (loaded.state === 'loading') return <p aria-live="polite">Loading…</p>;
+  if (loaded.state === 'failed') {
+    return <Notice kind="error">{loaded.status === 403 ? `Not allowed: ${loaded.message}` : loaded.message}</Notice>;
+  }
+  return <>{children(loaded.data)}</>;
+}
