@@ -1,36 +1,30 @@
 /**
  * The admin console's build: esbuild bundles `infra/console/main.tsx` (Preact, uPlot, the styles)
- * into content-hashed files under `assets/`, and writes an `index.html` that names them. The local
- * front serves the result at `/console/`; `cdk synth` builds it into the folder a BucketDeployment
- * uploads. Hashed names let the assets be cached for a year while `index.html` is never cached.
+ * into content-hashed files under `assets/`, with an `index.html` that names them. The local front
+ * serves the result from memory at `/console/`; `cdk synth` writes it into the folder a
+ * BucketDeployment uploads. Hashed names let the assets be cached for a year while `index.html`
+ * is never cached.
  */
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The console's sources. */
 const SOURCE = fileURLToPath(new URL('./console/', import.meta.url));
 
-/** What a build produced: the folder, and each asset's name (relative to it) by kind. */
-export interface ConsoleBuild {
-  readonly dir: string;
+/** The built console: every file by its path relative to `/console/` (`index.html`, `assets/main-<hash>.js`). */
+export interface ConsoleFiles {
+  readonly files: ReadonlyMap<string, Uint8Array>;
   readonly script: string;
   readonly style: string;
-  /** Every file written under `assets/`, with its size in bytes. */
-  readonly assets: Readonly<Record<string, number>>;
 }
 
-/**
- * Build the console into `outDir` (emptied first): `index.html` and `assets/<name>-<hash>.{js,css}`.
- * Minified, with no source maps (nothing of the sources is published beyond the bundle).
- */
-export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
-  rmSync(outDir, { recursive: true, force: true });
-  mkdirSync(outDir, { recursive: true });
+/** Bundle the console in memory: minified, no source maps (nothing of the sources is published beyond the bundle). */
+export async function bundleConsole(): Promise<ConsoleFiles> {
   const result = await build({
     entryPoints: [join(SOURCE, 'main.tsx')],
-    outdir: join(outDir, 'assets'),
+    outdir: join(SOURCE, 'assets'),
     entryNames: '[name]-[hash]',
     assetNames: '[name]-[hash]',
     bundle: true,
@@ -40,17 +34,29 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
     jsx: 'automatic',
     jsxImportSource: 'preact',
     tsconfig: join(SOURCE, 'tsconfig.json'),
-    metafile: true,
     legalComments: 'none',
     logLevel: 'silent',
+    write: false,
   });
-  const assets: Record<string, number> = {};
-  for (const [path, meta] of Object.entries(result.metafile.outputs)) assets[`assets/${basename(path)}`] = meta.bytes;
-  const script = Object.keys(assets).find((name) => name.endsWith('.js'));
-  const style = Object.keys(assets).find((name) => name.endsWith('.css'));
-  if (!script || !style) throw new Error(`console build produced no script or no stylesheet: ${Object.keys(assets).join(', ')}`);
-  writeFileSync(join(outDir, 'index.html'), consoleIndex(readFileSync(join(SOURCE, 'index.html'), 'utf8'), script, style));
-  return { dir: outDir, script, style, assets };
+  const files = new Map<string, Uint8Array>();
+  for (const file of result.outputFiles) files.set(`assets/${basename(file.path)}`, file.contents);
+  const script = [...files.keys()].find((name) => name.endsWith('.js'));
+  const style = [...files.keys()].find((name) => name.endsWith('.css'));
+  if (!script || !style) throw new Error(`console build produced no script or no stylesheet: ${[...files.keys()].join(', ')}`);
+  const index = consoleIndex(readFileSync(join(SOURCE, 'index.html'), 'utf8'), script, style);
+  files.set('index.html', new TextEncoder().encode(index));
+  return { files, script, style };
+}
+
+/** Build the console into `outDir` (emptied first), as the BucketDeployment uploads it. */
+export async function buildConsole(outDir: string): Promise<ConsoleFiles> {
+  const built = await bundleConsole();
+  rmSync(outDir, { recursive: true, force: true });
+  for (const [name, contents] of built.files) {
+    mkdirSync(dirname(join(outDir, name)), { recursive: true });
+    writeFileSync(join(outDir, name), contents);
+  }
+  return built;
 }
 
 /** The page template with its two placeholders (`main.js`, `main.css`) replaced by the hashed names. */
@@ -58,4 +64,19 @@ export function consoleIndex(template: string, script: string, style: string): s
   const page = template.replace('href="main.css"', `href="${style}"`).replace('src="main.js"', `src="${script}"`);
   if (!page.includes(script) || !page.includes(style)) throw new Error('infra/console/index.html must reference main.js and main.css');
   return page;
+}
+
+/** The console's Content-Security-Policy: its own scripts and styles, the API, and the identity provider. */
+export function consoleCsp(issuerOrigins: readonly string[]): string {
+  const idp = [...new Set(issuerOrigins)].join(' ');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `connect-src 'self' ${idp}`,
+    "img-src 'self' data:",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    `form-action ${idp}`,
+  ].join('; ');
 }

@@ -18,7 +18,12 @@ export class ApiError extends Error {
 /** How a page reaches the API: set once signed in. */
 export interface Api {
   get<T>(action: string | undefined, query: Record<string, string | number | undefined>): Promise<T>;
-  send<T>(method: 'POST' | 'PATCH' | 'DELETE', action: string | undefined, body?: unknown, query?: Record<string, string | number>): Promise<T>;
+  send<T>(
+    method: 'POST' | 'PATCH' | 'DELETE',
+    action: string | undefined,
+    body?: unknown,
+    query?: Record<string, string | number>,
+  ): Promise<T>;
 }
 
 /** The caller's view of an expired or rejected token: sign in again (it never returns). */

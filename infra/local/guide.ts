@@ -34,6 +34,7 @@ export function startGuide({ baseUrl, dataDir, playLink, repoDir, dynamoDescript
   const token = `DATA_DIR=${shellQuote(data)} npm --prefix ${shellQuote(repoDir)} run -s token -- acme-admin`;
   return `
 Game Session Token Service (local) listening on ${baseUrl}
+Admin console (sign in as a demo user: acme-admin manages org 1): ${baseUrl}/console/
 Data folder: ${data}   Credentials: ${credentials}
 DynamoDB: ${dynamoDescription}   (DYNAMODB_BACKEND=local for AWS's DynamoDB Local; docs/dynamodb-backends.md)
 

@@ -15,6 +15,7 @@ import { tableEnv } from '../../shared/table-env.js';
 import { DEV_AUDIENCE, loadDevSigningKey, tokenSigner, type TokenSigner } from './dev-signing-key.js';
 import { signInAs } from './dev-sign-in.js';
 import { awsRegionOf, ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper, type EmbeddedDynamo } from './dynamo.js';
+import { serveConsole } from './console.js';
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
 import { createIdentityProvider, type IdentityProvider } from './identity-provider.js';
@@ -129,7 +130,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 async function startFront(port: number, dataDir: string) {
   const mounted: { idp?: IdentityProvider } = {};
   const mount = (req: IncomingMessage, res: ServerResponse, url: URL) => mounted.idp?.serve(req, res, url) ?? false;
-  const server = createFront({ loadHandler, extra: serveDemoGame, mount, loopbackOnly: true });
+  // The console's files first, then the demo game's (each answers only its own paths).
+  const extra = (...args: Parameters<typeof serveDemoGame>) => serveConsole(...args) || serveDemoGame(...args);
+  const server = createFront({ loadHandler, extra, mount, loopbackOnly: true });
   await listen(server, port);
   const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
   const key = await loadDevSigningKey(dataDir);

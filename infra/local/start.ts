@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { localConsole } from './console.js';
 import { demoPlayUrl } from './demo-game.js';
 import { startGuide } from './guide.js';
 import { startLocalService } from './service.js';
@@ -11,6 +12,8 @@ import { startLocalService } from './service.js';
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = process.env.DATA_DIR ?? '.local';
 const service = await startLocalService({ port, dataDir, demoMcpKey: true });
+// Built now, so that a broken console build shows at start rather than on the first visit.
+await localConsole();
 const playLink = await demoPlayUrl(service.services, service.credentials.api_key, service.baseUrl);
 const repoDir = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 console.log(startGuide({ baseUrl: service.baseUrl, dataDir, playLink, repoDir, dynamoDescription: service.dynamoDescription }));

@@ -84,7 +84,13 @@ function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (f: F
     <form class="inline" onSubmit={onSubmit}>
       <div class="field">
         <label for="audit-key">Key id</label>
-        <input id="audit-key" inputMode="numeric" pattern="[0-9]*" value={form.keyId} onInput={(e) => setForm({ ...form, keyId: e.currentTarget.value })} />
+        <input
+          id="audit-key"
+          inputMode="numeric"
+          pattern="[0-9]*"
+          value={form.keyId}
+          onInput={(e) => setForm({ ...form, keyId: e.currentTarget.value })}
+        />
       </div>
       <div class="field">
         <label for="audit-action">Action</label>
@@ -99,7 +105,11 @@ function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (f: F
       </div>
       <div class="field">
         <label for="audit-outcome">Outcome</label>
-        <select id="audit-outcome" value={form.outcome} onChange={(e) => setForm({ ...form, outcome: e.currentTarget.value as Filters['outcome'] })}>
+        <select
+          id="audit-outcome"
+          value={form.outcome}
+          onChange={(e) => setForm({ ...form, outcome: e.currentTarget.value as Filters['outcome'] })}
+        >
           <option value="">Any</option>
           <option value="success">Success</option>
           <option value="refused">Refused</option>

@@ -30,7 +30,10 @@ export function RotateKeyDialog({ orgId, apiKey, onClose, onRotated }: KeyDialog
   return (
     <Dialog title={`Rotate ${apiKey.name}`} onClose={onClose}>
       <form class="stack" onSubmit={submit}>
-        <p>A new key with the same settings replaces {apiKey.key_prefix}. The old key keeps working for the grace period, so your servers can switch.</p>
+        <p>
+          A new key with the same settings replaces {apiKey.key_prefix}. The old key keeps working for the grace period, so your servers can
+          switch.
+        </p>
         <div class="field">
           <label for="grace">Grace period (minutes, 0 to 10,080; 0 revokes the old key at once)</label>
           <input id="grace" type="number" min={0} max={10080} required value={minutes} onInput={(e) => setMinutes(e.currentTarget.value)} />
@@ -64,8 +67,8 @@ export function DeleteKeyDialog({ orgId, apiKey, onClose, onDeleted }: KeyDialog
   return (
     <Dialog title={`Delete ${apiKey.name}?`} onClose={onClose}>
       <p>
-        The key {apiKey.key_prefix} stops working at once and cannot be brought back. Sessions it already minted stay valid until they are used or
-        expire.
+        The key {apiKey.key_prefix} stops working at once and cannot be brought back. Sessions it already minted stay valid until they are
+        used or expire.
       </p>
       {problem && <Notice kind="error">{problem}</Notice>}
       <div class="buttons">

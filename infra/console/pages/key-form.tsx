@@ -34,7 +34,8 @@ interface Fields {
 }
 
 /** An ISO timestamp as a `datetime-local` value (the admin's local time), and back. */
-const toLocalInput = (iso: string | null) => (iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
+const toLocalInput = (iso: string | null) =>
+  iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
 const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : null);
 
 function initialFields(key: ApiKey | undefined): Fields {
@@ -99,12 +100,54 @@ export function KeyForm({ orgId, existing, onClose, onSaved }: KeyFormProps) {
     <Dialog title={existing ? `Edit ${existing.name}` : 'Create an API key'} onClose={onClose}>
       <form class="stack" onSubmit={submit}>
         <Field id="key-name" label="Name" value={fields.name} onInput={set('name')} required maxLength={100} />
-        <Field id="key-description" label="Description (optional)" value={fields.description} onInput={set('description')} maxLength={500} />
-        <Field id="key-games" label="Allowed game ids" hint="Comma-separated; blank: every game; none: no game" value={fields.games} onInput={set('games')} />
-        <Field id="key-streams" label="Allowed stream ids" hint="Comma-separated; blank: every stream; none: no stream" value={fields.streams} onInput={set('streams')} />
-        <Field id="key-per-minute" label="Sessions per minute" type="number" min={1} max={100000} value={fields.perMinute} onInput={set('perMinute')} required />
-        <Field id="key-per-day" label="Sessions per day" type="number" min={1} max={100000000} value={fields.perDay} onInput={set('perDay')} required />
-        <Field id="key-expires" label="Expires (optional, your local time)" type="datetime-local" value={fields.expires} onInput={set('expires')} />
+        <Field
+          id="key-description"
+          label="Description (optional)"
+          value={fields.description}
+          onInput={set('description')}
+          maxLength={500}
+        />
+        <Field
+          id="key-games"
+          label="Allowed game ids"
+          hint="Comma-separated; blank: every game; none: no game"
+          value={fields.games}
+          onInput={set('games')}
+        />
+        <Field
+          id="key-streams"
+          label="Allowed stream ids"
+          hint="Comma-separated; blank: every stream; none: no stream"
+          value={fields.streams}
+          onInput={set('streams')}
+        />
+        <Field
+          id="key-per-minute"
+          label="Sessions per minute"
+          type="number"
+          min={1}
+          max={100000}
+          value={fields.perMinute}
+          onInput={set('perMinute')}
+          required
+        />
+        <Field
+          id="key-per-day"
+          label="Sessions per day"
+          type="number"
+          min={1}
+          max={100000000}
+          value={fields.perDay}
+          onInput={set('perDay')}
+          required
+        />
+        <Field
+          id="key-expires"
+          label="Expires (optional, your local time)"
+          type="datetime-local"
+          value={fields.expires}
+          onInput={set('expires')}
+        />
         <Scopes selected={fields.scopes} onChange={(scopes) => setFields({ ...fields, scopes })} />
         {problem && <Notice kind="error">{problem}</Notice>}
         <div class="buttons">

@@ -59,11 +59,20 @@ export function KeysPage({ orgId }: { orgId: number }) {
         {(keys) => <KeysTable keys={keys} onOpen={setOpen} onSetActive={(key, active) => void setActive(key, active)} />}
       </Loading>
       {open?.kind === 'create' && (
-        <KeyForm orgId={orgId} onClose={close} onSaved={(key) => (setOpen({ kind: 'secret', key: key as CreatedKey, rotated: false }), reload())} />
+        <KeyForm
+          orgId={orgId}
+          onClose={close}
+          onSaved={(key) => (setOpen({ kind: 'secret', key: key as CreatedKey, rotated: false }), reload())}
+        />
       )}
       {open?.kind === 'edit' && <KeyForm orgId={orgId} existing={open.key} onClose={close} onSaved={(key) => done(`${key.name} saved.`)} />}
       {open?.kind === 'rotate' && (
-        <RotateKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onRotated={(key) => (setOpen({ kind: 'secret', key, rotated: true }), reload())} />
+        <RotateKeyDialog
+          orgId={orgId}
+          apiKey={open.key}
+          onClose={close}
+          onRotated={(key) => (setOpen({ kind: 'secret', key, rotated: true }), reload())}
+        />
       )}
       {open?.kind === 'delete' && <DeleteKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onDeleted={(text) => done(text)} />}
       {open?.kind === 'secret' && <KeySecret created={open.key} rotated={open.rotated} onClose={close} />}
@@ -85,11 +94,13 @@ function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
       <table>
         <thead>
           <tr>
-            {['Name', 'Prefix', 'Status', 'Games', 'Streams', 'Limits (min / day)', 'MCP scopes', 'Expires', 'Last used', 'Actions'].map((h) => (
-              <th key={h} scope="col">
-                {h}
-              </th>
-            ))}
+            {['Name', 'Prefix', 'Status', 'Games', 'Streams', 'Limits (min / day)', 'MCP scopes', 'Expires', 'Last used', 'Actions'].map(
+              (h) => (
+                <th key={h} scope="col">
+                  {h}
+                </th>
+              ),
+            )}
           </tr>
         </thead>
         <tbody>

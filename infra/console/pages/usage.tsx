@@ -42,7 +42,13 @@ export function UsagePage({ orgId }: { orgId: number }) {
       <form class="inline" onSubmit={submit}>
         <div class="field">
           <label for="usage-from">From (UTC day)</label>
-          <input id="usage-from" type="date" required value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />
+          <input
+            id="usage-from"
+            type="date"
+            required
+            value={form.from}
+            onInput={(e) => setForm({ ...form, from: e.currentTarget.value })}
+          />
         </div>
         <div class="field">
           <label for="usage-to">To</label>
@@ -50,7 +56,13 @@ export function UsagePage({ orgId }: { orgId: number }) {
         </div>
         <div class="field">
           <label for="usage-key">Key id (blank: every key)</label>
-          <input id="usage-key" inputMode="numeric" pattern="[0-9]*" value={form.keyId} onInput={(e) => setForm({ ...form, keyId: e.currentTarget.value })} />
+          <input
+            id="usage-key"
+            inputMode="numeric"
+            pattern="[0-9]*"
+            value={form.keyId}
+            onInput={(e) => setForm({ ...form, keyId: e.currentTarget.value })}
+          />
         </div>
         <button type="submit" class="primary">
           Show
@@ -78,7 +90,11 @@ function Report({ report, keyId }: { report: UsageReport; keyId: string }) {
       {report.by_key.length === 0 ? (
         <p>No key minted sessions or was refused in this range.</p>
       ) : (
-        <CountsTable label="Per key and day" rows={report.by_key.map((r) => ({ head: [`#${r.key_id}`, r.date], counts: r }))} heads={['Key', 'Day']} />
+        <CountsTable
+          label="Per key and day"
+          rows={report.by_key.map((r) => ({ head: [`#${r.key_id}`, r.date], counts: r }))}
+          heads={['Key', 'Day']}
+        />
       )}
     </>
   );

@@ -1,0 +1,68 @@
+/**
+ * The admin console on the local front: the bundle (built in memory on first use) at `/console/`,
+ * and `/console/config.json` from the local settings (the provider at `<baseUrl>/oidc`). The same
+ * headers as the AWS distribution: index and config never cached, hashed assets immutable, the
+ * strict CSP on every answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bundleConsole, consoleCsp, type ConsoleFiles } from '../console-build.js';
+
+/** Where the console lives on the front. */
+export const CONSOLE_PATH = '/console/';
+/** The console's OIDC client at the local provider (the contract of issue 19). */
+export const LOCAL_CONSOLE_CLIENT_ID = 'game-session-console';
+
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+};
+
+let built: Promise<ConsoleFiles> | undefined;
+
+/** The bundle, built once per process (`npm start` builds it at start, a test on first request). */
+export function localConsole(): Promise<ConsoleFiles> {
+  built ??= bundleConsole();
+  return built;
+}
+
+/** What `/console/config.json` says on this run (read when asked: the base URL is known once the front listens). */
+export function localConsoleConfig(): Record<string, string> {
+  const baseUrl = process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
+  return {
+    issuer: `${baseUrl}/oidc`,
+    client_id: LOCAL_CONSOLE_CLIENT_ID,
+    audience: process.env.JWT_AUDIENCE ?? 'game-session-token-service',
+    api_base: '/api/org-api-keys',
+  };
+}
+
+/** The front's `extra` hook for the console; true when the request was the console's. */
+export async function serveConsole(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  if (url.pathname === '/console') {
+    res.writeHead(301, { location: CONSOLE_PATH + url.search }).end();
+    return true;
+  }
+  if (!url.pathname.startsWith(CONSOLE_PATH)) return false;
+  const name = url.pathname.slice(CONSOLE_PATH.length) || 'index.html';
+  const config = localConsoleConfig();
+  const headers = {
+    'content-security-policy': consoleCsp([new URL(config.issuer!).origin]),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+  const body = name === 'config.json' ? new TextEncoder().encode(JSON.stringify(config)) : (await localConsole()).files.get(name);
+  if (!body || (req.method !== 'GET' && req.method !== 'HEAD')) {
+    res.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end('Not found');
+    return true;
+  }
+  const immutable = name.startsWith('assets/');
+  res.writeHead(200, {
+    ...headers,
+    'content-type': TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream',
+    'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return true;
+}
