@@ -7,6 +7,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { AlarmThresholdsSchema } from './alarm-thresholds.js';
 import { DEFAULT_CAPACITY, type CapacityPlan } from './capacity.js';
+import type { ConsoleSettings } from './console-site.js';
 import { contextObject } from './context-json.js';
 import { UNCONFIGURED_ISSUER, type ServiceStackProps } from './stack.js';
 
@@ -50,6 +51,26 @@ export const DeployContextSchema = z
     jwtAudience: optionalString,
     /** JWKS URL of the issuer; by default the issuer's `/.well-known/jwks.json`. */
     jwtJwksUrl: z.string().url().optional(),
+    /**
+     * The admin console's public client id at the identity provider (docs/deploy.md, "Admin console"):
+     * given, the stack serves the console under `/console/`; absent, there is no console.
+     */
+    consoleClientId: optionalString,
+    /** The issuer the console signs in with; `jwtIssuer` by default. */
+    consoleIssuer: z.string().url().optional(),
+    /** The audience the console asks for (Auth0's `audience`); the first of `jwtAudience` by default. */
+    consoleAudience: optionalString,
+    /** More origins the console's browser must reach besides the issuer's, comma-separated (Cognito: the hosted UI domain). */
+    consoleConnectOrigins: z
+      .string()
+      .transform((list) =>
+        list
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^https:\/\/[^/\s,]+$/, 'must be https origins, comma-separated')))
+      .optional(),
     /** Custom domain of the public endpoint (needs `certificateArn`). */
     domainName: optionalString,
     /** ACM certificate for `domainName`, in us-east-1. */
@@ -148,6 +169,10 @@ export const DeployContextSchema = z
       .regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/)
       .default(DEFAULT_STACK_NAME),
   })
+  .refine((c) => !c.consoleClientId || c.consoleIssuer || c.jwtIssuer, {
+    message: 'the console needs an issuer to sign in with: give consoleIssuer or jwtIssuer',
+    path: ['consoleIssuer'],
+  })
   .refine((c) => !c.domainName === !c.certificateArn, {
     message: 'domainName and certificateArn go together: give both or neither',
     path: ['certificateArn'],
@@ -194,6 +219,7 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
     },
     domain:
       context.domainName && context.certificateArn ? { domainName: context.domainName, certificateArn: context.certificateArn } : undefined,
+    console: consoleSettings(context),
     webAclArn: context.webAclArn,
     wafRateLimit: context.wafRateLimit,
     apiDomain:
@@ -209,6 +235,17 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
     mcpAllowedOrigins: context.mcpAllowedOrigins,
     buildVersion: context.buildVersion,
     secretsRevision: context.secretsRevision,
+  };
+}
+
+/** The console's sign-in settings, from the context's console keys and the JWT settings they default to. */
+function consoleSettings(context: DeployContext): ConsoleSettings | undefined {
+  if (!context.consoleClientId) return undefined;
+  return {
+    issuer: (context.consoleIssuer ?? context.jwtIssuer)!,
+    clientId: context.consoleClientId,
+    audience: context.consoleAudience ?? context.jwtAudience?.split(',')[0]?.trim() ?? 'game-session-token-service',
+    connectOrigins: context.consoleConnectOrigins,
   };
 }
 

@@ -28,6 +28,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '../shared/http/origin-verify.js';
 import type { RouteDefinition } from '../shared/operations/operation.js';
+import { ConsoleSite, type ConsoleSettings } from './console-site.js';
 import { edgeRewriteSource } from './edge-rewrite.js';
 import { EdgeRateLimit } from './waf.js';
 
@@ -53,6 +54,8 @@ export interface ServiceEdgeProps {
   readonly wafRateLimit?: number;
   /** Shown in the distribution's comment: a new revision makes CloudFormation read the secret again. */
   readonly secretsRevision: number;
+  /** Serve the admin console under `/console/` (`infra/console-site.ts`); none without its client registration. */
+  readonly console?: ConsoleSettings;
 }
 
 export class ServiceEdge extends Construct {
@@ -64,6 +67,8 @@ export class ServiceEdge extends Construct {
   readonly hasWebAcl: boolean;
   /** The stack's own web ACL (context `wafRateLimit`). */
   readonly rateLimit?: EdgeRateLimit;
+  /** The admin console's bucket and behaviours (when `console` settings were given). */
+  readonly console?: ConsoleSite;
 
   constructor(scope: Construct, id: string, props: ServiceEdgeProps) {
     super(scope, id);
@@ -78,6 +83,7 @@ export class ServiceEdge extends Construct {
     });
     this.distribution = this.createDistribution(props);
     this.baseUrl = `https://${props.domain?.domainName ?? this.distribution.distributionDomainName}`;
+    if (props.console) this.console = new ConsoleSite(this, 'Console', { distribution: this.distribution, settings: props.console });
   }
 
   /**

@@ -2,7 +2,7 @@
  * cdk-nag (AWS Solutions rules) on every synth: an unacknowledged finding fails `cdk synth`, so each
  * exception to a rule is acknowledged here, on the narrowest construct it applies to, with its reason.
  */
-import { Validations, type App } from 'aws-cdk-lib';
+import { Token, Validations, type App, type CfnElement } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { ServiceStack } from './stack.js';
@@ -21,7 +21,13 @@ export interface NagAcknowledgement {
 
 /** The stack's exceptions to the AWS Solutions rules, each with its reason. */
 export function nagAcknowledgements(stack: ServiceStack): NagAcknowledgement[] {
-  return [...publicEndpoint(stack), ...deployTimeSecrets(stack), ...tracingPolicies(stack), ...edgeOptionsLeftOut(stack)];
+  return [
+    ...publicEndpoint(stack),
+    ...deployTimeSecrets(stack),
+    ...tracingPolicies(stack),
+    ...edgeOptionsLeftOut(stack),
+    ...consoleSite(stack),
+  ];
 }
 
 /** How the API and the distribution are exposed: decisions of the design, true of every deploy. */
@@ -115,6 +121,55 @@ function edgeOptionsLeftOut(stack: ServiceStack): NagAcknowledgement[] {
     });
   }
   return acks;
+}
+
+/**
+ * The admin console (when deployed): its bucket, and the function CDK's BucketDeployment brings to
+ * copy the build into it, whose role and runtime CDK itself defines.
+ */
+function consoleSite(stack: ServiceStack): NagAcknowledgement[] {
+  const site = stack.edge.console;
+  const uploader = stack.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
+  if (!site || !uploader) return [];
+  const role = uploader.node.findChild('ServiceRole');
+  const policy = role.node.findChild('DefaultPolicy');
+  const iam5 = (finding: string, reason: string) => ({ id: `AwsSolutions-IAM5[${finding}]`, scope: policy, reason });
+  const copyReason =
+    'CDK’s BucketDeployment grants its copy function read on the CDK asset bucket and write on the console bucket with wildcards: ' +
+    'it syncs a whole folder of built files whose names (content hashes) are known only at deploy.';
+  return [
+    {
+      id: 'AwsSolutions-S1',
+      scope: site.bucket,
+      reason:
+        'The bucket holds only the public build of the console and is read by CloudFront alone (origin access control); ' +
+        'viewer requests are the distribution’s, and changes to the bucket are deploys, recorded by CloudFormation and CloudTrail.',
+    },
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      scope: role,
+      reason:
+        'CDK’s BucketDeployment function writes its own logs with the AWS managed basic execution policy; it runs only during deploys.',
+    },
+    ...['Action::s3:GetBucket*', 'Action::s3:GetObject*', 'Action::s3:List*', 'Action::s3:Abort*', 'Action::s3:DeleteObject*'].map((f) =>
+      iam5(f, copyReason),
+    ),
+    iam5(`Resource::${assetBucketArn(stack)}/*`, copyReason),
+    iam5(`Resource::<${stack.getLogicalId(site.bucket.node.defaultChild as CfnElement)}.Arn>/*`, copyReason),
+    {
+      id: 'AwsSolutions-L1',
+      scope: uploader,
+      reason:
+        'The runtime of CDK’s BucketDeployment function is chosen by aws-cdk-lib and moves with its upgrades; it runs only during deploys.',
+    },
+  ];
+}
+
+/** The CDK bootstrap asset bucket's ARN as cdk-nag prints it (placeholders on an environment-agnostic stack). */
+function assetBucketArn(stack: ServiceStack): string {
+  const known = (value: string, placeholder: string) => (Token.isUnresolved(value) ? placeholder : value);
+  const partition = Token.isUnresolved(stack.region) ? '<AWS::Partition>' : stack.partition;
+  return `arn:${partition}:s3:::cdk-hnb659fds-assets-${known(stack.account, '<AWS::AccountId>')}-${known(stack.region, '<AWS::Region>')}`;
 }
 
 /** Record the stack's acknowledgements on its constructs (the stack calls this once, at the end). */

@@ -14,7 +14,7 @@ import { routes as serviceRoutes } from '../shared/routes.js';
 import type { RouteDefinition } from '../shared/operations/operation.js';
 import { tables, type TableName } from '../shared/tables.js';
 import { DEFAULT_CAPACITY, planErrors, planTotals, type CapacityPlan } from './capacity.js';
-import { ServiceEdge, type CustomDomain } from './edge.js';
+import { ServiceEdge, type CustomDomain, type ServiceEdgeProps } from './edge.js';
 import { ServiceFunctions, type FunctionSettings } from './functions.js';
 import { ServiceApi } from './http-api.js';
 import { acknowledgeFindings } from './nag.js';
@@ -49,6 +49,8 @@ export interface ServiceStackProps extends StackProps {
   readonly wafRateLimit?: number;
   /** A custom domain of the HTTP API: CloudFront's origin, and the execute-api endpoint disabled. */
   readonly apiDomain?: CustomDomain;
+  /** The admin console's sign-in (context `consoleClientId` etc.); no console without it. */
+  readonly console?: ServiceEdgeProps['console'];
   /** Edge throttles and reserved concurrency; {@link DEFAULT_CAPACITY} unless given. */
   readonly capacity?: CapacityPlan;
   /** Send alarms to this existing topic instead of a topic of the stack. */
@@ -114,6 +116,7 @@ export class ServiceStack extends Stack {
       webAclArn: props.webAclArn,
       wafRateLimit: props.wafRateLimit,
       secretsRevision,
+      console: props.console,
     });
     this.functions = this.createFunctions(props, logRetention, secretsRevision);
     this.api.addOperationRoutes(this.routes, this.functions);

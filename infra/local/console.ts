@@ -19,10 +19,10 @@ const TYPES: Record<string, string> = {
   json: 'application/json; charset=utf-8',
 };
 
-let built: Promise<ConsoleFiles> | undefined;
+let built: ConsoleFiles | undefined;
 
 /** The bundle, built once per process (`npm start` builds it at start, a test on first request). */
-export function localConsole(): Promise<ConsoleFiles> {
+export function localConsole(): ConsoleFiles {
   built ??= bundleConsole();
   return built;
 }
@@ -39,7 +39,7 @@ export function localConsoleConfig(): Record<string, string> {
 }
 
 /** The front's `extra` hook for the console; true when the request was the console's. */
-export async function serveConsole(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+export function serveConsole(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
   if (url.pathname === '/console') {
     res.writeHead(301, { location: CONSOLE_PATH + url.search }).end();
     return true;
@@ -52,7 +52,7 @@ export async function serveConsole(req: IncomingMessage, res: ServerResponse, ur
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   };
-  const body = name === 'config.json' ? new TextEncoder().encode(JSON.stringify(config)) : (await localConsole()).files.get(name);
+  const body = name === 'config.json' ? new TextEncoder().encode(JSON.stringify(config)) : localConsole().files.get(name);
   if (!body || (req.method !== 'GET' && req.method !== 'HEAD')) {
     res.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end('Not found');
     return true;

@@ -13,7 +13,7 @@ const port = Number(process.env.PORT ?? 3000);
 const dataDir = process.env.DATA_DIR ?? '.local';
 const service = await startLocalService({ port, dataDir, demoMcpKey: true });
 // Built now, so that a broken console build shows at start rather than on the first visit.
-await localConsole();
+localConsole();
 const playLink = await demoPlayUrl(service.services, service.credentials.api_key, service.baseUrl);
 const repoDir = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 console.log(startGuide({ baseUrl: service.baseUrl, dataDir, playLink, repoDir, dynamoDescription: service.dynamoDescription }));
