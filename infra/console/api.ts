@@ -104,8 +104,8 @@ export interface UsageReport {
   by_key: ({ date: string; key_id: number } & UsageCounts)[];
 }
 
-/** A change an update made: before and after (older records list the property names only). */
-export type AuditChanges = Record<string, { before: unknown; after: unknown }> | string[] | null;
+/** What an update changed, field by field: before and after. */
+export type AuditDiff = Record<string, { before: unknown; after: unknown }>;
 
 /** One audit record. */
 export interface AuditRecord {
@@ -119,7 +119,10 @@ export interface AuditRecord {
   game_id: number | null;
   stream_id: number | null;
   source_ip: string;
-  changes: AuditChanges;
+  /** The properties an update set (every record that has any). */
+  changes: string[] | null;
+  /** Their values before and after (records written since issue 19; the contract once named this `changes`). */
+  diff?: AuditDiff | null;
 }
 
 /** A game or a stream of the org, with its "Require API Session Token" setting. */

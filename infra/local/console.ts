@@ -6,11 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bundleConsole, consoleCsp, type ConsoleFiles } from '../console-build.js';
+import { CONSOLE_CLIENT_ID, OIDC_PATH } from './identity-provider.js';
 
 /** Where the console lives on the front. */
 export const CONSOLE_PATH = '/console/';
-/** The console's OIDC client at the local provider (the contract of issue 19). */
-export const LOCAL_CONSOLE_CLIENT_ID = 'game-session-console';
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -31,8 +30,8 @@ export function localConsole(): ConsoleFiles {
 export function localConsoleConfig(): Record<string, string> {
   const baseUrl = process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
   return {
-    issuer: `${baseUrl}/oidc`,
-    client_id: LOCAL_CONSOLE_CLIENT_ID,
+    issuer: `${baseUrl}${OIDC_PATH}`,
+    client_id: CONSOLE_CLIENT_ID,
     audience: process.env.JWT_AUDIENCE ?? 'game-session-token-service',
     api_base: '/api/org-api-keys',
   };

@@ -3,7 +3,7 @@
  * cursor) and back (the cursors already seen), and for updates what changed, before and after.
  */
 import { useState } from 'preact/hooks';
-import type { AuditChanges, AuditRecord } from '../api';
+import type { AuditDiff, AuditRecord } from '../api';
 import { useApi } from '../parts/api-context';
 import { shortValue, when } from '../parts/format';
 import { useLoad } from '../parts/load';
@@ -146,7 +146,7 @@ function AuditTable({ records }: { records: readonly AuditRecord[] }) {
               <td>{r.actor ?? 'API key'}</td>
               <td>{r.game_id ? `game ${r.game_id}` : r.stream_id ? `stream ${r.stream_id}` : '—'}</td>
               <td>
-                <Changes changes={r.changes} />
+                <Changes record={r} />
               </td>
             </tr>
           ))}
@@ -157,12 +157,13 @@ function AuditTable({ records }: { records: readonly AuditRecord[] }) {
 }
 
 /** What an update changed: "field: before → after" (older records name the fields only). */
-function Changes({ changes }: { changes: AuditChanges }) {
-  if (!changes) return <>—</>;
-  if (Array.isArray(changes)) return <>{changes.join(', ')}</>;
+function Changes({ record }: { record: AuditRecord }) {
+  // `changes` as an object: the contract's first shape of the diff, accepted too.
+  const diff = record.diff ?? (record.changes && !Array.isArray(record.changes) ? (record.changes as AuditDiff) : null);
+  if (!diff) return <>{record.changes?.length ? record.changes.join(', ') : '—'}</>;
   return (
     <ul class="changes">
-      {Object.entries(changes).map(([field, { before, after }]) => (
+      {Object.entries(diff).map(([field, { before, after }]) => (
         <li key={field}>
           <strong>{field}</strong>: <del>{shortValue(before)}</del> → <ins>{shortValue(after)}</ins>
         </li>

@@ -19,7 +19,10 @@ export function GamesPage({ orgId }: { orgId: number }) {
     const id = kind === 'game' ? target.game_id : target.stream_id;
     try {
       await api.send('PATCH', `update-${kind}`, { org_id: orgId, [`${kind}_id`]: id, require_session_token: required });
-      setMessage({ kind: 'success', text: `${target.name}: session token ${required ? 'required' : 'no longer required'}.` });
+      setMessage({
+        kind: 'success',
+        text: `${target.name}: session token ${required ? 'required' : 'no longer required'}. Play pages follow within a minute.`,
+      });
       reload();
     } catch (error) {
       const { message, status } = failure(error);

@@ -1,5 +1,5 @@
 /**
- * A line chart of counts per day (uPlot: canvas, small). The canvas is an image to assistive
+ * A line chart of counts per day (uPlot: canvas, small). The chart is one image to assistive
  * technology, named by its caption; the numbers are always also in a table next to it.
  */
 import { useEffect, useRef } from 'preact/hooks';
@@ -42,9 +42,6 @@ export function DayChart({ days, series, caption }: DayChartProps) {
       data,
       element,
     );
-    const canvas = element.querySelector('canvas');
-    canvas?.setAttribute('role', 'img');
-    canvas?.setAttribute('aria-label', caption);
     const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, 280), height: 240 }));
     resize.observe(element);
     return () => {
@@ -54,7 +51,7 @@ export function DayChart({ days, series, caption }: DayChartProps) {
   }, [days, series, caption]);
   return (
     <figure class="chart">
-      <div ref={box} />
+      <div ref={box} role="img" aria-label={caption} />
       <figcaption>
         {caption}
         <ul class="legend">

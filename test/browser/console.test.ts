@@ -1,0 +1,217 @@
+/**
+ * The admin console in a real browser (issue 19): sign in through the local provider's login page;
+ * create a key and mint with it, revoke it and see the next mint refused, reactivate and rotate it;
+ * switch "Require API Session Token" and see the play page change; read usage and the audit entry;
+ * a read-only member sees the refusals. axe-core finds no serious or critical violation on any
+ * page, the console reports no CSP violation, and every page is screenshot at 1280 and 390 px
+ * (test-output/console-*.png).
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { PLAYABLE_CACHE_MS } from '../../shared/domain/playable-cache.js';
+import { launchBrowser } from '../support/browser.js';
+import { expectAccessible, openOrg, OUTPUT, screenshots, signIn, tab, type ConsoleTab } from '../support/console-page.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+import { stopAll } from '../support/teardown.js';
+
+const launched = await launchBrowser();
+const inBrowser = 'browser' in launched ? describe : describe.skip;
+const browser = ('browser' in launched ? launched.browser : undefined) as Browser;
+
+let stack: Stack;
+let admin: ConsoleTab;
+
+/** Mint a session for game 101 with a raw key, as a partner's server would: the status. */
+async function mint(raw: string): Promise<number> {
+  stack.secrets.noteRawKey(raw);
+  return (await stack.post('create-session', { game_id: 101 }, { 'x-api-key': raw })).status;
+}
+
+/** The raw key the create / rotate dialog shows once; the dialog is then closed. */
+async function rawKeyShown(page: Page, screenshot?: string): Promise<string> {
+  const field = page.getByLabel(/^API key /);
+  await field.waitFor();
+  const raw = await field.inputValue();
+  expect(raw).toMatch(/^dpk_[0-9a-f]{40}$/);
+  await page.getByText(/it is shown only once/).waitFor();
+  if (screenshot) {
+    await expectAccessible(page, screenshot);
+    await page.screenshot({ path: `${OUTPUT}/console-${screenshot}-1280.png` });
+  }
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  return raw;
+}
+
+/** Wait until the row's status cell says `status` (the list reloads after each change). */
+const statusIs = (key: ReturnType<typeof row>, status: string) =>
+  key.locator('td.status', { hasText: new RegExp(`^${status}$`) }).waitFor();
+
+/** The table row of the key called `name`. */
+const row = (page: Page, name: string) => page.locator('tbody tr', { has: page.getByRole('rowheader', { name: new RegExp(`^${name}`) }) });
+
+inBrowser('the admin console in a browser', () => {
+  beforeAll(async () => {
+    mkdirSync(OUTPUT, { recursive: true });
+    stack = await startStack();
+    admin = await signIn(browser, stack.baseUrl, 'acme-admin');
+  }, 90_000);
+  afterAll(() =>
+    stopAll(
+      () => browser?.close(),
+      () => stack?.stop(),
+    ),
+  );
+
+  test('signs in through the provider; the org picker opens org 1; a reload signs in again silently', async () => {
+    const { page } = admin;
+    await expect(page.getByRole('heading', { level: 1, name: 'Organizations' }).isVisible()).resolves.toBe(true);
+    await expectAccessible(page, 'organizations');
+    await screenshots(page, 'organizations');
+    await openOrg(page, 1);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    expect(page.url()).toBe(`${stack.baseUrl}/console/#/org/1/keys`);
+  }, 60_000);
+
+  test('create a key, mint with it; revoke it and the next mint is refused; reactivate; rotate', async () => {
+    const { page } = admin;
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Browser key');
+    await page.getByLabel('Allowed game ids').fill('101, 102');
+    await expectAccessible(page, 'create-key dialog');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const raw = await rawKeyShown(page, 'key-created');
+    expect(await mint(raw)).toBe(200);
+
+    const key = row(page, 'Browser key');
+    await statusIs(key, 'Active');
+    await expectAccessible(page, 'keys');
+    await screenshots(page, 'keys');
+
+    await key.getByRole('button', { name: /^Revoke Browser key/ }).click();
+    await page.getByText(/Browser key \(dpk_[0-9a-f]{4}\) revoked\./).waitFor();
+    await statusIs(key, 'Revoked');
+    expect(await mint(raw)).toBe(401);
+
+    await key.getByRole('button', { name: /^Reactivate Browser key/ }).click();
+    await page.getByText(/reactivated\./).waitFor();
+    await statusIs(key, 'Active');
+    expect(await mint(raw)).toBe(200);
+
+    await key.getByRole('button', { name: /^Rotate Browser key/ }).click();
+    await page.getByLabel(/^Grace period/).fill('30');
+    await expectAccessible(page, 'rotate dialog');
+    await page.getByRole('button', { name: 'Rotate', exact: true }).click();
+    const rotated = await rawKeyShown(page);
+    expect(rotated).not.toBe(raw);
+    expect(await mint(rotated)).toBe(200);
+    // The old key works through its grace period.
+    expect(await mint(raw)).toBe(200);
+  }, 90_000);
+
+  test('edit a key: the change is saved and listed', async () => {
+    const { page } = admin;
+    const key = row(page, 'Browser key').filter({ hasText: 'Active' });
+    await key.getByRole('button', { name: /^Edit Browser key/ }).click();
+    await page.getByLabel('Sessions per minute').fill('90');
+    await page.getByRole('checkbox', { name: 'mcp:reports:read' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Browser key saved.').waitFor();
+    await key.filter({ hasText: /90 \/ 10,000.*mcp:reports:read/ }).waitFor();
+  }, 60_000);
+
+  test('"Require API Session Token" switches the play page of game 102', async () => {
+    const { page, context } = admin;
+    const play = await context.newPage();
+    expect((await play.goto(`${stack.baseUrl}/play/game/102`))!.status()).toBe(200);
+
+    await tab(page, 'Games & streams');
+    await expectAccessible(page, 'games');
+    await screenshots(page, 'games');
+    const toggle = page
+      .getByRole('switch', { name: 'Require API Session Token for Acme Bonus Wheel' })
+      .or(page.locator('[data-target="game-102"] input[role="switch"]'));
+    expect(await toggle.isChecked()).toBe(false);
+    await toggle.check();
+    await page.getByText(/session token required\./).waitFor();
+    // Play pages keep a game's settings for a minute (PLAYABLE_CACHE_MS): the console says so; the test moves the clock.
+    stack.clock.advance(PLAYABLE_CACHE_MS + 1_000);
+    expect((await play.reload())!.status()).not.toBe(200);
+    await play.screenshot({ path: `${OUTPUT}/console-play-page-now-requires-token.png` });
+
+    await toggle.uncheck();
+    await page.getByText(/no longer required\./).waitFor();
+    stack.clock.advance(PLAYABLE_CACHE_MS + 1_000);
+    expect((await play.reload())!.status()).toBe(200);
+    await play.close();
+  }, 60_000);
+
+  test('usage shows the mints of today, per day and per key, as a chart and a table', async () => {
+    const { page } = admin;
+    await tab(page, 'Usage');
+    const today = new Date().toISOString().slice(0, 10);
+    const day = page.getByRole('region', { name: /^Per day/ }).locator('tr', { has: page.getByRole('rowheader', { name: today }) });
+    const created = Number((await day.locator('td').first().textContent())!.replace(/\D/g, ''));
+    expect(created).toBeGreaterThanOrEqual(4);
+    await expect(page.locator('figure.chart [role="img"] canvas').count()).resolves.toBe(1);
+    await expect(page.getByRole('region', { name: 'Per key and day' }).locator('tbody tr').count()).resolves.toBeGreaterThan(0);
+    await expectAccessible(page, 'usage');
+    await screenshots(page, 'usage');
+  }, 60_000);
+
+  test('the audit log shows the revocation with its before and after; filters by action and outcome', async () => {
+    const { page } = admin;
+    await tab(page, 'Audit log');
+    await page.getByLabel('Action').selectOption('update-key');
+    await page.getByLabel('Outcome').selectOption('success');
+    const filtered = page.waitForResponse((r) => /audit_action=update-key.*outcome=success/.test(r.url()));
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await filtered;
+    const revocation = page.locator('tbody tr', { hasText: 'is_active' }).filter({ hasText: 'acme-admin' }).last();
+    await revocation.waitFor();
+    await expect(revocation.locator('del').first().textContent()).resolves.toBe('true');
+    await expect(revocation.locator('ins').first().textContent()).resolves.toBe('false');
+    const actions = await page.locator('tbody th[scope="row"]').allTextContents();
+    expect(new Set(actions)).toEqual(new Set(['update-key']));
+    await expectAccessible(page, 'audit');
+    await screenshots(page, 'audit');
+    expect(admin.cspViolations).toEqual([]);
+  }, 60_000);
+
+  test('a viewer sees the refusals: no keys, no usage, games read-only after the refusal', async () => {
+    const viewer = await signIn(browser, stack.baseUrl, 'acme-viewer', 390);
+    const { page } = viewer;
+    await page.getByLabel('Organization id').fill('1');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^Not allowed: / })
+      .waitFor();
+    await tab(page, 'Games & streams');
+    const toggle = page.locator('[data-target="game-102"] input[role="switch"]');
+    await toggle.check();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /owner|admin|editor/ })
+      .waitFor();
+    expect(await toggle.isDisabled()).toBe(true);
+    await expectAccessible(page, 'games read-only');
+    await page.screenshot({ path: `${OUTPUT}/console-viewer-games-390.png`, fullPage: true });
+    expect(viewer.cspViolations).toEqual([]);
+    await viewer.context.close();
+  }, 60_000);
+
+  test('sign-out ends the provider session too: the console asks to sign in again', async () => {
+    const { page } = admin;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/oidc\//);
+    const confirm = page.getByRole('button', { name: /sign me out|yes/i });
+    if (await confirm.count()) await confirm.first().click();
+    await page.getByRole('button', { name: 'Sign in with your identity provider' }).waitFor();
+    await expectAccessible(page, 'signed out');
+    await screenshots(page, 'signed-out');
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in with your identity provider' }).waitFor();
+  }, 60_000);
+});
