@@ -63,7 +63,7 @@ export function buildConsole(outDir: string): ConsoleFiles {
 }
 
 /** The page template with its two placeholders (`main.js`, `main.css`) replaced by the hashed names. */
-export function consoleIndex(template: string, script: string, style: string): string {
+function consoleIndex(template: string, script: string, style: string): string {
   const page = template.replace('href="main.css"', `href="${style}"`).replace('src="main.js"', `src="${script}"`);
   if (!page.includes(script) || !page.includes(style)) throw new Error('infra/console/index.html must reference main.js and main.css');
   return page;

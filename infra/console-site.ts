@@ -44,7 +44,7 @@ export interface ConsoleSiteProps {
 }
 
 /** The console's path on the distribution. */
-export const CONSOLE_PATHS = { page: '/console', files: '/console/*', assets: '/console/assets/*' } as const;
+const CONSOLE_PATHS = { page: '/console', files: '/console/*', assets: '/console/assets/*' } as const;
 
 /** `/console` → `/console/` (the redirect URI); `/console/` → the page's object. */
 const INDEX_FUNCTION = `function handler(event) {

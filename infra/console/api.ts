@@ -5,7 +5,7 @@
  */
 
 /** A refused or failed call: the HTTP status and the service's message. */
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,

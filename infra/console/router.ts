@@ -16,7 +16,7 @@ export type OrgPage = (typeof ORG_PAGES)[number]['page'];
 export type Route = { readonly page: 'orgs' } | { readonly page: OrgPage; readonly orgId: number };
 
 /** The route a hash names; anything unknown is the org picker. */
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const match = /^#\/org\/(\d{1,15})\/(\w+)$/.exec(hash);
   const page = ORG_PAGES.find((p) => p.page === match?.[2]);
   if (!match || !page) return { page: 'orgs' };

@@ -9,7 +9,7 @@ import { bundleConsole, consoleCsp, type ConsoleFiles } from '../console-build.j
 import { CONSOLE_CLIENT_ID, OIDC_PATH } from './identity-provider.js';
 
 /** Where the console lives on the front. */
-export const CONSOLE_PATH = '/console/';
+const CONSOLE_PATH = '/console/';
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -27,7 +27,7 @@ export function localConsole(): ConsoleFiles {
 }
 
 /** What `/console/config.json` says on this run (read when asked: the base URL is known once the front listens). */
-export function localConsoleConfig(): Record<string, string> {
+function localConsoleConfig(): Record<string, string> {
   const baseUrl = process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
   return {
     issuer: `${baseUrl}${OIDC_PATH}`,

@@ -55,7 +55,7 @@ export async function tab(page: Page, name: string, heading = name): Promise<voi
 
 /** axe-core on the page as it is: no serious or critical violation (the others are listed on failure too). */
 export async function expectAccessible(page: Page, label: string): Promise<void> {
-  if (!(await page.evaluate('typeof window.axe')).toString().includes('object')) await page.evaluate(AXE_SOURCE);
+  if (String(await page.evaluate('typeof window.axe')) !== 'object') await page.evaluate(AXE_SOURCE);
   const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as {
     violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[];
   };

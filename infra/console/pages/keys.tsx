@@ -19,7 +19,7 @@ type Open =
   | { readonly kind: 'secret'; readonly key: CreatedKey; readonly rotated: boolean };
 
 /** A key's state in a word: revoked, expired, rotated (in its grace period) or active. */
-export function keyStatus(key: ApiKey, now = Date.now()): string {
+function keyStatus(key: ApiKey, now = Date.now()): string {
   if (!key.is_active) return 'Revoked';
   if (key.expires_at && Date.parse(key.expires_at) <= now) return 'Expired';
   if (key.rotated_to !== null) return `Rotated to #${key.rotated_to}`;

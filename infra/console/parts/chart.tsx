@@ -12,7 +12,7 @@ export interface ChartSeries {
 }
 
 /** Colours of the lines, in order; each has at least 3:1 contrast on the white background (WCAG 1.4.11). */
-export const SERIES_COLOURS = ['#1f5fbf', '#1d7a3a', '#8a5a00', '#6b3fa0', '#b3261e', '#44546a'];
+const SERIES_COLOURS = ['#1f5fbf', '#1d7a3a', '#8a5a00', '#6b3fa0', '#b3261e', '#44546a'];
 
 /** Props of {@link DayChart}. */
 export interface DayChartProps {
