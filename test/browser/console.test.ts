@@ -154,7 +154,9 @@ inBrowser('the admin console in a browser', () => {
     const day = page.getByRole('region', { name: /^Per day/ }).locator('tr', { has: page.getByRole('rowheader', { name: today }) });
     const created = Number((await day.locator('td').first().textContent())!.replace(/\D/g, ''));
     expect(created).toBeGreaterThanOrEqual(4);
-    await expect(page.locator('figure.chart [role="img"] canvas').count()).resolves.toBe(1);
+    // uPlot draws once Preact's effects run (after the paint): wait for its canvas.
+    await page.locator('figure.chart [role="img"] canvas').waitFor();
+    await expect(page.locator('figure.chart canvas').count()).resolves.toBe(1);
     await expect(page.getByRole('region', { name: 'Per key and day' }).locator('tbody tr').count()).resolves.toBeGreaterThan(0);
     await expectAccessible(page, 'usage');
     await screenshots(page, 'usage');
@@ -163,7 +165,7 @@ inBrowser('the admin console in a browser', () => {
   test('the audit log shows the revocation with its before and after; filters by action and outcome', async () => {
     const { page } = admin;
     await tab(page, 'Audit log');
-    await page.getByLabel('Action').selectOption('update-key');
+    await page.getByLabel('Action', { exact: true }).fill('update-key');
     await page.getByLabel('Outcome').selectOption('success');
     const filtered = page.waitForResponse((r) => /audit_action=update-key.*outcome=success/.test(r.url()));
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -206,8 +208,8 @@ inBrowser('the admin console in a browser', () => {
     const { page } = admin;
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/oidc\//);
-    const confirm = page.getByRole('button', { name: /sign me out|yes/i });
-    if (await confirm.count()) await confirm.first().click();
+    // The provider asks first (its own page, infra/local/login-page.ts).
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('button', { name: 'Sign in with your identity provider' }).waitFor();
     await expectAccessible(page, 'signed out');
     await screenshots(page, 'signed-out');

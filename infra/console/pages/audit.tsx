@@ -9,17 +9,18 @@ import { shortValue, when } from '../parts/format';
 import { useLoad } from '../parts/load';
 import { Loading, PageHeading } from '../parts/page';
 
-/** Actions the audit log records (the filter's choices). */
+/** Actions the audit log records, offered as suggestions (any action name may be typed: MCP calls are `mcp:<method>[:<tool>]`). */
 const ACTIONS = [
   'create-session',
   'revoke-session',
+  'list-keys',
   'create-key',
   'update-key',
   'rotate-key',
   'delete-key',
   'update-game',
   'update-stream',
-  'mcp',
+  'mcp:tools/call:create_session',
 ];
 
 const PAGE_SIZE = 20;
@@ -94,14 +95,21 @@ function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (f: F
       </div>
       <div class="field">
         <label for="audit-action">Action</label>
-        <select id="audit-action" value={form.action} onChange={(e) => setForm({ ...form, action: e.currentTarget.value })}>
-          <option value="">Any</option>
+        <input
+          id="audit-action"
+          list="audit-actions"
+          aria-describedby="audit-action-hint"
+          value={form.action}
+          onInput={(e) => setForm({ ...form, action: e.currentTarget.value.trim() })}
+        />
+        <span id="audit-action-hint" class="hint">
+          Blank: every action
+        </span>
+        <datalist id="audit-actions">
           {ACTIONS.map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
+            <option key={a} value={a} />
           ))}
-        </select>
+        </datalist>
       </div>
       <div class="field">
         <label for="audit-outcome">Outcome</label>
