@@ -5,6 +5,7 @@
  * strict CSP on every answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MethodNotAllowed, NotFound } from '../../shared/domain/errors.js';
 import { bundleConsole, consoleCsp, type ConsoleFiles } from '../console-build.js';
 import { CONSOLE_CLIENT_ID, OIDC_PATH } from './identity-provider.js';
 
@@ -37,7 +38,7 @@ function localConsoleConfig(): Record<string, string> {
   };
 }
 
-/** The front's `extra` hook for the console; true when the request was the console's. */
+/** The front's `extra` hook for the console; true when the request was the console's (a refusal throws). */
 export function serveConsole(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
   if (url.pathname === '/console') {
     res.writeHead(301, { location: CONSOLE_PATH + url.search }).end();
@@ -52,10 +53,9 @@ export function serveConsole(req: IncomingMessage, res: ServerResponse, url: URL
     'referrer-policy': 'no-referrer',
   };
   const body = name === 'config.json' ? new TextEncoder().encode(JSON.stringify(config)) : localConsole().files.get(name);
-  if (!body || (req.method !== 'GET' && req.method !== 'HEAD')) {
-    res.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end('Not found');
-    return true;
-  }
+  // Refusals are the error table's, answered by the front like any other.
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw new MethodNotAllowed(['GET', 'HEAD']);
+  if (!body) throw new NotFound('No such file of the console');
   const immutable = name.startsWith('assets/');
   res.writeHead(200, {
     ...headers,

@@ -62,12 +62,13 @@ describe('the console on the local front', () => {
     });
   });
 
-  test('/console redirects to /console/ (the redirect URI); anything else under it is 404', async () => {
+  test('/console redirects to /console/ (the redirect URI); an unknown file is 404, another method 405', async () => {
     const bare = await stack.request('/console', { redirect: 'manual' });
     expect(bare.status).toBe(301);
     expect(bare.headers.get('location')).toBe('/console/');
     expect((await stack.request('/console/assets/nope.js')).status).toBe(404);
     expect((await stack.request('/console/../dev-credentials.json')).status).not.toBe(200);
-    expect((await stack.request('/console/', { method: 'POST', body: '{}' })).status).toBe(404);
+    const posted = await stack.request('/console/', { method: 'POST', body: '{}' });
+    expect(posted.status).toBe(405);
   });
 });
