@@ -73,11 +73,31 @@ function changed(next: Record<string, unknown>, key: ApiKey): Record<string, unk
 
 /** The create / edit dialog. */
 export function KeyForm({ orgId, existing, onClose, onSaved }: KeyFormProps) {
-  const api = useApi();
   const [fields, setFields] = useState(() => initialFields(existing));
+  const { submit, problem, busy } = useSave({ orgId, existing, onClose, onSaved }, fields);
+  return (
+    <Dialog title={existing ? `Edit ${existing.name}` : 'Create an API key'} onClose={onClose}>
+      <form class="stack" onSubmit={submit}>
+        <KeyFields fields={fields} setFields={setFields} />
+        {problem && <Notice kind="error">{problem}</Notice>}
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            {existing ? 'Save' : 'Create'}
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Sending the form: a create, or an update of what changed (nothing changed: just close). */
+function useSave({ orgId, existing, onClose, onSaved }: KeyFormProps, fields: Fields) {
+  const api = useApi();
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const set = (name: keyof Fields) => (event: Event) => setFields({ ...fields, [name]: (event.currentTarget as HTMLInputElement).value });
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -96,70 +116,49 @@ export function KeyForm({ orgId, existing, onClose, onSaved }: KeyFormProps) {
       setBusy(false);
     }
   };
+  return { submit, problem, busy };
+}
+
+/** Every property a key has, as labelled fields. */
+function KeyFields({ fields, setFields }: { fields: Fields; setFields: (fields: Fields) => void }) {
+  const set = (name: keyof Fields) => (event: Event) => setFields({ ...fields, [name]: (event.currentTarget as HTMLInputElement).value });
+  const games = 'Comma-separated; blank: every game; none: no game';
+  const streams = 'Comma-separated; blank: every stream; none: no stream';
   return (
-    <Dialog title={existing ? `Edit ${existing.name}` : 'Create an API key'} onClose={onClose}>
-      <form class="stack" onSubmit={submit}>
-        <Field id="key-name" label="Name" value={fields.name} onInput={set('name')} required maxLength={100} />
-        <Field
-          id="key-description"
-          label="Description (optional)"
-          value={fields.description}
-          onInput={set('description')}
-          maxLength={500}
-        />
-        <Field
-          id="key-games"
-          label="Allowed game ids"
-          hint="Comma-separated; blank: every game; none: no game"
-          value={fields.games}
-          onInput={set('games')}
-        />
-        <Field
-          id="key-streams"
-          label="Allowed stream ids"
-          hint="Comma-separated; blank: every stream; none: no stream"
-          value={fields.streams}
-          onInput={set('streams')}
-        />
-        <Field
-          id="key-per-minute"
-          label="Sessions per minute"
-          type="number"
-          min={1}
-          max={100000}
-          value={fields.perMinute}
-          onInput={set('perMinute')}
-          required
-        />
-        <Field
-          id="key-per-day"
-          label="Sessions per day"
-          type="number"
-          min={1}
-          max={100000000}
-          value={fields.perDay}
-          onInput={set('perDay')}
-          required
-        />
-        <Field
-          id="key-expires"
-          label="Expires (optional, your local time)"
-          type="datetime-local"
-          value={fields.expires}
-          onInput={set('expires')}
-        />
-        <Scopes selected={fields.scopes} onChange={(scopes) => setFields({ ...fields, scopes })} />
-        {problem && <Notice kind="error">{problem}</Notice>}
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={busy}>
-            {existing ? 'Save' : 'Create'}
-          </button>
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <>
+      <Field id="key-name" label="Name" value={fields.name} onInput={set('name')} required maxLength={100} />
+      <Field id="key-description" label="Description (optional)" value={fields.description} onInput={set('description')} maxLength={500} />
+      <Field id="key-games" label="Allowed game ids" hint={games} value={fields.games} onInput={set('games')} />
+      <Field id="key-streams" label="Allowed stream ids" hint={streams} value={fields.streams} onInput={set('streams')} />
+      <Field
+        id="key-per-minute"
+        label="Sessions per minute"
+        type="number"
+        min={1}
+        max={100000}
+        value={fields.perMinute}
+        onInput={set('perMinute')}
+        required
+      />
+      <Field
+        id="key-per-day"
+        label="Sessions per day"
+        type="number"
+        min={1}
+        max={100000000}
+        value={fields.perDay}
+        onInput={set('perDay')}
+        required
+      />
+      <Field
+        id="key-expires"
+        label="Expires (optional, your local time)"
+        type="datetime-local"
+        value={fields.expires}
+        onInput={set('expires')}
+      />
+      <Scopes selected={fields.scopes} onChange={(scopes) => setFields({ ...fields, scopes })} />
+    </>
   );
 }
 

@@ -32,10 +32,9 @@ export function KeysPage({ orgId }: { orgId: number }) {
   const [loaded, reload] = useLoad(() => api.get<ApiKey[]>(undefined, { org_id: orgId }), [orgId]);
   const [open, setOpen] = useState<Open>();
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
-  const close = () => setOpen(undefined);
   const done = (text: string) => {
     setMessage({ kind: 'success', text });
-    close();
+    setOpen(undefined);
     reload();
   };
   const setActive = async (key: ApiKey, active: boolean) => {
@@ -58,26 +57,40 @@ export function KeysPage({ orgId }: { orgId: number }) {
       <Loading loaded={loaded}>
         {(keys) => <KeysTable keys={keys} onOpen={setOpen} onSetActive={(key, active) => void setActive(key, active)} />}
       </Loading>
-      {open?.kind === 'create' && (
-        <KeyForm
-          orgId={orgId}
-          onClose={close}
-          onSaved={(key) => (setOpen({ kind: 'secret', key: key as CreatedKey, rotated: false }), reload())}
-        />
-      )}
-      {open?.kind === 'edit' && <KeyForm orgId={orgId} existing={open.key} onClose={close} onSaved={(key) => done(`${key.name} saved.`)} />}
-      {open?.kind === 'rotate' && (
-        <RotateKeyDialog
-          orgId={orgId}
-          apiKey={open.key}
-          onClose={close}
-          onRotated={(key) => (setOpen({ kind: 'secret', key, rotated: true }), reload())}
-        />
-      )}
-      {open?.kind === 'delete' && <DeleteKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onDeleted={(text) => done(text)} />}
-      {open?.kind === 'secret' && <KeySecret created={open.key} rotated={open.rotated} onClose={close} />}
+      {open && <KeyDialogs orgId={orgId} open={open} setOpen={setOpen} done={done} reload={reload} />}
     </>
   );
+}
+
+interface DialogsProps {
+  readonly orgId: number;
+  readonly open: Open;
+  readonly setOpen: (open: Open | undefined) => void;
+  /** A change is done: say so, close, reload. */
+  readonly done: (message: string) => void;
+  readonly reload: () => void;
+}
+
+/** What is open over the table: a form, a confirmation, or the raw key of a new key. */
+function KeyDialogs({ orgId, open, setOpen, done, reload }: DialogsProps) {
+  const close = () => setOpen(undefined);
+  // A new raw key replaces the form that made it, and the list shows the new key behind it.
+  const showSecret = (key: CreatedKey, rotated: boolean) => {
+    setOpen({ kind: 'secret', key, rotated });
+    reload();
+  };
+  switch (open.kind) {
+    case 'create':
+      return <KeyForm orgId={orgId} onClose={close} onSaved={(key) => showSecret(key as CreatedKey, false)} />;
+    case 'edit':
+      return <KeyForm orgId={orgId} existing={open.key} onClose={close} onSaved={(key) => done(`${key.name} saved.`)} />;
+    case 'rotate':
+      return <RotateKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onRotated={(key) => showSecret(key, true)} />;
+    case 'delete':
+      return <DeleteKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onDeleted={done} />;
+    case 'secret':
+      return <KeySecret created={open.key} rotated={open.rotated} onClose={close} />;
+  }
 }
 
 interface TableProps {
