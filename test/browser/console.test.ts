@@ -204,6 +204,35 @@ inBrowser('the admin console in a browser', () => {
     await viewer.context.close();
   }, 60_000);
 
+  test('an analyst reads usage but not the keys; the keyboard alone opens, and Escape closes, a dialog', async () => {
+    const analyst = await signIn(browser, stack.baseUrl, 'acme-analyst');
+    const { page } = analyst;
+    await page.getByLabel('Organization id').fill('1');
+    await page.keyboard.press('Enter');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^Not allowed: / })
+      .waitFor();
+    await tab(page, 'Usage');
+    await page.getByRole('region', { name: /^Per day/ }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await analyst.context.close();
+
+    // Keyboard only, as the admin: the page heading has the focus; Tab reaches "Create a key".
+    const keys = admin.page;
+    await tab(keys, 'API keys');
+    await keys.getByRole('button', { name: 'Create a key' }).focus();
+    await keys.keyboard.press('Enter');
+    const dialog = keys.getByRole('dialog', { name: 'Create an API key' });
+    await dialog.waitFor();
+    // The focus is inside the dialog (on its first field), and Escape gives it back to the button.
+    expect(await keys.evaluate('document.activeElement?.id')).toBe('key-name');
+    await keys.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // (Preact unmounts the dialog after the key's event: the focus comes back a moment later.)
+    await keys.waitForFunction('document.activeElement?.textContent === "Create a key"', undefined, { timeout: 2_000 });
+  }, 60_000);
+
   test('sign-out ends the provider session too: the console asks to sign in again', async () => {
     const { page } = admin;
     await page.getByRole('button', { name: 'Sign out' }).click();
