@@ -26,8 +26,11 @@ export function bundleConsole(): ConsoleFiles {
     entryPoints: [join(SOURCE, 'main.tsx')],
     outdir: join(SOURCE, 'assets'),
     entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
     bundle: true,
+    // Code loaded on demand (uPlot, with the first chart) in chunks of its own.
+    splitting: true,
     minify: true,
     format: 'esm',
     target: 'es2022',
@@ -36,12 +39,15 @@ export function bundleConsole(): ConsoleFiles {
     tsconfig: join(SOURCE, 'tsconfig.json'),
     legalComments: 'none',
     logLevel: 'silent',
+    metafile: true,
     write: false,
   });
   const files = new Map<string, Uint8Array>();
   for (const file of result.outputFiles) files.set(`assets/${basename(file.path)}`, file.contents);
-  const script = [...files.keys()].find((name) => name.endsWith('.js'));
-  const style = [...files.keys()].find((name) => name.endsWith('.css'));
+  // The page names the entry's script and its stylesheet; the chunks are the script's own imports.
+  const entry = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint);
+  const script = entry && `assets/${basename(entry[0])}`;
+  const style = entry?.[1].cssBundle && `assets/${basename(entry[1].cssBundle)}`;
   if (!script || !style) throw new Error(`console build produced no script or no stylesheet: ${[...files.keys()].join(', ')}`);
   const index = consoleIndex(readFileSync(join(SOURCE, 'index.html'), 'utf8'), script, style);
   files.set('index.html', new TextEncoder().encode(index));

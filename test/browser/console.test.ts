@@ -43,6 +43,18 @@ async function rawKeyShown(page: Page, screenshot?: string): Promise<string> {
   return raw;
 }
 
+/**
+ * Wait until `expression` (about `document.activeElement`) holds in the page, polling from here:
+ * Playwright's own waitForFunction evaluates with `eval`, which the console's CSP refuses.
+ */
+async function until(page: Page, expression: string): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`still false after 2 s: ${expression}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
 /** Wait until the row's status cell says `status` (the list reloads after each change). */
 const statusIs = (key: ReturnType<typeof row>, status: string) =>
   key.locator('td.status', { hasText: new RegExp(`^${status}$`) }).waitFor();
@@ -218,10 +230,12 @@ inBrowser('the admin console in a browser', () => {
     expect(await page.getByRole('alert').count()).toBe(0);
     await analyst.context.close();
 
-    // Keyboard only, as the admin: the page heading has the focus; Tab reaches "Create a key".
+    // Keyboard only, as the admin: the new page's heading takes the focus; Tab reaches "Create a key".
     const keys = admin.page;
     await tab(keys, 'API keys');
-    await keys.getByRole('button', { name: 'Create a key' }).focus();
+    await until(keys, `document.activeElement?.tagName === 'H1'`);
+    await keys.keyboard.press('Tab');
+    expect(await keys.evaluate('document.activeElement?.textContent')).toBe('Create a key');
     await keys.keyboard.press('Enter');
     const dialog = keys.getByRole('dialog', { name: 'Create an API key' });
     await dialog.waitFor();
@@ -230,7 +244,7 @@ inBrowser('the admin console in a browser', () => {
     await keys.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     // (Preact unmounts the dialog after the key's event: the focus comes back a moment later.)
-    await keys.waitForFunction('document.activeElement?.textContent === "Create a key"', undefined, { timeout: 2_000 });
+    await until(keys, `document.activeElement?.textContent === 'Create a key'`);
   }, 60_000);
 
   test('sign-out ends the provider session too: the console asks to sign in again', async () => {

@@ -15,8 +15,11 @@ export function GamesPage({ orgId }: { orgId: number }) {
   const [loaded, reload] = useLoad(() => api.get<Catalog>('list-games', { org_id: orgId }), [orgId]);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
   const [readOnly, setReadOnly] = useState(false);
+  // What each switch shows while its change is sent: the admin's choice, not the list's old value.
+  const [shown, setShown] = useState<Record<string, boolean>>({});
   const toggle = async (kind: 'game' | 'stream', target: Target, required: boolean) => {
     const id = kind === 'game' ? target.game_id : target.stream_id;
+    setShown((now) => ({ ...now, [`${kind}-${id}`]: required }));
     try {
       await api.send('PATCH', `update-${kind}`, { org_id: orgId, [`${kind}_id`]: id, require_session_token: required });
       setMessage({
@@ -26,6 +29,7 @@ export function GamesPage({ orgId }: { orgId: number }) {
       reload();
     } catch (error) {
       const { message, status } = failure(error);
+      setShown(({ [`${kind}-${id}`]: _refused, ...rest }) => rest);
       if (status === 403) setReadOnly(true);
       setMessage({ kind: 'error', text: message });
     }
@@ -37,8 +41,8 @@ export function GamesPage({ orgId }: { orgId: number }) {
       <Loading loaded={loaded}>
         {(catalog) => (
           <>
-            <TargetList kind="game" title="Games" targets={catalog.games} readOnly={readOnly} onToggle={toggle} />
-            <TargetList kind="stream" title="Streams" targets={catalog.streams} readOnly={readOnly} onToggle={toggle} />
+            <TargetList kind="game" title="Games" targets={catalog.games} shown={shown} readOnly={readOnly} onToggle={toggle} />
+            <TargetList kind="stream" title="Streams" targets={catalog.streams} shown={shown} readOnly={readOnly} onToggle={toggle} />
           </>
         )}
       </Loading>
@@ -50,11 +54,13 @@ interface ListProps {
   readonly kind: 'game' | 'stream';
   readonly title: string;
   readonly targets: readonly Target[];
+  /** Switch states the admin just chose, by `<kind>-<id>`, shown over the list's values. */
+  readonly shown: Readonly<Record<string, boolean>>;
   readonly readOnly: boolean;
   readonly onToggle: (kind: 'game' | 'stream', target: Target, required: boolean) => void;
 }
 
-function TargetList({ kind, title, targets, readOnly, onToggle }: ListProps) {
+function TargetList({ kind, title, targets, shown, readOnly, onToggle }: ListProps) {
   return (
     <section aria-labelledby={`${kind}s-title`}>
       <h2 id={`${kind}s-title`}>{title}</h2>
@@ -80,7 +86,7 @@ function TargetList({ kind, title, targets, readOnly, onToggle }: ListProps) {
                     id={control}
                     type="checkbox"
                     role="switch"
-                    checked={target.require_session_token}
+                    checked={shown[`${kind}-${id}`] ?? target.require_session_token}
                     disabled={readOnly}
                     onChange={(e) => onToggle(kind, target, e.currentTarget.checked)}
                   />

@@ -3,7 +3,7 @@
  * technology, named by its caption; the numbers are always also in a table next to it.
  */
 import { useEffect, useRef } from 'preact/hooks';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 
 /** One line: its name and a value per day. */
 export interface ChartSeries {
@@ -23,30 +23,43 @@ export interface DayChartProps {
   readonly caption: string;
 }
 
+/** Draw the chart into `element`, redrawn at its width when that changes; returns how to take it down. */
+function draw(Plot: typeof uPlot, element: HTMLElement, days: readonly string[], series: readonly ChartSeries[]): () => void {
+  const data: uPlot.AlignedData = [days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000), ...series.map((s) => [...s.values])];
+  const chart = new Plot(
+    {
+      width: Math.max(element.clientWidth, 280),
+      height: 240,
+      legend: { show: false },
+      cursor: { show: true, points: { show: false } },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+      axes: [{}, { size: 50 }],
+      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: SERIES_COLOURS[i % SERIES_COLOURS.length], width: 2 }))],
+    },
+    data,
+    element,
+  );
+  const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, 280), height: 240 }));
+  resize.observe(element);
+  return () => {
+    resize.disconnect();
+    chart.destroy();
+  };
+}
+
 /** The chart, as wide as its container (and redrawn when that changes). */
 export function DayChart({ days, series, caption }: DayChartProps) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    const element = box.current!;
-    const data: uPlot.AlignedData = [days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000), ...series.map((s) => [...s.values])];
-    const chart = new uPlot(
-      {
-        width: Math.max(element.clientWidth, 280),
-        height: 240,
-        legend: { show: false },
-        cursor: { show: true, points: { show: false } },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
-        axes: [{}, { size: 50 }],
-        series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: SERIES_COLOURS[i % SERIES_COLOURS.length], width: 2 }))],
-      },
-      data,
-      element,
-    );
-    const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, 280), height: 240 }));
-    resize.observe(element);
+    let stop: (() => void) | undefined;
+    let gone = false;
+    // uPlot is loaded with the first chart (its own chunk): the other pages never download it.
+    void import('uplot').then(({ default: Plot }) => {
+      if (!gone) stop = draw(Plot, box.current!, days, series);
+    });
     return () => {
-      resize.disconnect();
-      chart.destroy();
+      gone = true;
+      stop?.();
     };
   }, [days, series, caption]);
   return (
