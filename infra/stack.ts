@@ -37,7 +37,7 @@ export const UNCONFIGURED_ISSUER = 'https://issuer.invalid';
 /** The `service` of every log line and metric (the metrics' `service` dimension, which the alarms name). */
 const SERVICE_NAME = 'game-session-token-service';
 
-export interface ServiceStackProps extends StackProps {
+export interface ServiceStackProps extends StackProps, Pick<ServiceEdgeProps, 'console'> {
   readonly identity: IdentityProvider;
   /** X-Ray active tracing of every function (context `tracing`; off by default: cost). */
   readonly tracing?: boolean;
@@ -49,8 +49,6 @@ export interface ServiceStackProps extends StackProps {
   readonly wafRateLimit?: number;
   /** A custom domain of the HTTP API: CloudFront's origin, and the execute-api endpoint disabled. */
   readonly apiDomain?: CustomDomain;
-  /** The admin console's sign-in (context `consoleClientId` etc.); no console without it. */
-  readonly console?: ServiceEdgeProps['console'];
   /** Edge throttles and reserved concurrency; {@link DEFAULT_CAPACITY} unless given. */
   readonly capacity?: CapacityPlan;
   /** Send alarms to this existing topic instead of a topic of the stack. */
