@@ -22,8 +22,10 @@ function renewBeforeExpiry(config: ConsoleConfig, session: Session): void {
   setTimeout(() => void signIn(config, true), Math.min(delay, 2_147_483_647));
 }
 
-async function start(): Promise<void> {
-  const config = await loadConfig();
+/** The message of anything that failed. */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+async function start(config: ConsoleConfig): Promise<void> {
   const arrival = await arrive(config);
   if (!('session' in arrival)) {
     render(<SignInPage onSignIn={() => void signIn(config, false)} />, root);
@@ -39,6 +41,11 @@ async function start(): Promise<void> {
   render(<App api={api} session={session} onSignOut={() => void signOut(config, session)} />, root);
 }
 
-start().catch((error: unknown) => {
-  render(<SignInPage failure={error instanceof Error ? error.message : String(error)} />, root);
-});
+// Without settings there is nothing to sign in with; a failed sign-in can be tried again.
+loadConfig().then(
+  (config) =>
+    start(config).catch((error: unknown) => {
+      render(<SignInPage failure={`Sign-in failed: ${messageOf(error)}`} onSignIn={() => void signIn(config, false)} />, root);
+    }),
+  (error: unknown) => render(<SignInPage failure={messageOf(error)} />, root),
+);
