@@ -9,7 +9,7 @@ import { AlarmThresholdsSchema } from './alarm-thresholds.js';
 import { DEFAULT_CAPACITY, type CapacityPlan } from './capacity.js';
 import type { ConsoleSettings } from './console-site.js';
 import { contextObject } from './context-json.js';
-import { UNCONFIGURED_ISSUER, type ServiceStackProps } from './stack.js';
+import { UNCONFIGURED_ISSUER, type ServiceStackProps } from './stack-props.js';
 
 /** Name of the stack when `stackName` is not given. */
 

@@ -5,7 +5,8 @@
  */
 import { Annotations, Token, type App } from 'aws-cdk-lib';
 import { serviceStackProps, type DeployContext } from './config.js';
-import { ServiceStack, type ServiceStackProps } from './stack.js';
+import type { ServiceStackProps } from './stack-props.js';
+import { ServiceStack } from './stack.js';
 import { EdgeWafStack } from './waf.js';
 
 /** The region CloudFront's web ACLs (scope CLOUDFRONT) live in. */

@@ -6,7 +6,8 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { readFileSync } from 'node:fs';
-import { ServiceStack, type ServiceStackProps } from '../../infra/stack.js';
+import type { ServiceStackProps } from '../../infra/stack-props.js';
+import { ServiceStack } from '../../infra/stack.js';
 import type { TableName } from '../../shared/tables.js';
 
 export const TEST_IDENTITY = {

@@ -11,7 +11,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_CAPACITY } from '../../infra/capacity.js';
 import { DEFAULT_STACK_NAME, readDeployContext, serviceStackProps } from '../../infra/config.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
-import { UNCONFIGURED_ISSUER } from '../../infra/stack.js';
+import { UNCONFIGURED_ISSUER } from '../../infra/stack-props.js';
 import { buildDeployment } from '../../infra/deployment.js';
 import { functionEnvVars } from '../../shared/env-parts.js';
 import { routes } from '../../shared/routes.js';
