@@ -45,6 +45,8 @@ export const envParts = {
   admin: [...CORE, ...tableVars('catalog', 'keys', 'audit', 'counters'), 'AUDIT_RETENTION_DAYS', ...BEARER],
   /** `compose/catalog-admin.ts`: members' list and changes of games and streams (with their play links). */
   catalogAdmin: [...CORE, ...tableVars('catalog', 'audit'), 'AUDIT_RETENTION_DAYS', 'PUBLIC_BASE_URL', ...BEARER],
+  /** `compose/orgs.ts`: the subject's organizations (the console's org picker). */
+  orgs: [...CORE, ...tableVars('catalog'), ...BEARER],
   /** `compose/usage.ts`: the usage report for members (sessions from tokens and audit, refusals from counters). */
   usage: [...CORE, ...tableVars('catalog', 'tokens', 'audit', 'counters'), 'TOKEN_RETENTION_DAYS', ...BEARER],
   /** `compose/mcp.ts` (catalog and report tools), `mcp/origin.ts` and the links of `mcp/tool.ts`. */

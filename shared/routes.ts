@@ -17,6 +17,7 @@ import { deleteKey } from './operations/delete-key.js';
 import { health } from './operations/health.js';
 import { listGames } from './operations/list-games.js';
 import { listKeys } from './operations/list-keys.js';
+import { listOrgs } from './operations/list-orgs.js';
 import { mcp } from './operations/mcp.js';
 import { openapi } from './operations/openapi.js';
 import { publicForms, type RouteDefinition } from './operations/operation.js';
@@ -46,6 +47,7 @@ export const routes = [
   listGames,
   updateGame,
   updateStream,
+  listOrgs,
   openapi,
   health,
   ...playPageOperations,

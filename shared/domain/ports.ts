@@ -46,6 +46,14 @@ export interface CatalogStore {
   getRole(orgId: number, subject: string): Promise<Role | undefined>;
 }
 
+/** The organizations a subject belongs to (list-orgs). */
+export interface MembershipStore {
+  /** The subject's memberships (the catalog's index: eventually consistent). */
+  membershipsOf(subject: string): Promise<{ org_id: number; role: Role }[]>;
+  /** These organizations; one that does not exist is left out. */
+  getOrgs(orgIds: readonly number[]): Promise<Org[]>;
+}
+
 export interface CounterStore {
   /**
    * Count one call in both windows of a counter shard, atomically: in both, or (when either

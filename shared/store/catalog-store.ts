@@ -1,14 +1,16 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Org, Playable, Role, Tier } from '../domain/model.js';
 import { NotFound } from '../domain/errors.js';
-import type { CatalogStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
+import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
 import { isConditionalFailure, queryItems, type StoreOptions } from './dynamo-client.js';
+import { memberItem } from './member-items.js';
 
 /**
  * The organization catalog (single table): `ORG#<id>/ORG` for an org, `ORG#<id>/MEMBER#<sub>` for a
- * membership, `GAME#<id>/GAME` and `STREAM#<id>/STREAM` for playables (indexed by org in `by_org`).
+ * membership, `GAME#<id>/GAME` and `STREAM#<id>/STREAM` for playables (indexed by org in `by_org`,
+ * where memberships are indexed by subject: `shared/store/member-items.ts`).
  */
-export class DynamoCatalogStore implements CatalogStore, PlayableStore {
+export class DynamoCatalogStore implements CatalogStore, PlayableStore, MembershipStore {
   constructor(private readonly options: StoreOptions) {}
 
   async getPlayable(kind: Playable['kind'], id: number): Promise<Playable | undefined> {
@@ -20,16 +22,40 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore {
     const { Item } = await this.options.client.send(
       new GetCommand({ TableName: this.options.tableName, Key: { pk: `ORG#${orgId}`, sk: 'ORG' }, ConsistentRead: true }),
     );
-    return Item
-      ? {
-          org_id: Item.org_id,
-          slug: Item.slug,
-          name: Item.name,
-          tier: Item.tier,
-          allowed_origins: Item.allowed_origins ?? [],
-          tier_version: Item.tier_version ?? 0,
-        }
-      : undefined;
+    return Item ? toOrg(Item) : undefined;
+  }
+
+  /** A subject's memberships, by org id: one Query of `by_org` (eventually consistent, as every index). */
+  async membershipsOf(subject: string): Promise<{ org_id: number; role: Role }[]> {
+    const items = await queryItems(this.options.client, {
+      TableName: this.options.tableName,
+      IndexName: 'by_org',
+      KeyConditionExpression: 'gsi1pk = :subject',
+      ExpressionAttributeValues: { ':subject': `SUBJECT#${subject}` },
+    });
+    return items.map((item) => ({ org_id: item.org_id as number, role: item.role as Role }));
+  }
+
+  /** Organizations by id: BatchGetItems of up to 100 keys in parallel, retrying what DynamoDB left unprocessed. */
+  async getOrgs(orgIds: readonly number[]): Promise<Org[]> {
+    const batches: Record<string, unknown>[][] = [];
+    for (let i = 0; i < orgIds.length; i += 100) batches.push(orgIds.slice(i, i + 100).map((id) => ({ pk: `ORG#${id}`, sk: 'ORG' })));
+    return (await Promise.all(batches.map((keys) => this.batchGet(keys)))).flat().map(toOrg);
+  }
+
+  private async batchGet(first: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = [];
+    let keys = first;
+    for (let round = 0; keys.length > 0; round++) {
+      if (round > 3) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed`);
+      if (round > 0) await new Promise((done) => setTimeout(done, 50 * 2 ** round));
+      const { Responses, UnprocessedKeys } = await this.options.client.send(
+        new BatchGetCommand({ RequestItems: { [this.options.tableName]: { Keys: keys } } }),
+      );
+      found.push(...(Responses?.[this.options.tableName] ?? []));
+      keys = UnprocessedKeys?.[this.options.tableName]?.Keys ?? [];
+    }
+    return found;
   }
 
   async getRole(orgId: number, subject: string): Promise<Role | undefined> {
@@ -57,12 +83,12 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore {
     );
   }
 
-  /** Create or replace a membership. */
+  /** Create or replace a membership (with its index keys: list-orgs finds it by subject). */
   async putMember(orgId: number, subject: string, role: Role): Promise<void> {
     await this.options.client.send(
       new PutCommand({
         TableName: this.options.tableName,
-        Item: { pk: `ORG#${orgId}`, sk: `MEMBER#${subject}`, org_id: orgId, subject, role },
+        Item: memberItem(orgId, subject, role),
       }),
     );
   }
@@ -179,5 +205,16 @@ function toPlayable(item: Record<string, unknown>): Playable {
     name: item.name as string,
     require_session_token: item.require_session_token as boolean,
     content_url: item.content_url as string,
+  };
+}
+
+function toOrg(item: Record<string, unknown>): Org {
+  return {
+    org_id: item.org_id as number,
+    slug: item.slug as string,
+    name: item.name as string,
+    tier: item.tier as Tier,
+    allowed_origins: (item.allowed_origins as string[] | undefined) ?? [],
+    tier_version: (item.tier_version as number | undefined) ?? 0,
   };
 }

@@ -103,6 +103,12 @@ describe('round-trip stages on the warm path', () => {
     expect(stageCount(calls)).toBe(expected);
   });
 
+  test('list-orgs: the subject’s memberships (the by_org index), then their orgs in one batch (2)', async () => {
+    const { status, calls } = await warm(() => admin.listOrgs());
+    expect(status).toBe(200);
+    expect(stages(calls)).toEqual({ stages: 2, calls: 'Query catalog | BatchGetItem catalog' });
+  });
+
   test('delete-key: 2', async () => {
     const ids = [
       (await admin.create({ org_id: 1, name: 'gone' })).body.data.id,

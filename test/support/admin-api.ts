@@ -17,6 +17,8 @@ export interface AdminApi {
   audit(params: Record<string, string | number>, as?: string): Promise<Reply>;
   /** `GET ?action=usage` with these parameters. */
   usage(params: Record<string, string | number>, as?: string): Promise<Reply>;
+  /** `GET ?action=list-orgs`: the subject's organizations. */
+  listOrgs(as?: string): Promise<Reply>;
   /** `GET ?action=list-games&org_id=`. */
   listGames(orgId: number | string, as?: string): Promise<Reply>;
   /** `PATCH ?action=update-game` or `update-stream` with this body. */
@@ -49,6 +51,7 @@ export function adminApi(stack: Stack, defaultSubject = 'acme-admin'): AdminApi 
   return {
     bearer,
     usage: (params, as = defaultSubject) => get('usage', params, as),
+    listOrgs: (as = defaultSubject) => get('list-orgs', {}, as),
     listGames: (orgId, as = defaultSubject) => get('list-games', { org_id: orgId }, as),
     updatePlayable: (kind, body, as = defaultSubject) => call('PATCH', `${API}?action=update-${kind}`, as, body),
     list: (orgId, as = defaultSubject) => call('GET', `${API}?org_id=${orgId}`, as),

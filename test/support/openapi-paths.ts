@@ -238,6 +238,26 @@ export interface paths {
         patch: operations["update-stream"];
         trace?: never;
     };
+    "/api/org-api-keys/list-orgs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organizations the signed-in subject belongs to, with its role in each
+         * @description Also served, identically, as `GET /api/org-api-keys?action=list-orgs&…` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        get: operations["list-orgs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -823,6 +843,23 @@ export interface components {
              * @description The canonical play page (add `?session_token=` when a token is required).
              */
             play_url: string;
+        };
+        OrgMemberships: {
+            orgs: components["schemas"]["OrgMembership"][];
+        };
+        OrgMembership: {
+            org_id: number;
+            name: string;
+            /**
+             * @description The organization’s tier (Business or higher may use the API).
+             * @enum {string}
+             */
+            tier: "free" | "pro" | "business" | "enterprise";
+            /**
+             * @description The subject’s role in it (docs/decisions.md#organization-roles).
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "analyst" | "viewer";
         };
         HealthReport: {
             /** @constant */
@@ -2072,6 +2109,68 @@ export interface operations {
             };
             /** @description Request body over 64 KiB */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "list-orgs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the organizations the signed-in subject belongs to, with its role in each */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["OrgMemberships"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

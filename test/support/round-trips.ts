@@ -66,7 +66,7 @@ export class RoundTripRecorder {
         const input = this.probe.prepare ? this.probe.prepare(raw) : raw;
         const call: RoundTrip = {
           action: actionOf(context.commandName),
-          table: typeof input.TableName === 'string' ? logicalTableName(input.TableName) : undefined,
+          table: tableOf(input),
           input,
           started: ++this.position,
           ended: Number.NaN,
@@ -132,4 +132,11 @@ export function describeStages(calls: readonly RoundTrip[]): string {
     openUntil = Math.max(openUntil, Number.isNaN(call.ended) ? Infinity : call.ended);
   }
   return groups.map((g) => g.map((c) => `${c.action} ${c.table ?? '?'}`).join(' + ')).join(' | ');
+}
+
+/** The logical table of a call: its `TableName`, or a batch's one table (`RequestItems`). */
+function tableOf(input: Record<string, unknown>): string | undefined {
+  const batch = input.RequestItems && typeof input.RequestItems === 'object' ? Object.keys(input.RequestItems) : [];
+  const name = typeof input.TableName === 'string' ? input.TableName : batch.length === 1 ? batch[0] : undefined;
+  return name === undefined ? undefined : logicalTableName(name);
 }

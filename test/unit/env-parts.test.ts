@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/compose/admin.js';
 import { catalogAdminServices } from '../../shared/compose/catalog-admin.js';
+import { orgsServices } from '../../shared/compose/orgs.js';
 import { usageServices } from '../../shared/compose/usage.js';
 import { overrideServices } from '../../shared/compose/base.js';
 import { idempotencyServices } from '../../shared/compose/idempotency.js';
@@ -52,6 +53,7 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   admin: adminServices,
   catalogAdmin: catalogAdminServices,
   usage: usageServices,
+  orgs: orgsServices,
   mcp: mcpServices,
   play: playServices,
   health: healthServices,

@@ -73,7 +73,7 @@ describe('matchRoute on the service’s routes', () => {
       'unknown-action': {
         status: 400,
         error:
-          'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log, usage, list-games, update-game, update-stream',
+          'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log, usage, list-games, update-game, update-stream, list-orgs',
       },
       'method-not-allowed': { status: 405, error: 'Method not allowed' },
     });
