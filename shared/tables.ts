@@ -73,7 +73,8 @@ export const tables = {
   /**
    * The organization catalog: orgs, memberships, games and streams (single-table). Games and
    * streams are keyed by their own id so that a lookup needs nothing but the request; `by_org`
-   * lists an organization's games and streams.
+   * lists an organization's games and streams (`ORG#<id>`) and a subject's memberships
+   * (`SUBJECT#<sub>`, list-orgs: shared/store/member-items.ts).
    */
   catalog: {
     id: 'Catalog',

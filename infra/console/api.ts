@@ -139,3 +139,11 @@ export interface Catalog {
   games: Target[];
   streams: Target[];
 }
+
+/** One organization of the signed-in subject (list-orgs), with its role there. */
+export interface OrgMembership {
+  org_id: number;
+  name: string;
+  tier: 'free' | 'pro' | 'business' | 'enterprise';
+  role: 'owner' | 'admin' | 'editor' | 'analyst' | 'viewer';
+}

@@ -3,9 +3,10 @@
  * every page change the page's heading takes the focus, so keyboard and screen-reader users land
  * on the new content (and hear its name) as they would on a new document.
  */
-import type { Api } from './api';
+import type { Api, OrgMembership } from './api';
 import type { Session } from './auth';
 import { ApiContext } from './parts/api-context';
+import { useLoad, type Loaded } from './parts/load';
 import { AuditPage } from './pages/audit';
 import { GamesPage } from './pages/games';
 import { KeysPage } from './pages/keys';
@@ -23,6 +24,8 @@ export interface AppProps {
 /** The console once signed in. */
 export function App({ api, session, onSignOut }: AppProps) {
   const route = useRoute();
+  // Once per sign-in: the picker lists them, and each org's pages name the role they are seen with.
+  const [orgs] = useLoad(() => api.get<{ orgs: OrgMembership[] }>('list-orgs', {}).then((d) => d.orgs), [api]);
   return (
     <ApiContext.Provider value={api}>
       <a class="skip" href="#main" onClick={skipToMain}>
@@ -39,9 +42,9 @@ export function App({ api, session, onSignOut }: AppProps) {
           Sign out
         </button>
       </header>
-      {route.page !== 'orgs' && <OrgNav route={route} />}
+      {route.page !== 'orgs' && <OrgNav route={route} orgs={orgs} />}
       <main id="main" tabIndex={-1}>
-        <Page route={route} />
+        <Page route={route} orgs={orgs} />
       </main>
     </ApiContext.Provider>
   );
@@ -53,8 +56,9 @@ function skipToMain(event: Event): void {
   document.getElementById('main')?.focus();
 }
 
-/** The pages of the organization in view. */
-function OrgNav({ route }: { route: Exclude<Route, { page: 'orgs' }> }) {
+/** The pages of the organization in view, with the role the subject has there (what it may change). */
+function OrgNav({ route, orgs }: { route: Exclude<Route, { page: 'orgs' }>; orgs: Loaded<OrgMembership[]> }) {
+  const org = orgs.state === 'ready' ? orgs.data.find((o) => o.org_id === route.orgId) : undefined;
   return (
     <nav class="tabs" aria-label={`Organization ${route.orgId}`}>
       <a href="#/">Organizations</a>
@@ -63,14 +67,19 @@ function OrgNav({ route }: { route: Exclude<Route, { page: 'orgs' }> }) {
           {label}
         </a>
       ))}
+      {org && (
+        <span class="role">
+          {org.name} · your role: {org.role}
+        </span>
+      )}
     </nav>
   );
 }
 
-function Page({ route }: { route: Route }) {
+function Page({ route, orgs }: { route: Route; orgs: Loaded<OrgMembership[]> }) {
   switch (route.page) {
     case 'orgs':
-      return <OrgPicker />;
+      return <OrgPicker orgs={orgs} />;
     case 'keys':
       return <KeysPage key={route.orgId} orgId={route.orgId} />;
     case 'usage':

@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { PLAYABLE_CACHE_MS } from '../../shared/domain/playable-cache.js';
+import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
 import { launchBrowser } from '../support/browser.js';
-import { expectAccessible, openOrg, OUTPUT, screenshots, signIn, tab, type ConsoleTab } from '../support/console-page.js';
+import { expectAccessible, openOrg, orgEntry, OUTPUT, screenshots, signIn, tab, type ConsoleTab } from '../support/console-page.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { stopAll } from '../support/teardown.js';
 
@@ -80,7 +80,13 @@ inBrowser('the admin console in a browser', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Organizations' }).isVisible()).resolves.toBe(true);
     await expectAccessible(page, 'organizations');
     await screenshots(page, 'organizations');
+    // The signed-in subject's organizations (list-orgs): acme-admin is in org 1 only.
+    await expect(page.locator('ul.orgs li').allTextContents()).resolves.toEqual([
+      'Acme Games organization 1 · your role: admin · business tier',
+    ]);
+    await expect(page.getByLabel('Organization id').count()).resolves.toBe(0);
     await openOrg(page, 1);
+    await page.getByText('Acme Games · your role: admin').waitFor();
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     expect(page.url()).toBe(`${stack.baseUrl}/console/#/org/1/keys`);
@@ -146,15 +152,16 @@ inBrowser('the admin console in a browser', () => {
       .or(page.locator('[data-target="game-102"] input[role="switch"]'));
     expect(await toggle.isChecked()).toBe(false);
     await toggle.check();
-    await page.getByText(/session token required\./).waitFor();
-    // Play pages keep a game's settings for a minute (PLAYABLE_CACHE_MS): the console says so; the test moves the clock.
-    stack.clock.advance(PLAYABLE_CACHE_MS + 1_000);
+    await page.getByText(/session token required\. Play pages follow within 5 seconds\./).waitFor();
+    // Play pages keep a game's settings for 5 seconds (PLAY_CATALOG_STALENESS_MS): the console says so; the test moves the clock.
+    expect(PLAY_CATALOG_STALENESS_MS).toBe(5_000);
+    stack.clock.advance(PLAY_CATALOG_STALENESS_MS + 1_000);
     expect((await play.reload())!.status()).not.toBe(200);
     await play.screenshot({ path: `${OUTPUT}/console-play-page-now-requires-token.png` });
 
     await toggle.uncheck();
     await page.getByText(/no longer required\./).waitFor();
-    stack.clock.advance(PLAYABLE_CACHE_MS + 1_000);
+    stack.clock.advance(PLAY_CATALOG_STALENESS_MS + 1_000);
     expect((await play.reload())!.status()).toBe(200);
     await play.close();
   }, 60_000);
@@ -196,8 +203,10 @@ inBrowser('the admin console in a browser', () => {
   test('a viewer sees the refusals: no keys, no usage, games read-only after the refusal', async () => {
     const viewer = await signIn(browser, stack.baseUrl, 'acme-viewer', 390);
     const { page } = viewer;
-    await page.getByLabel('Organization id').fill('1');
-    await page.getByRole('button', { name: 'Open' }).click();
+    // The picker opens the games, the one page a viewer reads; its role is named beside the tabs.
+    await openOrg(page, 1, 'Games & streams');
+    await page.getByText('Acme Games · your role: viewer').waitFor();
+    await tab(page, 'API keys');
     await page
       .getByRole('alert')
       .filter({ hasText: /^Not allowed: / })
@@ -219,8 +228,11 @@ inBrowser('the admin console in a browser', () => {
   test('an analyst reads usage but not the keys; the keyboard alone opens, and Escape closes, a dialog', async () => {
     const analyst = await signIn(browser, stack.baseUrl, 'acme-analyst');
     const { page } = analyst;
-    await page.getByLabel('Organization id').fill('1');
+    // The keyboard picks the org; an analyst lands on usage, the keys refuse.
+    await orgEntry(page, 1).focus();
     await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+    await tab(page, 'API keys');
     await page
       .getByRole('alert')
       .filter({ hasText: /^Not allowed: / })

@@ -6,7 +6,7 @@
 import { expect } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 /** Where the screenshots go. */
 export const OUTPUT = 'test-output';
@@ -40,11 +40,15 @@ export async function signIn(browser: Browser, baseUrl: string, user: string, wi
   return { context, page, cspViolations };
 }
 
-/** Open an organization's page by the org picker (the first time) or its tab. */
-export async function openOrg(page: Page, orgId: number): Promise<void> {
-  await page.getByLabel('Organization id').fill(String(orgId));
-  await page.getByRole('button', { name: 'Open' }).click();
-  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+/** The org picker's entry of an organization: its name, id, the subject's role and the tier. */
+export function orgEntry(page: Page, orgId: number): Locator {
+  return page.getByRole('link', { name: new RegExp(`organization ${orgId} ·`) });
+}
+
+/** Open an organization from the org picker; it opens on the first page the role may read (`landing`). */
+export async function openOrg(page: Page, orgId: number, landing = 'API keys'): Promise<void> {
+  await orgEntry(page, orgId).click();
+  await page.getByRole('heading', { level: 1, name: landing }).waitFor();
 }
 
 /** Go to one of the org's tabs and wait for its heading. */

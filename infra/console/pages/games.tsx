@@ -24,7 +24,7 @@ export function GamesPage({ orgId }: { orgId: number }) {
       await api.send('PATCH', `update-${kind}`, { org_id: orgId, [`${kind}_id`]: id, require_session_token: required });
       setMessage({
         kind: 'success',
-        text: `${target.name}: session token ${required ? 'required' : 'no longer required'}. Play pages follow within a minute.`,
+        text: `${target.name}: session token ${required ? 'required' : 'no longer required'}. Play pages follow within 5 seconds.`,
       });
       reload();
     } catch (error) {

@@ -1,33 +1,53 @@
 /**
- * The organization picker. The API has no "my organizations" call, so the admin opens one by its id;
- * the console checks the membership with list-games (every member may read it) and remembers the
- * organizations that answered, on this browser (ids and names only, nothing secret).
+ * The organization picker: the organizations the signed-in subject belongs to (`list-orgs`), each
+ * with its role and tier, opening on the first page that role may read. Typing an id stays possible
+ * only when the list is empty: a membership stored before list-orgs shows there once the deployment's
+ * backfill has run (docs/deploy.md), and until then the admin can still open the org by its id.
  */
 import { useState } from 'preact/hooks';
-import type { Catalog } from '../api';
+import type { Catalog, OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
-import { failure } from '../parts/load';
-import { Notice, PageHeading } from '../parts/page';
-import { routeHash } from '../router';
+import { failure, type Loaded } from '../parts/load';
+import { Loading, Notice, PageHeading } from '../parts/page';
+import { routeHash, type OrgPage } from '../router';
 
-const REMEMBERED = 'console.orgs';
-
-/** The organizations this browser opened before. */
-function remembered(): number[] {
-  try {
-    const ids = JSON.parse(localStorage.getItem(REMEMBERED) ?? '[]') as unknown;
-    return Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id) && id > 0) : [];
-  } catch {
-    return [];
-  }
+/** The first page a role may read (docs/console.md, "Roles"): no one lands on a refusal. */
+function landingPage(role: OrgMembership['role'] | undefined): OrgPage {
+  if (role === 'owner' || role === 'admin' || role === undefined) return 'keys';
+  return role === 'analyst' ? 'usage' : 'games';
 }
 
-function remember(orgId: number): void {
-  localStorage.setItem(REMEMBERED, JSON.stringify([orgId, ...remembered().filter((id) => id !== orgId)].slice(0, 10)));
+/** Pick the organization to administer among the signed-in subject's. */
+export function OrgPicker({ orgs }: { orgs: Loaded<OrgMembership[]> }) {
+  return (
+    <>
+      <PageHeading>Organizations</PageHeading>
+      <Loading loaded={orgs}>
+        {(list) =>
+          list.length > 0 ? (
+            <ul class="orgs">
+              {list.map((org) => (
+                <li key={org.org_id}>
+                  <a href={routeHash({ page: landingPage(org.role), orgId: org.org_id })}>
+                    <strong>{org.name}</strong>{' '}
+                    <span>
+                      organization {org.org_id} · your role: {org.role} · {org.tier} tier
+                    </span>
+                  </a>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <OpenById />
+          )
+        }
+      </Loading>
+    </>
+  );
 }
 
-/** Pick the organization to administer. */
-export function OrgPicker() {
+/** No membership listed: open an organization by its id (checked with list-games, which every member may read). */
+function OpenById() {
   const api = useApi();
   const [orgId, setOrgId] = useState('');
   const [problem, setProblem] = useState<string>();
@@ -40,7 +60,6 @@ export function OrgPicker() {
     setProblem(undefined);
     try {
       await api.get<Catalog>('list-games', { org_id: id });
-      remember(id);
       location.hash = routeHash({ page: 'keys', orgId: id });
     } catch (error) {
       setProblem(failure(error).message);
@@ -48,22 +67,9 @@ export function OrgPicker() {
       setBusy(false);
     }
   };
-  const known = remembered();
   return (
     <>
-      <PageHeading>Organizations</PageHeading>
-      {known.length > 0 && (
-        <section aria-labelledby="known-orgs">
-          <h2 id="known-orgs">Opened on this browser</h2>
-          <ul class="orgs">
-            {known.map((id) => (
-              <li key={id}>
-                <a href={routeHash({ page: 'keys', orgId: id })}>Organization {id}</a>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <p>You are not listed as a member of any organization yet.</p>
       <form class="inline" onSubmit={open}>
         <label for="org-id">Organization id</label>
         <input id="org-id" inputMode="numeric" pattern="[0-9]*" required value={orgId} onInput={(e) => setOrgId(e.currentTarget.value)} />
@@ -71,7 +77,7 @@ export function OrgPicker() {
           Open
         </button>
       </form>
-      <p class="hint">Your organization’s id is in your onboarding mail (the demo run: 1 for Acme).</p>
+      <p class="hint">Your organization’s id is in your onboarding mail.</p>
       {problem && <Notice kind="error">{problem}</Notice>}
     </>
   );
