@@ -79,7 +79,7 @@ describe('the error body', () => {
     expect(unknown.body).toEqual({
       success: false,
       error:
-        'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log, usage, list-games, update-game, update-stream',
+        'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, audit-log, usage, list-games, update-game, update-stream, list-orgs',
       code: 'unknown_action',
       param: 'action',
       request_id: unknown.headers.get('x-request-id'),
