@@ -9,7 +9,7 @@ import type { Role } from '../domain/model.js';
 import { isConditionalFailure, type StoreOptions } from './dynamo-client.js';
 
 /** The index keys of a membership. */
-export function memberIndexKeys(orgId: number, subject: string): { gsi1pk: string; gsi1sk: string } {
+function memberIndexKeys(orgId: number, subject: string): { gsi1pk: string; gsi1sk: string } {
   return { gsi1pk: `SUBJECT#${subject}`, gsi1sk: `ORG#${String(orgId).padStart(16, '0')}` };
 }
 
@@ -39,18 +39,20 @@ export async function backfillMemberKeys(options: StoreOptions): Promise<number>
       seen++;
       if (item.gsi1pk !== undefined) continue;
       const keys = memberIndexKeys(item.org_id as number, item.subject as string);
-      await options.client.send(
-        new UpdateCommand({
-          TableName: options.tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':pk': keys.gsi1pk, ':sk': keys.gsi1sk },
-        }),
-      ).catch((error: unknown) => {
-        // Deleted since the scan: nothing to give keys to.
-        if (!isConditionalFailure(error)) throw error;
-      });
+      await options.client
+        .send(
+          new UpdateCommand({
+            TableName: options.tableName,
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':pk': keys.gsi1pk, ':sk': keys.gsi1sk },
+          }),
+        )
+        .catch((error: unknown) => {
+          // Deleted since the scan: nothing to give keys to.
+          if (!isConditionalFailure(error)) throw error;
+        });
     }
   }
   return seen;
