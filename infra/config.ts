@@ -69,7 +69,7 @@ export const DeployContextSchema = z
           .map((o) => o.trim())
           .filter(Boolean),
       )
-      .pipe(z.array(z.string().regex(/^https:\/\/[^/\s,]+$/, 'must be https origins, comma-separated')))
+      .pipe(z.array(z.string().regex(/^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be https origins, comma-separated')))
       .optional(),
     /** Custom domain of the public endpoint (needs `certificateArn`). */
     domainName: optionalString,

@@ -27,7 +27,8 @@ const loopbackFetcher: Fetcher = {
     if (!isLoopbackHttpUrl(uri)) throw new NonRetryableFetchError(uri, 'only http://localhost URLs are fetched over plain HTTP');
     let res: Response;
     try {
-      res = await fetch(uri, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      // No redirect: a loopback URL must not lead the fetch, over plain HTTP, to any other host.
+      res = await fetch(uri, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
     } catch (error) {
       throw new FetchError(uri, error instanceof Error ? error.message : String(error));
     }

@@ -6,6 +6,8 @@ import { ReportTable } from './report-table.js';
 import { statusAt } from './sessions.js';
 
 const DAY_MS = 86_400_000;
+/** 9999-12-31, the last day of four-digit years. */
+const LAST_DAY_MS = Date.parse('9999-12-31T00:00:00.000Z');
 /** The status of a refusal by rate limit (any other refusal the report counts is a 403). */
 const RATE_LIMITED = errorStatus.RateLimited;
 /** The shortest token lifetime: the soonest a token can expire, and so start its retention. */
@@ -139,6 +141,8 @@ function daysOf(from: string, to: string): string[] {
   const start = Date.parse(`${from}T00:00:00.000Z`);
   const end = Date.parse(`${to}T00:00:00.000Z`);
   if (!(start <= end)) throw new InvalidInput('to: must not be before from');
+  // A day is read up to the next day's start, which for 9999-12-31 has no four-digit year.
+  if (end >= LAST_DAY_MS) throw new InvalidInput('to: must be before 9999-12-31');
   const length = (end - start) / DAY_MS + 1;
   if (length > MAX_REPORT_DAYS) throw new InvalidInput(`to: the range may span at most ${MAX_REPORT_DAYS} days`);
   return Array.from({ length }, (_, i) => dayOf(start + i * DAY_MS));

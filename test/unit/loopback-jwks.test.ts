@@ -45,6 +45,25 @@ describe('the fetcher', () => {
     }
   });
 
+  test('a redirect is not followed: a loopback URL cannot lead the fetch to another server', async () => {
+    let reached = false;
+    const elsewhere = createServer((_req, res) => {
+      reached = true;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[]}');
+    });
+    await new Promise<void>((done) => elsewhere.listen(0, '127.0.0.1', done));
+    const target = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/jwks`;
+    const redirecting = createServer((_req, res) => res.writeHead(302, { location: target }).end());
+    await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/jwks`;
+      await expect(loopbackJwksCache().getJwks(url)).rejects.toBeInstanceOf(FetchError);
+      expect(reached).toBe(false);
+    } finally {
+      await Promise.all([redirecting, elsewhere].map((server) => new Promise((done) => server.close(done))));
+    }
+  });
+
   test('nothing listening: a fetch error (the service answers 503, not 401)', async () => {
     const server = createServer();
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
