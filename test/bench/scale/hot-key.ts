@@ -28,6 +28,8 @@ export async function hotKey(
   const world = enterScaled(stack, proxy, o.scale, o.accel);
   const t = tally();
   const admittedBy = Array.from({ length: o.minutes }, () => 0);
+  // Which 5xx, by status and code: a 503 (throttled through the retries) is not a 500.
+  const failures = new Map<string, number>();
   try {
     world.clock.start();
     const achieved = await offer(perServiceSecond * o.accel, (o.minutes * 60) / o.accel, async () => {
@@ -40,6 +42,10 @@ export async function hotKey(
         body: CREATE_BODY,
       });
       count(t, r.status);
+      if (r.status >= 500) {
+        const what = `${r.status} ${/"code":"([a-z_]+)"/.exec(r.body)?.[1] ?? ''}`.trim();
+        failures.set(what, (failures.get(what) ?? 0) + 1);
+      }
       if (r.status === 200 && minute < o.minutes) admittedBy[minute]!++;
     });
     const most = Math.max(...admittedBy);
@@ -51,7 +57,9 @@ export async function hotKey(
       achievedRate: (achieved / o.accel) * o.scale,
       ...t,
       ...throttleFigures(proxy),
-      detail: `limit ${limit}/min (÷F); admitted per minute: ${admittedBy.join(', ')}`,
+      detail:
+        `limit ${limit}/min (÷F); admitted per minute: ${admittedBy.join(', ')}` +
+        (failures.size ? `; 5xx: ${[...failures].map(([what, n]) => `${what} ×${n}`).join(', ')}` : ''),
       checks: [
         checkOf(`hot_key: admitted <= limit (${limit}) in every minute`, most, most <= limit),
         checkOf(`hot_key: admitted >= 0.97 x limit (${Math.ceil(0.97 * limit)}) in every full minute`, least, least >= 0.97 * limit),
