@@ -4,8 +4,10 @@
  * (the pages show it as is: it names the roles or the tier an operation needs).
  */
 
-/** A refused or failed call: the HTTP status and the service's message. */
-class ApiError extends Error {
+import { afterUnauthorized, beforeCall, type RenewalFacts } from './renewal';
+
+/** A refused or failed call: the HTTP status, the service's message and its code. */
+export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -29,8 +31,32 @@ export interface Api {
 /** The caller's view of an expired or rejected token: sign in again (it never returns). */
 export type Reauthenticate = () => Promise<never>;
 
-/** An {@link Api} on `base` with `token`; a 401 calls `reauthenticate`. */
-export function createApi(base: string, token: () => string, reauthenticate: Reauthenticate): Api {
+/** What the API needs from the sign-in: the token, and when and how to sign in again. */
+export interface ApiAuth {
+  readonly token: () => string;
+  /** When the token stops being accepted (ms since the epoch). */
+  readonly expiresAt: () => number;
+  /** When the last sign-in completed (ms since the epoch), if known. */
+  readonly signedInAt: () => number | undefined;
+  /** A dialog is open: the console does not leave the page then. */
+  readonly dialogOpen: () => boolean;
+  /** Sign in again (silently): leaves the page. */
+  readonly renew: Reauthenticate;
+  /** A 401 right after a sign-in: show it, with a way to sign in again, instead of another redirect. */
+  readonly refused: (error: ApiError) => void;
+}
+
+/** The service's envelope, as far as the console reads it. */
+type Envelope<T> = { success?: boolean; data?: T; error?: string; code?: string };
+
+const refusal = (status: number, answer: Envelope<unknown>) =>
+  new ApiError(status, answer.error ?? `The service answered ${status}`, answer.code ?? 'unknown');
+
+/**
+ * An {@link Api} on `base`. An expired token is renewed before the next call; a 401 is renewed too,
+ * unless a sign-in has just completed (then it is shown: see renewal.ts). Neither while a dialog is open.
+ */
+export function createApi(base: string, auth: ApiAuth): Api {
   const url = (action: string | undefined, query: Record<string, string | number | undefined>) => {
     const params = new URLSearchParams();
     if (action) params.set('action', action);
@@ -38,15 +64,24 @@ export function createApi(base: string, token: () => string, reauthenticate: Rea
     const search = params.toString();
     return search ? `${base}?${search}` : base;
   };
+  const facts = (): RenewalFacts => ({
+    now: Date.now(),
+    expiresAt: auth.expiresAt(),
+    signedInAt: auth.signedInAt(),
+    dialogOpen: auth.dialogOpen(),
+  });
   const call = async <T>(method: string, target: string, body?: unknown): Promise<T> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${token()}` };
+    if (beforeCall(facts()) === 'renew') return auth.renew();
+    const headers: Record<string, string> = { authorization: `Bearer ${auth.token()}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(target, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (response.status === 401) return reauthenticate();
-    const answer = (await response.json().catch(() => ({}))) as { success?: boolean; data?: T; error?: string; code?: string };
-    if (!response.ok || answer.success !== true) {
-      throw new ApiError(response.status, answer.error ?? `The service answered ${response.status}`, answer.code ?? 'unknown');
+    const answer = (await response.json().catch(() => ({}))) as Envelope<T>;
+    if (response.status === 401) {
+      const next = afterUnauthorized(facts());
+      if (next === 'renew') return auth.renew();
+      if (next === 'report') auth.refused(refusal(401, answer));
     }
+    if (!response.ok || answer.success !== true) throw refusal(response.status, answer);
     return answer.data as T;
   };
   return {

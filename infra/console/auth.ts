@@ -9,6 +9,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { redirectUri, type ConsoleConfig } from './config';
+import { parseSignedInAt } from './renewal';
 
 /** The signed-in admin, as the console knows them. */
 export interface Session {
@@ -21,7 +22,10 @@ export interface Session {
 }
 
 const PENDING = 'console.pending-sign-in';
-/** Set while this tab has signed in once: a reload then signs in again without asking. */
+/**
+ * Set while this tab has signed in once (a reload then signs in again without asking): the time the
+ * last sign-in completed, never a token. A 401 soon after it is shown rather than redirected (renewal.ts).
+ */
 const SIGNED_IN = 'console.signed-in';
 
 interface Pending {
@@ -98,7 +102,7 @@ export async function arrive(config: ConsoleConfig): Promise<Arrival> {
     history.replaceState(null, '', `${redirectUri()}${pending.route}`);
     if (params.get('error') && pending.silent) return { signedOut: undefined };
     const session = await exchange(config, pending, params);
-    sessionStorage.setItem(SIGNED_IN, '1');
+    sessionStorage.setItem(SIGNED_IN, String(Date.now()));
     return { session };
   }
   if (sessionStorage.getItem(SIGNED_IN)) return signIn(config, true);
@@ -129,6 +133,9 @@ async function exchange(config: ConsoleConfig, pending: Pending, params: URLSear
     idToken: tokens.id_token,
   };
 }
+
+/** When this tab's last sign-in completed (ms since the epoch), if it has signed in. */
+export const signedInAt = (): number | undefined => parseSignedInAt(sessionStorage.getItem(SIGNED_IN));
 
 /** Sign out at the provider too (its end-session endpoint), then come back to the console's start. */
 export async function signOut(config: ConsoleConfig, session: Session): Promise<void> {

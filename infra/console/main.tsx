@@ -5,9 +5,9 @@
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { render } from 'preact';
-import { createApi } from './api';
+import { createApi, type ApiError } from './api';
 import { App } from './app';
-import { arrive, signIn, signOut, type Session } from './auth';
+import { arrive, signedInAt, signIn, signOut } from './auth';
 import { loadConfig, type ConsoleConfig } from './config';
 import { SignInPage } from './pages/sign-in';
 
@@ -15,15 +15,23 @@ const root = document.getElementById('app')!;
 // The "Loading" placeholder of index.html goes; Preact owns the element from now on.
 root.textContent = '';
 
-/** Before the token expires (a minute early), sign in again through the provider's session. */
-function renewBeforeExpiry(config: ConsoleConfig, session: Session): void {
-  const delay = Math.max(session.expiresAt - Date.now() - 60_000, 5_000);
-  // setTimeout holds at most 2^31-1 ms; tokens last hours.
-  setTimeout(() => void signIn(config, true), Math.min(delay, 2_147_483_647));
-}
-
 /** The message of anything that failed. */
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The API refused a token the provider has just issued: say why (the service's message and code)
+ * and offer a sign-in the admin starts, instead of redirecting again (it would loop).
+ */
+function showRefusal(config: ConsoleConfig, error: ApiError): void {
+  render(
+    <SignInPage
+      failure={`The service refused the sign-in: ${error.message} (${error.code})`}
+      signInLabel="Sign in again"
+      onSignIn={() => void signIn(config, false)}
+    />,
+    root,
+  );
+}
 
 async function start(config: ConsoleConfig): Promise<void> {
   const arrival = await arrive(config);
@@ -32,12 +40,16 @@ async function start(config: ConsoleConfig): Promise<void> {
     return;
   }
   const { session } = arrival;
-  renewBeforeExpiry(config, session);
-  const api = createApi(
-    config.api_base,
-    () => session.accessToken,
-    () => signIn(config, true),
-  );
+  // No renewal timer: a redirect then could lose a raw key a dialog shows once. The API renews on
+  // the next call after expiry or on a 401, never while a dialog is open (renewal.ts).
+  const api = createApi(config.api_base, {
+    token: () => session.accessToken,
+    expiresAt: () => session.expiresAt,
+    signedInAt,
+    dialogOpen: () => document.querySelector('dialog[open]') !== null,
+    renew: () => signIn(config, true),
+    refused: (error) => showRefusal(config, error),
+  });
   render(<App api={api} session={session} onSignOut={() => void signOut(config, session)} />, root);
 }
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
 import { launchBrowser } from '../support/browser.js';
 import { expectAccessible, openOrg, orgEntry, OUTPUT, screenshots, signIn, tab, type ConsoleTab } from '../support/console-page.js';
@@ -257,6 +257,46 @@ inBrowser('the admin console in a browser', () => {
     await dialog.waitFor({ state: 'detached' });
     // (Preact unmounts the dialog after the key's event: the focus comes back a moment later.)
     await until(keys, `document.activeElement?.textContent === 'Create a key'`);
+  }, 60_000);
+
+  test('a 401 never loops: right after a sign-in it is shown with "Sign in again"; in a dialog it fails in place', async () => {
+    const refused = { success: false, error: 'The token was not issued for this API', code: 'invalid_token' };
+    const answer401 = (route: Route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify(refused) });
+    // A dialog is open (a create form; a raw key would be the same): the console stays, the form says why.
+    const keys = admin.page;
+    await tab(keys, 'API keys');
+    await keys.route('**/api/org-api-keys*', (route) => (route.request().method() === 'POST' ? answer401(route) : route.continue()));
+    await keys.getByRole('button', { name: 'Create a key' }).click();
+    const dialog = keys.getByRole('dialog', { name: 'Create an API key' });
+    await keys.getByLabel('Name', { exact: true }).fill('Refused key');
+    await keys.getByRole('button', { name: 'Create', exact: true }).click();
+    await dialog.getByRole('alert').filter({ hasText: refused.error }).waitFor();
+    expect(keys.url()).toBe(`${stack.baseUrl}/console/#/org/1/keys`);
+    await keys.unroute('**/api/org-api-keys*');
+    await keys.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    // A provider whose tokens the API refuses: the reload's silent sign-in completes, the first call is refused.
+    const fresh = await signIn(browser, stack.baseUrl, 'acme-analyst');
+    const { page } = fresh;
+    const authorizations: string[] = [];
+    page.on('request', (request) => {
+      if (/\/oidc\/auth/.test(request.url())) authorizations.push(request.url());
+    });
+    await page.route('**/api/org-api-keys*', answer401);
+    await page.reload();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `The service refused the sign-in: ${refused.error} (invalid_token)` })
+      .waitFor();
+    await page.waitForTimeout(500);
+    expect(authorizations).toHaveLength(1);
+    await expectAccessible(page, 'sign-in refused');
+    await page.unroute('**/api/org-api-keys*');
+    const leaving = page.waitForRequest(/\/oidc\/auth/);
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    expect((await leaving).url()).not.toMatch(/prompt=none/);
+    await fresh.context.close();
   }, 60_000);
 
   test('sign-out ends the provider session too: the console asks to sign in again', async () => {

@@ -1,10 +1,19 @@
 /**
  * The admin console's pure helpers: how allow-lists are typed and shown (blank: every one; `none`:
- * none), and the Content-Security-Policy the front and the edge both send.
+ * none), the Content-Security-Policy the front and the edge both send, and when the console signs
+ * in again (never in a loop, never while a dialog shows a raw key).
  */
 import { describe, expect, test } from '@jest/globals';
 import { consoleCsp } from '../../infra/console-build.js';
 import { allowList, idsText, parseIds, shortValue } from '../../infra/console/parts/format.js';
+import {
+  afterUnauthorized,
+  beforeCall,
+  EXPIRY_MARGIN_MS,
+  parseSignedInAt,
+  RECENT_SIGN_IN_MS,
+  type RenewalFacts,
+} from '../../infra/console/renewal.js';
 
 describe('allow-lists in the key form', () => {
   test('blank is every one (null), "none" is none, ids are comma- or space-separated', () => {
@@ -48,4 +57,46 @@ test('the CSP: nothing inline, no third party but the identity provider, no fram
     'form-action https://idp.example.com https://auth.example.net',
   ]);
   expect(csp).not.toMatch(/unsafe|\*/);
+});
+
+describe('signing in again', () => {
+  const now = Date.parse('2026-11-24T20:00:00Z');
+  const facts = (overrides: Partial<RenewalFacts>): RenewalFacts => ({
+    now,
+    expiresAt: now + 3_600_000,
+    signedInAt: now - 10 * 60_000,
+    dialogOpen: false,
+    ...overrides,
+  });
+
+  test('a 401 soon after a sign-in is shown (no redirect loop); later it renews silently', () => {
+    expect(RECENT_SIGN_IN_MS).toBe(60_000);
+    expect(afterUnauthorized(facts({ signedInAt: now - 5_000 }))).toBe('report');
+    expect(afterUnauthorized(facts({ signedInAt: now - RECENT_SIGN_IN_MS + 1 }))).toBe('report');
+    expect(afterUnauthorized(facts({ signedInAt: now - RECENT_SIGN_IN_MS }))).toBe('renew');
+    expect(afterUnauthorized(facts({}))).toBe('renew');
+    expect(afterUnauthorized(facts({ signedInAt: undefined }))).toBe('renew');
+    // A clock that moved back: the sign-in looks to come later than now; still no loop.
+    expect(afterUnauthorized(facts({ signedInAt: now + 5_000 }))).toBe('report');
+  });
+
+  test('while a dialog is open the console never leaves the page: the call fails instead', () => {
+    expect(afterUnauthorized(facts({ dialogOpen: true }))).toBe('fail');
+    expect(afterUnauthorized(facts({ dialogOpen: true, signedInAt: now - 5_000 }))).toBe('fail');
+    expect(beforeCall(facts({ dialogOpen: true, expiresAt: now - 1 }))).toBe('send');
+  });
+
+  test('renewal happens on the next call once the token has (nearly) expired, not before', () => {
+    expect(beforeCall(facts({}))).toBe('send');
+    expect(beforeCall(facts({ expiresAt: now + EXPIRY_MARGIN_MS + 1 }))).toBe('send');
+    expect(beforeCall(facts({ expiresAt: now + EXPIRY_MARGIN_MS }))).toBe('renew');
+    expect(beforeCall(facts({ expiresAt: now - 1 }))).toBe('renew');
+  });
+
+  test('the stored sign-in time is a timestamp or nothing', () => {
+    expect(parseSignedInAt(null)).toBeUndefined();
+    expect(parseSignedInAt('')).toBeUndefined();
+    expect(parseSignedInAt('abc')).toBeUndefined();
+    expect(parseSignedInAt(String(now))).toBe(now);
+  });
 });

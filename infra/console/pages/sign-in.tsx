@@ -6,10 +6,12 @@ export interface SignInProps {
   /** Absent: nothing to sign in with (the failure is all there is to show). */
   readonly onSignIn?: () => void;
   readonly failure?: string;
+  /** The button's text ("Sign in again" after a refusal). */
+  readonly signInLabel?: string;
 }
 
 /** "Sign in with your organization's identity provider", or why the console cannot start. */
-export function SignInPage({ onSignIn, failure }: SignInProps) {
+export function SignInPage({ onSignIn, failure, signInLabel = 'Sign in with your identity provider' }: SignInProps) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   return (
@@ -25,7 +27,7 @@ export function SignInPage({ onSignIn, failure }: SignInProps) {
       <p>Manage your organization’s API keys, see their usage and the audit log, and configure games and streams.</p>
       {onSignIn && (
         <button type="button" class="primary" onClick={onSignIn}>
-          Sign in with your identity provider
+          {signInLabel}
         </button>
       )}
     </main>
