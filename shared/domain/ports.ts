@@ -179,6 +179,11 @@ export interface AuditedRefusal {
 export interface DayRecords {
   readonly tokens: string[];
   readonly refusals: AuditedRefusal[];
+  /**
+   * The read stopped at its bound (refused calls count toward it): the day may hold more records
+   * than these, so the report must say it is truncated even when it holds few tokens.
+   */
+  readonly cut?: boolean;
 }
 
 /** The tallies of 429s answered from memory (`refusal-tally.ts`), one item per key and UTC day. */

@@ -29,38 +29,56 @@ const MAX_KEYS = 10_000;
  * a key refused thousands of times a second costs one write per container every ten seconds, on an
  * item of its own (`refused#<key>#<day>`), never a write per call nor a hot item. The key's next
  * counted call hands out what is pending too (its write runs beside the count: no round trip more).
- * What a container still holds when it is shut down is lost: at most ten seconds of one container's refusals.
+ * Nothing else writes a batch: a pending one waits for the key's next counted call or next refusal,
+ * however long that takes. What a container holds when it is shut down is lost: of each key, the
+ * refusals since its last batch went out (those of under ten seconds, while the key was still being
+ * refused; any number of days later), and a batch whose write failed and was not written again since.
  */
 export class RefusalTally {
-  private readonly byKey = new Map<number, Pending>();
+  /** Per key, its pending batches by day: today's, and any of an earlier day whose write failed. */
+  private readonly byKey = new Map<number, Map<string, Pending>>();
 
   /** Count one refusal from memory; the batch to write now, if one is due. */
   note(key: RateLimitedKey & { readonly org_id: number }, nowMs: number): RefusalCount | undefined {
     const day = new Date(nowMs).toISOString().slice(0, 10);
-    const pending = this.byKey.get(key.id);
-    if (pending && pending.day === day) {
-      pending.count++;
-      return nowMs - pending.since >= TALLY_FLUSH_MS ? this.take(key) : undefined;
-    }
-    // A batch of an earlier day is handed out as it is, and this refusal starts the next.
-    const earlier = pending ? this.take(key) : undefined;
-    if (this.byKey.size >= MAX_KEYS) this.byKey.clear();
-    this.byKey.set(key.id, { day, count: 1, since: nowMs });
-    return earlier;
+    const batches = this.batchesOf(key.id);
+    const pending = batches.get(day);
+    if (pending) pending.count++;
+    else batches.set(day, { day, count: 1, since: nowMs });
+    // A batch of an earlier day is due at once (one a refusal: the next takes the next); today's once old enough.
+    const due = [...batches.values()].find((b) => b.day !== day || nowMs - b.since >= TALLY_FLUSH_MS);
+    return due && this.handOut(key, batches, due);
   }
 
-  /** Hand out the key's pending batch, if any (its next counted call writes it). */
+  /** Hand out one of the key's pending batches, if any (its next counted call writes it). */
   take(key: { readonly id: number; readonly org_id: number }): RefusalCount | undefined {
-    const pending = this.byKey.get(key.id);
-    if (!pending) return undefined;
-    this.byKey.delete(key.id);
-    return { orgId: key.org_id, keyId: key.id, day: pending.day, count: pending.count };
+    const batches = this.byKey.get(key.id);
+    const oldest = batches?.values().next().value;
+    return oldest && this.handOut(key, batches!, oldest);
   }
 
-  /** Take back a batch whose write failed at `nowMs`: it goes out with the next one (of the same day). */
+  /** Take back a batch whose write failed at `nowMs`: it goes out with the next one of its day, or on its own. */
   restore(batch: RefusalCount, nowMs: number): void {
-    const pending = this.byKey.get(batch.keyId);
-    if (pending && pending.day === batch.day) pending.count += batch.count;
-    else if (!pending) this.byKey.set(batch.keyId, { day: batch.day, count: batch.count, since: nowMs });
+    const batches = this.batchesOf(batch.keyId);
+    const pending = batches.get(batch.day);
+    if (pending) pending.count += batch.count;
+    else batches.set(batch.day, { day: batch.day, count: batch.count, since: nowMs });
+  }
+
+  /** The key's pending batches, made empty when it has none. */
+  private batchesOf(keyId: number): Map<string, Pending> {
+    let batches = this.byKey.get(keyId);
+    if (!batches) {
+      if (this.byKey.size >= MAX_KEYS) this.byKey.clear();
+      batches = new Map();
+      this.byKey.set(keyId, batches);
+    }
+    return batches;
+  }
+
+  private handOut(key: { readonly id: number; readonly org_id: number }, batches: Map<string, Pending>, batch: Pending): RefusalCount {
+    batches.delete(batch.day);
+    if (batches.size === 0) this.byKey.delete(key.id);
+    return { orgId: key.org_id, keyId: key.id, day: batch.day, count: batch.count };
   }
 }

@@ -52,7 +52,10 @@ export interface SessionReport {
    * `TOKEN_RETENTION_DAYS` after they expire, so earlier days may count fewer than were created.
    */
   readonly complete_from: string;
-  /** True when the range held more than {@link MAX_REPORT_TOKENS} tokens and only that many were counted. */
+  /**
+   * True when the range held more than {@link MAX_REPORT_TOKENS} tokens and only that many were
+   * counted, or when a day's read of audit records stopped at its bound (many refused calls).
+   */
   readonly truncated: boolean;
   readonly totals: SessionCounts;
   readonly days: ({ date: string } & SessionCounts)[];
@@ -93,6 +96,8 @@ export class SessionReports {
     // A day's read may run a moment into the next (shared/store/token-report-store.ts): once each.
     const found = [...new Set(perDay.flatMap((d) => d.tokens))];
     const truncated = found.length > MAX_REPORT_TOKENS;
+    // A day's read cut short by refused calls may have missed tokens and refusals too.
+    const cut = perDay.some((d) => d.cut === true);
     const [records, tallies] = await Promise.all([
       store.getMany(truncated ? found.slice(0, MAX_REPORT_TOKENS) : found),
       this.tallies(
@@ -116,7 +121,7 @@ export class SessionReports {
       from: request.from,
       to: request.to,
       complete_from: dayOf(Math.floor((now - this.deps.tokenRetentionDays * DAY_MS - MIN_LIFETIME_MS) / DAY_MS) * DAY_MS + DAY_MS),
-      truncated,
+      truncated: truncated || cut,
       ...table.rows(),
     };
   }

@@ -25,7 +25,10 @@ export const SessionReportFields = z.object({
   complete_from: withMeta(Day, {
     description: 'Days from this one on are complete; earlier days may miss sessions already cleaned up (7 days after expiry).',
   }),
-  truncated: withMeta(z.boolean(), { description: 'True when the range held too many sessions and only the first 20,000 were counted.' }),
+  truncated: withMeta(z.boolean(), {
+    description:
+      'True when the range held too many sessions and only the first 20,000 were counted, or a day held too many audit records (refused calls) to read them all.',
+  }),
   totals: z.object(Counts),
   days: z.array(z.object({ date: Day, ...Counts })),
   by_target: z.array(z.object({ date: Day, game_id: z.nullable(Id), stream_id: z.nullable(Id), ...Counts })),

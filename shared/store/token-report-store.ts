@@ -45,6 +45,7 @@ export class DynamoTokenReportStore implements TokenReportStore {
     // made): read a few seconds into the next day, and let the report place each token by its own
     // creation day (`shared/domain/reports.ts`); refusals it places by their own time.
     const next = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000 + RECORD_LAG_MS).toISOString();
+    const bound = limit + MAX_REFUSAL_RECORDS;
     const perShard = await Promise.all(
       Array.from({ length: AUDIT_SHARDS }, (_, shard) =>
         // Past the limit the report is cut short anyway: stop paging.
@@ -68,12 +69,14 @@ export class DynamoTokenReportStore implements TokenReportStore {
               ':null': null,
             },
           },
-          limit + MAX_REFUSAL_RECORDS,
+          bound,
         ),
       ),
     );
     const items = perShard.flat();
     return {
+      // A shard read that went past its bound stopped paging: its day may hold more records.
+      cut: perShard.some((shard) => shard.length > bound),
       tokens: items.filter((item) => item.status === 200).map((item) => item.minted_token as string),
       // A refused mint's record keeps its (deleted) token too: the status tells them apart.
       refusals: items

@@ -1,7 +1,7 @@
 /** The session report's rules, on an in-memory index: range bounds, counting by status now, the read cap. */
 import { describe, expect, test } from '@jest/globals';
 import type { TokenRecord } from '../../shared/domain/model.js';
-import type { TokenReportStore } from '../../shared/domain/ports.js';
+import type { DayRecords, TokenReportStore } from '../../shared/domain/ports.js';
 import { MAX_REPORT_DAYS, MAX_REPORT_TOKENS, SessionReports } from '../../shared/domain/reports.js';
 import { FixedClock } from '../support/fakes.js';
 
@@ -107,5 +107,23 @@ describe('a token minted at the very end of a day', () => {
     expect(both.days.find((d) => d.date === '2026-03-08')?.created).toBe(1);
     const second = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-09' });
     expect(second.totals.created).toBe(1);
+  });
+});
+
+describe('a day whose audit read stopped at its bound', () => {
+  /** Few tokens, but the day's read of audit records (refused calls count toward its bound) was cut short. */
+  class CutStore extends MemoryReportStore {
+    async recordsOn(orgId: number, day: string, limit: number): Promise<DayRecords> {
+      return { tokens: await this.tokensCreatedOn(orgId, day, limit), refusals: [], cut: day === '2026-03-10' };
+    }
+  }
+
+  test('the report says it is truncated though it counted fewer tokens than the cap', async () => {
+    const store = new CutStore([token(1), token(2, { created_at: '2026-03-09T08:00:00.000Z' })]);
+    const r = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-10' });
+    expect(r.totals.created).toBe(2);
+    expect(r.truncated).toBe(true);
+    const earlier = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-09' });
+    expect(earlier.truncated).toBe(false);
   });
 });

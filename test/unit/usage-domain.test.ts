@@ -35,6 +35,28 @@ describe('RefusalTally', () => {
     tally.note(KEY, NOW);
     expect(tally.take(KEY)).toMatchObject({ count: 5 });
   });
+
+  test('a failed batch of another day than the pending one is kept, and goes out on its own', () => {
+    const tally = new RefusalTally();
+    const today = Date.parse('2026-03-11T00:00:05.000Z');
+    tally.note(KEY, today);
+    tally.restore({ orgId: 1, keyId: 7, day: '2026-03-10', count: 4 }, today);
+    // The next refusal hands out the earlier day's batch at once; today's waits its ten seconds.
+    expect(tally.note(KEY, today + 1_000)).toEqual({ orgId: 1, keyId: 7, day: '2026-03-10', count: 4 });
+    expect(tally.take(KEY)).toEqual({ orgId: 1, keyId: 7, day: '2026-03-11', count: 2 });
+    expect(tally.take(KEY)).toBeUndefined();
+    // Restored while today's batch is pending, then taken by counted calls: one batch a call, none lost.
+    tally.note(KEY, today);
+    tally.restore({ orgId: 1, keyId: 7, day: '2026-03-09', count: 3 }, today);
+    const taken = [tally.take(KEY), tally.take(KEY), tally.take(KEY)];
+    expect(taken).toEqual(
+      expect.arrayContaining([
+        { orgId: 1, keyId: 7, day: '2026-03-09', count: 3 },
+        { orgId: 1, keyId: 7, day: '2026-03-11', count: 1 },
+      ]),
+    );
+    expect(taken[2]).toBeUndefined();
+  });
 });
 
 describe('diffOf', () => {
