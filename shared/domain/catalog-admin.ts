@@ -3,7 +3,7 @@ import type { AdminAudit, AdminCall } from './admin-audit.js';
 import { diffOf } from './audit-diff.js';
 import { NotFound } from './errors.js';
 import type { CallContext, Playable } from './model.js';
-import { playableView, type OrgCatalog, type PlayableView } from './org-catalog.js';
+import { CHANGEABLE, playableView, type OrgCatalog, type PlayableView } from './org-catalog.js';
 import type { PlayableChanges } from './ports.js';
 
 export interface CatalogAdminDeps {
@@ -19,9 +19,6 @@ export interface PlayableUpdateInput extends PlayableChanges {
   readonly org_id: number;
   readonly id: number;
 }
-
-/** The fields an update may change, in the order a record lists them. */
-const CHANGEABLE: readonly (keyof PlayableChanges & string)[] = ['name', 'require_session_token'];
 
 /**
  * An organization's games and streams for its members (bearer): the same domain as the MCP catalog

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sameDiff, type AuditDiff } from './audit-diff.js';
 import { auditRecord } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
 import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
@@ -47,6 +48,10 @@ export interface CallSubject {
   readonly token?: string | null;
   /** The call mints `token` (its audit record then keeps it whole, for the session report). */
   readonly minted?: boolean;
+  /** Updates: the fields the call sets. */
+  readonly changes?: readonly string[];
+  /** Updates: what the call is expected to change (`Effect.diff` corrects it from the write's answer). */
+  readonly diff?: AuditDiff | null;
 }
 
 /**
@@ -65,6 +70,11 @@ export interface Effect<T> {
    * an undo must also be harmless when the run never applied.
    */
   undo?(result: T | undefined): Promise<void>;
+  /**
+   * What the run's result says it changed (an update's before and after): when it differs from the
+   * subject's expected diff, the call's audit record (its own private item) is corrected.
+   */
+  diff?(result: T): AuditDiff;
 }
 
 export interface KeyCallsDeps {
@@ -162,8 +172,9 @@ export class KeyCalls {
     // A shared write that took effect stands: the call succeeds even if its first audit write failed.
     const failure: unknown = [counted, done, late ? undefined : audited].find((r) => r?.status === 'rejected')?.reason ?? refusal;
     if (failure === undefined) {
-      if (audited.status === 'rejected') await this.compensate([['audit record', audit.put(record, ttl)]]);
-      return (done as PromiseFulfilledResult<T>).value;
+      const value = (done as PromiseFulfilledResult<T>).value;
+      await this.recordSuccess(record, placed, ttl, audited, effect?.diff?.(value));
+      return value;
     }
     throw await this.failed(failure, placed, ttl, audited, effect, done);
   }
@@ -242,6 +253,28 @@ export class KeyCalls {
     // Should this fail too, the record may still say 200: the log line names the request and the real outcome.
     const what = `compensation: audit record of request ${record.request_id} must say ${status}`;
     return [what, this.deps.audit.put({ ...record, status }, ttl)];
+  }
+
+  /**
+   * After a success: write the record again if its first write failed, or correct its diff when the
+   * write's answer says otherwise (an empty real diff is not trusted: a repeated write reads its own
+   * first application as "before", as `AdminAudit` decides).
+   */
+  private async recordSuccess(
+    record: AuditRecord,
+    placed: AuditRecord,
+    ttl: number,
+    audited: PromiseSettledResult<AuditRecord>,
+    real: AuditDiff | undefined,
+  ): Promise<void> {
+    const corrects = real !== undefined && Object.keys(real).length > 0 && !sameDiff(real, record.diff);
+    if (audited.status === 'rejected') {
+      await this.compensate([['audit record', this.deps.audit.put(corrects ? { ...record, diff: real } : record, ttl)]]);
+    } else if (corrects) {
+      await this.compensate([
+        [`compensation: diff of audit record ${record.request_id}`, this.deps.audit.put({ ...placed, diff: real }, ttl)],
+      ]);
+    }
   }
 
   /** Run compensations in parallel; the call's outcome is decided, so a failing one is only reported. */

@@ -1,3 +1,4 @@
+import { diffOf, type AuditDiff } from './audit-diff.js';
 import { InvalidInput, NotFound } from './errors.js';
 import type { Effect } from './key-calls.js';
 import type { Playable } from './model.js';
@@ -27,6 +28,9 @@ export function playableView(playable: Playable, baseUrl: string): PlayableView 
   };
 }
 
+/** The fields an update may change, in the order a record lists them. */
+export const CHANGEABLE: readonly (keyof PlayableChanges & string)[] = ['name', 'require_session_token'];
+
 /** A change made to a playable: how it was and how it is now. */
 export interface PlayableUpdate {
   readonly before: Playable;
@@ -53,20 +57,38 @@ export class OrgCatalog {
     return playable;
   }
 
+  /** A game or stream by id, of any organization, or undefined: a read before the key's org is known. */
+  peek(kind: Playable['kind'], id: number): Promise<Playable | undefined> {
+    return this.store.getPlayable(kind, id);
+  }
+
+  /**
+   * What an update's audit record says ahead of the write: the fields it sets, and their before
+   * (from `seen`, a read of the game or stream; null when it is absent or another org's) and after.
+   */
+  expectedAudit(orgId: number, seen: Playable | undefined, requested: PlayableChanges): { changes: string[]; diff: AuditDiff | null } {
+    const changes = CHANGEABLE.filter((f) => requested[f] !== undefined);
+    const diff = seen && seen.org_id === orgId ? diffOf<PlayableChanges>(seen, { ...seen, ...requested }, changes) : null;
+    return { changes, diff };
+  }
+
   /**
    * Change a game or stream of the organization, as the effect of a metered call: one conditional
    * write. The game or stream is a shared item (other keys and admins change it, play pages read
    * it), so the write has no undo: the call is counted first and a refused call never touches it.
+   * The write's answer (the item before) gives the diff the call's audit record keeps.
    */
   update(orgId: number, kind: Playable['kind'], id: number, requested: PlayableChanges): Effect<PlayableUpdate> {
-    const changes: PlayableChanges = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
-    if (Object.keys(changes).length === 0) throw new InvalidInput('Nothing to change: give name or require_session_token');
+    const fields = CHANGEABLE.filter((f) => requested[f] !== undefined);
+    const changes: PlayableChanges = Object.fromEntries(fields.map((f) => [f, requested[f]]));
+    if (fields.length === 0) throw new InvalidInput('Nothing to change: give name or require_session_token');
     return {
       run: async () => {
         const before = await this.store.updateInOrg(kind, id, orgId, changes);
         if (!before) throw notFound(kind, id);
         return { before, after: { ...before, ...changes } };
       },
+      diff: ({ before, after }) => diffOf<PlayableChanges>(before, after, fields),
     };
   }
 }

@@ -114,6 +114,29 @@ describe('rate limits through MCP', () => {
     await stack.services.stores.catalog.updatePlayable('game', 102, { name: 'Acme Memory (open)' });
   });
 
+  test('an update_game or update_stream audit record keeps the fields set and their before and after, as REST does', async () => {
+    const key = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: ['mcp:games:write', 'mcp:streams:write'] });
+    const client = await connect(key.raw);
+    const game = await stack.services.stores.catalog.getPlayable('game', 102);
+    const args = { game_id: 102, name: 'Audited rename', require_session_token: game!.require_session_token };
+    expect((await callTool(client, 'update_game', args)).isError).toBeFalsy();
+    expect((await callTool(client, 'update_stream', { stream_id: 202, require_session_token: true })).isError).toBeFalsy();
+    const audit = await auditOfKey(stack, key.record.id);
+    expect(audit.find((r) => r.action === 'mcp:tools/call:update_game')).toMatchObject({
+      status: 200,
+      game_id: 102,
+      changes: ['name', 'require_session_token'],
+      diff: { name: { before: game!.name, after: 'Audited rename' } },
+    });
+    expect(audit.find((r) => r.action === 'mcp:tools/call:update_stream')).toMatchObject({
+      stream_id: 202,
+      changes: ['require_session_token'],
+      diff: { require_session_token: { before: false, after: true } },
+    });
+    await stack.services.stores.catalog.updatePlayable('game', 102, { name: game!.name });
+    await stack.services.stores.catalog.updatePlayable('stream', 202, { require_session_token: false });
+  });
+
   test('the day window refuses the same way', async () => {
     const key = await createTestKey(stack, { rate_limit_per_minute: 100, rate_limit_per_day: 3, mcp_scopes: ['mcp:games:read'] });
     const client = await connect(key.raw);

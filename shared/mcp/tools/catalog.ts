@@ -70,10 +70,16 @@ const updateTool = (kind: Kind): McpTool => ({
   input: PlayableSchemas[kind].update,
   output: PlayableSchemas[kind].view,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, { key, services, meter }) {
+  // The game or stream is read alongside authentication: its before values for the audit record,
+  // which the update's own answer corrects should it have changed since (no stage more).
+  prefetch: (args, services): Promise<Playable | undefined> =>
+    services.orgCatalog.peek(kind, args[`${kind}_id`] as number).catch(() => undefined),
+  async run(args, { key, services, meter, prefetched }) {
     const id = args[`${kind}_id`] as number;
     const changes = { name: args.name as string | undefined, require_session_token: args.require_session_token as boolean | undefined };
-    const { after } = await meter.run({ [`${kind}_id`]: id }, services.orgCatalog.update(key.org_id, kind, id, changes));
+    const effect = services.orgCatalog.update(key.org_id, kind, id, changes);
+    const audit = services.orgCatalog.expectedAudit(key.org_id, (await prefetched) as Playable | undefined, changes);
+    const { after } = await meter.run({ [`${kind}_id`]: id, ...audit }, effect);
     return { data: view(after, services), summary: `Updated. ${describe(after)}` };
   },
 });
