@@ -245,6 +245,27 @@ describe('KeyCalls.meter', () => {
     expect(background).toEqual(['compensation: undo']);
   });
 
+  test("an update's diff: kept as expected when the write agrees, corrected from the write's answer when it does not", async () => {
+    const { keyCalls, key, audit } = setup();
+    const expected = { name: { before: 'a', after: 'b' } };
+    const update = (before: string): Effect<string> => ({
+      run: async () => before,
+      diff: (was) => (was === 'b' ? {} : { name: { before: was, after: 'b' } }),
+    });
+    const updateSubject = { action: 'mcp:tools/call:update_game', game_id: 101, changes: ['name'], diff: expected };
+    await keyCalls.meter(key, call(), updateSubject, update('a'));
+    expect(audit.puts).toHaveLength(1);
+    expect(audit.puts[0]).toMatchObject({ changes: ['name'], diff: expected });
+    // Renamed by someone else since the read: the record says what this write really changed.
+    await keyCalls.meter(key, { ...call(), requestId: 'req-2' }, updateSubject, update('z'));
+    expect(audit.puts).toHaveLength(3);
+    expect([...audit.records.values()].find((r) => r.request_id === 'req-2')?.diff).toEqual({ name: { before: 'z', after: 'b' } });
+    // A repeated write reads its own first application as "before" (an empty diff): the expected one stays.
+    await keyCalls.meter(key, { ...call(), requestId: 'req-3' }, updateSubject, update('b'));
+    expect(audit.puts).toHaveLength(4);
+    expect([...audit.records.values()].find((r) => r.request_id === 'req-3')?.diff).toEqual(expected);
+  });
+
   test('last_used_at is stamped at most once per key and minute', async () => {
     const { keyCalls, key, keys, clock } = setup();
     await keyCalls.meter(key, call(), subject, effect(1).effect);
