@@ -1,6 +1,7 @@
 import { describe, expect, jest, test } from '@jest/globals';
 import { newKeyRecord } from '../../shared/domain/api-keys.js';
 import { OutOfScope, Overloaded, RateLimited, TierRequired, TokenGone, Unauthenticated } from '../../shared/domain/errors.js';
+import type { AuditDiff } from '../../shared/domain/audit-diff.js';
 import { hashApiKey, keyCredential, KeyCalls, type Effect } from '../../shared/domain/key-calls.js';
 import type { CallContext, Tier } from '../../shared/domain/model.js';
 import { counterSlot } from '../../shared/domain/rate-limit.js';
@@ -250,7 +251,7 @@ describe('KeyCalls.meter', () => {
     const expected = { name: { before: 'a', after: 'b' } };
     const update = (before: string): Effect<string> => ({
       run: async () => before,
-      diff: (was) => (was === 'b' ? {} : { name: { before: was, after: 'b' } }),
+      diff: (was): AuditDiff => (was === 'b' ? {} : { name: { before: was, after: 'b' } }),
     });
     const updateSubject = { action: 'mcp:tools/call:update_game', game_id: 101, changes: ['name'], diff: expected };
     await keyCalls.meter(key, call(), updateSubject, update('a'));
