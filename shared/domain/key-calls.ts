@@ -50,7 +50,7 @@ export interface CallSubject {
   readonly minted?: boolean;
   /** Updates: the fields the call sets. */
   readonly changes?: readonly string[];
-  /** Updates: what the call is expected to change (`Effect.diff` corrects it from the write's answer). */
+  /** Updates: what the call is expected to change (`Effect.diff` corrects it). */
   readonly diff?: AuditDiff | null;
 }
 
@@ -70,10 +70,7 @@ export interface Effect<T> {
    * an undo must also be harmless when the run never applied.
    */
   undo?(result: T | undefined): Promise<void>;
-  /**
-   * What the run's result says it changed (an update's before and after): when it differs from the
-   * subject's expected diff, the call's audit record (its own private item) is corrected.
-   */
+  /** What the run's result says it changed: the call's audit record (its own item) is corrected to it. */
   diff?(result: T): AuditDiff;
 }
 
@@ -173,7 +170,7 @@ export class KeyCalls {
     const failure: unknown = [counted, done, late ? undefined : audited].find((r) => r?.status === 'rejected')?.reason ?? refusal;
     if (failure === undefined) {
       const value = (done as PromiseFulfilledResult<T>).value;
-      await this.recordSuccess(record, placed, ttl, audited, effect?.diff?.(value));
+      await this.recordSuccess(placed, ttl, audited.status === 'rejected', effect?.diff?.(value));
       return value;
     }
     throw await this.failed(failure, placed, ttl, audited, effect, done);
@@ -256,25 +253,14 @@ export class KeyCalls {
   }
 
   /**
-   * After a success: write the record again if its first write failed, or correct its diff when the
-   * write's answer says otherwise (an empty real diff is not trusted: a repeated write reads its own
-   * first application as "before", as `AdminAudit` decides).
+   * After a success: the record written again if its first write failed, and with the write's own
+   * diff when that says otherwise (an empty one is not trusted: a repeated write reads its own first
+   * application as "before", as `AdminAudit` decides).
    */
-  private async recordSuccess(
-    record: AuditRecord,
-    placed: AuditRecord,
-    ttl: number,
-    audited: PromiseSettledResult<AuditRecord>,
-    real: AuditDiff | undefined,
-  ): Promise<void> {
-    const corrects = real !== undefined && Object.keys(real).length > 0 && !sameDiff(real, record.diff);
-    if (audited.status === 'rejected') {
-      await this.compensate([['audit record', this.deps.audit.put(corrects ? { ...record, diff: real } : record, ttl)]]);
-    } else if (corrects) {
-      await this.compensate([
-        [`compensation: diff of audit record ${record.request_id}`, this.deps.audit.put({ ...placed, diff: real }, ttl)],
-      ]);
-    }
+  private async recordSuccess(placed: AuditRecord, ttl: number, rewrite: boolean, real: AuditDiff | undefined): Promise<void> {
+    const corrects = real !== undefined && Object.keys(real).length > 0 && !sameDiff(real, placed.diff);
+    const what = rewrite ? 'audit record' : `compensation: diff of audit record ${placed.request_id}`;
+    if (rewrite || corrects) await this.compensate([[what, this.deps.audit.put(corrects ? { ...placed, diff: real } : placed, ttl)]]);
   }
 
   /** Run compensations in parallel; the call's outcome is decided, so a failing one is only reported. */
