@@ -742,7 +742,7 @@ export interface components {
              * @example 2026-05-01
              */
             complete_from: string;
-            /** @description True when the range held too many sessions and only the first 20,000 were counted. */
+            /** @description True when the range held too many sessions and only the first 20,000 were counted, or a day held too many audit records (refused calls) to read them all. */
             truncated: boolean;
             totals: {
                 /** @description Sessions created that day. */
