@@ -22,6 +22,9 @@ import {
 /** The raw API key format: `dpk_` and 40 hex characters. */
 const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
 
+/** Most counter shards one call tries (`count()`): two when they are full, three when throttled. */
+const MAX_SHARD_TRIES = 3;
+
 /** A presented API key, reduced to what may be kept: its hash and its 8-character prefix. */
 export interface KeyCredential {
   readonly keyHash: string;
@@ -178,25 +181,28 @@ export class KeyCalls {
 
   /**
    * Count the call in one shard of the key's counter not known to be full; in one other shard if
-   * that one is full, or if it stayed throttled through the store's retries (a hot shard: its
-   * neighbours share the key's load, and a throttled write counted nothing).
+   * that one is full (two full shards refuse the call), and in a further one, up to three in all,
+   * while they stay throttled through the store's retries (a hot shard: its neighbours share the
+   * key's load, and a throttled write counted nothing).
    */
   private async count(key: ApiKeyRecord, now: number, shards: number): Promise<Counted | { refusedBy: RateWindow['name'] }> {
-    let tried: number | undefined;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const open = this.exhausted.open(key, now, shards).filter((s) => s !== tried);
+    const tried = new Set<number>();
+    let full = 0;
+    while (tried.size < MAX_SHARD_TRIES && full < 2) {
+      const open = this.exhausted.open(key, now, shards).filter((s) => !tried.has(s));
       if (open.length === 0) break;
       const shard = open[Math.floor((this.deps.random ?? Math.random)() * open.length)]!;
       const slot = counterSlot(key, now, shard, shards);
-      tried = shard;
+      tried.add(shard);
       let result: SlotCount;
       try {
         result = await this.deps.counters.count(slot);
       } catch (error) {
-        if (error instanceof Overloaded && attempt === 0 && shards > 1) continue;
+        if (error instanceof Overloaded && tried.size < Math.min(MAX_SHARD_TRIES, shards)) continue;
         throw error;
       }
       if (!('refusedBy' in result)) return { slot, ...result };
+      full++;
       this.exhausted.remember(key, now, shards, shard, result.refusedBy);
     }
     return { refusedBy: this.exhausted.refusingWindow(key, now, shards) };

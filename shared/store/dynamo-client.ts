@@ -46,7 +46,7 @@ export const RETRY_POLICY = { maxAttempts: 3, baseDelayMs: 25, maxDelayMs: 400 }
  * with {@link RETRY_POLICY} they bound a call ({@link worstCaseCallMs}), which a unit test holds
  * against the function timeout.
  */
-export const DYNAMO_TIMEOUTS = { connectionTimeoutMs: 250, requestTimeoutMs: 650 } as const;
+export const DYNAMO_TIMEOUTS = { connectionTimeoutMs: 200, requestTimeoutMs: 450 } as const;
 
 /**
  * The longest one DynamoDB call can take: every attempt hangs to both timeouts, and every backoff

@@ -22,10 +22,14 @@ export class MemoryCounterStore implements CounterStore {
   readonly calls: string[] = [];
   /** Make the next calls of a kind fail with this error. */
   failNext: Partial<Record<'count' | 'reserve', Error>> = {};
+  /** Make the next counts fail with these errors, one each, in order. */
+  failCounts: Error[] = [];
 
   async count(slot: CounterSlot): Promise<SlotCount> {
     this.calls.push(`count ${slot.counterKey}`);
     await tick();
+    const queued = this.failCounts.shift();
+    if (queued) throw queued;
     this.throwIfFailing('count');
     const day = this.counts.get(`${slot.counterKey} day`) ?? 0;
     const minute = this.counts.get(`${slot.counterKey} ${slot.minuteField}`) ?? 0;

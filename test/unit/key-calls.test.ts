@@ -225,6 +225,20 @@ describe('KeyCalls.meter', () => {
     expect([...audit.records.values()].map((r) => r.status)).toEqual([503]);
   });
 
+  test('a throttled shard: up to three shards are tried before the call is a 503, each a different one', async () => {
+    // 100,000 calls a minute: 4 shards (rate-limit.ts).
+    const { keyCalls, key, counters } = setup({ rate_limit_per_minute: 100_000, rate_limit_per_day: 1_000_000 });
+    const shardsTried = () => new Set(counters.calls.filter((c) => c.startsWith('count ')).splice(-3)).size;
+    counters.failCounts = [new Overloaded(), new Overloaded()];
+    await expect(keyCalls.meter(key, call(), subject, effect(1).effect)).resolves.toBeDefined();
+    expect(shardsTried()).toBe(3);
+    counters.calls.length = 0;
+    counters.failCounts = [new Overloaded(), new Overloaded(), new Overloaded()];
+    await expect(keyCalls.meter(key, { ...call(), requestId: 'req-2' }, subject, effect(2).effect)).rejects.toThrow(Overloaded);
+    expect(counters.calls.filter((c) => c.startsWith('count '))).toHaveLength(3);
+    expect(shardsTried()).toBe(3);
+  });
+
   test('a failing audit write fails the call and undoes the effect; the audit is written again', async () => {
     const { keyCalls, key, audit } = setup();
     audit.failNext = new Error('audit down');
