@@ -3,7 +3,7 @@
  * specification puts in a game's Configuration tab). A role that may read but not change them gets
  * the service's refusal on the first try, and the switches then stay read-only.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Catalog, Target } from '../api';
 import { useApi } from '../parts/api-context';
 import { failure, useLoad } from '../parts/load';
@@ -17,6 +17,8 @@ export function GamesPage({ orgId }: { orgId: number }) {
   const [readOnly, setReadOnly] = useState(false);
   // What each switch shows while its change is sent: the admin's choice, not the list's old value.
   const [shown, setShown] = useState<Record<string, boolean>>({});
+  // A list just read holds what was saved: the switches show it again (and a later change by someone else).
+  useEffect(() => setShown({}), [loaded]);
   const toggle = async (kind: 'game' | 'stream', target: Target, required: boolean) => {
     const id = kind === 'game' ? target.game_id : target.stream_id;
     setShown((now) => ({ ...now, [`${kind}-${id}`]: required }));
