@@ -5,6 +5,9 @@
  */
 
 import { afterUnauthorized, beforeCall, type RenewalFacts } from './renewal';
+import type * as z from 'zod/mini';
+import type { AuditLogPage } from '../../shared/schemas/audit.js';
+import type { SessionReport } from '../../shared/schemas/reports.js';
 
 /** A refused or failed call: the HTTP status, the service's message and its code. */
 export class ApiError extends Error {
@@ -117,48 +120,15 @@ export interface CreatedKey extends ApiKey {
   previous?: ApiKey;
 }
 
+/** The usage report: the service's own schema (`shared/schemas/reports.ts`; type-only, nothing of it is bundled). */
+export type UsageReport = z.output<typeof SessionReport>;
 /** One counts object of the usage report (per day, per key per day, totals). */
-export interface UsageCounts {
-  created: number;
-  active: number;
-  consumed: number;
-  expired: number;
-  revoked: number;
-  rate_limited?: number;
-  forbidden?: number;
-}
+export type UsageCounts = UsageReport['totals'];
 
-/** The usage report (the MCP session report's shape, with the refused calls). */
-export interface UsageReport {
-  from: string;
-  to: string;
-  complete_from: string;
-  truncated: boolean;
-  totals: UsageCounts;
-  days: ({ date: string } & UsageCounts)[];
-  by_key: ({ date: string; key_id: number } & UsageCounts)[];
-}
-
+/** One audit record, as the service's schema says (`shared/schemas/audit.ts`). */
+export type AuditRecord = z.output<typeof AuditLogPage>['records'][number];
 /** What an update changed, field by field: before and after. */
-export type AuditDiff = Record<string, { before: unknown; after: unknown }>;
-
-/** One audit record. */
-export interface AuditRecord {
-  at: string;
-  request_id: string;
-  action: string;
-  status: number;
-  key_id: number | null;
-  key_prefix: string | null;
-  actor: string | null;
-  game_id: number | null;
-  stream_id: number | null;
-  source_ip: string;
-  /** The properties an update set (every record that has any). */
-  changes: string[] | null;
-  /** Their values before and after (records written since issue 19; the contract once named this `changes`). */
-  diff?: AuditDiff | null;
-}
+export type AuditDiff = NonNullable<AuditRecord['diff']>;
 
 /** A game or a stream of the org, with its "Require API Session Token" setting. */
 export interface Target {
