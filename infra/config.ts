@@ -17,6 +17,19 @@ import { UNCONFIGURED_ISSUER, type ServiceStackProps } from './stack-props.js';
 export const TRACING_DEFAULT = false;
 export const DEFAULT_STACK_NAME = 'GameSessionTokenService';
 
+/** A comma-separated list of origins in a context value, each matching `pattern`. */
+function originList(pattern: RegExp, message: string) {
+  return z
+    .string()
+    .transform((list) =>
+      list
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(pattern, message)));
+}
+
 const optionalString = z.string().trim().min(1).optional();
 const count = z.coerce.number().int().positive();
 /** `-c name=true` arrives as the string 'true'; cdk.json may hold a boolean. */
@@ -61,16 +74,7 @@ export const DeployContextSchema = z
     /** The audience the console asks for (Auth0's `audience`); the first of `jwtAudience` by default. */
     consoleAudience: optionalString,
     /** More origins the console's browser must reach besides the issuer's, comma-separated (Cognito: the hosted UI domain). */
-    consoleConnectOrigins: z
-      .string()
-      .transform((list) =>
-        list
-          .split(',')
-          .map((o) => o.trim())
-          .filter(Boolean),
-      )
-      .pipe(z.array(z.string().regex(/^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be https origins, comma-separated')))
-      .optional(),
+    consoleConnectOrigins: originList(/^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be https origins, comma-separated').optional(),
     /** Custom domain of the public endpoint (needs `certificateArn`). */
     domainName: optionalString,
     /** ACM certificate for `domainName`, in us-east-1. */
@@ -136,16 +140,7 @@ export const DeployContextSchema = z
      * Browser origins allowed to call `/api/mcp`, comma-separated (`https://agent.example`); none by
      * default. Server-side MCP clients send no `Origin` and are not affected.
      */
-    mcpAllowedOrigins: z
-      .string()
-      .transform((list) =>
-        list
-          .split(',')
-          .map((o) => o.trim())
-          .filter(Boolean),
-      )
-      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s,]+$/, 'must be origins: scheme://host[:port], comma-separated')))
-      .optional(),
+    mcpAllowedOrigins: originList(/^https?:\/\/[^/\s,]+$/, 'must be origins: scheme://host[:port], comma-separated').optional(),
     /**
      * Requests one address may send in 5 minutes without an API key or bearer token before the edge
      * answers 429: creates a WAF web ACL with that rate-based rule (docs/deploy.md, "WAF"). Outside
