@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import type { AuditDiff, AuditRecord } from '../api';
 import { useApi } from '../parts/api-context';
+import { KeyIdField } from '../parts/key-id-field';
 import { shortValue, when } from '../parts/format';
 import { useLoad } from '../parts/load';
 import { Loading, PageHeading } from '../parts/page';
@@ -83,16 +84,7 @@ export function AuditPage({ orgId }: { orgId: number }) {
 function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (f: Filters) => void; onSubmit: (e: Event) => void }) {
   return (
     <form class="inline" onSubmit={onSubmit}>
-      <div class="field">
-        <label for="audit-key">Key id</label>
-        <input
-          id="audit-key"
-          inputMode="numeric"
-          pattern="[0-9]*"
-          value={form.keyId}
-          onInput={(e) => setForm({ ...form, keyId: e.currentTarget.value })}
-        />
-      </div>
+      <KeyIdField id="audit-key" label="Key id" value={form.keyId} onChange={(keyId) => setForm({ ...form, keyId })} />
       <div class="field">
         <label for="audit-action">Action</label>
         <input

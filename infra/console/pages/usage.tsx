@@ -6,6 +6,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import type { UsageCounts, UsageReport } from '../api';
 import { useApi } from '../parts/api-context';
+import { KeyIdField } from '../parts/key-id-field';
 import { DayChart } from '../parts/chart';
 import { utcDay } from '../parts/format';
 import { useLoad } from '../parts/load';
@@ -54,16 +55,7 @@ export function UsagePage({ orgId }: { orgId: number }) {
           <label for="usage-to">To</label>
           <input id="usage-to" type="date" required value={form.to} onInput={(e) => setForm({ ...form, to: e.currentTarget.value })} />
         </div>
-        <div class="field">
-          <label for="usage-key">Key id (blank: every key)</label>
-          <input
-            id="usage-key"
-            inputMode="numeric"
-            pattern="[0-9]*"
-            value={form.keyId}
-            onInput={(e) => setForm({ ...form, keyId: e.currentTarget.value })}
-          />
-        </div>
+        <KeyIdField id="usage-key" label="Key id (blank: every key)" value={form.keyId} onChange={(keyId) => setForm({ ...form, keyId })} />
         <button type="submit" class="primary">
           Show
         </button>
