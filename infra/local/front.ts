@@ -55,14 +55,25 @@ function isLoopbackHost(host: string | undefined, asOrigin = false): boolean {
 
 /** Create (not start) the local front. */
 export function createFront(options: FrontOptions): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     // A refusal is a named error, answered from THE error table like a function's; anything else failed.
     serve(options, req, res).catch((error: unknown) => {
       if (!(error instanceof DomainError)) console.error('local front failed', error);
       if (!res.headersSent) send(res, withRequestId(errorResponse(error), randomUUID()));
     });
   });
+  server.keepAliveTimeout = FRONT_KEEP_ALIVE_MS;
+  return server;
 }
+
+/**
+ * How long an idle keep-alive connection stays open. fetch (undici) keeps one for the server's
+ * `Keep-Alive: timeout` hint minus 1 s, so the CLIENT closes first and never reuses a connection the
+ * server is dropping. With Node's 5 s default, a fetch after 5 s idle could take such a connection
+ * and fail with ECONNRESET (seen in CI: a test blocked the event loop 6 s between two requests).
+ * 65 s is also what an AWS load balancer's 60 s idle timeout asks of the servers behind it.
+ */
+const FRONT_KEEP_ALIVE_MS = 65_000;
 
 async function serve(options: FrontOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (options.loopbackOnly) {

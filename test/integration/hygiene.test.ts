@@ -60,6 +60,13 @@ describe('WWW-Authenticate on every 401', () => {
   });
 });
 
+describe('the local front keeps an idle connection longer than fetch does', () => {
+  test('Keep-Alive: timeout=65, so fetch (hint minus 1 s) closes first and never reuses a dropped one', async () => {
+    const res = await stack.request('/api/health');
+    expect(res.headers.get('keep-alive')).toBe('timeout=65');
+  });
+});
+
 describe('the local front answers only requests addressed to this machine', () => {
   test.each([
     ['Host of another name', { host: 'rebind.attacker.example' }],
