@@ -53,6 +53,9 @@ export async function recordingProxy(target: string, into: DynamoCall[]): Promis
       upstream.end(body);
     });
   });
+  // Longer than the child's SDK keeps an idle connection, so a reused one is never being dropped (an
+  // ECONNRESET would be retried, and a retry is a call the tests count).
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
