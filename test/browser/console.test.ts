@@ -48,9 +48,9 @@ async function rawKeyShown(page: Page, screenshot?: string): Promise<string> {
  * Playwright's own waitForFunction evaluates with `eval`, which the console's CSP refuses.
  */
 async function until(page: Page, expression: string): Promise<void> {
-  const deadline = Date.now() + 2_000;
+  const deadline = Date.now() + 5_000;
   while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`still false after 2 s: ${expression}`);
+    if (Date.now() > deadline) throw new Error(`still false after 5 s: ${expression}`);
     await new Promise((done) => setTimeout(done, 50));
   }
 }
