@@ -52,9 +52,9 @@ export const DEMO_PLAYABLES: readonly Playable[] = [
 ];
 
 /** Write the catalog (orgs, memberships, games, streams) unless it is already there. */
-export async function seedCatalog(s: Services): Promise<void> {
-  if (await s.stores.catalog.getOrg(1)) return;
-  const { catalog } = s.stores;
+export async function seedCatalog(services: Services): Promise<void> {
+  if (await services.stores.catalog.getOrg(1)) return;
+  const { catalog } = services.stores;
   await Promise.all([
     ...DEMO_ORGS.map((o) => catalog.putOrg(o)),
     ...DEMO_USERS.map((u) => catalog.putMember(u.org_id, u.subject, u.role)),
@@ -73,10 +73,14 @@ export const DEMO_MCP_KEY: KeySettings = {
  * run's credentials file: kept if it still authenticates, otherwise a new key is minted. The raw key
  * is returned for the credentials file and never written to the database.
  */
-export async function ensureDemoKey(s: Services, known: string | undefined, settings: KeySettings = { name: 'Demo key' }): Promise<string> {
-  if (known && (await s.stores.keys.getByHash(hashApiKey(known)))) return known;
+export async function ensureDemoKey(
+  services: Services,
+  known: string | undefined,
+  settings: KeySettings = { name: 'Demo key' },
+): Promise<string> {
+  if (known && (await services.stores.keys.getByHash(hashApiKey(known)))) return known;
   const raw = generateRawKey();
-  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
-  await s.stores.keys.create(newKeyRecord(raw, id, acme, settings, s.clock.now()));
+  const id = await new BlockIdAllocator(services.stores.counters, 'key_id', 1).nextId();
+  await services.stores.keys.create(newKeyRecord(raw, id, acme, settings, services.clock.now()));
   return raw;
 }

@@ -49,10 +49,10 @@ export function part<T>(build: () => T): () => T {
 
 /** The core of this container's services. */
 export const coreServices = /* @__PURE__ */ part((): CoreServices => {
-  const e = env();
+  const parsed = env();
   return {
-    env: e,
+    env: parsed,
     clock: overrides.clock ?? systemClock,
-    client: overrides.client ?? createDocumentClient({ endpoint: e.DYNAMODB_ENDPOINT }),
+    client: overrides.client ?? createDocumentClient({ endpoint: parsed.DYNAMODB_ENDPOINT }),
   };
 });

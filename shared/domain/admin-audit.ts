@@ -49,12 +49,12 @@ export class AdminAudit {
    * @param realDiff what the write's result says it changed, when it can say (undefined: as recorded)
    */
   async audited<T>(
-    c: AdminCall,
+    adminCall: AdminCall,
     subject: AdminSubject,
     write: () => Promise<T>,
     realDiff?: (done: T) => AuditDiff | undefined,
   ): Promise<T> {
-    const { record, ttl } = this.record(c, subject, 200);
+    const { record, ttl } = this.record(adminCall, subject, 200);
     const [done, audited] = await Promise.allSettled([write(), this.deps.audit.put(record, ttl)]);
     // The same record (same time and request id, where the first write put it) for any rewrite.
     const placed = audited.status === 'fulfilled' ? audited.value : record;
@@ -74,8 +74,8 @@ export class AdminAudit {
   }
 
   /** Write the audit record of a call that changes nothing (a list, a 404). */
-  async note(c: AdminCall, status: number, subject: AdminSubject = {}): Promise<void> {
-    const { record, ttl } = this.record(c, { changes: null, ...subject }, status);
+  async note(adminCall: AdminCall, status: number, subject: AdminSubject = {}): Promise<void> {
+    const { record, ttl } = this.record(adminCall, { changes: null, ...subject }, status);
     await this.reportFailure(this.deps.audit.put(record, ttl));
   }
 
@@ -89,9 +89,9 @@ export class AdminAudit {
   }
 
   /** The record of an admin call: the admin as its actor, `changes` null when it set nothing. */
-  private record(c: AdminCall, subject: AdminSubject, status: number): ReturnType<typeof auditRecord> {
-    const { orgId, action } = c;
-    const full = { orgId, action, key: null, changes: null, ...subject, actor: c.admin.subject };
-    return auditRecord(c.call, full, status, this.deps.clock.now(), this.deps.auditRetentionDays);
+  private record(adminCall: AdminCall, subject: AdminSubject, status: number): ReturnType<typeof auditRecord> {
+    const { orgId, action } = adminCall;
+    const full = { orgId, action, key: null, changes: null, ...subject, actor: adminCall.admin.subject };
+    return auditRecord(adminCall.call, full, status, this.deps.clock.now(), this.deps.auditRetentionDays);
   }
 }

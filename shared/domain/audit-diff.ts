@@ -28,6 +28,6 @@ export function diffOf<T extends object>(before: T, after: T, fields: readonly (
 }
 
 /** Whether two diffs say the same. */
-export function sameDiff(a: AuditDiff | null | undefined, b: AuditDiff | null | undefined): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+export function sameDiff(first: AuditDiff | null | undefined, second: AuditDiff | null | undefined): boolean {
+  return JSON.stringify(first ?? null) === JSON.stringify(second ?? null);
 }

@@ -50,7 +50,7 @@ export class CatalogAdmin {
    */
   async update(admin: AdminIdentity, kind: Playable['kind'], input: PlayableUpdateInput, call: CallContext): Promise<PlayableView> {
     const { org_id: orgId, id } = input;
-    const c: AdminCall = { admin, orgId, call, action: `update-${kind}` };
+    const adminCall: AdminCall = { admin, orgId, call, action: `update-${kind}` };
     const changes: PlayableChanges = Object.fromEntries(CHANGEABLE.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]));
     const effect = this.deps.catalog.update(orgId, kind, id, changes);
     const target = kind === 'game' ? { game_id: id } : { stream_id: id };
@@ -58,13 +58,13 @@ export class CatalogAdmin {
       .authorize(admin, orgId, () => this.deps.catalog.get(orgId, kind, id), { permission: 'catalogWrite' })
       .catch(async (refusal: unknown) => {
         // Only an authorized call reaches the read's own refusal: the record keeps the id asked for.
-        if (refusal instanceof NotFound) await this.deps.audit.note(c, 404, target);
+        if (refusal instanceof NotFound) await this.deps.audit.note(adminCall, 404, target);
         throw refusal;
       });
     const fields = CHANGEABLE.filter((f) => changes[f] !== undefined);
     const diff = diffOf<PlayableChanges>(seen, { ...seen, ...changes }, fields);
     const { after } = await this.deps.audit.audited(
-      c,
+      adminCall,
       { ...target, changes: fields, diff },
       () => effect.run(),
       // The write's own answer says what the game was: a change made since the read shows there.

@@ -86,19 +86,19 @@ export class KeyAdmin {
    */
   async update(admin: AdminIdentity, input: UpdateKeyInput, call: CallContext): Promise<KeyView> {
     this.assertFuture(input.expires_at, this.deps.clock.now());
-    const c: AdminCall = { admin, orgId: input.org_id, call, action: 'update-key' };
+    const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'update-key' };
     const changes: KeyChanges = Object.fromEntries(
       CHANGEABLE_KEY_PROPERTIES.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]),
     );
     const revocationOnly = changes.is_active === false && Object.keys(changes).length === 1;
-    const { key, seen } = await this.find(c, input.id, revocationOnly, true);
+    const { key, seen } = await this.find(adminCall, input.id, revocationOnly, true);
     if (changes.mcp_scopes) Object.assign(changes, { mcp_scopes: unique(changes.mcp_scopes) });
     const fields = Object.keys(changes) as (keyof KeyChanges & string)[];
     // Before values as the index shows the key; corrected from the write's own answer if it lagged.
     const diff = seen ? diffOf<KeyChanges>(seen, { ...seen, ...changes }, fields) : null;
     let previous: ApiKeyRecord | undefined;
     const updated = await this.audit.audited(
-      c,
+      adminCall,
       { key, changes: fields, diff },
       () =>
         this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true, previous: (b) => (previous = b) }),
@@ -117,7 +117,7 @@ export class KeyAdmin {
    * @throws NotFound (no such key in the org), Conflict (already rotated, or rotated meanwhile)
    */
   async rotate(admin: AdminIdentity, input: RotateKeyInput, call: CallContext): Promise<RotatedKey> {
-    const c: AdminCall = { admin, orgId: input.org_id, call, action: 'rotate-key' };
+    const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'rotate-key' };
     let reserved: number | undefined;
     const {
       org,
@@ -138,7 +138,7 @@ export class KeyAdmin {
     if (!old || refusal) {
       this.deps.keyIds.release(id);
       // The record names the key asked for, found or not.
-      await this.audit.note(c, statusOf(refusal), { key: old ?? { id: input.id, key_prefix: null } });
+      await this.audit.note(adminCall, statusOf(refusal), { key: old ?? { id: input.id, key_prefix: null } });
       throw refusal;
     }
 
@@ -150,7 +150,7 @@ export class KeyAdmin {
     const retire = retirement(old, id, now, input.grace_period_minutes);
     const fields = Object.keys(retire) as (keyof KeyChanges & string)[];
     const diff = diffOf<KeyChanges>(old, { ...old, ...retire }, fields);
-    const retired = await this.audit.audited(c, { key: old, changes: fields, diff }, async () => {
+    const retired = await this.audit.audited(adminCall, { key: old, changes: fields, diff }, async () => {
       const done = await this.replace(old, record, retire, isoTime(now));
       await this.settleTier(record);
       return done;
@@ -176,10 +176,10 @@ export class KeyAdmin {
 
   /** Remove a key of the organization permanently. */
   async remove(admin: AdminIdentity, orgId: number, id: number, call: CallContext): Promise<{ id: number; deleted: true }> {
-    const c: AdminCall = { admin, orgId, call, action: 'delete-key' };
+    const adminCall: AdminCall = { admin, orgId, call, action: 'delete-key' };
     // Any tier, as revocation: a downgraded org can still remove its keys.
-    const { key } = await this.find(c, id, true);
-    await this.audit.audited(c, { key }, () => this.deps.keys.remove(key));
+    const { key } = await this.find(adminCall, id, true);
+    await this.audit.audited(adminCall, { key }, () => this.deps.keys.remove(key));
     return { id, deleted: true };
   }
 
@@ -187,22 +187,22 @@ export class KeyAdmin {
    * The key `id` of the call's org, once the admin may manage that org. A key of another org reads
    * as absent (404) so ids cannot be probed across orgs; the refusal is audited like any call.
    */
-  private async find(c: AdminCall, id: number, anyTier = false, peek = false): Promise<{ key: KeyLocation; seen?: ApiKeyRecord }> {
+  private async find(adminCall: AdminCall, id: number, anyTier = false, peek = false): Promise<{ key: KeyLocation; seen?: ApiKeyRecord }> {
     const { keys } = this.deps;
     const {
       value: [key, seen],
     } = await this.deps.access.authorize(
-      c.admin,
-      c.orgId,
+      adminCall.admin,
+      adminCall.orgId,
       // Strongly consistent (the key's id item, not the index): a key created a moment ago is found.
       // The index's copy, read alongside, only gives an update's record its before values.
-      () => Promise.all([keys.locate(c.orgId, id), peek ? keys.peek(c.orgId, id).catch(() => undefined) : undefined]),
+      () => Promise.all([keys.locate(adminCall.orgId, id), peek ? keys.peek(adminCall.orgId, id).catch(() => undefined) : undefined]),
       { anyTier },
     );
     if (key) return { key, ...(seen && { seen }) };
-    const missing = new NotFound(`API key ${id} not found in organization ${c.orgId}`);
+    const missing = new NotFound(`API key ${id} not found in organization ${adminCall.orgId}`);
     // The record keeps the id that was asked for (what an investigation looks for).
-    await this.audit.note(c, statusOf(missing), { key: { id, key_prefix: null } });
+    await this.audit.note(adminCall, statusOf(missing), { key: { id, key_prefix: null } });
     throw missing;
   }
 

@@ -222,8 +222,8 @@ export class KeyCalls {
       windows.map((w) => (w.name === by ? 'exhausted' : undefined)),
       now,
     );
-    const w = windows.find((x) => x.name === by)!;
-    return new RateLimited(w.name, secondsToReset(w, now));
+    const exhausted = windows.find((x) => x.name === by)!;
+    return new RateLimited(exhausted.name, secondsToReset(exhausted, now));
   }
 
   /** A call that failed or was refused (by the rate limit too): speculative write undone, audit corrected. */

@@ -47,10 +47,13 @@ export class PlayPassSigner {
 /** A signed payload is ours, but its shape is still checked: a secret shared by mistake must not crash. */
 function parsePass(json: string): PlayPass | undefined {
   try {
-    const p = JSON.parse(json) as Partial<PlayPass>;
+    const pass = JSON.parse(json) as Partial<PlayPass>;
     const ok =
-      Number.isSafeInteger(p.sid) && (p.kind === 'game' || p.kind === 'stream') && Number.isSafeInteger(p.id) && Number.isFinite(p.exp);
-    return ok ? (p as PlayPass) : undefined;
+      Number.isSafeInteger(pass.sid) &&
+      (pass.kind === 'game' || pass.kind === 'stream') &&
+      Number.isSafeInteger(pass.id) &&
+      Number.isFinite(pass.exp);
+    return ok ? (pass as PlayPass) : undefined;
   } catch {
     return undefined;
   }

@@ -25,8 +25,8 @@ function window(name: RateWindow['name'], length: number, limit: number, nowMs: 
 }
 
 /** Seconds until the window resets, at least 1. */
-export function secondsToReset(w: RateWindow, nowMs: number): number {
-  return Math.max(1, Math.ceil((w.endMs - nowMs) / 1000));
+export function secondsToReset(rateWindow: RateWindow, nowMs: number): number {
+  return Math.max(1, Math.ceil((rateWindow.endMs - nowMs) / 1000));
 }
 
 /**

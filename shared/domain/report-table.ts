@@ -32,13 +32,13 @@ export class ReportTable {
   }
 
   /**
-   * Count `n` of `what` on `date` for `subject`: a token's status (which counts as created too) or
+   * Count `count` of `what` on `date` for `subject`: a token's status (which counts as created too) or
    * a refusal. `byTarget` false leaves the per-target rows out (the subject names no target).
    */
-  add(date: string, subject: Subject, what: Exclude<keyof SessionCounts, 'created'>, n = 1, byTarget = true): void {
+  add(date: string, subject: Subject, what: Exclude<keyof SessionCounts, 'created'>, count = 1, byTarget = true): void {
     const day = this.days.get(date);
     if (!day) return;
-    const created = what === 'rate_limited' || what === 'forbidden' ? 0 : n;
+    const created = what === 'rate_limited' || what === 'forbidden' ? 0 : count;
     const rows: SessionCounts[] = [this.totals, day];
     if (byTarget && (subject.game_id !== null || subject.stream_id !== null)) {
       const label = `${date}|${subject.game_id !== null ? `g${pad(subject.game_id)}` : `s${pad(subject.stream_id)}`}`;
@@ -46,14 +46,14 @@ export class ReportTable {
     }
     rows.push(this.row(this.keys, `${date}|${pad(subject.key_id)}`, () => ({ date, key_id: subject.key_id })));
     for (const row of rows) {
-      row[what] += n;
+      row[what] += count;
       row.created += created;
     }
   }
 
   /** The report's rows. */
   rows(): Pick<SessionReport, 'totals' | 'days' | 'by_target' | 'by_key'> {
-    const sorted = <T>(m: Map<string, T>) => [...m.keys()].sort().map((label) => m.get(label)!);
+    const sorted = <T>(byLabel: Map<string, T>) => [...byLabel.keys()].sort().map((label) => byLabel.get(label)!);
     return {
       totals: this.totals,
       days: [...this.days].map(([date, counts]) => ({ date, ...counts })),
@@ -62,9 +62,9 @@ export class ReportTable {
     };
   }
 
-  private row<T extends SessionCounts>(m: Map<string, T>, label: string, make: () => Omit<T, keyof SessionCounts>): T {
-    let row = m.get(label);
-    if (!row) m.set(label, (row = { ...make(), ...noCounts() } as T));
+  private row<T extends SessionCounts>(byLabel: Map<string, T>, label: string, make: () => Omit<T, keyof SessionCounts>): T {
+    let row = byLabel.get(label);
+    if (!row) byLabel.set(label, (row = { ...make(), ...noCounts() } as T));
     return row;
   }
 }

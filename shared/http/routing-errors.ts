@@ -44,11 +44,11 @@ export function allowedMethods(path: string, action: string | undefined, table: 
   return methods.filter((method) => matchRoute(method, path, action, table).kind === 'route').sort();
 }
 
-const answer = (error: DomainError) => ({ status: statusOf(error), error: error.message });
+const statusAndMessage = (error: DomainError) => ({ status: statusOf(error), error: error.message });
 
 /** Each routing refusal's status and message, as the error table and {@link routingError} make them. */
 export const routingErrors = {
-  'not-found': answer(routingError('not-found')),
-  'unknown-action': answer(routingError('unknown-action')),
-  'method-not-allowed': answer(routingError('method-not-allowed')),
+  'not-found': statusAndMessage(routingError('not-found')),
+  'unknown-action': statusAndMessage(routingError('unknown-action')),
+  'method-not-allowed': statusAndMessage(routingError('method-not-allowed')),
 } as const satisfies Record<RoutingRefusal, { status: number; error: string }>;

@@ -52,7 +52,7 @@ function register(server: McpServer, tool: McpTool, context: ToolContext): void 
     tool.name,
     { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
     (args) =>
-      answer(context.meter, async () => {
+      runTool(context.meter, async () => {
         const { data, summary } = await tool.run(args, context);
         countTokenEvent(tool.name);
         return { structuredContent: data as Record<string, unknown>, content: [{ type: 'text', text: summary }] };
@@ -64,7 +64,7 @@ function register(server: McpServer, tool: McpTool, context: ToolContext): void 
 function registerRefusal(server: McpServer, tool: McpTool, meter: RequestMeter): void {
   const refusal = new Forbidden(`${tool.name} requires the MCP scope ${tool.scope}, which this API key does not have`);
   server.registerTool(tool.name, { title: tool.title, description: tool.description }, () =>
-    answer(meter, () => meter.refuse({}, refusal)),
+    runTool(meter, () => meter.refuse({}, refusal)),
   );
 }
 
@@ -74,7 +74,7 @@ function registerRefusal(server: McpServer, tool: McpTool, meter: RequestMeter):
  * limit and failures of the service end the HTTP request instead (429 with its headers, 5xx),
  * through `meter.failure`.
  */
-async function answer(meter: RequestMeter, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+async function runTool(meter: RequestMeter, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await work();
   } catch (error) {

@@ -81,7 +81,7 @@ export function AuditPage({ orgId }: { orgId: number }) {
   );
 }
 
-function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (f: Filters) => void; onSubmit: (e: Event) => void }) {
+function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (filters: Filters) => void; onSubmit: (event: Event) => void }) {
   return (
     <form class="inline" onSubmit={onSubmit}>
       <KeyIdField id="audit-key" label="Key id" value={form.keyId} onChange={(keyId) => setForm({ ...form, keyId })} />

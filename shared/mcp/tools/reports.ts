@@ -3,8 +3,8 @@ import type { SessionCounts } from '../../domain/reports.js';
 import { SessionReportArgs, SessionReportResult } from '../../schemas/mcp.js';
 import { defineTool, reading } from '../tool.js';
 
-const counted = (c: SessionCounts) =>
-  `${c.created} created: ${c.consumed} consumed, ${c.expired} expired, ${c.revoked} revoked, ${c.active} still active`;
+const counted = (counts: SessionCounts) =>
+  `${counts.created} created: ${counts.consumed} consumed, ${counts.expired} expired, ${counts.revoked} revoked, ${counts.active} still active`;
 
 /** get_session_report: sessions per creation day, by status now. */
 export const sessionReport = defineTool({
