@@ -14,7 +14,7 @@ const config: KnipConfig = {
     'infra/seed-account.ts',
     'infra/set-org-tier.ts',
     // esbuild aliases in infra/functions.ts replace whole packages with these files: every export is used by the bundle.
-    '{infra,shared}/bundle/*.ts',
+    'infra/bundle/*.ts',
     // The admin console's bundle entry (infra/console-build.ts hands it to esbuild by path).
     'infra/console/main.tsx',
     // A page script of the demo game, served to the browser as a static file.

@@ -23,7 +23,7 @@ import type { IdempotencyStore, IdempotentRequest } from '../store/idempotency-s
 import { bundle, type ApiContext, type OperationInput, type Wiring } from './api.js';
 import { logger } from './logger.js';
 import { annotate } from './request-log.js';
-import { presentedApiKey } from './respond.js';
+import { presentedApiKey, REPLAYED_HEADER } from './respond.js';
 import { outcomeOf, responseOf, type Outcome } from './response.js';
 import { requestInput } from './validation.js';
 
@@ -32,8 +32,6 @@ type Result = APIGatewayProxyStructuredResultV2;
 
 /** The header, as API Gateway and the local front hand it over (lower case). */
 const IDEMPOTENCY_HEADER = 'idempotency-key';
-/** Header marking a stored answer given again. */
-const REPLAYED_HEADER = 'idempotent-replayed';
 /** 1 to 255 printable ASCII characters. */
 const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 

@@ -16,8 +16,8 @@ type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 type Request = middy.Request<Event, Result, Error, ApiContext>;
 
-/** The header that marks a stored answer given again (`api-key.ts`). */
-const REPLAYED_HEADER = 'idempotent-replayed';
+/** The header that marks a stored answer given again: `api-key.ts` sets it, the request line reads it. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
 
 /**
  * Call context, envelope headers, error mapping and the request's log line. The HTML page bundle

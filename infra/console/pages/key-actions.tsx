@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { ApiKey, CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
-import { Dialog } from '../parts/dialog';
+import { Dialog, DialogButtons } from '../parts/dialog';
 import { failure } from '../parts/load';
 import { Notice } from '../parts/page';
 
@@ -39,14 +39,7 @@ export function RotateKeyDialog({ orgId, apiKey, onClose, onRotated }: KeyDialog
           <input id="grace" type="number" min={0} max={10080} required value={minutes} onInput={(e) => setMinutes(e.currentTarget.value)} />
         </div>
         {problem && <Notice kind="error">{problem}</Notice>}
-        <div class="buttons">
-          <button type="submit" class="primary">
-            Rotate
-          </button>
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <DialogButtons label="Rotate" onCancel={onClose} />
       </form>
     </Dialog>
   );
@@ -71,14 +64,7 @@ export function DeleteKeyDialog({ orgId, apiKey, onClose, onDeleted }: KeyDialog
         used or expire.
       </p>
       {problem && <Notice kind="error">{problem}</Notice>}
-      <div class="buttons">
-        <button type="button" class="danger" onClick={() => void remove()}>
-          Delete the key
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      <DialogButtons label="Delete the key" onConfirm={() => void remove()} onCancel={onClose} />
     </Dialog>
   );
 }

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { MCP_SCOPES } from '../../../shared/domain/mcp-scopes.js';
 import type { ApiKey, CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
-import { Dialog } from '../parts/dialog';
+import { Dialog, DialogButtons } from '../parts/dialog';
 import { idsText, parseIds } from '../parts/format';
 import { failure } from '../parts/load';
 import { Notice } from '../parts/page';
@@ -80,14 +80,7 @@ export function KeyForm({ orgId, existing, onClose, onSaved }: KeyFormProps) {
       <form class="stack" onSubmit={submit}>
         <KeyFields fields={fields} setFields={setFields} />
         {problem && <Notice kind="error">{problem}</Notice>}
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={busy}>
-            {existing ? 'Save' : 'Create'}
-          </button>
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <DialogButtons label={existing ? 'Save' : 'Create'} onCancel={onClose} disabled={busy} />
       </form>
     </Dialog>
   );

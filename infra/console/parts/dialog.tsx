@@ -39,3 +39,33 @@ export function Dialog({ title, onClose, children }: DialogProps) {
     </dialog>
   );
 }
+
+/** Props of {@link DialogButtons}. */
+export interface DialogButtonsProps {
+  /** The confirming button's text. */
+  readonly label: string;
+  readonly onCancel: () => void;
+  /** Without it the confirming button submits the dialog's form (primary); with it, it runs this (danger). */
+  readonly onConfirm?: () => void;
+  readonly disabled?: boolean;
+}
+
+/** A dialog's two buttons: the confirming one, then Cancel. */
+export function DialogButtons({ label, onCancel, onConfirm, disabled }: DialogButtonsProps) {
+  return (
+    <div class="buttons">
+      {onConfirm ? (
+        <button type="button" class="danger" onClick={onConfirm} disabled={disabled}>
+          {label}
+        </button>
+      ) : (
+        <button type="submit" class="primary" disabled={disabled}>
+          {label}
+        </button>
+      )}
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
