@@ -19,6 +19,8 @@ const config: KnipConfig = {
     'infra/console/main.tsx',
     // A page script of the demo game, served to the browser as a static file.
     'infra/local/demo-game/*.js',
+    // Run by hand: the bundle sizes of a commit against another (the command is in BENCHMARKS.md).
+    'test/bench/bundle-sizes.ts',
     // Run by hand after an `npm install` that rewrites the lock (see its header).
     '.ci/*.mjs',
   ],
