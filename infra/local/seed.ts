@@ -51,14 +51,18 @@ export const DEMO_PLAYABLES: readonly Playable[] = [
   playable('game', 501, tiny, 'Tiny Puzzle', false),
 ];
 
-/** Write the catalog (orgs, memberships, games, streams) unless it is already there. */
+/**
+ * Write the catalog (orgs, memberships, games, streams) unless it is already there. A data folder of
+ * an earlier run keeps its orgs, games and streams as they are (a toggled game stays toggled), but
+ * gets every demo membership it lacks, and its memberships the index keys list-orgs finds them by:
+ * otherwise demo users added since, and the org picker, would not work on it.
+ */
 export async function seedCatalog(services: Services): Promise<void> {
-  if (await services.stores.catalog.getOrg(1)) return;
   const { catalog } = services.stores;
+  const fresh = !(await catalog.getOrg(1));
   await Promise.all([
-    ...DEMO_ORGS.map((o) => catalog.putOrg(o)),
-    ...DEMO_USERS.map((u) => catalog.putMember(u.org_id, u.subject, u.role)),
-    ...DEMO_PLAYABLES.map((p) => catalog.putPlayable(p)),
+    ...(fresh ? [...DEMO_ORGS.map((o) => catalog.putOrg(o)), ...DEMO_PLAYABLES.map((p) => catalog.putPlayable(p))] : []),
+    ...DEMO_USERS.map((u) => catalog.ensureMember(u.org_id, u.subject, u.role)),
   ]);
 }
 

@@ -93,6 +93,24 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
     );
   }
 
+  /**
+   * Make sure a membership exists in the current item shape, keeping what is stored: a missing one is
+   * created with `role`; one that exists keeps its role and gains the index keys it may lack (written
+   * before list-orgs). One update, so a data folder of an earlier version is upgraded in place.
+   */
+  async ensureMember(orgId: number, subject: string, role: Role): Promise<void> {
+    const { pk, sk, gsi1pk, gsi1sk } = memberItem(orgId, subject, role);
+    await this.options.client.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: { pk, sk },
+        UpdateExpression: 'SET org_id = :org, subject = :subject, #role = if_not_exists(#role, :role), gsi1pk = :gpk, gsi1sk = :gsk',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':org': orgId, ':subject': subject, ':role': role, ':gpk': gsi1pk, ':gsk': gsi1sk },
+      }),
+    );
+  }
+
   /** Create or replace a game or stream. */
   async putPlayable(playable: Playable): Promise<void> {
     const kind = playable.kind.toUpperCase();

@@ -1,11 +1,13 @@
 /**
  * list-orgs: the organizations a signed-in subject belongs to (the console's org picker), found
  * through the memberships' `SUBJECT#` entries of the catalog's `by_org` index, and the backfill that
- * gives memberships written before it their index keys.
+ * gives memberships written before it their index keys; `npm start` on a data folder seeded before
+ * list-orgs (and before the analyst and viewer demo users) upgrades it.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parseBackfillArgs } from '../../infra/backfill-memberships.js';
+import { DEMO_USERS, seedCatalog } from '../../infra/local/seed.js';
 import { backfillMemberKeys } from '../../shared/store/member-items.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
@@ -79,5 +81,38 @@ describe('the membership backfill', () => {
   test('the command line', () => {
     expect(parseBackfillArgs(['--catalog-table', 'T', '--region', 'eu-west-1'])).toEqual({ catalogTable: 'T', region: 'eu-west-1' });
     expect(() => parseBackfillArgs([])).toThrow(/usage/);
+  });
+});
+
+describe('npm start on a data folder seeded before list-orgs', () => {
+  test('the seed adds the missing demo memberships and the index keys, and keeps every role, game and org as it was', async () => {
+    const TableName = stack.tableNames.catalog;
+    const { client, stores } = stack.services;
+    // The data folder as the earlier seed left it, then used: four demo memberships without index
+    // keys (acme-member's role changed since), no analyst or viewer, game 101 switched off.
+    const old = { 'acme-admin': 'admin', 'acme-member': 'viewer', 'globex-admin': 'admin', 'tiny-admin': 'admin' } as Record<string, string>;
+    for (const u of DEMO_USERS) {
+      const Key = { pk: `ORG#${u.org_id}`, sk: `MEMBER#${u.subject}` };
+      await client.send(new DeleteCommand({ TableName, Key }));
+      const role = old[u.subject];
+      if (role) await client.send(new PutCommand({ TableName, Item: { ...Key, org_id: u.org_id, subject: u.subject, role } }));
+    }
+    await stores.catalog.setRequireSessionToken('game', 101, false);
+    expect(await orgsOf('acme-admin')).toEqual([]);
+    expect(await orgsOf('acme-viewer')).toEqual([]);
+
+    await seedCatalog(stack.services);
+
+    const acme = { org_id: 1, name: 'Acme Games', tier: 'business' };
+    expect(await orgsOf('acme-admin')).toEqual([{ ...acme, role: 'admin' }]);
+    expect(await orgsOf('acme-member')).toEqual([{ ...acme, role: 'viewer' }]);
+    expect(await orgsOf('acme-analyst')).toEqual([{ ...acme, role: 'analyst' }]);
+    expect(await orgsOf('acme-viewer')).toEqual([{ ...acme, role: 'viewer' }]);
+    expect(await orgsOf('globex-admin')).toEqual([{ org_id: 2, name: 'Globex', tier: 'enterprise', role: 'admin' }]);
+    expect((await stores.catalog.getPlayable('game', 101))?.require_session_token).toBe(false);
+    // The console's calls work for the upgraded users.
+    const games = await admin.listGames(1, 'acme-viewer');
+    expect(games.status).toBe(200);
+    expect(games.body.data.games.find((g: { game_id: number }) => g.game_id === 101).require_session_token).toBe(false);
   });
 });
