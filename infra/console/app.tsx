@@ -42,7 +42,7 @@ export function App({ api, session, onSignOut }: AppProps) {
           Sign out
         </button>
       </header>
-      {route.page !== 'orgs' && <OrgNav route={route} orgs={orgs} />}
+      {route.page !== 'orgs' && <OrgNav route={route} org={orgIn(orgs, route)} />}
       <main id="main" tabIndex={-1}>
         <Page route={route} orgs={orgs} />
       </main>
@@ -56,9 +56,14 @@ function skipToMain(event: Event): void {
   document.getElementById('main')?.focus();
 }
 
+/** The membership of the route's organization; undefined while the list loads, or when it is not listed. */
+function orgIn(orgs: Loaded<OrgMembership[]>, route: Route): OrgMembership | undefined {
+  if (route.page === 'orgs' || orgs.state !== 'ready') return undefined;
+  return orgs.data.find((o) => o.org_id === route.orgId);
+}
+
 /** The pages of the organization in view, with the role the subject has there (what it may change). */
-function OrgNav({ route, orgs }: { route: Exclude<Route, { page: 'orgs' }>; orgs: Loaded<OrgMembership[]> }) {
-  const org = orgs.state === 'ready' ? orgs.data.find((o) => o.org_id === route.orgId) : undefined;
+function OrgNav({ route, org }: { route: Exclude<Route, { page: 'orgs' }>; org: OrgMembership | undefined }) {
   return (
     <nav class="tabs" aria-label={`Organization ${route.orgId}`}>
       <a href="#/">Organizations</a>
@@ -76,17 +81,19 @@ function OrgNav({ route, orgs }: { route: Exclude<Route, { page: 'orgs' }>; orgs
   );
 }
 
+/** The route's page; those with controls get the membership, to show what the role may not do up front. */
 function Page({ route, orgs }: { route: Route; orgs: Loaded<OrgMembership[]> }) {
+  const org = orgIn(orgs, route);
   switch (route.page) {
     case 'orgs':
       return <OrgPicker orgs={orgs} />;
     case 'keys':
-      return <KeysPage key={route.orgId} orgId={route.orgId} />;
+      return <KeysPage key={route.orgId} orgId={route.orgId} org={org} />;
     case 'usage':
       return <UsagePage key={route.orgId} orgId={route.orgId} />;
     case 'audit':
       return <AuditPage key={route.orgId} orgId={route.orgId} />;
     case 'games':
-      return <GamesPage key={route.orgId} orgId={route.orgId} />;
+      return <GamesPage key={route.orgId} orgId={route.orgId} org={org} />;
   }
 }

@@ -1,39 +1,12 @@
 import { Forbidden, TierRequired } from './errors.js';
-import { tierAllowsApi, type Org, type Role } from './model.js';
+import { tierAllowsApi, type Org } from './model.js';
 import type { CatalogStore } from './ports.js';
+import { PERMISSIONS, type Permission, type PermissionName } from './permissions.js';
 
 /** An org admin as the bearer token identifies them (the JWT `sub`). */
 export interface AdminIdentity {
   readonly subject: string;
 }
-
-/** What a member may do, each with the roles allowed it and how a refusal names it. */
-interface Permission {
-  readonly roles: readonly Role[];
-  /** The refusal's message: who may do what. */
-  readonly refusal: string;
-}
-
-/** The permissions of bearer operations (docs/decisions.md#organization-roles). */
-export const PERMISSIONS = {
-  /** Manage keys and read the audit log. */
-  keys: { roles: ['owner', 'admin'], refusal: 'Only owners and admins of the organization may manage API keys' },
-  /** Read the usage report. */
-  usage: { roles: ['owner', 'admin', 'analyst'], refusal: 'Only owners, admins and analysts of the organization may read its usage' },
-  /** List the games and streams. */
-  catalogRead: {
-    roles: ['owner', 'admin', 'editor', 'analyst', 'viewer'],
-    refusal: 'Only members of the organization may list its games and streams',
-  },
-  /** Change a game's or stream's settings. */
-  catalogWrite: {
-    roles: ['owner', 'admin', 'editor'],
-    refusal: 'Only owners, admins and editors of the organization may change its games and streams',
-  },
-} as const satisfies Record<string, Permission>;
-
-/** A permission's name. */
-export type PermissionName = keyof typeof PERMISSIONS;
 
 /** How {@link AdminAccess.authorize} checks a call beyond membership. */
 export interface AccessOptions {

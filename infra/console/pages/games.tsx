@@ -1,20 +1,24 @@
 /**
  * Games and streams of the organization, each with its "Require API Session Token" switch (what the
- * specification puts in a game's Configuration tab). A role that may read but not change them gets
- * the service's refusal on the first try, and the switches then stay read-only.
+ * specification puts in a game's Configuration tab). A member whose role or tier may not change
+ * them (known from list-orgs) sees the switches read-only from the start, and why; should the
+ * service refuse a change anyway (an org opened by its id, a role changed since), the refusal is
+ * shown and the switches turn read-only then.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { Catalog, Target } from '../api';
+import type { Catalog, OrgMembership, Target } from '../api';
 import { useApi } from '../parts/api-context';
 import { failure, useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
+import { may, maySwitchGames } from '../roles';
 
-/** The games and streams page of `orgId`. */
-export function GamesPage({ orgId }: { orgId: number }) {
+/** The games and streams page of `orgId`; `org` is the subject's membership there, when listed. */
+export function GamesPage({ orgId, org }: { orgId: number; org: OrgMembership | undefined }) {
   const api = useApi();
   const [loaded, reload] = useLoad(() => api.get<Catalog>('list-games', { org_id: orgId }), [orgId]);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
-  const [readOnly, setReadOnly] = useState(false);
+  const [refused, setRefused] = useState(false);
+  const readOnly = refused || !maySwitchGames(org);
   // What each switch shows while its change is sent: the admin's choice, not the list's old value.
   const [shown, setShown] = useState<Record<string, boolean>>({});
   // A list just read holds what was saved: the switches show it again (and a later change by someone else).
@@ -32,13 +36,14 @@ export function GamesPage({ orgId }: { orgId: number }) {
     } catch (error) {
       const { message, status } = failure(error);
       setShown(({ [`${kind}-${id}`]: _refused, ...rest }) => rest);
-      if (status === 403) setReadOnly(true);
+      if (status === 403) setRefused(true);
       setMessage({ kind: 'error', text: message });
     }
   };
   return (
     <>
       <PageHeading>Games & streams</PageHeading>
+      {org && !maySwitchGames(org) && <Notice kind="info">{readOnlyReason(org)}</Notice>}
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       <Loading loaded={loaded}>
         {(catalog) => (
@@ -50,6 +55,14 @@ export function GamesPage({ orgId }: { orgId: number }) {
       </Loading>
     </>
   );
+}
+
+/** Why the switches are read-only for this member: the role, or the tier. */
+function readOnlyReason(org: OrgMembership): string {
+  if (!may(org, 'catalogWrite')) {
+    return `Read-only: your role (${org.role}) may see the games and streams; owners, admins and editors switch them.`;
+  }
+  return `Read-only: switching needs the Business tier or higher (${org.name} is on ${org.tier}).`;
 }
 
 interface ListProps {

@@ -3,11 +3,12 @@
  * and delete. Every change reloads the list, so the table always shows what the service holds.
  */
 import { useState } from 'preact/hooks';
-import type { ApiKey, CreatedKey } from '../api';
+import type { ApiKey, CreatedKey, OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
 import { allowList, when } from '../parts/format';
 import { failure, useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
+import { may } from '../roles';
 import { DeleteKeyDialog, RotateKeyDialog } from './key-actions';
 import { KeyForm } from './key-form';
 import { KeySecret } from './key-secret';
@@ -26,8 +27,11 @@ function keyStatus(key: ApiKey, now = Date.now()): string {
   return 'Active';
 }
 
-/** The keys page of `orgId`. */
-export function KeysPage({ orgId }: { orgId: number }) {
+/**
+ * The keys page of `orgId`. A member whose role (`org`, from list-orgs) may not manage keys gets no
+ * "Create a key"; the list is still asked for, and the service's refusal says who may.
+ */
+export function KeysPage({ orgId, org }: { orgId: number; org: OrgMembership | undefined }) {
   const api = useApi();
   const [loaded, reload] = useLoad(() => api.get<ApiKey[]>(undefined, { org_id: orgId }), [orgId]);
   const [open, setOpen] = useState<Open>();
@@ -48,11 +52,13 @@ export function KeysPage({ orgId }: { orgId: number }) {
   return (
     <>
       <PageHeading>API keys</PageHeading>
-      <p>
-        <button type="button" class="primary" onClick={() => setOpen({ kind: 'create' })}>
-          Create a key
-        </button>
-      </p>
+      {may(org, 'keys') && (
+        <p>
+          <button type="button" class="primary" onClick={() => setOpen({ kind: 'create' })}>
+            Create a key
+          </button>
+        </p>
+      )}
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       <Loading loaded={loaded}>
         {(keys) => <KeysTable keys={keys} onOpen={setOpen} onSetActive={(key, active) => void setActive(key, active)} />}

@@ -9,12 +9,13 @@ import type { Catalog, OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
 import { failure, type Loaded } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
+import { may } from '../roles';
 import { routeHash, type OrgPage } from '../router';
 
 /** The first page a role may read (docs/console.md, "Roles"): no one lands on a refusal. */
-function landingPage(role: OrgMembership['role'] | undefined): OrgPage {
-  if (role === 'owner' || role === 'admin' || role === undefined) return 'keys';
-  return role === 'analyst' ? 'usage' : 'games';
+function landingPage(org: OrgMembership): OrgPage {
+  if (may(org, 'keys')) return 'keys';
+  return may(org, 'usage') ? 'usage' : 'games';
 }
 
 /** Pick the organization to administer among the signed-in subject's. */
@@ -28,7 +29,7 @@ export function OrgPicker({ orgs }: { orgs: Loaded<OrgMembership[]> }) {
             <ul class="orgs">
               {list.map((org) => (
                 <li key={org.org_id}>
-                  <a href={routeHash({ page: landingPage(org.role), orgId: org.org_id })}>
+                  <a href={routeHash({ page: landingPage(org), orgId: org.org_id })}>
                     <strong>{org.name}</strong>{' '}
                     <span>
                       organization {org.org_id} · your role: {org.role} · {org.tier} tier
