@@ -1,28 +1,18 @@
 /**
  * Usage: sessions created / consumed / expired / revoked and the refused calls (429 rate-limited,
  * 403 forbidden) per day, for the organization or one key, as a chart and as a table; and the same
- * counts per key per day.
+ * counts per key per day, as a chart of the key picked and as a table of every key.
  */
 import { useMemo, useState } from 'preact/hooks';
-import type { UsageCounts, UsageReport } from '../api';
+import type { UsageReport } from '../api';
 import { useApi } from '../parts/api-context';
 import { KeyIdField } from '../parts/key-id-field';
 import { DayChart } from '../parts/chart';
+import { COUNTS, count, CountsTable } from '../parts/counts-table';
 import { utcDay } from '../parts/format';
 import { useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
-
-/** The counts shown, in order, with their column names. */
-const COUNTS: readonly { field: keyof UsageCounts; label: string }[] = [
-  { field: 'created', label: 'Created' },
-  { field: 'consumed', label: 'Consumed' },
-  { field: 'expired', label: 'Expired' },
-  { field: 'revoked', label: 'Revoked' },
-  { field: 'rate_limited', label: 'Rate-limited (429)' },
-  { field: 'forbidden', label: 'Forbidden (403)' },
-];
-
-const count = (row: UsageCounts, field: keyof UsageCounts) => row[field] ?? 0;
+import { KeyChart } from './key-usage';
 
 /** The usage page of `orgId`. */
 export function UsagePage({ orgId }: { orgId: number }) {
@@ -82,46 +72,15 @@ function Report({ report, keyId }: { report: UsageReport; keyId: string }) {
       {report.by_key.length === 0 ? (
         <p>No key minted sessions or was refused in this range.</p>
       ) : (
-        <CountsTable
-          label="Per key and day"
-          rows={report.by_key.map((r) => ({ head: [`#${r.key_id}`, r.date], counts: r }))}
-          heads={['Key', 'Day']}
-        />
+        <>
+          <KeyChart report={report} />
+          <CountsTable
+            label="Per key and day"
+            rows={report.by_key.map((r) => ({ head: [`#${r.key_id}`, r.date], counts: r }))}
+            heads={['Key', 'Day']}
+          />
+        </>
       )}
     </>
-  );
-}
-
-interface CountsRow {
-  readonly head: readonly string[];
-  readonly counts: UsageCounts;
-}
-
-/** The numbers as a table (the chart's data, and the per-key breakdown). */
-function CountsTable({ label, heads, rows }: { label: string; heads: readonly string[]; rows: readonly CountsRow[] }) {
-  return (
-    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
-      <table class="numbers">
-        <thead>
-          <tr>
-            {[...heads, ...COUNTS.map((c) => c.label)].map((h) => (
-              <th key={h} scope="col">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.head.join(' ')}>
-              {row.head.map((h, i) => (i === 0 ? <th scope="row">{h}</th> : <td>{h}</td>))}
-              {COUNTS.map(({ field }) => (
-                <td key={field}>{count(row.counts, field).toLocaleString()}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }

@@ -1,0 +1,47 @@
+/**
+ * The usage of one key per day as a chart: a picker over the keys the report counts (those with
+ * sessions or refused calls in the range), the busiest first. The per-key table under it keeps the
+ * numbers of every key.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import type { UsageReport } from '../api';
+import { DayChart } from '../parts/chart';
+import { COUNTS, count } from '../parts/counts-table';
+
+/** The report's key ids, by sessions created and then refused calls in the range, most first (ties: by id). */
+function keysByActivity(report: UsageReport): number[] {
+  const activity = new Map<number, number>();
+  for (const row of report.by_key) {
+    const calls = count(row, 'created') + count(row, 'rate_limited') + count(row, 'forbidden');
+    activity.set(row.key_id, (activity.get(row.key_id) ?? 0) + calls);
+  }
+  return [...activity.keys()].sort((a, b) => activity.get(b)! - activity.get(a)! || a - b);
+}
+
+/** The key picker and its chart; the report has at least one key row. */
+export function KeyChart({ report }: { report: UsageReport }) {
+  const keys = useMemo(() => keysByActivity(report), [report]);
+  const [picked, setPicked] = useState<number>();
+  const keyId = picked !== undefined && keys.includes(picked) ? picked : keys[0]!;
+  const days = useMemo(() => report.days.map((d) => d.date), [report]);
+  // Every day of the range, 0 where the key has no row (the report lists a key's active days only).
+  const series = useMemo(() => {
+    const rows = new Map(report.by_key.filter((r) => r.key_id === keyId).map((r) => [r.date, r]));
+    return COUNTS.map(({ field, label }) => ({ label, values: days.map((d) => count(rows.get(d) ?? {}, field)) }));
+  }, [report, keyId, days]);
+  return (
+    <>
+      <div class="field">
+        <label for="usage-chart-key">Key to chart</label>
+        <select id="usage-chart-key" value={String(keyId)} onChange={(e) => setPicked(Number(e.currentTarget.value))}>
+          {keys.map((id) => (
+            <option key={id} value={String(id)}>
+              #{id}
+            </option>
+          ))}
+        </select>
+      </div>
+      <DayChart days={days} series={series} caption={`Sessions and refused calls per day, key #${keyId}, ${report.from} to ${report.to}`} />
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * The usage counts as a table: the numbers of each chart (a chart is one image to assistive
+ * technology, so every figure it draws is also here), and the per-key breakdown.
+ */
+import type { UsageCounts } from '../api';
+
+/** The counts shown, in order, with their column names. */
+export const COUNTS: readonly { field: keyof UsageCounts; label: string }[] = [
+  { field: 'created', label: 'Created' },
+  { field: 'consumed', label: 'Consumed' },
+  { field: 'expired', label: 'Expired' },
+  { field: 'revoked', label: 'Revoked' },
+  { field: 'rate_limited', label: 'Rate-limited (429)' },
+  { field: 'forbidden', label: 'Forbidden (403)' },
+];
+
+/** A count of a row; absent is 0. */
+export const count = (row: Partial<UsageCounts>, field: keyof UsageCounts) => row[field] ?? 0;
+
+/** A row: its heading cells, then its counts. */
+interface CountsRow {
+  readonly head: readonly string[];
+  readonly counts: UsageCounts;
+}
+
+/** The numbers as a table (the chart's data, and the per-key breakdown). */
+export function CountsTable({ label, heads, rows }: { label: string; heads: readonly string[]; rows: readonly CountsRow[] }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      <table class="numbers">
+        <thead>
+          <tr>
+            {[...heads, ...COUNTS.map((c) => c.label)].map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.head.join(' ')}>
+              {row.head.map((h, i) => (i === 0 ? <th scope="row">{h}</th> : <td>{h}</td>))}
+              {COUNTS.map(({ field }) => (
+                <td key={field}>{count(row.counts, field).toLocaleString()}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
