@@ -16,6 +16,8 @@ export interface KeySecretProps {
 /** The one time the raw key can be seen. */
 export function KeySecret({ created, rotated, onClose }: KeySecretProps) {
   const [copied, setCopied] = useState<string>();
+  // Escape would lose the key for good: only "I have stored it" closes, and Escape says so.
+  const [escaped, setEscaped] = useState(false);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(created.key);
@@ -25,7 +27,7 @@ export function KeySecret({ created, rotated, onClose }: KeySecretProps) {
     }
   };
   return (
-    <Dialog title={rotated ? 'Key rotated' : 'Key created'} onClose={onClose}>
+    <Dialog title={rotated ? 'Key rotated' : 'Key created'} onClose={onClose} onEscape={() => setEscaped(true)}>
       <Notice kind="info">
         Copy this key now: it is shown only once and cannot be retrieved again. Store it on your server only, never in a web page or an app.
       </Notice>
@@ -45,6 +47,7 @@ export function KeySecret({ created, rotated, onClose }: KeySecretProps) {
         </button>
       </div>
       {copied && <Notice kind="success">{copied}</Notice>}
+      {escaped && <Notice kind="error">The key cannot be shown again: copy it first, then choose “I have stored it” to close.</Notice>}
     </Dialog>
   );
 }

@@ -1,6 +1,7 @@
 /**
  * A modal dialog on the native `<dialog>` element: the browser traps the focus inside, Escape closes
- * it, and the focus goes back to what opened it when it closes.
+ * it (unless the dialog must be closed by its own button), and the focus goes back to what opened it
+ * when it closes.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
@@ -9,17 +10,24 @@ import { useEffect, useRef } from 'preact/hooks';
 export interface DialogProps {
   readonly title: string;
   readonly onClose: () => void;
+  /**
+   * Escape does not close it, and this runs instead (the raw key's dialog: what it shows is gone once
+   * it closes, so only its explicit button closes it, and this says so). Absent: Escape closes.
+   */
+  readonly onEscape?: () => void;
   readonly children: ComponentChildren;
 }
 
 /** A modal dialog, open while it is rendered. */
-export function Dialog({ title, onClose, children }: DialogProps) {
+export function Dialog({ title, onClose, onEscape, children }: DialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const unmounting = useRef(false);
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
     const element = dialog.current!;
     element.showModal();
     return () => {
+      unmounting.current = true;
       if (element.open) element.close();
       opener?.focus();
     };
@@ -31,7 +39,16 @@ export function Dialog({ title, onClose, children }: DialogProps) {
       aria-labelledby={id}
       onCancel={(event) => {
         event.preventDefault();
-        onClose();
+        (onEscape ?? onClose)();
+      }}
+      // A browser may close a dialog without a cancel it lets us prevent (Chromium's close-watcher
+      // rule, on a repeated Escape): one that must stay opens again, any other closes as by its button.
+      onClose={() => {
+        if (unmounting.current) return;
+        if (onEscape) {
+          dialog.current?.showModal();
+          onEscape();
+        } else onClose();
       }}
     >
       <h2 id={id}>{title}</h2>
