@@ -6,8 +6,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MethodNotAllowed, NotFound } from '../../shared/domain/errors.js';
+import { env } from '../../shared/env.js';
 import { bundleConsole, consoleCsp, type ConsoleFiles } from '../console-build.js';
-import { CONSOLE_CLIENT_ID, OIDC_PATH } from './identity-provider.js';
+import { CONSOLE_CLIENT_ID } from './identity-provider.js';
 
 /** Where the console lives on the front. */
 const CONSOLE_PATH = '/console/';
@@ -27,13 +28,18 @@ export function localConsole(): ConsoleFiles {
   return built;
 }
 
-/** What `/console/config.json` says on this run (read when asked: the base URL is known once the front listens). */
+/**
+ * What `/console/config.json` says on this run: the provider and audience the functions verify
+ * tokens with, read through the env schema as they read them (`startLocalService` sets them once the
+ * front listens, the issuer being `<baseUrl>/oidc`). The audience is the first of `JWT_AUDIENCE`, as
+ * the deployed console's default (`infra/config.ts`).
+ */
 function localConsoleConfig(): Record<string, string> {
-  const baseUrl = process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000';
+  const { JWT_ISSUER, JWT_AUDIENCE } = env();
   return {
-    issuer: `${baseUrl}${OIDC_PATH}`,
+    issuer: JWT_ISSUER,
     client_id: CONSOLE_CLIENT_ID,
-    audience: process.env.JWT_AUDIENCE ?? 'game-session-token-service',
+    audience: JWT_AUDIENCE.split(',')[0]!.trim(),
     api_base: '/api/org-api-keys',
   };
 }

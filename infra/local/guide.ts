@@ -4,6 +4,7 @@
  * the lifecycle lines hand the minted token on through `$TOKEN` (no placeholder to fill in).
  */
 import { resolve } from 'node:path';
+import { DEMO_USERS } from './seed.js';
 
 /** What the guide needs to know about the running service. */
 export interface GuideInputs {
@@ -54,7 +55,7 @@ Consume it (once):
 
 List the API keys of org 1 (bearer token of the seeded admin acme-admin, issued by the local identity provider at this start, valid 12 h):
   curl -s '${api}?org_id=1' -H "Authorization: Bearer ${fromCredentials(credentials, '.bearer_tokens["acme-admin"]')}"
-A fresh bearer token for a demo user (acme-admin, acme-member, globex-admin, tiny-admin), while this service runs:
+A fresh bearer token for a demo user (${DEMO_USERS.map((u) => u.subject).join(', ')}), while this service runs:
   ${token}
 
 Identity provider (development only: sign in as a demo user, no password; docs/api.md "Locally: the development provider"):

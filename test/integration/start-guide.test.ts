@@ -76,6 +76,8 @@ withShell('the lines npm start prints', () => {
   test('printed with the absolute data folder, and no placeholder to fill in', () => {
     expect(printed).toContain(`Data folder: ${dataDir}`);
     expect(printed).not.toMatch(/<token>|require\('\.\//);
+    // Every seeded demo user, the read-only ones included.
+    expect(printed).toContain('(acme-admin, acme-member, acme-analyst, acme-viewer, globex-admin, tiny-admin)');
   });
 
   test('each command line runs verbatim with bash from another folder: mint, validate, consume, list keys, fresh token', () => {
