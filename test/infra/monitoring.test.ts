@@ -95,9 +95,25 @@ describe('monitoring', () => {
         expect(dimension(m, 'service')).toBe('game-session-token-service');
       }
       const expression = (ratio.Metrics as AlarmMetric[]).find((m) => m.Expression)!.Expression;
-      expect(expression).toMatch(/^IF\(requests >= 5, 100 \* errors \/ requests, 0\)$/);
+      expect(expression).toBe('IF(requests >= 5, 100 * errors / requests, IF(errors >= 2, 100, 0))');
     },
   );
+
+  test('a quiet operation failing every call breaches each minute; one failure of a quiet minute or 1% of a busy one does not', () => {
+    const ratio = alarms().find((a) => JSON.stringify(a.Metrics ?? []).includes(METRIC.serverErrors))!;
+    const expression = (ratio.Metrics as AlarmMetric[]).find((m) => m.Expression)!.Expression!;
+    // The expression is also valid JavaScript once IF is a function: evaluate one minute of it.
+    const minute = (requests: number, errors: number): number =>
+      new Function('requests', 'errors', 'IF', `return ${expression};`)(requests, errors, (c: boolean, a: number, b: number) =>
+        c ? a : b,
+      );
+    const breaches = (requests: number, errors: number) => minute(requests, errors) >= ratio.Threshold;
+    expect(breaches(2, 2)).toBe(true); // an admin operation failing at 2 requests a minute
+    expect(breaches(1, 1)).toBe(false); // one failure alone in a quiet minute
+    expect(breaches(4, 1)).toBe(false);
+    expect(breaches(100, 1)).toBe(false); // 1% of a busy operation
+    expect(breaches(100, 5)).toBe(true);
+  });
 
   test.each(operations.map((o) => [o] as const))('%s: p99 handler time over three 5-minute periods', (operation) => {
     const p99 = alarms().find((a) => a.MetricName === METRIC.latency && a.Dimensions.some((d: any) => d.Value === operation))!;
