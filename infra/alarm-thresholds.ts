@@ -12,6 +12,8 @@ export interface AlarmThresholds {
   readonly serverErrorRatePercent: number;
   /** Fewer requests than this in a minute never make a ratio (one failure of two requests is not 50% of anything). */
   readonly minRequestsPerMinute: number;
+  /** In a minute of fewer than `minRequestsPerMinute` requests, this many 5xx make the minute breach (quiet operations page too). */
+  readonly quietMinuteServerErrors: number;
   /** An operation's p99 handler time, in ms, in 3 of 3 five-minute periods. */
   readonly latencyP99Ms: number;
   /** Requests API Gateway answered without any function (its throttling, integration failures), per 5 minutes, in 2 of 3 periods. */
@@ -20,7 +22,7 @@ export interface AlarmThresholds {
   readonly accountConcurrency: number;
   /** DynamoDB throttle events of one table or index per 5 minutes, in 2 of 3 periods (the service retries a few). */
   readonly dynamoThrottleEvents: number;
-  /** CloudFront's 5xx error rate, in percent, in 3 of 5 one-minute periods (us-east-1 stacks only: its metrics live there). */
+  /** CloudFront's 5xx error rate, in percent, in 3 of 5 one-minute periods (in us-east-1, where its metrics live: the service stack's or `edge-alarms.ts`). */
   readonly edge5xxRatePercent: number;
 }
 
@@ -28,6 +30,7 @@ export interface AlarmThresholds {
 export const DEFAULT_THRESHOLDS: AlarmThresholds = {
   serverErrorRatePercent: 5,
   minRequestsPerMinute: 5,
+  quietMinuteServerErrors: 2,
   latencyP99Ms: 1_000,
   unservedRequests: 10,
   accountConcurrency: 800,
@@ -43,6 +46,7 @@ export const AlarmThresholdsSchema = z.preprocess(
   z.strictObject({
     serverErrorRatePercent: positive.max(100).optional(),
     minRequestsPerMinute: positive.optional(),
+    quietMinuteServerErrors: positive.optional(),
     latencyP99Ms: positive.optional(),
     unservedRequests: positive.optional(),
     accountConcurrency: positive.optional(),

@@ -104,7 +104,27 @@ export const DeployContextSchema = z
       .regex(/^https:\/\//, 'must be an https:// URL')
       .optional(),
     /**
-     * `true` deploys without any alarm target (alarmEmail, alarmWebhookUrl or alarmTopicArn): alarms
+     * A Slack channel AWS Chatbot posts the alarms to: the workspace id (shown by Chatbot's console
+     * once the workspace is authorized there) and the channel id; the two go together.
+     */
+    alarmSlackWorkspaceId: z
+      .string()
+      .regex(/^[A-Z0-9]{9,15}$/, 'must be a Slack workspace id (e.g. T07EA123LEP)')
+      .optional(),
+    alarmSlackChannelId: z
+      .string()
+      .regex(/^[A-Z0-9]{9,15}$/, 'must be a Slack channel id (e.g. C07EZ1ABC23)')
+      .optional(),
+    /**
+     * The service stack's CloudFront distribution (its `DistributionId` output): outside us-east-1,
+     * creates the `-EdgeAlarms` stack in us-east-1 with the CloudFront 5xx alarm (docs/deploy.md).
+     */
+    distributionId: z
+      .string()
+      .regex(/^[A-Z0-9]{10,20}$/, 'must be a CloudFront distribution id (e.g. E2QWRUHAPOMQZL)')
+      .optional(),
+    /**
+     * `true` deploys without any alarm target (alarmEmail, alarmWebhookUrl, Slack or alarmTopicArn): alarms
      * then notify nobody. An explicit waiver, so that this is never an accident.
      */
     noAlarmTarget: flag.optional(),
@@ -176,9 +196,14 @@ export const DeployContextSchema = z
     message: 'apiDomainName and apiCertificateArn go together: give both or neither',
     path: ['apiCertificateArn'],
   })
-  .refine((c) => c.alarmEmail || c.alarmWebhookUrl || c.alarmTopicArn || c.noAlarmTarget === true, {
+  .refine((c) => !c.alarmSlackWorkspaceId === !c.alarmSlackChannelId, {
+    message: 'alarmSlackWorkspaceId and alarmSlackChannelId go together: give both or neither',
+    path: ['alarmSlackChannelId'],
+  })
+  .refine((c) => c.alarmEmail || c.alarmWebhookUrl || c.alarmSlackChannelId || c.alarmTopicArn || c.noAlarmTarget === true, {
     message:
-      'alarms need someone to notify: give alarmEmail, alarmWebhookUrl or alarmTopicArn, or noAlarmTarget=true to deploy alarms that notify nobody',
+      'alarms need someone to notify: give alarmEmail, alarmWebhookUrl, alarmSlackWorkspaceId with alarmSlackChannelId, or alarmTopicArn, ' +
+      'or noAlarmTarget=true to deploy alarms that notify nobody',
     path: ['alarmEmail'],
   });
 
@@ -225,6 +250,10 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
     alarmTopicArn: context.alarmTopicArn,
     alarmEmail: context.alarmEmail,
     alarmWebhookUrl: context.alarmWebhookUrl,
+    alarmSlack:
+      context.alarmSlackWorkspaceId && context.alarmSlackChannelId
+        ? { workspaceId: context.alarmSlackWorkspaceId, channelId: context.alarmSlackChannelId }
+        : undefined,
     alarmThresholds: context.alarms,
     logRetention: context.logRetentionDays as RetentionDays,
     mcpAllowedOrigins: context.mcpAllowedOrigins,

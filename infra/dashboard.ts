@@ -85,12 +85,17 @@ function serviceRows(props: DashboardProps): IWidget[][] {
     ],
     [
       graph('Refusals by reason (RateLimited: partners over quota)', [search(METRIC.refusals, [DIMENSIONS.reason], props.serviceName)]),
-      graph('Tokens minted, consumed, revoked (per operation); expired', [
+      graph('Tokens minted, consumed, revoked (per operation); items removed by TTL', [
         ...[METRIC.tokensMinted, METRIC.tokensConsumed, METRIC.tokensRevoked].map((name) =>
           search(name, [DIMENSIONS.operation], props.serviceName),
         ),
-        // Expired tokens are deleted by DynamoDB's TTL, which no function sees: DynamoDB counts them.
-        props.tables.tokens.metric('TimeToLiveDeletedItemCount', { statistic: 'Sum', period: PERIOD, label: 'removed by TTL' }),
+        // Not expired tokens: an item's TTL is its expiry plus the retention days, so this counts every
+        // kind of token days after it ended (per-day expired counts: the session report, docs/runbook.md).
+        props.tables.tokens.metric('TimeToLiveDeletedItemCount', {
+          statistic: 'Sum',
+          period: PERIOD,
+          label: 'token items removed by TTL (any outcome, retention days after expiry)',
+        }),
       ]),
       graph('MCP tool calls by tool', [search(METRIC.mcpToolCalls, [DIMENSIONS.tool], props.serviceName)]),
     ],

@@ -2,22 +2,14 @@
  * Operations: the alarms that page (each over several datapoints, never on one event), notifying an
  * SNS topic, and the dashboard (`dashboard.ts`). What is watched derives from the same tables as
  * everything else: a 5xx ratio and a p99 latency per operation of the routes table (the service's
- * own EMF metrics, `shared/metric-names.ts`), throttles per table and index of the tables table,
+ * own EMF metrics, `shared/metric-names.ts`; quiet operations by their count of 5xx), throttles per table and index of the tables table,
  * DynamoDB system errors for exactly the operations the routes declare. Partners' 429s are a
  * metric on the dashboard, not a page. Each alarm's meaning and first checks: docs/runbook.md.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
-import {
-  Alarm,
-  ComparisonOperator,
-  MathExpression,
-  Metric,
-  TreatMissingData,
-  type Dashboard,
-  type IMetric,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { MathExpression, Metric, type Alarm, type Dashboard, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -27,6 +19,7 @@ import type { DynamoAction, RouteDefinition } from '../shared/operations/operati
 import { tables, type TableName } from '../shared/tables.js';
 import { DEFAULT_THRESHOLDS, type AlarmThresholds, type RunbookEntry } from './alarm-thresholds.js';
 import { buildDashboard } from './dashboard.js';
+import { edge5xxRateSpec, pagingAlarm, type Datapoints } from './paging-alarm.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';
 import { serviceAccess } from './permissions.js';
 import type { ServiceTables } from './tables.js';
@@ -60,12 +53,6 @@ export interface ServiceMonitoringProps {
   readonly thresholds?: Partial<AlarmThresholds>;
 }
 
-/** How many of how many periods must breach. */
-interface Datapoints {
-  readonly of: number;
-  readonly breaching: number;
-}
-
 export class ServiceMonitoring extends Construct {
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
@@ -86,7 +73,7 @@ export class ServiceMonitoring extends Construct {
     this.dashboard = buildDashboard(this, { ...props, operations, metric, alarms: this.alarms });
   }
 
-  /** An alarm on `metric` that notifies the topic when it fires and when it recovers; listed on the dashboard. */
+  /** An alarm that pages (`paging-alarm.ts`), listed on the dashboard. */
   private alarm(
     alarmId: string,
     metric: IMetric,
@@ -95,34 +82,28 @@ export class ServiceMonitoring extends Construct {
     datapoints: Datapoints,
     runbook: RunbookEntry,
   ): Alarm {
-    const created = new Alarm(this, alarmId, {
-      metric,
-      threshold,
-      evaluationPeriods: datapoints.of,
-      datapointsToAlarm: datapoints.breaching,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${description} (docs/runbook.md#${runbook})`,
-    });
-    created.addAlarmAction(this.action);
-    created.addOkAction(this.action);
+    const created = pagingAlarm(this, alarmId, { metric, description, threshold, datapoints, runbook }, this.action);
     this.alarms.push(created);
     return created;
   }
 
   /**
-   * An operation's 5xx ratio (its `ServerErrors` over its `Requests`, once it has enough requests to
-   * make one) and its p99 handler time. Both from the functions' request lines (embedded metric format).
+   * An operation's 5xx ratio and its p99 handler time, both from the functions' request lines
+   * (embedded metric format). A minute breaches when its ratio of `ServerErrors` to `Requests` is at
+   * least the threshold, or, in a quiet minute (too few requests for a ratio to mean anything), when
+   * it has at least `quietMinuteServerErrors` 5xx: an admin operation failing every call at two
+   * requests a minute pages like a busy one. Such a minute reads 100 (%) on the graph.
    */
   private watchOperation(operation: string, metric: ServiceMetric, thresholds: AlarmThresholds): void {
     const id = pascalCase(operation);
+    const { minRequestsPerMinute: min, quietMinuteServerErrors: quiet } = thresholds;
     const ratio = new MathExpression({
-      expression: `IF(requests >= ${thresholds.minRequestsPerMinute}, 100 * errors / requests, 0)`,
+      expression: `IF(requests >= ${min}, 100 * errors / requests, IF(errors >= ${quiet}, 100, 0))`,
       usingMetrics: {
         requests: metric(METRIC.requests, 'Sum', MINUTE, { operation }),
         errors: metric(METRIC.serverErrors, 'Sum', MINUTE, { operation }),
       },
-      label: `${operation} 5xx (%)`,
+      label: `${operation} 5xx (%; 100: a quiet minute with ${quiet}+ 5xx)`,
       period: MINUTE,
     });
     const percent = thresholds.serverErrorRatePercent;
@@ -261,13 +242,13 @@ export class ServiceMonitoring extends Construct {
 
   /**
    * CloudFront's 5xx rate. Its metrics exist only in us-east-1 and an alarm reads its own region's,
-   * so the alarm exists in us-east-1 stacks; elsewhere the dashboard shows the rate (docs/deploy.md).
+   * so the alarm is here in a us-east-1 stack; for any other region `deployment.ts` puts it into a
+   * us-east-1 stack of its own (`edge-alarms.ts`).
    */
   private watchEdge(distribution: Distribution, thresholds: AlarmThresholds): void {
     if (Stack.of(this).region !== 'us-east-1') return;
-    const rate = distribution.metric5xxErrorRate({ statistic: 'Average', period: MINUTE });
-    const percent = thresholds.edge5xxRatePercent;
-    this.alarm('Edge5xxRate', rate, `CloudFront answered at least ${percent}% 5xx`, percent, { of: 5, breaching: 3 }, 'edge-5xx-rate');
+    const spec = edge5xxRateSpec(distribution.distributionId, thresholds);
+    this.alarm('Edge5xxRate', spec.metric, spec.description, spec.threshold, spec.datapoints, spec.runbook);
   }
 }
 

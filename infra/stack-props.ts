@@ -7,6 +7,7 @@ import type { StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { RouteDefinition } from '../shared/operations/operation.js';
 import type { AlarmThresholds } from './alarm-thresholds.js';
+import type { AlarmTargets } from './alarm-topic.js';
 import type { CapacityPlan } from './capacity.js';
 import type { CustomDomain, ServiceEdgeProps } from './edge.js';
 
@@ -23,7 +24,7 @@ export interface IdentityProvider {
 /** Placeholder issuer of a synth without identity context (bearer operations answer 401). */
 export const UNCONFIGURED_ISSUER = 'https://issuer.invalid';
 
-export interface ServiceStackProps extends StackProps, Pick<ServiceEdgeProps, 'console'> {
+export interface ServiceStackProps extends StackProps, Pick<ServiceEdgeProps, 'console'>, AlarmTargets {
   readonly identity: IdentityProvider;
   /** X-Ray active tracing of every function (context `tracing`; off by default: cost). */
   readonly tracing?: boolean;
@@ -39,10 +40,6 @@ export interface ServiceStackProps extends StackProps, Pick<ServiceEdgeProps, 'c
   readonly capacity?: CapacityPlan;
   /** Send alarms to this existing topic instead of a topic of the stack. */
   readonly alarmTopicArn?: string;
-  /** Subscribe this address to the stack's alarm topic. */
-  readonly alarmEmail?: string;
-  /** Subscribe this HTTPS endpoint (a chat webhook relay) to the alarm topic; it must confirm the subscription. */
-  readonly alarmWebhookUrl?: string;
   readonly logRetention?: RetentionDays;
   /** Browser origins allowed to call `/api/mcp` (none by default; clients without `Origin` always pass). */
   readonly mcpAllowedOrigins?: readonly string[];

@@ -2,17 +2,17 @@
  * The whole service as one stack: tables (from the tables table), one function per function of the
  * routes table, the HTTP API behind a CloudFront distribution, the secrets, alarms and dashboard.
  */
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { Annotations, CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { SubscriptionProtocol, Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { SlackChannelConfiguration } from 'aws-cdk-lib/aws-chatbot';
+import type { ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { routes as serviceRoutes } from '../shared/routes.js';
 import type { RouteDefinition } from '../shared/operations/operation.js';
 import { tables, type TableName } from '../shared/tables.js';
+import { alarmDestination } from './alarm-topic.js';
 import { DEFAULT_CAPACITY, planErrors, planTotals, type CapacityPlan } from './capacity.js';
 import { ServiceEdge } from './edge.js';
 import { ServiceFunctions, type FunctionSettings } from './functions.js';
@@ -40,6 +40,8 @@ export class ServiceStack extends Stack {
   readonly alarmTopic: ITopic;
   /** The stack's own alarm topic and its key (absent when alarms go to an existing topic). */
   readonly ownAlarmTopic?: { readonly topic: Topic; readonly key: Key };
+  /** AWS Chatbot's configuration of the alarm Slack channel (context `alarmSlackChannelId`). */
+  readonly alarmSlack?: SlackChannelConfiguration;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, { description: 'Game Session Token Service: single-use play tokens and the API keys that mint them', ...props });
@@ -69,9 +71,10 @@ export class ServiceStack extends Stack {
     this.functions = this.createFunctions(props, logRetention, secretsRevision);
     this.api.addOperationRoutes(this.routes, this.functions);
 
-    const alarms = alarmDestination(this, props);
+    const alarms = alarmDestination(this, props, props.alarmTopicArn);
     this.alarmTopic = alarms.topic;
     this.ownAlarmTopic = alarms.own;
+    this.alarmSlack = alarms.slack;
     this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
       routes: this.routes,
       api: this.api.api,
@@ -135,6 +138,10 @@ export class ServiceStack extends Stack {
   /** What an operator needs after a deploy: the URL, where to point DNS, table names, alarm topic, dashboard. */
   private addOutputs(props: ServiceStackProps): void {
     new CfnOutput(this, 'Url', { description: 'Public base URL of the service', value: this.edge.baseUrl });
+    new CfnOutput(this, 'DistributionId', {
+      description: 'CloudFront distribution id (the us-east-1 edge alarm stack takes it: -c distributionId=<this>)',
+      value: this.edge.distribution.distributionId,
+    });
     new CfnOutput(this, 'DistributionDomainName', {
       description: 'CloudFront domain (point the custom domain here)',
       value: this.edge.distribution.distributionDomainName,
@@ -200,57 +207,4 @@ function serviceSecrets(stack: Stack): { originSecret: Secret; playCookieSecret:
     removalPolicy: RemovalPolicy.RETAIN,
   });
   return { originSecret, playCookieSecret, sessionIdKey };
-}
-
-/**
- * Where alarms go: an existing topic (context `alarmTopicArn`) or the stack's own, with the
- * subscriptions the props ask for. `own` is set only when the stack created the topic.
- */
-function alarmDestination(stack: Stack, props: ServiceStackProps): { topic: ITopic; own?: { topic: Topic; key: Key } } {
-  let topic: ITopic;
-  let own: { topic: Topic; key: Key } | undefined;
-  if (props.alarmTopicArn) {
-    topic = Topic.fromTopicArn(stack, 'AlarmTopic', props.alarmTopicArn);
-  } else {
-    own = alarmTopic(stack);
-    topic = own.topic;
-  }
-  if (props.alarmEmail) topic.addSubscription(new EmailSubscription(props.alarmEmail));
-  if (props.alarmWebhookUrl) {
-    topic.addSubscription(new UrlSubscription(props.alarmWebhookUrl, { protocol: SubscriptionProtocol.HTTPS }));
-  }
-  return { topic, own };
-}
-
-/**
- * The stack's alarm topic. Encrypted with a customer-managed key because CloudWatch cannot publish
- * to a topic encrypted with the AWS-managed SNS key; the key lets CloudWatch use it, nothing else.
- */
-function alarmTopic(scope: Construct): { topic: Topic; key: Key } {
-  const key = new Key(scope, 'AlarmTopicKey', {
-    description: 'Encrypts the alarm topic of the Game Session Token Service',
-    enableKeyRotation: true,
-    pendingWindow: Duration.days(7),
-    removalPolicy: RemovalPolicy.DESTROY,
-  });
-  key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-  const topic = new Topic(scope, 'AlarmTopic', { displayName: 'Game Session Token Service alarms', masterKey: key, enforceSSL: true });
-  // A topic policy replaces SNS's default one, so the SSL-only deny alone would leave CloudWatch
-  // unable to publish: alarms would change state and notify nobody. Allow it, for this account's
-  // alarms only (no other account's alarm can use the topic).
-  const stack = Stack.of(scope);
-  topic.addToResourcePolicy(
-    new PolicyStatement({
-      sid: 'AllowCloudWatchAlarms',
-      effect: Effect.ALLOW,
-      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['sns:Publish'],
-      resources: [topic.topicArn],
-      conditions: {
-        StringEquals: { 'aws:SourceAccount': stack.account },
-        ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
-      },
-    }),
-  );
-  return { topic, key };
 }

@@ -236,14 +236,16 @@ describe('CDK feature flags and termination protection', () => {
       const app = cdkApp({ 'aws:cdk:bundling-stacks': [] });
       const stacks = buildDeployment(
         app,
-        readDeployContext((key) => ({ noAlarmTarget: 'true', wafRateLimit: '2000', ...values })[key]),
+        readDeployContext((key) => ({ noAlarmTarget: 'true', wafRateLimit: '2000', distributionId: 'E2QWRUHAPOMQZL', ...values })[key]),
         { account: '123456789012', region: 'eu-west-1' },
       );
       const assembly = app.synth();
-      return [stacks.service, stacks.waf!].map((stack) => assembly.getStackByName(stack.stackName).terminationProtection);
+      return [stacks.service, stacks.waf!, stacks.edgeAlarms!].map(
+        (stack) => assembly.getStackByName(stack.stackName).terminationProtection,
+      );
     };
-    expect(deploy({ terminationProtection: 'true' })).toEqual([true, true]);
-    expect(deploy({})).toEqual([false, false]);
+    expect(deploy({ terminationProtection: 'true' })).toEqual([true, true, true]);
+    expect(deploy({})).toEqual([false, false, false]);
   });
 
   test('X-Ray active tracing on every function with tracing=true; PassThrough by default (cost)', () => {
