@@ -12,3 +12,13 @@ export const PlaySessionBody = withMeta(
   }),
   { id: 'PlaySessionRequest' },
 );
+
+/**
+ * The query of a play page, for the documents: the page reads `session_token` itself (a malformed
+ * one is 400, an unknown one 404, a used one 410: `refusalError` in `domain/play.ts`).
+ */
+export const PageQuery = z.object({
+  session_token: withMeta(z.optional(SessionToken), {
+    description: 'The single-use session token, when the game or stream requires one (“Require API Session Token”).',
+  }),
+});

@@ -94,9 +94,10 @@ describe('OpenAPI document', () => {
     expect(untyped).toEqual([]);
   });
 
-  test('describes the error object: code (every code of the table), param, request_id', () => {
+  test('describes the error object: code (every code of the table), param, request_id (optional: the edge firewall’s 429 has none)', () => {
     const error = document.components.schemas.ErrorResponse;
-    expect(error.required.sort()).toEqual(['code', 'error', 'request_id', 'success']);
+    expect(error.required.sort()).toEqual(['code', 'error', 'success']);
+    expect(error.properties.request_id).toMatchObject({ type: 'string', description: expect.stringContaining('edge firewall') });
     expect(error.properties.code.enum.sort()).toEqual(
       Object.values(errorTable)
         .map(([, code]) => code)

@@ -399,9 +399,9 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         CreateSessionRequest: {
-            /** @description The game to play. Exactly one of game_id or stream_id. */
+            /** @description The game to play. Give exactly one of game_id or stream_id (the other absent or null). */
             game_id?: number | null;
-            /** @description The stream to watch. Exactly one of game_id or stream_id. */
+            /** @description The stream to watch. Give exactly one of game_id or stream_id (the other absent or null). */
             stream_id?: number | null;
             /** @description Your own reference (an order, a player), at most 255 characters; returned on validate and consume. */
             external_ref?: string | null;
@@ -490,6 +490,16 @@ export interface components {
             /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
             require_session_token?: boolean;
         };
+        PlaySessionRequest: {
+            /**
+             * Format: uuid
+             * @example 3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b
+             */
+            token: string;
+            session_id: number;
+            /** @default false */
+            embed: boolean;
+        };
         CreatedSession: {
             /**
              * Format: uuid
@@ -521,8 +531,8 @@ export interface components {
              * @example game_id
              */
             param?: string;
-            /** @description The request’s id, equal to the `x-request-id` header (absent only on the edge firewall’s 429). */
-            request_id: string;
+            /** @description The request’s id, equal to the `x-request-id` header. Present on every answer of the service; absent only on the edge firewall’s 429 (a fixed body, sent before the request reaches the service). */
+            request_id?: string;
         };
         SessionView: {
             valid: boolean;
@@ -1000,6 +1010,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "validate-session": {
@@ -1046,6 +1065,24 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1110,6 +1147,24 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1216,6 +1271,15 @@ export interface operations {
             };
             /** @description Rate limit exceeded (Retry-After tells when to retry) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1330,6 +1394,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "list-keys": {
@@ -1387,6 +1460,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1489,6 +1571,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "delete-key": {
@@ -1556,6 +1647,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1656,6 +1756,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "rotate-key": {
@@ -1749,6 +1858,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "audit-log": {
@@ -1816,6 +1934,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1893,6 +2020,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "list-games": {
@@ -1950,6 +2086,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2041,6 +2186,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "update-stream": {
@@ -2125,6 +2279,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "list-orgs": {
@@ -2187,6 +2350,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     openapi: {
@@ -2211,6 +2383,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2263,6 +2444,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
             503: {
                 headers: {
@@ -2276,7 +2466,10 @@ export interface operations {
     };
     "play-game-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 game_id: string;
@@ -2292,8 +2485,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2306,11 +2520,28 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "play-stream-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 stream_id: string;
@@ -2326,8 +2557,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2340,11 +2592,28 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "game-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 game_id: string;
@@ -2360,8 +2629,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2374,11 +2664,28 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "embed-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 game_id: string;
@@ -2394,8 +2701,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2408,11 +2736,28 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "stream-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 org_slug: string;
@@ -2429,6 +2774,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2436,8 +2795,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2452,10 +2832,42 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlaySessionRequest"];
+            };
+        };
         responses: {
             /** @description Play page script: trade a session it has just consumed for the play cookie a refresh needs */
-            200: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request body over 64 KiB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2463,6 +2875,20 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
