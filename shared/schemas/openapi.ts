@@ -51,6 +51,11 @@ const ANONYMOUS_TEXTS: Record<number, string> = {
 const CODES = [...new Set(Object.values(errorTable).map(([, code]) => code))] as [string, ...string[]];
 const ErrorResponse = withMeta(errorEnvelope(CODES), { id: 'ErrorResponse' });
 
+/** The body of an operation without a response schema: an HTML page (its refusals too: `shared/http/page.ts`). */
+const HTML: Pick<ZodOpenApiResponseObject, 'content'> = {
+  content: { 'text/html': { schema: withMeta(z.string(), { description: 'An HTML page.' }) } },
+};
+
 /** The challenge of every 401 (`shared/http/api.ts`, `challenge`), by the credential the route takes. */
 const Challenge = {
   apiKey: z.object({
@@ -175,7 +180,7 @@ function actionForm(route: RouteDefinition): string {
 
 /** The success answer: its headers (rate limits on key routes) and its body, enveloped unless the operation answers otherwise. */
 function success(route: RouteDefinition): ZodOpenApiResponseObject {
-  if (!route.response) return { description: route.summary };
+  if (!route.response) return { description: route.summary, ...(route.successStatus === 204 ? {} : HTML) };
   const headers = route.auth === 'apiKey' ? z.extend(RateLimitHeaders, route.responseHeaders?._zod.def.shape ?? {}) : route.responseHeaders;
   return {
     description: route.summary,
@@ -213,7 +218,8 @@ function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiRespon
         {
           description: (auth === 'none' ? ANONYMOUS_TEXTS[status] : undefined) ?? ERROR_TEXTS[status] ?? 'Error',
           ...(status === 401 && auth !== 'none' ? { headers: Challenge[auth] } : {}),
-          ...(route.response ? { content: { 'application/json': { schema: ErrorResponse } } } : {}),
+          // A page's refusals are pages, but for the edge firewall's 429, which is the JSON envelope everywhere.
+          ...(route.response || status === 429 ? { content: { 'application/json': { schema: ErrorResponse } } } : HTML),
         },
       ]),
   );

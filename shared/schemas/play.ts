@@ -5,12 +5,14 @@ import { Id, SessionToken, withMeta } from './common.js';
 export const PlaySessionBody = withMeta(
   z.object({
     token: SessionToken,
-    /** The `session_id` the consume-session answer returned. */
-    session_id: Id,
-    /** The page is the embed shape (the cookie must then work inside a partner's iframe). */
-    embed: z._default(z.boolean(), false),
+    session_id: withMeta(Id, { description: 'The session_id the consume-session answer returned.' }),
+    embed: withMeta(z._default(z.boolean(), false), {
+      description: 'The page is the embed shape: the cookie must then work inside a partner’s iframe.',
+    }),
   }),
-  { id: 'PlaySessionRequest' },
+  // Inline in the document, not a component: generators (openapi-typescript) treat a component's
+  // defaulted fields (`embed`) as required, but not a request body's own.
+  { description: 'The session the play page’s script has just consumed: its token and the session_id the consumption returned.' },
 );
 
 /**

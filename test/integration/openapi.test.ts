@@ -113,6 +113,22 @@ describe('OpenAPI document', () => {
     expect([report.totals, report.problems]).toEqual([{ errors: 0, warnings: 0, ignored: 0 }, []]);
   });
 
+  test('POST /play/session: its JSON body, 204 without a body, refusals as HTML pages; the pages answer HTML', () => {
+    const exchange = document.paths['/play/session'].post;
+    const body = exchange.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['token', 'session_id']);
+    expect(Object.keys(body.properties)).toEqual(['token', 'session_id', 'embed']);
+    expect(exchange.responses['200']).toBeUndefined();
+    expect(exchange.responses['204'].content).toBeUndefined();
+    expect(Object.keys(exchange.responses['403'].content)).toEqual(['text/html']);
+    expect(Object.keys(document.paths['/game/{game_id}'].get.responses['410'].content)).toEqual(['text/html']);
+    // The edge firewall's 429 is its JSON envelope, on a page too.
+    expect(Object.keys(document.paths['/game/{game_id}'].get.responses['429'].content)).toEqual(['application/json']);
+    expect(document.paths['/game/{game_id}'].get.parameters).toContainEqual(
+      expect.objectContaining({ name: 'session_token', in: 'query' }),
+    );
+  });
+
   test('bearer and API-key security schemes are declared', () => {
     expect(document.components.securitySchemes).toMatchObject({
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
