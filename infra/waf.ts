@@ -11,17 +11,22 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { errorTable } from '../shared/domain/errors.js';
 
 /** The window the rate-based rule counts in (WAF allows 60, 120, 300 or 600 seconds). */
 export const WAF_WINDOW_SECONDS = 300;
 /** Name of the rule (and of its CloudWatch metric). */
 export const WAF_RATE_RULE = 'AnonymousRequestsPerAddress';
 
-/** Same envelope as the service's own refusals, so a browser's script shows the same kind of error. */
+/**
+ * Same envelope as the service's own refusals, so a browser's script shows the same kind of error,
+ * with the code of THE error table. No `request_id`: a WAF custom response body is fixed text, so
+ * it cannot carry a per-request value (the OpenAPI `ErrorResponse` says it may be absent).
+ */
 const TOO_MANY_BODY = JSON.stringify({
   success: false,
   error: 'Too many requests from this address; try again in a few minutes',
-  code: 'rate_limited',
+  code: errorTable.RateLimited[1],
 });
 
 /** A header that is present and not empty. */

@@ -18,5 +18,4 @@ export const health = defineOperation({
   summary: 'Liveness (interface and build version); with deep=1 one bounded database read and its latency',
   query: HealthQuery,
   response: HealthReport,
-  errors: [503],
 });

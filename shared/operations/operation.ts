@@ -80,11 +80,16 @@ export interface RouteDefinition {
    * `document` of its own (cacheable), or as the `transport`'s own HTTP result (MCP).
    */
   readonly reply?: 'document' | 'transport';
+  /** The status of a success when it is not 200: 204 for an answer without a body (`/play/session`). */
+  readonly successStatus?: 204;
   /** Request headers beyond the credential (documented). */
   readonly headers?: z.$ZodObject;
   /** Headers of a success answer beyond the rate-limit ones (documented). */
   readonly responseHeaders?: z.$ZodObject;
-  /** Statuses the operation answers beyond those its credential and its input imply (documented). */
+  /**
+   * Statuses the operation answers beyond those its credential, its input, its path parameters and
+   * its data access imply (documented; the implied ones: `errorResponses` in `schemas/openapi.ts`).
+   */
   readonly errors?: readonly number[];
   /**
    * An `Idempotency-Key` header makes the call idempotent per API key (key-authenticated operations):

@@ -3,14 +3,22 @@
  * (`functions/play-page.ts`), since they share the page bundle and the play domain. Pages read the
  * catalog (the game or stream, and for the embed shape the org's allowed origins) and the token;
  * the page's own script consumes the token. Their answers are HTML (or 204): the OpenAPI document
- * describes them by their summary alone.
+ * describes them by their summary, their statuses and their input (the page function validates it
+ * itself, `shared/http/play-requests.ts`).
  */
+import { PageQuery, PlaySessionBody } from '../schemas/play.js';
 import { defineOperation, type DataAccess } from './operation.js';
 
 /** What a play page reads: the game or stream and the org (catalog), and the token. */
 const PAGE_DATA = { catalog: ['GetItem'], tokens: ['GetItem'] } as const satisfies DataAccess;
 /** What every play operation builds: the play part (pages, play passes and their cookie). */
 const PLAY_PARTS = ['play'] as const;
+/**
+ * What a page answers besides 200 and those its query, path and data imply (400 malformed token,
+ * 404 unknown game, stream or token, 503): 403 a token required but missing, or one for another
+ * game or stream; 410 a token used, expired or revoked (`refusalError` in `domain/play.ts`).
+ */
+const PAGE_REFUSALS = [403, 410] as const;
 
 const playGamePage = defineOperation({
   operation: 'play-game-page',
@@ -21,6 +29,8 @@ const playGamePage = defineOperation({
   path: '/play/game/{game_id}',
   auth: 'none',
   capacity: 'play',
+  query: PageQuery,
+  errors: PAGE_REFUSALS,
   summary: 'Canonical play page of a game (`session_token` when required)',
 });
 
@@ -33,6 +43,8 @@ const playStreamPage = defineOperation({
   path: '/play/stream/{stream_id}',
   auth: 'none',
   capacity: 'play',
+  query: PageQuery,
+  errors: PAGE_REFUSALS,
   summary: 'Canonical play page of a stream (`session_token` when required)',
 });
 
@@ -45,6 +57,8 @@ const gamePage = defineOperation({
   path: '/game/{game_id}',
   auth: 'none',
   capacity: 'play',
+  query: PageQuery,
+  errors: PAGE_REFUSALS,
   summary: 'Game page of the service (`session_token` when required)',
 });
 
@@ -57,6 +71,8 @@ const embedPage = defineOperation({
   path: '/embed/{game_id}',
   auth: 'none',
   capacity: 'play',
+  query: PageQuery,
+  errors: PAGE_REFUSALS,
   summary: 'Game page without the service’s interface, for iframes (`session_token` when required)',
 });
 
@@ -69,6 +85,8 @@ const streamPage = defineOperation({
   path: '/stream/{org_slug}/{stream_id}',
   auth: 'none',
   capacity: 'play',
+  query: PageQuery,
+  errors: PAGE_REFUSALS,
   summary: 'Stream page of an organization (`session_token` when required)',
 });
 
@@ -84,6 +102,10 @@ export const playSession = defineOperation({
   auth: 'none',
   capacity: 'play',
   summary: 'Play page script: trade a session it has just consumed for the play cookie a refresh needs',
+  body: PlaySessionBody,
+  successStatus: 204,
+  // 403: the token is not consumed, by another session, too long ago, or its attempts are used up; 404: unknown token.
+  errors: [403, 404],
 });
 
 /** Every operation the play-page function serves, in the routes table's order. */

@@ -53,8 +53,12 @@ export function errorEnvelope(codes: readonly [string, ...string[]]) {
     error: withMeta(z.string(), { description: 'What went wrong, in a sentence for people (it may be reworded: branch on `code`).' }),
     code: withMeta(z.enum(codes), { description: 'Stable code of the refusal (docs/errors.md).', example: 'invalid_input' }),
     param: withMeta(z.optional(z.string()), { description: 'The request field at fault, when one is.', example: 'game_id' }),
-    request_id: withMeta(z.string(), {
-      description: 'The request’s id, equal to the `x-request-id` header (absent only on the edge firewall’s 429).',
+    // Optional in the schema because one refusal has none: the edge firewall's 429 is a fixed body
+    // (WAF custom responses cannot hold a per-request value), answered before any function runs.
+    request_id: withMeta(z.optional(z.string()), {
+      description:
+        'The request’s id, equal to the `x-request-id` header. Present on every answer of the service; absent only on the ' +
+        'edge firewall’s 429 (a fixed body, sent before the request reaches the service).',
     }),
   });
 }

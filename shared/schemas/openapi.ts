@@ -38,8 +38,23 @@ const ERROR_TEXTS: Record<number, string> = {
   503: 'Service busy or its database unreachable (Retry-After tells when to retry)',
 };
 
+/**
+ * What a status means on an operation without credential: its 403 is about the link or the play
+ * session, not a caller's rights; its 429 is only the edge firewall's, which has neither
+ * `Retry-After` nor `request_id` (`infra/waf.ts`).
+ */
+const ANONYMOUS_TEXTS: Record<number, string> = {
+  403: 'Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id',
+  429: 'Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes',
+};
+
 const CODES = [...new Set(Object.values(errorTable).map(([, code]) => code))] as [string, ...string[]];
 const ErrorResponse = withMeta(errorEnvelope(CODES), { id: 'ErrorResponse' });
+
+/** The body of an operation without a response schema: an HTML page (its refusals too: `shared/http/page.ts`). */
+const HTML: Pick<ZodOpenApiResponseObject, 'content'> = {
+  content: { 'text/html': { schema: withMeta(z.string(), { description: 'An HTML page.' }) } },
+};
 
 /** The challenge of every 401 (`shared/http/api.ts`, `challenge`), by the credential the route takes. */
 const Challenge = {
@@ -150,7 +165,7 @@ function operation(route: RouteDefinition): ZodOpenApiOperationObject {
         }
       : {}),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
-    responses: { '200': success(route), ...errorResponses(route) },
+    responses: { [String(route.successStatus ?? 200)]: success(route), ...errorResponses(route) },
   };
 }
 
@@ -165,7 +180,7 @@ function actionForm(route: RouteDefinition): string {
 
 /** The success answer: its headers (rate limits on key routes) and its body, enveloped unless the operation answers otherwise. */
 function success(route: RouteDefinition): ZodOpenApiResponseObject {
-  if (!route.response) return { description: route.summary };
+  if (!route.response) return { description: route.summary, ...(route.successStatus === 204 ? {} : HTML) };
   const headers = route.auth === 'apiKey' ? z.extend(RateLimitHeaders, route.responseHeaders?._zod.def.shape ?? {}) : route.responseHeaders;
   return {
     description: route.summary,
@@ -174,7 +189,12 @@ function success(route: RouteDefinition): ZodOpenApiResponseObject {
   };
 }
 
-/** The refusals an operation answers: those its input and credential imply, and its own. */
+/**
+ * The refusals an operation answers: those its input, credential, path and data access imply, and
+ * its own (`errors`). Any DynamoDB call may be throttled past its retries (503 `overloaded`), so an
+ * operation that declares data access documents 503; anonymous requests may meet the edge
+ * firewall's per-address limit (429, where deployed: docs/deploy.md#waf).
+ */
 function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiResponseObject> {
   const statuses = new Set<number>([
     ...(route.body || route.query || route.action ? [400] : []),
@@ -184,7 +204,9 @@ function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiRespon
     // A path parameter may name nothing (the pages: an unknown game or stream).
     ...(route.path.includes('{') ? [404] : []),
     ...(route.auth === 'none' ? [] : [401, 403]),
-    ...(route.auth === 'apiKey' ? [429] : []),
+    // A key's rate windows (apiKey); the edge firewall's per-address limit (anonymous). Bearer calls carry a credential: neither.
+    ...(route.auth === 'bearer' ? [] : [429]),
+    ...(Object.keys(route.data).length ? [503] : []),
     ...(route.errors ?? []),
   ]);
   const auth = route.auth;
@@ -194,9 +216,10 @@ function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiRespon
       .map((status) => [
         String(status),
         {
-          description: ERROR_TEXTS[status] ?? 'Error',
+          description: (auth === 'none' ? ANONYMOUS_TEXTS[status] : undefined) ?? ERROR_TEXTS[status] ?? 'Error',
           ...(status === 401 && auth !== 'none' ? { headers: Challenge[auth] } : {}),
-          ...(route.response ? { content: { 'application/json': { schema: ErrorResponse } } } : {}),
+          // A page's refusals are pages, but for the edge firewall's 429, which is the JSON envelope everywhere.
+          ...(route.response || status === 429 ? { content: { 'application/json': { schema: ErrorResponse } } } : HTML),
         },
       ]),
   );

@@ -11,6 +11,7 @@ import { capacityPlan, readDeployContext } from '../../infra/config.js';
 import { buildDeployment } from '../../infra/deployment.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { WAF_RATE_RULE, WAF_WINDOW_SECONDS } from '../../infra/waf.js';
+import { errorTable } from '../../shared/domain/errors.js';
 import { routes } from '../../shared/routes.js';
 import { cdkApp, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
 
@@ -224,7 +225,8 @@ describe('the WAF flag', () => {
     expect(scopeDown).toContain('x-api-key');
     expect(scopeDown).toContain('authorization');
     const body = JSON.parse(acl.Properties.CustomResponseBodies[rule.Action.Block.CustomResponse.CustomResponseBodyKey].Content);
-    expect(body).toMatchObject({ success: false });
+    // The service's envelope with THE table's code; no request_id (a WAF body is fixed text).
+    expect(body).toEqual({ success: false, error: expect.any(String), code: errorTable.RateLimited[1] });
     expect(distributionOf(json).WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
     // The web ACL satisfies cdk-nag's CFR2: no acknowledgement left, no finding.
     expect(nagAcknowledgements(service).map((a) => a.id)).not.toContain('AwsSolutions-CFR2');

@@ -21,6 +21,7 @@ import {
   type SecretValuesLoader,
 } from '../../shared/http/origin-verify.js';
 import { tableEnv } from '../../shared/table-env.js';
+import { stopAll } from '../support/teardown.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin-verify-AbCdEf';
 const CURRENT = 'current-value-0123456789abcdef';
@@ -146,11 +147,15 @@ describe('through the Parameters and Secrets extension', () => {
       AWS_SESSION_TOKEN: 'session-token',
     });
   });
-  afterAll(async () => {
-    process.env = saved;
-    resetEnv();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() =>
+    stopAll(
+      () => {
+        process.env = saved;
+        resetEnv();
+      },
+      () => server && new Promise<void>((resolve) => server.close(() => resolve())),
+    ),
+  );
 
   test('reads the current and the previous value with the function’s session token', async () => {
     previousAvailable = true;

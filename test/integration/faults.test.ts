@@ -17,6 +17,7 @@ import { auditOfRequest, createTestKey, roomInMinute, tokensOfKey, UNLIMITED, wi
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { INITIALIZE, postMcp } from '../support/mcp.js';
 import { sessionsApi, type Reply } from '../support/sessions-api.js';
+import { stopAll } from '../support/teardown.js';
 
 let stack: Stack;
 let faults: FaultInjector;
@@ -29,15 +30,19 @@ beforeAll(async () => {
   faults = new FaultInjector(stack.services.client);
   admin = adminApi(stack);
 });
-afterAll(async () => {
-  const { auditCorrectionsLogged, ...counts } = figures;
-  addFigures(counts, { auditCorrectionsLogged });
-  printFigures(
-    `faults: ${figures.faultsInjected.toLocaleString('en-US')} failed DynamoDB attempts injected into ` +
-      `${figures.faultRequests.toLocaleString('en-US')} requests, ${figures.recoveredByRetry} recovered by a safe retry`,
-  );
-  await stack.stop();
-});
+afterAll(() =>
+  stopAll(
+    () => {
+      const { auditCorrectionsLogged, ...counts } = figures;
+      addFigures(counts, { auditCorrectionsLogged });
+      printFigures(
+        `faults: ${figures.faultsInjected.toLocaleString('en-US')} failed DynamoDB attempts injected into ` +
+          `${figures.faultRequests.toLocaleString('en-US')} requests, ${figures.recoveredByRetry} recovered by a safe retry`,
+      );
+    },
+    () => stack?.stop(),
+  ),
+);
 
 /** What an operation's check gets: the faulted request's answer and what the fault did. */
 interface Faulted {

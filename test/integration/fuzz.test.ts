@@ -30,6 +30,7 @@ import {
 import { createTestKey, putKeyRecord, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { diffTables, snapshotTables, type Snapshot } from '../support/tables.js';
+import { stopAll } from '../support/teardown.js';
 
 /** Fixed by default so every run fuzzes the same requests; override to explore or to replay. */
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123);
@@ -84,18 +85,22 @@ beforeAll(async () => {
   expect((await stack.post('consume-session', { token })).status).toBe(200);
 });
 
-afterAll(async () => {
-  addFigures({ requestsFuzzed: fuzzed }, { fuzzSeed: SEED });
-  printFigures(`fuzz: ${fuzzed.toLocaleString('en-US')} generated requests over HTTP, seed ${SEED} (replay: FUZZ_SEED=${SEED})`);
-  for (const [name, counts] of Object.entries(statuses)) {
-    printFigures(
-      `  ${name}: ${Object.entries(counts)
-        .map(([status, n]) => `${status}×${n}`)
-        .join(' ')}`,
-    );
-  }
-  await stack.stop();
-});
+afterAll(() =>
+  stopAll(
+    () => {
+      addFigures({ requestsFuzzed: fuzzed }, { fuzzSeed: SEED });
+      printFigures(`fuzz: ${fuzzed.toLocaleString('en-US')} generated requests over HTTP, seed ${SEED} (replay: FUZZ_SEED=${SEED})`);
+      for (const [name, counts] of Object.entries(statuses)) {
+        printFigures(
+          `  ${name}: ${Object.entries(counts)
+            .map(([status, n]) => `${status}×${n}`)
+            .join(' ')}`,
+        );
+      }
+    },
+    () => stack?.stop(),
+  ),
+);
 
 /**
  * The error envelope (issue 18): the spec's `success: false` and `error`, and beside them only

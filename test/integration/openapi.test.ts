@@ -94,9 +94,10 @@ describe('OpenAPI document', () => {
     expect(untyped).toEqual([]);
   });
 
-  test('describes the error object: code (every code of the table), param, request_id', () => {
+  test('describes the error object: code (every code of the table), param, request_id (optional: the edge firewall’s 429 has none)', () => {
     const error = document.components.schemas.ErrorResponse;
-    expect(error.required.sort()).toEqual(['code', 'error', 'request_id', 'success']);
+    expect(error.required.sort()).toEqual(['code', 'error', 'success']);
+    expect(error.properties.request_id).toMatchObject({ type: 'string', description: expect.stringContaining('edge firewall') });
     expect(error.properties.code.enum.sort()).toEqual(
       Object.values(errorTable)
         .map(([, code]) => code)
@@ -110,6 +111,22 @@ describe('OpenAPI document', () => {
     const run = spawnSync(process.execPath, [cli, 'lint', '--format', 'json', OPENAPI_FILE], { encoding: 'utf8', timeout: 120_000 });
     const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
     expect([report.totals, report.problems]).toEqual([{ errors: 0, warnings: 0, ignored: 0 }, []]);
+  });
+
+  test('POST /play/session: its JSON body, 204 without a body, refusals as HTML pages; the pages answer HTML', () => {
+    const exchange = document.paths['/play/session'].post;
+    const body = exchange.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['token', 'session_id']);
+    expect(Object.keys(body.properties)).toEqual(['token', 'session_id', 'embed']);
+    expect(exchange.responses['200']).toBeUndefined();
+    expect(exchange.responses['204'].content).toBeUndefined();
+    expect(Object.keys(exchange.responses['403'].content)).toEqual(['text/html']);
+    expect(Object.keys(document.paths['/game/{game_id}'].get.responses['410'].content)).toEqual(['text/html']);
+    // The edge firewall's 429 is its JSON envelope, on a page too.
+    expect(Object.keys(document.paths['/game/{game_id}'].get.responses['429'].content)).toEqual(['application/json']);
+    expect(document.paths['/game/{game_id}'].get.parameters).toContainEqual(
+      expect.objectContaining({ name: 'session_token', in: 'query' }),
+    );
   });
 
   test('bearer and API-key security schemes are declared', () => {

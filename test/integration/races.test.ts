@@ -10,6 +10,7 @@ import { addFigures, printFigures } from '../support/figures.js';
 import { auditOfKey, createTestKey, startOfNextMinute, tokensOfKey, UNLIMITED, windowCounts } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { sessionsApi } from '../support/sessions-api.js';
+import { stopAll } from '../support/teardown.js';
 
 const ROUNDS = 20;
 
@@ -21,11 +22,15 @@ beforeAll(async () => {
   stack = await startStack();
   admin = adminApi(stack);
 });
-afterAll(async () => {
-  addFigures(figures);
-  printFigures(`races: ${figures.racesRun} races run with ${figures.raceRequests.toLocaleString('en-US')} concurrent requests`);
-  await stack.stop();
-});
+afterAll(() =>
+  stopAll(
+    () => {
+      addFigures(figures);
+      printFigures(`races: ${figures.racesRun} races run with ${figures.raceRequests.toLocaleString('en-US')} concurrent requests`);
+    },
+    () => stack?.stop(),
+  ),
+);
 
 describe('races, 20 rounds each', () => {
   test('100 parallel consumes of one token: exactly one 200 and 99 x 410, every round; no session id twice', async () => {

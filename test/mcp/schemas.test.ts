@@ -1,8 +1,10 @@
 /**
  * MCP tool schemas for agents (issue 18), as the real MCP client receives them from `tools/list`:
- * every tool parameter described, "exactly one of game_id or stream_id" in the schema itself (a
- * `oneOf` the SDK passes through), and none of the constructs strict checkers such as the MCP
- * Inspector warn about (a `type` list such as `["string", "null"]`, an empty `additionalProperties`).
+ * every tool parameter described; no composition (`oneOf`, `anyOf`, `allOf`, `not`, `if`) at the
+ * root of any input schema, which tool-calling APIs (Anthropic's, Bedrock's, Vertex's, OpenAI's)
+ * refuse, so "exactly one of game_id or stream_id" is said in words and enforced by the server; and
+ * none of the constructs strict checkers such as the MCP Inspector warn about (a `type` list such as
+ * `["string", "null"]`, an empty `additionalProperties`).
  * The client validates every structured answer against its output schema (Ajv), so calling the tools
  * also proves the output schemas compile and hold.
  */
@@ -11,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createTestKey, UNLIMITED } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { ALL_TOOLS, callTool, connectMcp, textOf, TOOL_SCOPES } from '../support/mcp.js';
+import { stopAll } from '../support/teardown.js';
 
 let stack: Stack;
 let client: Client;
@@ -22,10 +25,15 @@ beforeAll(async () => {
   client = await connectMcp(stack, key.raw);
   tools = (await client.listTools()).tools;
 });
-afterAll(async () => {
-  await client.close();
-  await stack.stop();
-});
+afterAll(() =>
+  stopAll(
+    () => client?.close(),
+    () => stack?.stop(),
+  ),
+);
+
+/** Keywords a tool-calling API refuses at the root of a tool's input schema (JSON Schema composition and conditionals). */
+const ROOT_COMPOSITION = ['oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else'];
 
 /** Every place in a schema where a strict checker would warn: `type` lists and empty `additionalProperties`. */
 function strictWarnings(schema: unknown, at = ''): string[] {
@@ -62,12 +70,20 @@ describe('tools/list', () => {
     expect(warnings).toEqual([]);
   });
 
-  test('create_session says "exactly one of game_id or stream_id" in its schema (oneOf)', () => {
+  test('no input schema of any tool has oneOf, anyOf, allOf, not or if at its root (tool-calling APIs refuse them)', () => {
+    const composed = tools.flatMap((tool) =>
+      ROOT_COMPOSITION.filter((keyword) => keyword in tool.inputSchema).map((keyword) => `${tool.name}: ${keyword}`),
+    );
+    expect(composed).toEqual([]);
+    for (const tool of tools) expect([tool.name, tool.inputSchema.type]).toEqual([tool.name, 'object']);
+  });
+
+  test('create_session says "exactly one of game_id or stream_id" in words: the tool and both parameters', () => {
     const create = tools.find((t) => t.name === 'create_session')!;
-    expect(create.inputSchema.oneOf).toEqual([
-      { required: ['game_id'], properties: { game_id: { type: 'integer' } } },
-      { required: ['stream_id'], properties: { stream_id: { type: 'integer' } } },
-    ]);
+    const properties = create.inputSchema.properties as Record<string, { description: string }>;
+    for (const text of [create.description, properties.game_id!.description, properties.stream_id!.description]) {
+      expect(text).toMatch(/exactly one of game_id or stream_id/);
+    }
     expect(create.inputSchema.additionalProperties).toBe(false);
   });
 });
@@ -85,7 +101,8 @@ describe('the schemas hold for real calls (the client checks every answer agains
     [{ game_id: 101, stream_id: 201 }, /exactly one of game_id or stream_id/],
     [{}, /exactly one of game_id or stream_id/],
     [{ gameId: 101 }, /unknown field gameId/],
-  ])('create_session refuses what the oneOf excludes: %j', async (args, message) => {
+    [{ game_id: null, stream_id: null }, /exactly one of game_id or stream_id/],
+  ])('create_session refuses what its description excludes, with a tool error: %j', async (args, message) => {
     const result = await callTool(client, 'create_session', args);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(message);

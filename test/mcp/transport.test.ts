@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { auditOfKey, createTestKey, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { INITIALIZE, MCP_HEADERS, postMcp, TOOL_SCOPES } from '../support/mcp.js';
+import { stopAll } from '../support/teardown.js';
 
 const ALLOWED = 'http://localhost:5173';
 const CHALLENGE = 'ApiKey realm="game-session-token-service", header="x-api-key"';
@@ -23,10 +24,12 @@ beforeAll(async () => {
   stack = await startStack();
   key = await createTestKey(stack, { mcp_scopes: TOOL_SCOPES });
 });
-afterAll(async () => {
-  delete process.env.MCP_ALLOWED_ORIGINS;
-  await stack.stop();
-});
+afterAll(() =>
+  stopAll(
+    () => delete process.env.MCP_ALLOWED_ORIGINS,
+    () => stack?.stop(),
+  ),
+);
 
 describe('browser Origin allow-list', () => {
   test('an origin outside the list is refused (403, envelope) before the key is looked at, and nothing is counted', async () => {

@@ -399,9 +399,9 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         CreateSessionRequest: {
-            /** @description The game to play. Exactly one of game_id or stream_id. */
+            /** @description The game to play. Give exactly one of game_id or stream_id (the other absent or null). */
             game_id?: number | null;
-            /** @description The stream to watch. Exactly one of game_id or stream_id. */
+            /** @description The stream to watch. Give exactly one of game_id or stream_id (the other absent or null). */
             stream_id?: number | null;
             /** @description Your own reference (an order, a player), at most 255 characters; returned on validate and consume. */
             external_ref?: string | null;
@@ -521,8 +521,8 @@ export interface components {
              * @example game_id
              */
             param?: string;
-            /** @description The request’s id, equal to the `x-request-id` header (absent only on the edge firewall’s 429). */
-            request_id: string;
+            /** @description The request’s id, equal to the `x-request-id` header. Present on every answer of the service; absent only on the edge firewall’s 429 (a fixed body, sent before the request reaches the service). */
+            request_id?: string;
         };
         SessionView: {
             valid: boolean;
@@ -1000,6 +1000,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "validate-session": {
@@ -1046,6 +1055,24 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1110,6 +1137,24 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1216,6 +1261,15 @@ export interface operations {
             };
             /** @description Rate limit exceeded (Retry-After tells when to retry) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1330,6 +1384,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "list-keys": {
@@ -1387,6 +1450,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1489,6 +1561,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "delete-key": {
@@ -1556,6 +1637,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1656,6 +1746,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "rotate-key": {
@@ -1749,6 +1848,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "audit-log": {
@@ -1816,6 +1924,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1893,6 +2010,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "list-games": {
@@ -1950,6 +2076,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2041,6 +2176,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "update-stream": {
@@ -2125,6 +2269,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     "list-orgs": {
@@ -2187,6 +2340,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     openapi: {
@@ -2211,6 +2373,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2263,6 +2434,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
             503: {
                 headers: {
@@ -2276,7 +2456,10 @@ export interface operations {
     };
     "play-game-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 game_id: string;
@@ -2290,27 +2473,81 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Query string over 2,048 bytes */
             414: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };
     "play-stream-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 stream_id: string;
@@ -2324,27 +2561,81 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Query string over 2,048 bytes */
             414: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };
     "game-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 game_id: string;
@@ -2358,27 +2649,81 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Query string over 2,048 bytes */
             414: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };
     "embed-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 game_id: string;
@@ -2392,27 +2737,81 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Query string over 2,048 bytes */
             414: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };
     "stream-page": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The single-use session token, when the game or stream requires one (“Require API Session Token”). */
+                session_token?: string;
+            };
             header?: never;
             path: {
                 org_slug: string;
@@ -2427,21 +2826,72 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Query string over 2,048 bytes */
             414: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };
@@ -2452,21 +2902,94 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b
+                     */
+                    token: string;
+                    /** @description The session_id the consume-session answer returned. */
+                    session_id: number;
+                    /**
+                     * @description The page is the embed shape: the cookie must then work inside a partner’s iframe.
+                     * @default false
+                     */
+                    embed?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description Play page script: trade a session it has just consumed for the play cookie a refresh needs */
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Query string over 2,048 bytes */
             414: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };

@@ -1,7 +1,12 @@
 /**
- * Every relative link of the README and docs/*.md leads somewhere: the file exists and, when the
- * link names an anchor, the target Markdown file has a heading with that anchor (GitHub's rule:
- * lower case, punctuation dropped, spaces to hyphens, repeats numbered).
+ * Every relative link of the Markdown documents (README.md, SECURITY.md, BENCHMARKS.md and
+ * docs/*.md) leads somewhere: the file exists and, when the link names an anchor, the target
+ * Markdown file has a heading with that anchor (GitHub's rule: lower case, punctuation dropped,
+ * spaces to hyphens, repeats numbered).
+ *
+ * Web links (`https://…`) are not fetched: the tests run offline (CI and a fresh clone need no
+ * network, and a remote site's outage must not fail the build), so only what lives in this
+ * repository is checked.
  */
 import { describe, expect, test } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -9,8 +14,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The documents at the root (besides docs/): the front door and the two the docs link to. */
+const ROOT_DOCS = ['README.md', 'SECURITY.md', 'BENCHMARKS.md'];
 const DOCS = [
-  'README.md',
+  ...ROOT_DOCS,
   ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
@@ -46,8 +53,9 @@ function linksOf(markdown: string): string[] {
 }
 
 describe('documentation links', () => {
-  test('the README and every docs/*.md file are checked', () => {
-    expect(DOCS).toContain('README.md');
+  test('the root documents and every docs/*.md file are checked', () => {
+    for (const file of ROOT_DOCS) expect(existsSync(join(ROOT, file))).toBe(true);
+    expect(DOCS).toEqual(expect.arrayContaining(ROOT_DOCS));
     expect(DOCS.length).toBeGreaterThan(1);
     // The link reader finds the README's links into docs/ (so an empty result cannot pass unnoticed).
     expect(linksOf(readFileSync(join(ROOT, 'README.md'), 'utf8')).some((l) => l.startsWith('docs/'))).toBe(true);

@@ -9,7 +9,8 @@ export const createSession = defineTool({
   title: 'Create a play session',
   description:
     'Mint a single-use session token for one game (game_id) or one stream (stream_id) of your organization, ' +
-    'and get the play link to send a player to. The link works once; it expires after expires_in_minutes ' +
+    'and get the play link to send a player to. Give exactly one of game_id or stream_id (not both, not neither). ' +
+    'The link works once; it expires after expires_in_minutes ' +
     '(default 1440). Optional external_ref and metadata are returned when the session is consumed.',
   scope: 'mcp:sessions:write',
   input: CreateSessionArgs,
