@@ -90,7 +90,10 @@ describe('npm start on a data folder seeded before list-orgs', () => {
     const { client, stores } = stack.services;
     // The data folder as the earlier seed left it, then used: four demo memberships without index
     // keys (acme-member's role changed since), no analyst or viewer, game 101 switched off.
-    const old = { 'acme-admin': 'admin', 'acme-member': 'viewer', 'globex-admin': 'admin', 'tiny-admin': 'admin' } as Record<string, string>;
+    const old = { 'acme-admin': 'admin', 'acme-member': 'viewer', 'globex-admin': 'admin', 'tiny-admin': 'admin' } as Record<
+      string,
+      string
+    >;
     for (const u of DEMO_USERS) {
       const Key = { pk: `ORG#${u.org_id}`, sk: `MEMBER#${u.subject}` };
       await client.send(new DeleteCommand({ TableName, Key }));
