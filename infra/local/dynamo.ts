@@ -57,11 +57,15 @@ const given = {
   workerEndpoints: process.env.DYNAMODB_LOCAL_ENDPOINTS,
 };
 
-/** The backend the environment asks for (see {@link DynamoBackend}). */
-export function configuredBackend(): DynamoBackend {
-  if (given.endpoint) return { kind: 'endpoint', endpoint: given.endpoint };
-  if (given.backend === 'local') return { kind: 'local' };
-  if (given.backend && given.backend !== 'dynalite') throw new Error(`DYNAMODB_BACKEND must be dynalite or local, not ${given.backend}`);
+/**
+ * The backend the environment asks for (see {@link DynamoBackend}): a given endpoint wins over
+ * `DYNAMODB_BACKEND`; an unknown backend name is refused rather than read as the default.
+ * @param env `DYNAMODB_BACKEND` and `DYNAMODB_ENDPOINT`, as they were when this module loaded by default
+ */
+export function configuredBackend(env: { readonly backend?: string; readonly endpoint?: string } = given): DynamoBackend {
+  if (env.endpoint) return { kind: 'endpoint', endpoint: env.endpoint };
+  if (env.backend === 'local') return { kind: 'local' };
+  if (env.backend && env.backend !== 'dynalite') throw new Error(`DYNAMODB_BACKEND must be dynalite or local, not ${env.backend}`);
   return { kind: 'dynalite' };
 }
 
@@ -115,11 +119,18 @@ function endpointClientConfig(endpoint: string): DynamoDBClientConfig {
   return region ? { region } : { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 }
 
-/** This Jest worker's DynamoDB Local, when the test run started one per worker. */
-function workerEndpoint(): string | undefined {
-  const endpoints = given.workerEndpoints?.split(',').filter(Boolean) ?? [];
+/**
+ * This Jest worker's DynamoDB Local, when the test run started one per worker: worker n (from 1)
+ * takes the n-th endpoint, wrapping around when Jest numbers more workers than processes started.
+ * @param list `DYNAMODB_LOCAL_ENDPOINTS` (comma-separated) @param workerId `JEST_WORKER_ID` (1 outside Jest)
+ */
+export function workerEndpoint(
+  list: string | undefined = given.workerEndpoints,
+  workerId: string | undefined = process.env.JEST_WORKER_ID,
+): string | undefined {
+  const endpoints = list?.split(',').filter(Boolean) ?? [];
   if (endpoints.length === 0) return undefined;
-  return endpoints[(Number(process.env.JEST_WORKER_ID ?? 1) - 1) % endpoints.length];
+  return endpoints[(Number(workerId ?? 1) - 1) % endpoints.length];
 }
 
 /** Delete every table whose name holds the (random) prefix: the scratch tables of one stack, also under a label (`lifecycle-s1a2b3c4-keys`). */

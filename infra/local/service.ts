@@ -41,10 +41,10 @@ export interface LocalServiceOptions {
   /** TTL sweep interval. */
   readonly sweepIntervalMs?: number;
   /**
-   * A DynamoDB endpoint already running (the benchmark runs dynalite in a process of its own);
-   * the embedded one is started in this process by default.
+   * A DynamoDB already running, and which engine it is (the benchmark runs dynalite or DynamoDB
+   * Local in a process of its own); the embedded one is started in this process by default.
    */
-  readonly dynamoEndpoint?: string;
+  readonly runningDynamo?: { readonly endpoint: string; readonly backend: EmbeddedDynamo['backend'] };
   /**
    * Tables of this run only (tests): on a shared DynamoDB (a test worker's DynamoDB Local, a given
    * endpoint) they get a prefix of their own and are deleted on close.
@@ -91,11 +91,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await started.dynamo?.close();
   };
   try {
-    const dynamo = options.dynamoEndpoint
+    const running = options.runningDynamo;
+    const dynamo = running
       ? {
-          endpoint: options.dynamoEndpoint,
-          backend: 'dynalite' as const,
-          description: `dynalite (its own process) at ${options.dynamoEndpoint}`,
+          ...running,
+          description: `${running.backend === 'local' ? 'DynamoDB Local' : running.backend} (its own process) at ${running.endpoint}`,
           tableNames: localTableNames,
           close: async () => undefined,
         }

@@ -11,11 +11,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedDynamo } from '../../infra/local/dynamo.js';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
 
-/** The endpoints of the DynamoDB process. */
+/** The endpoint of the DynamoDB process, and which engine serves it. */
 export interface DynamoProcess {
   readonly endpoint: string;
+  readonly backend: EmbeddedDynamo['backend'];
   close(): Promise<void>;
 }
 
@@ -40,9 +41,10 @@ export async function startDynamoProcess(folder: string, backend = benchBackend(
     child.once('exit', (code) => reject(new Error(`the DynamoDB process exited (${code}) before it listened`)));
     createInterface({ input: child.stdout! }).once('line', resolve);
   });
-  const { endpoint } = JSON.parse(line) as { endpoint: string };
+  const { endpoint, backend: running } = JSON.parse(line) as Pick<DynamoProcess, 'endpoint' | 'backend'>;
   return {
     endpoint,
+    backend: running,
     close: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -58,6 +60,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     path: process.argv[2],
     backend: { kind: benchBackend(['--backend', process.argv[3] ?? 'dynalite']) },
   });
-  process.stdout.write(JSON.stringify({ endpoint: dynamo.endpoint }) + '\n');
+  process.stdout.write(JSON.stringify({ endpoint: dynamo.endpoint, backend: dynamo.backend }) + '\n');
   process.on('SIGTERM', () => process.exit(0));
 }

@@ -85,10 +85,11 @@ export async function startBenchStack(): Promise<BenchStack> {
   const log = new RequestLog();
   const restore = captureServiceLogs(log);
   const dataDir = mkdtempSync(join(tmpdir(), 'gsts-bench-'));
-  // DynamoDB (dynalite) runs in a process of its own, as it runs on its own machines in AWS.
+  // DynamoDB (dynalite, or DynamoDB Local) runs in a process of its own, as it runs on its own machines in AWS.
   const dynamo = await startDynamoProcess(join(dataDir, 'dynamodb'));
   // The TTL sweeper must not add calls to a measured request.
-  const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000, dynamoEndpoint: dynamo.endpoint });
+  const runningDynamo = { endpoint: dynamo.endpoint, backend: dynamo.backend };
+  const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000, runningDynamo });
   const s = service.services;
   const apiKey = generateRawKey();
   const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();

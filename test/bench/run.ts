@@ -4,7 +4,8 @@
  * GetItem, throughput, cold starts of the deployed bundles, and the cost of a million lifecycles.
  * It starts its own local stack in a temporary folder and leaves nothing behind; it prints the
  * tables (`--markdown`: as Markdown) and, as its last line, one JSON object with the figures.
- * `--backend local` runs it on AWS's DynamoDB Local instead of dynalite.
+ * `--backend local` runs it on AWS's DynamoDB Local instead of dynalite (the refusals table shows
+ * where the two differ).
  * Progress goes to stderr.
  */
 import { cpus } from 'node:os';
@@ -20,6 +21,7 @@ import { measureLatency } from './latency.js';
 import { benchOperations, mintTokens } from './operations.js';
 import { figuresJson, renderTables, snake, type BenchResult } from './report.js';
 import { measureStages } from './stages.js';
+import { measureRefusals, refusalsJson, renderRefusals, type RefusalFigures } from './refusals.js';
 import { median, percentile } from './stats.js';
 import { checkTargets, rttTargets } from './targets.js';
 import { table } from './table.js';
@@ -48,16 +50,20 @@ const SETTINGS = {
 } as const;
 
 const markdown = process.argv.includes('--markdown');
-/** `--only=rtt` or `--only=scale`: just that phase (quick iteration); its tables and JSON keys only. */
+/** `--only=rtt`, `--only=scale` or `--only=refusals`: just that phase (quick iteration); its tables and JSON keys only. */
 const only = flag('only');
-if (only !== undefined && only !== 'rtt' && only !== 'scale') throw new Error('--only takes rtt or scale');
+if (only !== undefined && only !== 'rtt' && only !== 'scale' && only !== 'refusals') {
+  throw new Error('--only takes rtt, scale or refusals');
+}
+/** The engine the run's DynamoDB is, as the report names it. */
+const BACKEND = benchBackend() === 'local' ? 'DynamoDB Local' : 'dynalite';
 /** The modelled DynamoDB round trip of the RTT latency mode, ms (`--rtt=5`). */
 const RTT_MS = Number(flag('rtt') ?? 5);
 if (!(RTT_MS > 0)) throw new Error('--rtt takes a positive number of milliseconds');
 const started = performance.now();
 const progress = (what: string) => process.stderr.write(`bench [${((performance.now() - started) / 1000).toFixed(0)} s] ${what}\n`);
 
-progress(`starting the local stack on ${benchBackend()}`);
+progress(`starting the local stack on ${BACKEND}`);
 const stack = await startBenchStack();
 const proxy = await DynamoProxy.start(stack.service.services.env.DYNAMODB_ENDPOINT!);
 if (only !== undefined) {
@@ -72,12 +78,15 @@ if (only !== undefined) {
 let result: BenchResult;
 let rtt: RttFigures;
 let scale: ScenarioResult[];
+let refusals: RefusalFigures;
 try {
   const ops = await benchOperations(stack);
   const [token] = await mintTokens(stack, 1);
 
   progress(`round-trip stages and capacity of ${ops.length} operations`);
   const stages = await measureStages(stack, ops, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
+  progress('round-trip stages of refusals and replays');
+  refusals = await measureRefusals(stack, BACKEND, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
 
   progress(`latency: ${SETTINGS.latencyRounds} rounds of every operation, each beside a raw GetItem`);
   const extras = floors(stack);
@@ -128,7 +137,7 @@ try {
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
     machine: `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}`,
     settings:
-      `stages: ${SETTINGS.stageWarmup} warm-up + ${SETTINGS.stageSamples} recorded requests per operation; ` +
+      `DynamoDB: ${BACKEND}; stages: ${SETTINGS.stageWarmup} warm-up + ${SETTINGS.stageSamples} recorded requests per operation; ` +
       `latency: ${SETTINGS.latencyWarmupRounds} warm-up + ${SETTINGS.latencyRounds} measured rounds, one request at a time; ` +
       `round-trip latency: ${SETTINGS.rttWarmupRounds} warm-up + ${SETTINGS.rttRounds} measured rounds at RTT ${RTT_MS} ms; ` +
       `throughput: ${SETTINGS.throughputSeconds} s per run; cold start: median of ${SETTINGS.coldStartRuns} fresh processes; ` +
@@ -162,17 +171,29 @@ try {
 }
 
 progress('done');
-const tables = [renderTables(result, markdown), ...renderRtt(rtt, markdown), ...renderScale(scale, markdown)].join('\n');
-const json = { ...(JSON.parse(figuresJson(result)) as Record<string, unknown>), ...rttScaleJson(rtt, scale) };
+const tables = [
+  renderTables(result, markdown),
+  ...renderRefusals(refusals, markdown),
+  ...renderRtt(rtt, markdown),
+  ...renderScale(scale, markdown),
+].join('\n');
+const json = { ...(JSON.parse(figuresJson(result)) as Record<string, unknown>), ...refusalsJson(refusals), ...rttScaleJson(rtt, scale) };
 process.stdout.write(tables + '\n\n' + JSON.stringify(json) + '\n');
 // Connections the load generator or the SDK keep alive must not hold the process open.
 process.exit(0);
 
-/** `--only=rtt` / `--only=scale`: one phase, its tables, and a JSON line with its keys and its targets. */
-async function runOnly(phase: 'rtt' | 'scale'): Promise<void> {
+/** `--only=rtt` / `--only=scale` / `--only=refusals`: one phase, its tables, and a JSON line with its keys and its targets. */
+async function runOnly(phase: 'rtt' | 'scale' | 'refusals'): Promise<void> {
   const lines: string[] = [];
   let json: Record<string, unknown>;
   let checks;
+  if (phase === 'refusals') {
+    progress('round-trip stages of refusals and replays');
+    const r = await measureRefusals(stack, BACKEND, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
+    progress('done');
+    process.stdout.write(renderRefusals(r, markdown).join('\n') + '\n\n' + JSON.stringify(refusalsJson(r)) + '\n');
+    return;
+  }
   if (phase === 'rtt') {
     const ops = await benchOperations(stack);
     progress(`latency in round trips: ${SETTINGS.rttRounds} rounds, every DynamoDB call paying ${RTT_MS} ms`);

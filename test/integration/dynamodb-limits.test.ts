@@ -1,11 +1,22 @@
 /**
  * What dynalite lets through and DynamoDB does not, exercised on whichever backend runs the file
  * (the `integration-local` project runs it on AWS's DynamoDB Local): an empty string as an index
- * key, the 400 KB item limit (the largest token item the request bounds allow, measured), and a
- * Query answer past 1 MB, which DynamoDB splits into pages the adapter must follow.
+ * key, an attribute an index does not project, the 400 KB item limit (the largest token item the
+ * request bounds allow, measured), and a Query answer past 1 MB, which DynamoDB splits into pages
+ * the adapter must follow. Reserved words are no such case: dynalite refuses them as DynamoDB does
+ * (checked here too).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { tableList } from '../../shared/tables.js';
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { wireItemBytes } from '../bench/proxy/wire-units.js';
 import { printFigures } from '../support/figures.js';
@@ -35,6 +46,74 @@ describe('DynamoDB limits that dynalite does not enforce', () => {
     expect(Items.length).toBeGreaterThan(0);
     const empty = Items.filter((item) => item.gsi1pk === '' || item.gsi1sk === '');
     expect(empty).toEqual([]);
+  });
+
+  test('every index projects ALL: the service reads whole items from its indexes (key list, memberships, catalog)', () => {
+    const indexes = tableList.flatMap((t) => t.indexes.map((i) => `${t.id}.${i.name}: ${i.projection ?? 'ALL'}`));
+    expect(indexes.length).toBeGreaterThan(0);
+    expect(indexes.filter((i) => !i.endsWith(': ALL'))).toEqual([]);
+  });
+
+  test('what a KEYS_ONLY index gives for an attribute it does not project: keys only; named, DynamoDB refuses and dynalite drops it', async () => {
+    // A table of this stack's own (its prefix: deleted with the stack's tables on a shared DynamoDB).
+    const TableName = `${stack.tableNames.tokens.slice(0, -'tokens'.length)}keys-only-probe`;
+    const { client } = stack.services;
+    await client.send(
+      new CreateTableCommand({
+        TableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'org', AttributeType: 'N' },
+        ],
+        GlobalSecondaryIndexes: [
+          { IndexName: 'by_org', KeySchema: [{ AttributeName: 'org', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
+        ],
+      }),
+    );
+    // The emulators create a table at once; a real region (DYNAMODB_ENDPOINT) takes seconds.
+    await waitUntilTableExists({ client, maxWaitTime: 120, minDelay: 1 }, { TableName });
+    await client.send(new PutItemCommand({ TableName, Item: { pk: { S: 'a' }, org: { N: '1' }, name: { S: 'kept out' } } }));
+    const query = (projection?: string) =>
+      client.send(
+        new QueryCommand({
+          TableName,
+          IndexName: 'by_org',
+          KeyConditionExpression: 'org = :org',
+          ExpressionAttributeValues: { ':org': { N: '1' } },
+          ...(projection && { ProjectionExpression: projection, ExpressionAttributeNames: { '#name': 'name' } }),
+        }),
+      );
+    // Unnamed: the keys, on every backend (a read of `name` would find it missing, silently).
+    expect((await query()).Items).toEqual([{ pk: { S: 'a' }, org: { N: '1' } }]);
+    const named = query('pk, #name');
+    if (stack.dynamoBackend === 'dynalite') {
+      expect((await named).Items).toEqual([{ pk: { S: 'a' } }]);
+    } else {
+      await expect(named).rejects.toMatchObject({ name: 'ValidationException', message: expect.stringContaining('does not project') });
+    }
+  });
+
+  test('a reserved word unescaped is refused on every backend (dynalite checks a list of 573 words, as many as DynamoDB’s)', async () => {
+    const Key = { token: { S: 'no-such-token' } };
+    // One at a time: a refusal nobody awaits yet would be an unhandled rejection.
+    const refused = [
+      () =>
+        stack.services.client.send(
+          new UpdateItemCommand({
+            TableName: stack.tableNames.tokens,
+            Key,
+            UpdateExpression: 'SET status = :s',
+            ExpressionAttributeValues: { ':s': { S: 'x' } },
+          }),
+        ),
+      () =>
+        stack.services.client.send(new GetItemCommand({ TableName: stack.tableNames.tokens, Key, ProjectionExpression: 'token, name' })),
+    ];
+    for (const call of refused) {
+      await expect(call()).rejects.toMatchObject({ name: 'ValidationException', message: expect.stringContaining('reserved keyword') });
+    }
   });
 
   test('the largest token item the request bounds allow stays far under 400 KB (measured)', async () => {

@@ -133,6 +133,33 @@ describe('round-trip stages on the warm path', () => {
  * item again. The describe's name says which backend ran.
  */
 describe(`round-trip stages of refusals, on ${configuredBackend().kind}`, () => {
+  test('consume-session of a consumed token: the refused write alone, on every backend (its reason needs no read: 1)', async () => {
+    const refusedConsume = async () => {
+      const token = await api.mint();
+      expect((await api.consume({ token })).status).toBe(200);
+      return recorder.measure(() => api.consume({ token }));
+    };
+    await refusedConsume();
+    const { value, calls } = await refusedConsume();
+    expect(value.status).toBe(410);
+    expect(stages(calls)).toEqual({ stages: 1, calls: 'UpdateItem tokens' });
+  });
+
+  test('create-session replayed (an idempotency claim that exists): the refused claim beside the key read, then the record read on dynalite (1, 2 on dynalite)', async () => {
+    const replay = async () => {
+      const headers = { 'x-api-key': partner.raw, 'idempotency-key': `stages-${Math.random()}` };
+      expect((await stack.post('create-session', { game_id: 101 }, headers)).status).toBe(200);
+      return recorder.measure(() => stack.post('create-session', { game_id: 101 }, headers));
+    };
+    await replay();
+    const { value, calls } = await replay();
+    expect(value.status).toBe(200);
+    expect(value.headers.get('idempotent-replayed')).toBe('true');
+    const idempotencyCalls = calls.filter((c) => c.table === 'idempotency').map((c) => c.action);
+    expect(stageCount(calls)).toBe(returnsOldItemOnRefusal(stack) ? 1 : 2);
+    expect(idempotencyCalls).toEqual(returnsOldItemOnRefusal(stack) ? ['PutItem'] : ['PutItem', 'GetItem']);
+  });
+
   test('revoke-session of a consumed token: the key read, the count with the audit record, the refused revoke (+1 read on dynalite), its audit correction', async () => {
     const refusedRevoke = async () => {
       const token = await api.mint();

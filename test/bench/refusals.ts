@@ -1,0 +1,175 @@
+/**
+ * Refusals and replays: the requests whose conditional write DynamoDB refuses and whose reason the
+ * service must learn. DynamoDB (and DynamoDB Local) returns the refused item with the refusal
+ * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`); dynalite ignores that, so the adapters (and
+ * Powertools' idempotency) read the item again: a call, and for most a stage, more. Measured like
+ * the warm path (./stages.ts: warm-up, then recorded requests, medians), so a run on each backend
+ * (`--backend local`) shows the difference; `--only=refusals` runs just this.
+ */
+import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
+import { BlockIdAllocator } from '../../shared/domain/ids.js';
+import { API_PATH } from '../../shared/operations/operation.js';
+import type { BenchStack } from './harness.js';
+import type { BenchRequest, BenchResponse } from './http.js';
+import { CREATE_BODY, TokenPool, type BenchOperation } from './operations.js';
+import { measureStages, type StageFigures } from './stages.js';
+import { round } from './stats.js';
+import { table } from './table.js';
+
+/** The figures of one run: which backend, and each case's stages, calls and units. */
+export interface RefusalFigures {
+  readonly backend: string;
+  readonly byName: ReadonlyMap<string, StageFigures>;
+}
+
+/** What each case is, for the table. */
+const WHAT: Record<string, string> = {
+  consume_consumed: 'consume of a consumed token (410)',
+  revoke_consumed: 'revoke of a consumed token (410)',
+  create_over_limit: 'create-session over its minute limit (429)',
+  idempotent_replay: 'create-session replayed (same Idempotency-Key)',
+};
+
+/** Warm up, then record `samples` requests of each case. */
+export async function measureRefusals(
+  stack: BenchStack,
+  backend: string,
+  options: { warmup: number; samples: number },
+): Promise<RefusalFigures> {
+  const ops = await refusalOperations(stack);
+  return { backend, byName: await measureStages(stack, ops, options) };
+}
+
+/** The four cases, each preparing (unmeasured) what makes its request a refusal or a replay. */
+async function refusalOperations(stack: BenchStack): Promise<BenchOperation[]> {
+  const { apiKey, http } = stack;
+  const pool = new TokenPool(stack);
+  const consume = (token: string): BenchRequest => ({
+    method: 'POST',
+    path: `${API_PATH}?action=consume-session`,
+    body: { token, player_uuid: 'p-1' },
+  });
+  const consumed = async () => {
+    const token = await pool.take();
+    expectStatus('consume', await http.send(consume(token)), 200);
+    return token;
+  };
+  let n = 0;
+  return [
+    {
+      name: 'consume_consumed',
+      operation: 'consume-session',
+      fn: 'consume-session',
+      status: 410,
+      prepare: async () => consume(await consumed()),
+    },
+    {
+      name: 'revoke_consumed',
+      operation: 'revoke-session',
+      fn: 'revoke-session',
+      status: 410,
+      prepare: async () => ({
+        method: 'POST',
+        path: `${API_PATH}?action=revoke-session`,
+        headers: { 'x-api-key': apiKey },
+        body: { token: await consumed() },
+      }),
+    },
+    {
+      // A new key per request: the container remembers a key's exhausted window and refuses its
+      // next calls from memory, with no write (shared/domain/exhausted-shards.ts).
+      name: 'create_over_limit',
+      operation: 'create-session',
+      fn: 'create-session',
+      status: 429,
+      prepare: async () => {
+        const request: BenchRequest = {
+          method: 'POST',
+          path: `${API_PATH}?action=create-session`,
+          headers: { 'x-api-key': await limitedKey(stack) },
+          body: CREATE_BODY,
+        };
+        // Not in a minute's last second: the measured call must fall in the minute this one used up.
+        await untilInsideMinute(stack);
+        expectStatus("create-session (the limited key's one call)", await http.send(request), 200);
+        return request;
+      },
+    },
+    {
+      name: 'idempotent_replay',
+      operation: 'create-session',
+      fn: 'create-session',
+      status: 200,
+      prepare: async () => {
+        const request: BenchRequest = {
+          method: 'POST',
+          path: `${API_PATH}?action=create-session`,
+          headers: { 'x-api-key': apiKey, 'idempotency-key': `bench-replay-${process.pid}-${n++}` },
+          body: CREATE_BODY,
+        };
+        expectStatus('create-session (first call)', await http.send(request), 200);
+        return request;
+      },
+      done: (response) => {
+        if (response.headers['idempotent-replayed'] !== 'true') throw new Error('idempotent_replay: the answer was not a replay');
+      },
+    },
+  ];
+}
+
+/** A key of org 1 allowing one call a minute (its day never the limit). */
+async function limitedKey(stack: BenchStack): Promise<string> {
+  const s = stack.service.services;
+  const raw = generateRawKey();
+  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
+  const limits = { rate_limit_per_minute: 1, rate_limit_per_day: 100_000_000 };
+  await s.stores.keys.create(newKeyRecord(raw, id, { org_id: 1, tier: 'business' }, { name: 'bench-limited', ...limits }, s.clock.now()));
+  return raw;
+}
+
+/** Wait past a minute's last second, so that a call and the next one share their minute. */
+async function untilInsideMinute(stack: BenchStack): Promise<void> {
+  const intoMinute = stack.service.services.clock.now() % 60_000;
+  if (intoMinute > 59_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+}
+
+function expectStatus(what: string, response: BenchResponse, status: number): void {
+  if (response.status !== status)
+    throw new Error(`${what} answered ${response.status} (expected ${status}): ${response.body.slice(0, 300)}`);
+}
+
+/** The section of the report: one row per case. */
+export function renderRefusals(r: RefusalFigures, markdown: boolean): string[] {
+  const title = `Refusals and replays on ${r.backend} (the reason read again where the backend ignores ReturnValuesOnConditionCheckFailure)`;
+  return [
+    '',
+    markdown ? `### ${title}` : `== ${title} ==`,
+    '',
+    ...table(
+      markdown,
+      ['case', 'what', 'stages', 'calls', 'RCU', 'WCU', 'stage 1 | stage 2 | ...'],
+      [...r.byName].map(([name, f]) => [
+        name,
+        WHAT[name] ?? name,
+        String(f.stages),
+        String(f.calls),
+        f.capacity.read.toFixed(1),
+        f.capacity.write.toFixed(1),
+        f.picture,
+      ]),
+    ),
+  ];
+}
+
+/** The JSON line's part: `refusals` with the backend and each case's stages, calls and units. */
+export function refusalsJson(r: RefusalFigures): Record<string, unknown> {
+  const by = (pick: (f: StageFigures) => number) => Object.fromEntries([...r.byName].map(([name, f]) => [name, pick(f)]));
+  return {
+    refusals: {
+      backend: r.backend,
+      stages: by((f) => f.stages),
+      calls: by((f) => f.calls),
+      capacity_units: by((f) => round(f.capacity.read + f.capacity.write, 2)),
+    },
+  };
+}
