@@ -16,27 +16,25 @@
  *   already taken: the stored answer is replayed).
  * - The conditional writes (the claim, the token's put) are real ones, evaluated by the store.
  *
- * The steps of one run, in order (one child process per configuration, every bundle imported once):
- * initialize (x-api-key), notifications/initialized, tools/list (Authorization: Bearer), create_session
- * and the bundled validate-session of its token; a key with only some scopes lists its tools and calls
- * one outside them; create_session with an `Idempotency-Key`, the same again, the same key with other
- * arguments; then REST create-session with the same `Idempotency-Key` (another namespace), again, and
- * with another body. The recording proxy notes which step made each DynamoDB call.
+ * The steps of one run, in order (one child process per configuration, every bundle imported once;
+ * `test/support/bundle-mcp-steps.ts`): initialize (x-api-key), notifications/initialized, tools/list
+ * (Authorization: Bearer), create_session and the bundled validate-session of its token; a key with
+ * only some scopes lists its tools and calls one outside them; create_session with an
+ * `Idempotency-Key`, the same again, the same key with other arguments; then REST create-session
+ * with the same `Idempotency-Key` (another namespace), again, and with another body. The recording
+ * proxy notes which step made each DynamoDB call.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { DEMO_MCP_KEY, DEMO_PLAYABLES, ensureDemoKey, seedCatalog } from '../../infra/local/seed.js';
 import { hashApiKey } from '../../shared/domain/key-calls.js';
 import type { McpScope } from '../../shared/domain/mcp-scopes.js';
-import { buildMcpServer } from '../../shared/mcp/server.js';
-import type { ToolContext } from '../../shared/mcp/tool.js';
-import { API_PATH } from '../../shared/operations/operation.js';
-import { routedTarget, runBundled, type Reply } from '../support/bundled-child.js';
+import type { Reply } from '../support/bundled-child.js';
+import { runMcp, unbundledTools } from '../support/bundle-mcp-steps.js';
 import { CONFIGURATIONS, startBundledService, type BundledService } from '../support/bundled.js';
 import type { DynamoCall } from '../support/recording-proxy.js';
-import { ALL_TOOLS, MCP_HEADERS, MCP_PATH } from '../support/mcp.js';
+import { ALL_TOOLS } from '../support/mcp.js';
 
 /** The functions the runs call. */
 const FUNCTIONS = ['mcp', 'create-session', 'validate-session'] as const;
@@ -107,7 +105,12 @@ describe.each(CONFIGURATIONS)('bundled MCP function, $configuration configuratio
 
   beforeAll(async () => {
     const from = service!.calls.length;
-    steps = await runMcp(configuration, { ...env(service!), PUBLIC_BASE_URL });
+    steps = await runMcp(
+      service!,
+      configuration,
+      { ...env(service!), PUBLIC_BASE_URL },
+      { fullKey, limitedKey, gameId: game.id, openGameId: openGame.id },
+    );
     traffic = service!.calls.slice(from);
   }, 30_000);
 
@@ -232,96 +235,3 @@ describe.each(CONFIGURATIONS)('bundled MCP function, $configuration configuratio
     );
   });
 });
-
-/** Run the steps in one fresh Node process with the given environment. */
-async function runMcp(configuration: string, env: Record<string, string>): Promise<Record<string, Reply>> {
-  const bundles = service!.bundles;
-  return runBundled<Record<string, Reply>>(MCP_SCRIPT, {
-    env,
-    service: service!,
-    targets: {
-      mcp: routedTarget(bundles, 'POST', MCP_PATH),
-      'create-session': routedTarget(bundles, 'POST', API_PATH, 'create-session'),
-      'validate-session': routedTarget(bundles, 'GET', API_PATH, 'validate-session'),
-    },
-    label: 'mcp',
-    input: {
-      run: configuration,
-      fullKey,
-      limitedKey,
-      gameId: game.id,
-      openGameId: openGame.id,
-      protocolVersion: LATEST_PROTOCOL_VERSION,
-      headers: MCP_HEADERS,
-    },
-  });
-}
-
-/** The child's script (after the shared prelude: `input`, `invoke`, `step`, `done`). */
-const MCP_SCRIPT = `
-  const rpc = (id, method, params) => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-  const tool = (id, name, args) => rpc(id, 'tools/call', { name, arguments: args });
-  async function mcp(name, message, headers) {
-    await step(name);
-    return invoke('mcp', { headers: { ...input.headers, ...headers }, body: message });
-  }
-  async function rest(name, operation, options) {
-    await step(name);
-    return invoke(operation, options);
-  }
-
-  const steps = {};
-  const full = { 'x-api-key': input.fullKey };
-  const clientInfo = { name: 'bundle-mcp', version: '1.0.0' };
-  steps.initialize = await mcp('initialize', rpc(1, 'initialize', { protocolVersion: input.protocolVersion, capabilities: {}, clientInfo }), full);
-  const version = { 'mcp-protocol-version': steps.initialize.body.result?.protocolVersion ?? input.protocolVersion };
-  steps.initialized = await mcp('initialized', { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...full, ...version });
-  steps.list = await mcp('list', rpc(2, 'tools/list'), { authorization: 'Bearer ' + input.fullKey, ...version });
-  const order = { game_id: input.gameId, external_ref: input.run + '-mcp-order', metadata: { source: 'bundle-mcp' } };
-  steps.created = await mcp('created', tool(3, 'create_session', order), { ...full, ...version });
-  const token = steps.created.body.result?.structuredContent?.token;
-  steps.validated = await rest('validated', 'validate-session', { query: { token } });
-
-  const limited = { 'x-api-key': input.limitedKey, ...version };
-  steps.limitedList = await mcp('limitedList', rpc(4, 'tools/list'), limited);
-  steps.outOfScope = await mcp('outOfScope', tool(5, 'update_game', { game_id: input.openGameId, require_session_token: true }), limited);
-
-  const idempotencyKey = input.run + '-retry-1';
-  const once = { ...full, ...version, 'idempotency-key': idempotencyKey };
-  const args = { game_id: input.gameId, external_ref: input.run + '-mcp-idem' };
-  steps.mcpFirst = await mcp('mcpFirst', tool(6, 'create_session', args), once);
-  steps.mcpReplay = await mcp('mcpReplay', tool(7, 'create_session', args), once);
-  steps.mcpOther = await mcp('mcpOther', tool(8, 'create_session', { ...args, game_id: input.openGameId }), once);
-
-  const restOnce = { ...full, 'idempotency-key': idempotencyKey };
-  const body = { game_id: input.gameId, external_ref: input.run + '-rest-idem' };
-  steps.restFirst = await rest('restFirst', 'create-session', { headers: restOnce, body });
-  steps.restReplay = await rest('restReplay', 'create-session', { headers: restOnce, body });
-  steps.restOther = await rest('restOther', 'create-session', { headers: restOnce, body: { ...body, game_id: input.openGameId } });
-  await step('end');
-  done(steps);
-`;
-
-/**
- * The `tools/list` answer of the unbundled server (this process, the sources) for a key with these
- * scopes, through the same transport the endpoint uses: what the bundle must publish too.
- */
-async function unbundledTools(scopes: readonly McpScope[]): Promise<unknown[]> {
-  // Listing runs no tool: the tool context is never read.
-  const server = buildMcpServer({} as ToolContext, new Set(scopes), undefined);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    const response = await transport.handleRequest(
-      new Request(`http://unbundled.test${MCP_PATH}`, {
-        method: 'POST',
-        headers: { ...MCP_HEADERS, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
-      }),
-      { parsedBody: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
-    );
-    const answer = (await response.json()) as { result: { tools: unknown[] } };
-    return answer.result.tools;
-  } finally {
-    await server.close();
-  }
-}

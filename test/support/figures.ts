@@ -18,6 +18,11 @@ export interface Figures {
   faultsInjected: number;
   faultRequests: number;
   recoveredByRetry: number;
+  /**
+   * Faulted requests whose audit correction failed on every attempt and were logged instead (not
+   * printed; SECURITY.md quotes it). A count, not a note: several fault files add to it.
+   */
+  auditCorrectionsLogged: number;
   racesRun: number;
   raceRequests: number;
   logLinesScanned: number;
