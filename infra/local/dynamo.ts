@@ -84,7 +84,12 @@ export async function startEmbeddedDynamo(
   options: { path?: string; scratch?: boolean; backend?: DynamoBackend } = {},
 ): Promise<EmbeddedDynamo> {
   const backend = options.backend ?? configuredBackend();
-  const shared = backend.kind === 'endpoint' ? backend.endpoint : backend.kind === 'local' ? workerEndpoint() : undefined;
+  const shared =
+    backend.kind === 'endpoint'
+      ? backend.endpoint
+      : backend.kind === 'local'
+        ? workerEndpoint(given.workerEndpoints, process.env.JEST_WORKER_ID)
+        : undefined;
   if (shared) {
     const tablePrefix = given.tablePrefix + (options.scratch ? `s${randomUUID().slice(0, 8)}-` : '');
     const description =
@@ -124,10 +129,7 @@ function endpointClientConfig(endpoint: string): DynamoDBClientConfig {
  * takes the n-th endpoint, wrapping around when Jest numbers more workers than processes started.
  * @param list `DYNAMODB_LOCAL_ENDPOINTS` (comma-separated) @param workerId `JEST_WORKER_ID` (1 outside Jest)
  */
-export function workerEndpoint(
-  list: string | undefined = given.workerEndpoints,
-  workerId: string | undefined = process.env.JEST_WORKER_ID,
-): string | undefined {
+export function workerEndpoint(list: string | undefined, workerId: string | undefined): string | undefined {
   const endpoints = list?.split(',').filter(Boolean) ?? [];
   if (endpoints.length === 0) return undefined;
   return endpoints[(Number(workerId ?? 1) - 1) % endpoints.length];
