@@ -9,6 +9,8 @@ import { buildSync } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_PATH } from '../shared/operations/operation.js';
+import type { ConsoleConfig } from './console/config-shape.js';
 
 /** The console's sources. */
 const SOURCE = fileURLToPath(new URL('./console/', import.meta.url));
@@ -88,4 +90,9 @@ export function consoleCsp(issuerOrigins: readonly string[]): string {
     "base-uri 'none'",
     `form-action ${idp}`,
   ].join('; ');
+}
+
+/** What the console's `config.json` says, deployed or local: the provider, its client, the audience, the API. */
+export function consoleConfig(settings: { issuer: string; clientId: string; audience: string }): ConsoleConfig {
+  return { issuer: settings.issuer, client_id: settings.clientId, audience: settings.audience, api_base: API_PATH };
 }

@@ -24,7 +24,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
-import { buildConsole, consoleCsp } from './console-build.js';
+import { buildConsole, consoleConfig, consoleCsp } from './console-build.js';
 
 /** What the console signs in with (CDK context `consoleIssuer`, `consoleClientId`, `consoleAudience`). */
 export interface ConsoleSettings {
@@ -131,10 +131,8 @@ export class ConsoleSite extends Construct {
       prune: false,
       cacheControl: [CacheControl.fromString('public, max-age=31536000, immutable')],
     });
-    const { issuer, clientId, audience } = props.settings;
-    const config = { issuer, client_id: clientId, audience, api_base: '/api/org-api-keys' };
     const page = new BucketDeployment(this, 'Page', {
-      sources: [built, Source.jsonData('config.json', config)],
+      sources: [built, Source.jsonData('config.json', consoleConfig(props.settings))],
       destinationBucket: this.bucket,
       destinationKeyPrefix: 'console/',
       exclude: ['assets/*'],

@@ -1,16 +1,7 @@
 /** The console's settings, read at start from `config.json` beside the page (written by the front or at deploy). */
+import type { ConsoleConfig } from './config-shape.js';
 
-/** What `GET /console/config.json` holds. */
-export interface ConsoleConfig {
-  /** The OIDC issuer the admins sign in with (discovery at `<issuer>/.well-known/openid-configuration`). */
-  readonly issuer: string;
-  /** The console's public client id at that provider. */
-  readonly client_id: string;
-  /** The API's audience: sent as `audience` (Auth0's parameter; providers that do not know it ignore it). */
-  readonly audience: string;
-  /** Where the REST operations are (`/api/org-api-keys`). */
-  readonly api_base: string;
-}
+export type { ConsoleConfig };
 
 /** Fetch and check the settings; a missing field is an error that names it. */
 export async function loadConfig(): Promise<ConsoleConfig> {

@@ -10,13 +10,11 @@ import { App } from './app';
 import { arrive, signedInAt, signIn, signOut } from './auth';
 import { loadConfig, type ConsoleConfig } from './config';
 import { SignInPage } from './pages/sign-in';
+import { failure } from './parts/load';
 
 const root = document.getElementById('app')!;
 // The "Loading" placeholder of index.html goes; Preact owns the element from now on.
 root.textContent = '';
-
-/** The message of anything that failed. */
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * The API refused a token the provider has just issued: say why (the service's message and code)
@@ -57,7 +55,7 @@ async function start(config: ConsoleConfig): Promise<void> {
 loadConfig().then(
   (config) =>
     start(config).catch((error: unknown) => {
-      render(<SignInPage failure={`Sign-in failed: ${messageOf(error)}`} onSignIn={() => void signIn(config, false)} />, root);
+      render(<SignInPage failure={`Sign-in failed: ${failure(error).message}`} onSignIn={() => void signIn(config, false)} />, root);
     }),
-  (error: unknown) => render(<SignInPage failure={messageOf(error)} />, root),
+  (error: unknown) => render(<SignInPage failure={failure(error).message} />, root),
 );

@@ -7,7 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MethodNotAllowed, NotFound } from '../../shared/domain/errors.js';
 import { env } from '../../shared/env.js';
-import { bundleConsole, consoleCsp, type ConsoleFiles } from '../console-build.js';
+import type { ConsoleConfig } from '../console/config-shape.js';
+import { bundleConsole, consoleConfig, consoleCsp, type ConsoleFiles } from '../console-build.js';
 import { CONSOLE_CLIENT_ID } from './identity-provider.js';
 
 /** Where the console lives on the front. */
@@ -34,14 +35,9 @@ export function localConsole(): ConsoleFiles {
  * front listens, the issuer being `<baseUrl>/oidc`). The audience is the first of `JWT_AUDIENCE`, as
  * the deployed console's default (`infra/config.ts`).
  */
-function localConsoleConfig(): Record<string, string> {
+function localConsoleConfig(): ConsoleConfig {
   const { JWT_ISSUER, JWT_AUDIENCE } = env();
-  return {
-    issuer: JWT_ISSUER,
-    client_id: CONSOLE_CLIENT_ID,
-    audience: JWT_AUDIENCE.split(',')[0]!.trim(),
-    api_base: '/api/org-api-keys',
-  };
+  return consoleConfig({ issuer: JWT_ISSUER, clientId: CONSOLE_CLIENT_ID, audience: JWT_AUDIENCE.split(',')[0]!.trim() });
 }
 
 /** The front's `extra` hook for the console; true when the request was the console's (a refusal throws). */
@@ -54,7 +50,7 @@ export function serveConsole(req: IncomingMessage, res: ServerResponse, url: URL
   const name = url.pathname.slice(CONSOLE_PATH.length) || 'index.html';
   const config = localConsoleConfig();
   const headers = {
-    'content-security-policy': consoleCsp([new URL(config.issuer!).origin]),
+    'content-security-policy': consoleCsp([new URL(config.issuer).origin]),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   };

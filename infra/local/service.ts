@@ -130,9 +130,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 async function startFront(port: number, dataDir: string) {
   const mounted: { idp?: IdentityProvider } = {};
   const mount = (req: IncomingMessage, res: ServerResponse, url: URL) => mounted.idp?.serve(req, res, url) ?? false;
-  // The console's files first, then the demo game's (each answers only its own paths).
-  const extra = (...args: Parameters<typeof serveDemoGame>) => serveConsole(...args) || serveDemoGame(...args);
-  const server = createFront({ loadHandler, extra, mount, loopbackOnly: true });
+  const server = createFront({ loadHandler, extra: [serveConsole, serveDemoGame], mount, loopbackOnly: true });
   await listen(server, port);
   const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
   const key = await loadDevSigningKey(dataDir);

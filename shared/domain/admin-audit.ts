@@ -1,5 +1,5 @@
 import type { AdminIdentity } from './admin-access.js';
-import { sameDiff, type AuditDiff } from './audit-diff.js';
+import { correctsDiff, type AuditDiff } from './audit-diff.js';
 import { auditRecord, type AuditedKey } from './audit-record.js';
 import type { Clock } from './clock.js';
 import { statusOf } from './errors.js';
@@ -61,10 +61,7 @@ export class AdminAudit {
     if (done.status === 'fulfilled') {
       if (audited.status === 'rejected') this.deps.onBackgroundError?.(audited.reason, 'audit record');
       const diff = realDiff?.(done.value);
-      // An empty real diff is not trusted over the record's: a write repeated after a lost answer
-      // reads its own first application as "before" (a true no-op change is rare enough to keep).
-      const corrects = diff !== undefined && Object.keys(diff).length > 0 && !sameDiff(diff, record.diff);
-      if (audited.status === 'fulfilled' && corrects) {
+      if (audited.status === 'fulfilled' && correctsDiff(diff, record.diff)) {
         await this.reportFailure(this.deps.audit.put({ ...placed, diff }, ttl));
       }
       return done.value;

@@ -27,7 +27,11 @@ export function diffOf<T extends object>(before: T, after: T, fields: readonly (
   return diff;
 }
 
-/** Whether two diffs say the same. */
-export function sameDiff(first: AuditDiff | null | undefined, second: AuditDiff | null | undefined): boolean {
-  return JSON.stringify(first ?? null) === JSON.stringify(second ?? null);
+/**
+ * Whether a write's own diff should replace the one its audit record holds: it says otherwise, and it
+ * is not empty. An empty one is not trusted over the record's: a write repeated after a lost answer
+ * reads its own first application as "before" (a true no-op change is rare enough to keep).
+ */
+export function correctsDiff(real: AuditDiff | undefined, recorded: AuditDiff | null | undefined): real is AuditDiff {
+  return real !== undefined && Object.keys(real).length > 0 && JSON.stringify(real) !== JSON.stringify(recorded ?? null);
 }

@@ -1,9 +1,8 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
 import type { AdminAudit, AdminCall } from './admin-audit.js';
-import { diffOf } from './audit-diff.js';
 import { NotFound } from './errors.js';
 import type { CallContext, Playable } from './model.js';
-import { CHANGEABLE, playableView, type OrgCatalog, type PlayableView } from './org-catalog.js';
+import { playableView, type OrgCatalog, type PlayableView } from './org-catalog.js';
 import type { PlayableChanges } from './ports.js';
 
 export interface CatalogAdminDeps {
@@ -51,8 +50,7 @@ export class CatalogAdmin {
   async update(admin: AdminIdentity, kind: Playable['kind'], input: PlayableUpdateInput, call: CallContext): Promise<PlayableView> {
     const { org_id: orgId, id } = input;
     const adminCall: AdminCall = { admin, orgId, call, action: `update-${kind}` };
-    const changes: PlayableChanges = Object.fromEntries(CHANGEABLE.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]));
-    const effect = this.deps.catalog.update(orgId, kind, id, changes);
+    const effect = this.deps.catalog.update(orgId, kind, id, input);
     const target = kind === 'game' ? { game_id: id } : { stream_id: id };
     const { value: seen } = await this.deps.access
       .authorize(admin, orgId, () => this.deps.catalog.get(orgId, kind, id), { permission: 'catalogWrite' })
@@ -61,15 +59,9 @@ export class CatalogAdmin {
         if (refusal instanceof NotFound) await this.deps.audit.note(adminCall, 404, target);
         throw refusal;
       });
-    const fields = CHANGEABLE.filter((f) => changes[f] !== undefined);
-    const diff = diffOf<PlayableChanges>(seen, { ...seen, ...changes }, fields);
-    const { after } = await this.deps.audit.audited(
-      adminCall,
-      { ...target, changes: fields, diff },
-      () => effect.run(),
-      // The write's own answer says what the game was: a change made since the read shows there.
-      (done) => diffOf<PlayableChanges>(done.before, done.after, fields),
-    );
+    const { changes, diff } = this.deps.catalog.expectedAudit(orgId, seen, input);
+    // The write's own answer says what the game was (effect.diff): a change made since the read shows there.
+    const { after } = await this.deps.audit.audited(adminCall, { ...target, changes, diff }, () => effect.run(), effect.diff);
     return this.view(after);
   }
 

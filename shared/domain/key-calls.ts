@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sameDiff, type AuditDiff } from './audit-diff.js';
+import { correctsDiff, type AuditDiff } from './audit-diff.js';
 import { auditRecord } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
 import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
@@ -260,11 +260,10 @@ export class KeyCalls {
 
   /**
    * After a success: the record written again if its first write failed, and with the write's own
-   * diff when that says otherwise (an empty one is not trusted: a repeated write reads its own first
-   * application as "before", as `AdminAudit` decides).
+   * diff when that says otherwise (`correctsDiff`).
    */
   private async recordSuccess(placed: AuditRecord, ttl: number, rewrite: boolean, real: AuditDiff | undefined): Promise<void> {
-    const corrects = real !== undefined && Object.keys(real).length > 0 && !sameDiff(real, placed.diff);
+    const corrects = correctsDiff(real, placed.diff);
     const what = rewrite ? 'audit record' : `compensation: diff of audit record ${placed.request_id}`;
     if (rewrite || corrects) await this.compensate([[what, this.deps.audit.put(corrects ? { ...placed, diff: real } : placed, ttl)]]);
   }

@@ -29,7 +29,7 @@ export function playableView(playable: Playable, baseUrl: string): PlayableView 
 }
 
 /** The fields an update may change, in the order a record lists them. */
-export const CHANGEABLE: readonly (keyof PlayableChanges & string)[] = ['name', 'require_session_token'];
+const CHANGEABLE: readonly (keyof PlayableChanges & string)[] = ['name', 'require_session_token'];
 
 /** A change made to a playable: how it was and how it is now. */
 export interface PlayableUpdate {

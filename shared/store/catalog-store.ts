@@ -1,8 +1,8 @@
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Org, Playable, Role, Tier } from '../domain/model.js';
 import { NotFound } from '../domain/errors.js';
 import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
-import { isConditionalFailure, queryItems, type StoreOptions } from './dynamo-client.js';
+import { batchGetAll, isConditionalFailure, queryItems, sortableId, type StoreOptions } from './dynamo-client.js';
 import { memberItem } from './member-items.js';
 
 /**
@@ -40,22 +40,7 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
   async getOrgs(orgIds: readonly number[]): Promise<Org[]> {
     const batches: Record<string, unknown>[][] = [];
     for (let i = 0; i < orgIds.length; i += 100) batches.push(orgIds.slice(i, i + 100).map((id) => ({ pk: `ORG#${id}`, sk: 'ORG' })));
-    return (await Promise.all(batches.map((keys) => this.batchGet(keys)))).flat().map(toOrg);
-  }
-
-  private async batchGet(first: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
-    const found: Record<string, unknown>[] = [];
-    let keys = first;
-    for (let round = 0; keys.length > 0; round++) {
-      if (round > 3) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed`);
-      if (round > 0) await new Promise((done) => setTimeout(done, 50 * 2 ** round));
-      const { Responses, UnprocessedKeys } = await this.options.client.send(
-        new BatchGetCommand({ RequestItems: { [this.options.tableName]: { Keys: keys } } }),
-      );
-      found.push(...(Responses?.[this.options.tableName] ?? []));
-      keys = UnprocessedKeys?.[this.options.tableName]?.Keys ?? [];
-    }
-    return found;
+    return (await Promise.all(batches.map((keys) => batchGetAll(this.options.client, this.options.tableName, keys)))).flat().map(toOrg);
   }
 
   async getRole(orgId: number, subject: string): Promise<Role | undefined> {
@@ -121,7 +106,7 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
           ...playableKey(playable.kind, playable.id),
           ...playable,
           gsi1pk: `ORG#${playable.org_id}`,
-          gsi1sk: `${kind}#${String(playable.id).padStart(16, '0')}`,
+          gsi1sk: `${kind}#${sortableId(playable.id)}`,
         },
       }),
     );

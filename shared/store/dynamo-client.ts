@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { Overloaded } from '../domain/errors.js';
 import { METRIC } from '../metric-names.js';
 import { countEvent } from '../metrics.js';
@@ -218,4 +218,33 @@ export async function queryItems(
     if (items.length > limit) break;
   }
   return items;
+}
+
+/** Retry rounds for the keys a BatchGetItem left unprocessed (backing off 100 ms, 200 ms, … 1.6 s). */
+const BATCH_GET_RETRY_ROUNDS = 5;
+
+/**
+ * One BatchGetItem of up to 100 keys of one table, retrying the keys DynamoDB left unprocessed
+ * (it does under throttling) with exponential backoff. An item absent from the table is simply absent.
+ */
+export async function batchGetAll(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  first: readonly Record<string, unknown>[],
+): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  let keys = [...first];
+  for (let round = 0; keys.length > 0; round++) {
+    if (round > BATCH_GET_RETRY_ROUNDS) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed`);
+    if (round > 0) await new Promise((done) => setTimeout(done, 50 * 2 ** round));
+    const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
+    found.push(...(Responses?.[tableName] ?? []));
+    keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
+  }
+  return found;
+}
+
+/** An id in a sort key, zero-padded so that keys sort as the ids do (`ORG#0000000000000012`). */
+export function sortableId(id: number): string {
+  return String(id).padStart(16, '0');
 }

@@ -6,11 +6,11 @@
  */
 import { paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../domain/model.js';
-import { isConditionalFailure, type StoreOptions } from './dynamo-client.js';
+import { isConditionalFailure, sortableId, type StoreOptions } from './dynamo-client.js';
 
 /** The index keys of a membership. */
 function memberIndexKeys(orgId: number, subject: string): { gsi1pk: string; gsi1sk: string } {
-  return { gsi1pk: `SUBJECT#${subject}`, gsi1sk: `ORG#${String(orgId).padStart(16, '0')}` };
+  return { gsi1pk: `SUBJECT#${subject}`, gsi1sk: `ORG#${sortableId(orgId)}` };
 }
 
 /** A whole membership item. */

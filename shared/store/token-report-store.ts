@@ -1,8 +1,7 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TokenRecord } from '../domain/model.js';
 import { errorStatus } from '../domain/errors.js';
 import type { DayRecords, TokenReportStore } from '../domain/ports.js';
-import { queryItems, type StoreOptions } from './dynamo-client.js';
+import { batchGetAll, queryItems, type StoreOptions } from './dynamo-client.js';
 import { AUDIT_SHARDS } from './audit-store.js';
 import { toRecord } from './token-store.js';
 
@@ -14,8 +13,6 @@ const RECORD_LAG_MS = 5_000;
 const BATCH_SIZE = 100;
 /** Batches in flight at once: enough to read a month of a busy org quickly, few enough not to throttle. */
 const BATCH_CONCURRENCY = 8;
-/** Rounds of retrying keys DynamoDB left unprocessed (throttling) before giving up loudly. */
-const MAX_RETRY_ROUNDS = 5;
 
 /**
  * What the session report reads: the org's audit records of successful mints (they keep the whole
@@ -102,19 +99,13 @@ export class DynamoTokenReportStore implements TokenReportStore {
     return found;
   }
 
-  /** One batch, retrying the keys DynamoDB did not process. A token cleaned up meanwhile is simply absent. */
+  /** One batch (a token cleaned up meanwhile is simply absent). */
   private async batchGet(tokens: readonly string[]): Promise<TokenRecord[]> {
-    const found: TokenRecord[] = [];
-    let keys: Record<string, unknown>[] = tokens.map((token) => ({ token }));
-    for (let round = 0; keys.length > 0; round++) {
-      if (round > MAX_RETRY_ROUNDS) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed`);
-      if (round > 0) await new Promise((done) => setTimeout(done, 50 * 2 ** round));
-      const { Responses, UnprocessedKeys } = await this.options.client.send(
-        new BatchGetCommand({ RequestItems: { [this.options.tableName]: { Keys: keys } } }),
-      );
-      found.push(...(Responses?.[this.options.tableName] ?? []).map(toRecord));
-      keys = UnprocessedKeys?.[this.options.tableName]?.Keys ?? [];
-    }
-    return found;
+    const items = await batchGetAll(
+      this.options.client,
+      this.options.tableName,
+      tokens.map((token) => ({ token })),
+    );
+    return items.map(toRecord);
   }
 }

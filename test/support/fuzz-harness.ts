@@ -8,8 +8,9 @@
  *
  * The seed is fixed and printed; replay a failure with `FUZZ_SEED=<seed> npm test -- fuzz`.
  */
-import { afterAll, beforeAll, expect } from '@jest/globals';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
 import { generateRawKey } from '../../shared/domain/api-keys.js';
 import { adminApi } from './admin-api.js';
 import { addFigures, printFigures } from './figures.js';
@@ -26,7 +27,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123);
 export const RUNS = { create: 2_500, validate: 1_500, consume: 1_500, revoke: 1_000, admin: 2_000, mcp: 1_000, anywhere: 1_500 } as const;
 
 /** The generated requests of these batches together. */
-export function runsOf(batches: readonly (keyof typeof RUNS)[]): number {
+function runsOf(batches: readonly (keyof typeof RUNS)[]): number {
   return batches.reduce((sum, batch) => sum + RUNS[batch], 0);
 }
 
@@ -223,6 +224,25 @@ export function useFuzzRun(file: string): FuzzRun {
   beforeAll(() => run.start());
   afterAll(() => run.stop(file));
   return run;
+}
+
+/**
+ * The closing checks of a fuzz file: its batches ran at least their share (and all files' shares
+ * together make 10,000), and a token minted after the fuzz still works end to end.
+ */
+export function fuzzRunChecks(run: FuzzRun, batches: readonly (keyof typeof RUNS)[]): void {
+  const all = Object.keys(RUNS) as (keyof typeof RUNS)[];
+  const total = (b: readonly (keyof typeof RUNS)[]) => runsOf(b).toLocaleString('en-US');
+  test(`the batches sum to at least ${total(batches)} generated requests (all fuzz files: ${total(all)}, at least 10,000)`, () => {
+    expect(run.fuzzed).toBeGreaterThanOrEqual(runsOf(batches));
+    expect(runsOf(all)).toBeGreaterThanOrEqual(10_000);
+  });
+
+  test('a token of the fuzz run still works end to end (the fuzz left the service healthy)', async () => {
+    const created = await run.stack.post('create-session', { game_id: 301, external_ref: randomUUID() }, { 'x-api-key': run.fuzzKey.raw });
+    expect(created.status).toBe(200);
+    expect((await run.stack.post('consume-session', { token: created.body.data.token })).status).toBe(200);
+  });
 }
 
 /** Request headers: the given choices, each of which may be missing or doubled, plus a content type. */

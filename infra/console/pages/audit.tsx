@@ -8,7 +8,7 @@ import { useApi } from '../parts/api-context';
 import { KeyIdField } from '../parts/key-id-field';
 import { shortValue, when } from '../parts/format';
 import { useLoad } from '../parts/load';
-import { Loading, PageHeading } from '../parts/page';
+import { Loading, PageHeading, TableRegion } from '../parts/page';
 
 /** Actions the audit log records, offered as suggestions (any action name may be typed: MCP calls are `mcp:<method>[:<tool>]`). */
 const ACTIONS = [
@@ -125,34 +125,21 @@ function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (filt
 function AuditTable({ records }: { records: readonly AuditRecord[] }) {
   if (records.length === 0) return <p>No records match.</p>;
   return (
-    <div class="table-wrap" role="region" aria-label="Audit records" tabIndex={0}>
-      <table>
-        <thead>
-          <tr>
-            {['When', 'Action', 'Outcome', 'Key', 'By', 'Target', 'Changes'].map((h) => (
-              <th key={h} scope="col">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {records.map((r) => (
-            <tr key={r.request_id + r.at + r.action}>
-              <td>{when(r.at)}</td>
-              <th scope="row">{r.action}</th>
-              <td class={r.status < 400 ? 'ok' : 'refused'}>{r.status < 400 ? `Success (${r.status})` : `Refused (${r.status})`}</td>
-              <td>{r.key_id === null ? '—' : `#${r.key_id} ${r.key_prefix ?? ''}`}</td>
-              <td>{r.actor ?? 'API key'}</td>
-              <td>{r.game_id ? `game ${r.game_id}` : r.stream_id ? `stream ${r.stream_id}` : '—'}</td>
-              <td>
-                <Changes record={r} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <TableRegion label="Audit records" heads={['When', 'Action', 'Outcome', 'Key', 'By', 'Target', 'Changes']}>
+      {records.map((r) => (
+        <tr key={r.request_id + r.at + r.action}>
+          <td>{when(r.at)}</td>
+          <th scope="row">{r.action}</th>
+          <td class={r.status < 400 ? 'ok' : 'refused'}>{r.status < 400 ? `Success (${r.status})` : `Refused (${r.status})`}</td>
+          <td>{r.key_id === null ? '—' : `#${r.key_id} ${r.key_prefix ?? ''}`}</td>
+          <td>{r.actor ?? 'API key'}</td>
+          <td>{r.game_id ? `game ${r.game_id}` : r.stream_id ? `stream ${r.stream_id}` : '—'}</td>
+          <td>
+            <Changes record={r} />
+          </td>
+        </tr>
+      ))}
+    </TableRegion>
   );
 }
 

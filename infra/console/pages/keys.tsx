@@ -7,7 +7,7 @@ import type { ApiKey, CreatedKey, OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
 import { allowList, when } from '../parts/format';
 import { failure, useLoad } from '../parts/load';
-import { Loading, Notice, PageHeading } from '../parts/page';
+import { Loading, Notice, PageHeading, TableRegion } from '../parts/page';
 import { may } from '../roles';
 import { DeleteKeyDialog, RotateKeyDialog } from './key-actions';
 import { KeyForm } from './key-form';
@@ -109,46 +109,34 @@ interface TableProps {
 function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
   if (keys.length === 0) return <p>No API keys yet.</p>;
   return (
-    <div class="table-wrap" role="region" aria-label="API keys" tabIndex={0}>
-      <table>
-        <thead>
-          <tr>
-            {['Name', 'Prefix', 'Status', 'Games', 'Streams', 'Limits (min / day)', 'MCP scopes', 'Expires', 'Last used', 'Actions'].map(
-              (h) => (
-                <th key={h} scope="col">
-                  {h}
-                </th>
-              ),
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id} data-key-id={key.id}>
-              <th scope="row">
-                {key.name}
-                {key.description && <span class="sub">{key.description}</span>}
-              </th>
-              <td>
-                <code>{key.key_prefix}</code>
-              </td>
-              <td class="status">{keyStatus(key)}</td>
-              <td>{allowList(key.allowed_game_ids)}</td>
-              <td>{allowList(key.allowed_stream_ids)}</td>
-              <td>
-                {key.rate_limit_per_minute.toLocaleString()} / {key.rate_limit_per_day.toLocaleString()}
-              </td>
-              <td>{key.mcp_scopes.length ? key.mcp_scopes.join(', ') : 'none'}</td>
-              <td>{when(key.expires_at)}</td>
-              <td>{when(key.last_used_at)}</td>
-              <td class="actions">
-                <KeyActions apiKey={key} onOpen={onOpen} onSetActive={onSetActive} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <TableRegion
+      label="API keys"
+      heads={['Name', 'Prefix', 'Status', 'Games', 'Streams', 'Limits (min / day)', 'MCP scopes', 'Expires', 'Last used', 'Actions']}
+    >
+      {keys.map((key) => (
+        <tr key={key.id} data-key-id={key.id}>
+          <th scope="row">
+            {key.name}
+            {key.description && <span class="sub">{key.description}</span>}
+          </th>
+          <td>
+            <code>{key.key_prefix}</code>
+          </td>
+          <td class="status">{keyStatus(key)}</td>
+          <td>{allowList(key.allowed_game_ids)}</td>
+          <td>{allowList(key.allowed_stream_ids)}</td>
+          <td>
+            {key.rate_limit_per_minute.toLocaleString()} / {key.rate_limit_per_day.toLocaleString()}
+          </td>
+          <td>{key.mcp_scopes.length ? key.mcp_scopes.join(', ') : 'none'}</td>
+          <td>{when(key.expires_at)}</td>
+          <td>{when(key.last_used_at)}</td>
+          <td class="actions">
+            <KeyActions apiKey={key} onOpen={onOpen} onSetActive={onSetActive} />
+          </td>
+        </tr>
+      ))}
+    </TableRegion>
   );
 }
 

@@ -3,6 +3,7 @@
  * technology, so every figure it draws is also here), and the per-key breakdown.
  */
 import type { UsageCounts } from '../api';
+import { TableRegion } from './page';
 
 /** The counts shown, in order, with their column names. */
 export const COUNTS: readonly { field: keyof UsageCounts; label: string }[] = [
@@ -26,28 +27,15 @@ interface CountsRow {
 /** The numbers as a table (the chart's data, and the per-key breakdown). */
 export function CountsTable({ label, heads, rows }: { label: string; heads: readonly string[]; rows: readonly CountsRow[] }) {
   return (
-    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
-      <table class="numbers">
-        <thead>
-          <tr>
-            {[...heads, ...COUNTS.map((c) => c.label)].map((h) => (
-              <th key={h} scope="col">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.head.join(' ')}>
-              {row.head.map((h, i) => (i === 0 ? <th scope="row">{h}</th> : <td>{h}</td>))}
-              {COUNTS.map(({ field }) => (
-                <td key={field}>{count(row.counts, field).toLocaleString()}</td>
-              ))}
-            </tr>
+    <TableRegion label={label} heads={[...heads, ...COUNTS.map((c) => c.label)]} class="numbers">
+      {rows.map((row) => (
+        <tr key={row.head.join(' ')}>
+          {row.head.map((h, i) => (i === 0 ? <th scope="row">{h}</th> : <td>{h}</td>))}
+          {COUNTS.map(({ field }) => (
+            <td key={field}>{count(row.counts, field).toLocaleString()}</td>
           ))}
-        </tbody>
-      </table>
-    </div>
+        </tr>
+      ))}
+    </TableRegion>
   );
 }

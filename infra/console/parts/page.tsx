@@ -34,3 +34,26 @@ export function Loading<T>({ loaded, children }: { loaded: Loaded<T>; children: 
   }
   return <>{children(loaded.data)}</>;
 }
+
+/**
+ * A table in a scrollable region of its own (keyboard-reachable, named for screen readers): the
+ * column heads, then `children` as its body rows.
+ */
+export function TableRegion(props: { label: string; heads: readonly string[]; class?: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={props.label} tabIndex={0}>
+      <table class={props.class}>
+        <thead>
+          <tr>
+            {props.heads.map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
