@@ -11,10 +11,16 @@ import console from 'node:console';
 import process from 'node:process';
 import { javaAvailable } from './infra/local/dynamo-local.js';
 
+/**
+ * The global setup that starts one DynamoDB Local per test worker: always for the `-local`
+ * projects, only with DYNAMODB_BACKEND=local for the dynalite tiers. Two files because Jest runs
+ * a setup file once per path, handing it the first test's project (test/support/dynamo-local-setup.js).
+ */
 const dynamoSetup = {
-  globalSetup: '<rootDir>/test/support/dynamo-local-setup.js',
+  globalSetup: '<rootDir>/test/support/dynamo-local-setup-when-asked.js',
   globalTeardown: '<rootDir>/test/support/dynamo-local-teardown.js',
 };
+const dynamoLocalSetup = { ...dynamoSetup, globalSetup: '<rootDir>/test/support/dynamo-local-setup.js' };
 
 const tier = (name, extra = {}) => ({
   displayName: name,
@@ -28,7 +34,7 @@ const tier = (name, extra = {}) => ({
 
 /** A tier again on DynamoDB Local. */
 const onDynamoLocal = (name, testMatch) =>
-  tier(`${name}-local`, { testMatch, setupFiles: ['<rootDir>/test/support/backend-local.js'], ...dynamoSetup });
+  tier(`${name}-local`, { testMatch, setupFiles: ['<rootDir>/test/support/backend-local.js'], ...dynamoLocalSetup });
 
 /** The infra tests that run the bundles against DynamoDB (the rest synthesize or read files). */
 const BUNDLED = ['bundle-lifecycle', 'bundle-mcp', 'seed-account'].map((f) => `<rootDir>/test/infra/${f}.test.ts`);
