@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
-import { auditOfKey } from '../support/keys.js';
+import { auditOfKey, startOfNextMinute } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 
 let stack: Stack;
@@ -109,6 +109,8 @@ describe('rotate-key', () => {
   });
 
   test('limits carried over, counters separate: exhausting the old key leaves the new one its own allowance', async () => {
+    // Both keys' six calls in one minute window: a window that turned between them would reset a count.
+    startOfNextMinute(stack);
     const old = await newKey({ rate_limit_per_minute: 2 });
     const fresh = (await rotate(old.id, 30)).body.data;
     expect(fresh.rate_limit_per_minute).toBe(2);

@@ -105,15 +105,27 @@ export async function startStack(): Promise<Stack> {
   };
 }
 
-let capturing = false;
+/**
+ * Where the patched streams put what they capture. The worker's stdout and stderr outlive a test
+ * file (Jest hands every file the same streams), so they are patched once per process and each
+ * file points the sink at its own `capturedLogs`: a patch per file would wrap the last one and
+ * keep every earlier file's lines and modules alive for the worker's life.
+ */
+const SINK = '__gstsCapturedLogs';
+type PatchedStream = NodeJS.WriteStream & { [SINK]?: { lines: string[] } };
+
 function captureLogs(): void {
-  if (capturing) return;
-  capturing = true;
-  for (const stream of [process.stdout, process.stderr]) {
+  for (const stream of [process.stdout, process.stderr] as PatchedStream[]) {
+    if (stream[SINK]) {
+      stream[SINK].lines = capturedLogs;
+      continue;
+    }
+    const sink = { lines: capturedLogs };
+    stream[SINK] = sink;
     const write = stream.write.bind(stream);
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      capturedLogs.push(text);
+      sink.lines.push(text);
       // The service's JSON log lines and metric (EMF) lines are kept from the terminal; anything
       // else (jest's own reporter when a single file runs in band) still reaches it.
       if (text.startsWith('{"level"') || text.startsWith('{"_aws"')) {
