@@ -55,6 +55,17 @@ export default class FiguresReporter {
     );
     // A test that cannot run on this machine (no Chromium, no curl) says so once, with how to enable it:
     // its file notes the reason under a name ending in `Skipped` (`browser.ts`, `start-guide.test.ts`).
-    for (const [name, reason] of Object.entries(notes)) if (name.endsWith('Skipped')) process.stdout.write(`Skipped: ${reason}\n`);
+    const skipped = Object.entries(notes).filter(([name]) => name.endsWith('Skipped'));
+    for (const [, reason] of skipped) process.stdout.write(`Skipped: ${reason}\n`);
+    // CI installs what every tier needs (`.ci/run`): there, a skip means the install did not work.
+    if (skipped.length > 0 && process.env.REQUIRE_EVERY_TIER === '1') {
+      this.error = new Error(`REQUIRE_EVERY_TIER=1 and ${skipped.length} tier(s) skipped: the run fails`);
+      process.stdout.write(`${this.error.message}\n`);
+    }
+  }
+
+  /** Jest fails the run when a reporter has an error: a skipped tier under REQUIRE_EVERY_TIER=1. */
+  getLastError() {
+    return this.error;
   }
 }
