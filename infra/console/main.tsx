@@ -4,6 +4,7 @@
  */
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
+import './views.css';
 import { render } from 'preact';
 import { createApi, type ApiError } from './api';
 import { App } from './app';

@@ -53,7 +53,7 @@ const given = {
   backend: process.env.DYNAMODB_BACKEND,
   endpoint: process.env.DYNAMODB_ENDPOINT,
   tablePrefix: process.env.DYNAMODB_TABLE_PREFIX ?? '',
-  /** One DynamoDB Local per test worker, started by `test/support/dynamo-local-setup.ts`. */
+  /** One DynamoDB Local per test worker, started by `test/support/dynamo-local-setup.js`. */
   workerEndpoints: process.env.DYNAMODB_LOCAL_ENDPOINTS,
 };
 

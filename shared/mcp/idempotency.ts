@@ -18,12 +18,12 @@ export function idempotentToolCall(message: McpRequestBody): IdempotentCall | un
   return {
     namespace: `mcp:${name}`,
     payload: message.params?.arguments ?? {},
-    replay: (stored) => withRequestId(stored, message.id),
+    replay: (stored) => readdressedTo(stored, message.id),
   };
 }
 
 /** A stored JSON-RPC answer, re-addressed to the request it now answers (a retry may use another id). */
-function withRequestId(stored: APIGatewayProxyStructuredResultV2, id: McpRequestBody['id']): APIGatewayProxyStructuredResultV2 {
+function readdressedTo(stored: APIGatewayProxyStructuredResultV2, id: McpRequestBody['id']): APIGatewayProxyStructuredResultV2 {
   if (id === undefined || typeof stored.body !== 'string') return stored;
   const parsed: unknown = JSON.parse(stored.body);
   if (typeof parsed !== 'object' || parsed === null || !('jsonrpc' in parsed)) return stored;
