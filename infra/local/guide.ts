@@ -17,6 +17,8 @@ export interface GuideInputs {
   readonly repoDir: string;
   /** The DynamoDB the service runs on. */
   readonly dynamoDescription: string;
+  /** Which engine that is: the hint on how to switch is printed on the default one only. */
+  readonly dynamoBackend: 'dynalite' | 'local' | 'endpoint';
 }
 
 /** `value` as one shell word, whatever characters it holds. */
@@ -28,16 +30,17 @@ function shellQuote(value: string): string {
 const fromCredentials = (file: string, field: string) => `$(node -p 'require(process.argv[1])${field}' ${shellQuote(file)})`;
 
 /** The text `npm start` prints once the service listens. */
-export function startGuide({ baseUrl, dataDir, playLink, repoDir, dynamoDescription }: GuideInputs): string {
+export function startGuide({ baseUrl, dataDir, playLink, repoDir, dynamoDescription, dynamoBackend }: GuideInputs): string {
   const data = resolve(dataDir);
   const credentials = resolve(data, 'dev-credentials.json');
   const api = `${baseUrl}/api/org-api-keys`;
   const token = `DATA_DIR=${shellQuote(data)} npm --prefix ${shellQuote(repoDir)} run -s token -- acme-admin`;
+  const switchHint = dynamoBackend === 'dynalite' ? "DYNAMODB_BACKEND=local for AWS's DynamoDB Local; " : '';
   return `
 Game Session Token Service (local) listening on ${baseUrl}
 Admin console (sign in as a demo user: acme-admin manages org 1): ${baseUrl}/console/
 Data folder: ${data}   Credentials: ${credentials}
-DynamoDB: ${dynamoDescription}   (DYNAMODB_BACKEND=local for AWS's DynamoDB Local; docs/dynamodb-backends.md)
+DynamoDB: ${dynamoDescription}   (${switchHint}docs/dynamodb-backends.md)
 
 Play game 101 once (a fresh single-use link; open it again in another browser to see it refused):
   ${playLink}

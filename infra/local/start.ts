@@ -16,7 +16,16 @@ const service = await startLocalService({ port, dataDir, demoMcpKey: true });
 localConsole();
 const playLink = await demoPlayUrl(service.services, service.credentials.api_key, service.baseUrl);
 const repoDir = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-console.log(startGuide({ baseUrl: service.baseUrl, dataDir, playLink, repoDir, dynamoDescription: service.dynamoDescription }));
+console.log(
+  startGuide({
+    baseUrl: service.baseUrl,
+    dataDir,
+    playLink,
+    repoDir,
+    dynamoDescription: service.dynamoDescription,
+    dynamoBackend: service.dynamoBackend,
+  }),
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
