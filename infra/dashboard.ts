@@ -63,6 +63,22 @@ function search(metricName: string, dimensions: readonly string[], serviceName: 
   });
 }
 
+/**
+ * Tokens left unused, per hour: minted less consumed and revoked, over every operation. Nothing
+ * happens when a token expires (it expires by time alone, no request sees it), so no metric can be
+ * emitted then; over hours longer than a token's lifetime this difference is the tokens expiring
+ * unused (docs/runbook.md, "Metrics"). A rise with steady mints means play pages stopped consuming.
+ */
+function unusedTokens(serviceName: string): MathExpression {
+  const schema = [METRIC_NAMESPACE, DIMENSIONS.service, DIMENSIONS.operation].join(',');
+  const total = (name: string) => `SUM(SEARCH('{${schema}} MetricName="${name}" ${DIMENSIONS.service}="${serviceName}"', 'Sum', 3600))`;
+  return new MathExpression({
+    expression: [METRIC.tokensMinted, METRIC.tokensConsumed, METRIC.tokensRevoked].map(total).join(' - '),
+    label: 'left unused per hour: minted − consumed − revoked (expiring unused, over hours longer than a lifetime)',
+    period: Duration.hours(1),
+  });
+}
+
 /** A third of a row. */
 function graph(title: string, left: IMetric[]): GraphWidget {
   return new GraphWidget({ title, width: 8, left });
@@ -85,10 +101,11 @@ function serviceRows(props: DashboardProps): IWidget[][] {
     ],
     [
       graph('Refusals by reason (RateLimited: partners over quota)', [search(METRIC.refusals, [DIMENSIONS.reason], props.serviceName)]),
-      graph('Tokens minted, consumed, revoked (per operation); items removed by TTL', [
+      graph('Tokens minted, consumed, revoked (per operation), left unused; items removed by TTL', [
         ...[METRIC.tokensMinted, METRIC.tokensConsumed, METRIC.tokensRevoked].map((name) =>
           search(name, [DIMENSIONS.operation], props.serviceName),
         ),
+        unusedTokens(props.serviceName),
         // Not expired tokens: an item's TTL is its expiry plus the retention days, so this counts every
         // kind of token days after it ended (per-day expired counts: the session report, docs/runbook.md).
         props.tables.tokens.metric('TimeToLiveDeletedItemCount', {

@@ -234,6 +234,10 @@ describe('monitoring', () => {
     for (const name of [METRIC.refusals, METRIC.requests, METRIC.latency, METRIC.tokensMinted, METRIC.mcpToolCalls])
       expect(body).toContain(name);
     expect(body).toContain('TimeToLiveDeletedItemCount');
+    // Tokens left unused (no event marks an expiry): minted less consumed and revoked, per hour.
+    const unused =
+      /SUM\(SEARCH\(.*?TokensMinted.*?3600\)\) - SUM\(SEARCH\(.*?TokensConsumed.*?3600\)\) - SUM\(SEARCH\(.*?TokensRevoked.*?3600\)\)/;
+    expect(unused.test(body)).toBe(true);
     expect(body).toContain('alarm');
   });
 });
