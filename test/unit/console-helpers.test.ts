@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { consoleCsp } from '../../infra/console-build.js';
-import { allowList, idsText, parseIds, shortValue } from '../../infra/console/parts/format.js';
+import { allowList, expiryOf, idsText, parseIds, shortValue, toLocalInput } from '../../infra/console/parts/format.js';
 import {
   afterUnauthorized,
   beforeCall,
@@ -14,6 +14,23 @@ import {
   RECENT_SIGN_IN_MS,
   type RenewalFacts,
 } from '../../infra/console/renewal.js';
+
+describe('the expiry field of the key form (minutes only)', () => {
+  const expiresAt = '2026-12-01T10:20:30.456Z';
+
+  test('left as shown, the key keeps its own expiry, seconds included (an edit of another field moves nothing)', () => {
+    expect(toLocalInput(expiresAt)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+    expect(expiryOf(toLocalInput(expiresAt), expiresAt)).toBe(expiresAt);
+    expect(expiryOf('', null)).toBeNull();
+  });
+
+  test('changed, it is the minute typed; cleared, no expiry', () => {
+    const typed = toLocalInput('2027-01-02T03:04:00.000Z');
+    expect(expiryOf(typed, expiresAt)).toBe('2027-01-02T03:04:00.000Z');
+    expect(expiryOf('', expiresAt)).toBeNull();
+    expect(expiryOf(typed, null)).toBe('2027-01-02T03:04:00.000Z');
+  });
+});
 
 describe('allow-lists in the key form', () => {
   test('blank is every one (null), "none" is none, ids are comma- or space-separated', () => {

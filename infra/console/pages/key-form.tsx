@@ -8,7 +8,7 @@ import { MCP_SCOPES } from '../../../shared/domain/mcp-scopes.js';
 import type { ApiKey, CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
 import { Dialog, DialogButtons } from '../parts/dialog';
-import { idsText, parseIds } from '../parts/format';
+import { expiryOf, idsText, parseIds, toLocalInput } from '../parts/format';
 import { failure } from '../parts/load';
 import { Notice } from '../parts/page';
 
@@ -33,11 +33,6 @@ interface Fields {
   scopes: string[];
 }
 
-/** An ISO timestamp as a `datetime-local` value (the admin's local time), and back. */
-const toLocalInput = (iso: string | null) =>
-  iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
-const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : null);
-
 function initialFields(key: ApiKey | undefined): Fields {
   return {
     name: key?.name ?? '',
@@ -52,7 +47,7 @@ function initialFields(key: ApiKey | undefined): Fields {
 }
 
 /** The request body's properties from the fields (throws with a message on a malformed id list). */
-function properties(fields: Fields): Record<string, unknown> {
+function properties(fields: Fields, existing: ApiKey | undefined): Record<string, unknown> {
   return {
     name: fields.name.trim(),
     description: fields.description.trim() === '' ? null : fields.description.trim(),
@@ -60,7 +55,7 @@ function properties(fields: Fields): Record<string, unknown> {
     allowed_stream_ids: parseIds(fields.streams),
     rate_limit_per_minute: Number(fields.perMinute),
     rate_limit_per_day: Number(fields.perDay),
-    expires_at: fromLocalInput(fields.expires),
+    expires_at: expiryOf(fields.expires, existing?.expires_at ?? null),
     mcp_scopes: fields.scopes,
   };
 }
@@ -95,7 +90,7 @@ function useSave({ orgId, existing, onClose, onSaved }: KeyFormProps, fields: Fi
     event.preventDefault();
     setBusy(true);
     try {
-      const next = properties(fields);
+      const next = properties(fields, existing);
       if (existing) {
         const body = changed(next, existing);
         if (Object.keys(body).length === 0) return onClose();

@@ -39,3 +39,19 @@ export function shortValue(value: unknown): string {
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
+
+/** An ISO timestamp as a `datetime-local` value (the admin's local time, to the minute), or ''. */
+export function toLocalInput(iso: string | null): string {
+  return iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
+}
+
+/**
+ * A `datetime-local` value as the expiry to send. The field holds minutes only, so a value the
+ * admin left as shown keeps the key's own expiry, seconds included: an edit of another field must
+ * not move the expiry (down by up to 59 s, into the past for a key about to expire).
+ * @param value the field's text ('' for none) @param current the key's `expires_at` (null on create)
+ */
+export function expiryOf(value: string, current: string | null): string | null {
+  if (value === toLocalInput(current)) return current;
+  return value ? new Date(value).toISOString() : null;
+}
