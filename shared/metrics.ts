@@ -40,7 +40,7 @@ export interface RequestOutcome {
   readonly operation: string;
   readonly status: number;
   readonly durationMs: number;
-  /** The refusal's error name (below 500); undefined for a success or a failure. */
+  /** The refusal's error name (below 500, or an MCP tool's refusal inside a 200); undefined for a success or a failure. */
   readonly reason?: string | undefined;
   /** A stored answer given again under an `Idempotency-Key`. */
   readonly replayed?: boolean;

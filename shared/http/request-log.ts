@@ -43,6 +43,7 @@ export function logRequest(request: AnsweredRequest): void {
   const refused = status >= 400 && status < 500;
   const named = refused ? namedError(request.error) : undefined;
   const reason = refused ? (named?.name ?? `Http${status}`) : undefined;
+  const annotated = request.call ? annotations.get(request.call) : undefined;
   const fields = {
     operation: request.operation,
     status,
@@ -53,12 +54,20 @@ export function logRequest(request: AnsweredRequest): void {
     ...request.fields,
     ...(request.replayed ? { idempotent_replayed: true } : {}),
     ...(reason !== undefined ? { error_name: reason, error_message: named?.message } : {}),
-    ...(request.call ? annotations.get(request.call) : {}),
+    ...annotated,
   };
+  // A tool refused inside an MCP answer (HTTP 200, a tool error) is a refusal too, under its reason.
+  const toolRefusal = typeof annotated?.tool_error_name === 'string' ? annotated.tool_error_name : undefined;
   // The line is also the request's metrics (embedded metric format): CloudWatch reads them from it.
   const line = {
     ...fields,
-    ...requestMetrics({ operation: request.operation, status, durationMs: request.durationMs, reason, replayed: request.replayed }),
+    ...requestMetrics({
+      operation: request.operation,
+      status,
+      durationMs: request.durationMs,
+      reason: reason ?? toolRefusal,
+      replayed: request.replayed,
+    }),
   };
   if (status >= 500) logger.error(REQUEST_FAILED, { ...line, error: (request.error as Error | undefined) ?? undefined });
   else if (WARNED.has(status)) logger.warn(REQUEST_ANSWERED, line);

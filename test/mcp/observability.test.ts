@@ -5,6 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { METRIC, METRIC_NAMESPACE } from '../../shared/metric-names.js';
 import { createTestKey } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
@@ -22,6 +23,8 @@ beforeAll(async () => {
   const from = capturedLogs.length;
   client = await connectMcp(stack, key.raw);
   await callTool(client, 'create_session', { game_id: 101 });
+  // A tool refused inside its answer (a token nobody minted): a tool error with HTTP 200.
+  expect((await callTool(client, 'revoke_session', { token: randomUUID() })).isError).toBe(true);
   const unknown = await postMcp(
     stack,
     { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } },
@@ -50,11 +53,19 @@ const declaring = (name: string) =>
   );
 
 describe('MCP logging and metrics', () => {
+  test('a tool refused inside its answer (HTTP 200) counts as a refusal under its reason, like a REST refusal', () => {
+    const refused = requestLines().find((l) => l.mcp_tool === 'revoke_session')!;
+    expect(refused).toMatchObject({ status: 200, tool_error_name: 'NotFound', reason: 'NotFound', [METRIC.refusals]: 1 });
+    // The tools that succeeded count none.
+    for (const line of requestLines().filter((l) => l !== refused)) expect(line[METRIC.refusals]).toBeUndefined();
+  });
+
   test('each request line names its JSON-RPC method, and a tool call its tool', () => {
     expect(requestLines().map((l) => [l.mcp_method, l.mcp_tool])).toEqual([
       ['initialize', undefined],
       ['notifications/initialized', undefined],
       ['tools/call', 'create_session'],
+      ['tools/call', 'revoke_session'],
       ['tools/call', 'unknown'],
     ]);
     // The tool's token event rides on its request line like a REST operation's.
@@ -65,6 +76,7 @@ describe('MCP logging and metrics', () => {
     const calls = declaring(METRIC.mcpToolCalls);
     expect(calls.map((l) => [l.tool, l[METRIC.mcpToolCalls]])).toEqual([
       ['create_session', 1],
+      ['revoke_session', 1],
       ['unknown', 1],
     ]);
     for (const line of calls) {
