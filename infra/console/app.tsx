@@ -12,6 +12,7 @@ import { GamesPage } from './pages/games';
 import { KeysPage } from './pages/keys';
 import { OrgPicker } from './pages/orgs';
 import { UsagePage } from './pages/usage';
+import { may } from './roles';
 import { ORG_PAGES, routeHash, useRoute, type Route } from './router';
 
 /** Props of {@link App}. */
@@ -84,15 +85,17 @@ function OrgNav({ route, org }: { route: Exclude<Route, { page: 'orgs' }>; org: 
 /** The route's page; those with controls get the membership, to show what the role may not do up front. */
 function Page({ route, orgs }: { route: Route; orgs: Loaded<OrgMembership[]> }) {
   const org = orgIn(orgs, route);
+  // Whether the usage and audit pages may name keys (list-keys); undefined until the role is known.
+  const mayListKeys = orgs.state === 'loading' ? undefined : may(org, 'keys');
   switch (route.page) {
     case 'orgs':
       return <OrgPicker orgs={orgs} />;
     case 'keys':
       return <KeysPage key={route.orgId} orgId={route.orgId} org={org} />;
     case 'usage':
-      return <UsagePage key={route.orgId} orgId={route.orgId} />;
+      return <UsagePage key={route.orgId} orgId={route.orgId} mayListKeys={mayListKeys} />;
     case 'audit':
-      return <AuditPage key={route.orgId} orgId={route.orgId} />;
+      return <AuditPage key={route.orgId} orgId={route.orgId} mayListKeys={mayListKeys} />;
     case 'games':
       return <GamesPage key={route.orgId} orgId={route.orgId} org={org} />;
   }

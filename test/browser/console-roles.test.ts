@@ -78,14 +78,25 @@ inBrowser('the console for read-only members', () => {
     await viewer.context.close();
   }, 60_000);
 
-  test('an analyst lands on usage by the keyboard; keys refused, games read-only', async () => {
+  test('an analyst lands on usage by the keyboard, keys by id (it may not list them); keys refused, games read-only', async () => {
+    // A mint by the demo key, so the report has a key row.
+    stack.secrets.noteRawKey(stack.credentials.api_key);
+    expect((await stack.post('create-session', { game_id: 101 }, { 'x-api-key': stack.credentials.api_key })).status).toBe(200);
     const analyst = await signIn(browser, stack.baseUrl, 'acme-analyst');
     const { page } = analyst;
+    const listKeys: string[] = [];
+    page.on('request', (r) => {
+      if (/\/api\/org-api-keys\?org_id=/.test(r.url()) && r.method() === 'GET') listKeys.push(r.url());
+    });
     await orgEntry(page, 1).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
     await page.getByRole('region', { name: /^Per day/ }).waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
+    // The key is named by its id alone, the filter is a typed id, and list-keys (refused to an analyst) is never asked.
+    await expect(page.getByLabel('Key to chart').locator('option').allTextContents()).resolves.toEqual([expect.stringMatching(/^#\d+$/)]);
+    await expect(page.getByLabel('Key id (blank: every key)').isVisible()).resolves.toBe(true);
+    expect(listKeys).toEqual([]);
     await keysRefused(page);
     await switchesReadOnly(page, 'analyst');
     await analyst.context.close();

@@ -8,10 +8,22 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Browser, Route } from 'playwright-core';
 import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
 import { launchBrowser } from '../support/browser.js';
-import { expectAccessible, openOrg, OUTPUT, screenshots, signIn, tab, type ConsoleTab } from '../support/console-page.js';
+import {
+  expectAccessible,
+  openOrg,
+  OUTPUT,
+  rawKeyShown,
+  row,
+  screenshots,
+  signIn,
+  statusIs,
+  tab,
+  until,
+  type ConsoleTab,
+} from '../support/console-page.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { stopAll } from '../support/teardown.js';
 
@@ -27,52 +39,6 @@ async function mint(raw: string): Promise<number> {
   stack.secrets.noteRawKey(raw);
   return (await stack.post('create-session', { game_id: 101 }, { 'x-api-key': raw })).status;
 }
-
-/** The raw key the create / rotate dialog shows once; the dialog is then closed. */
-async function rawKeyShown(page: Page, screenshot?: string): Promise<string> {
-  const field = page.getByLabel(/^API key /);
-  await field.waitFor();
-  const raw = await field.inputValue();
-  expect(raw).toMatch(/^dpk_[0-9a-f]{40}$/);
-  await page.getByText(/it is shown only once/).waitFor();
-  if (screenshot) {
-    await expectAccessible(page, screenshot);
-    await page.screenshot({ path: `${OUTPUT}/console-${screenshot}-1280.png` });
-  }
-  // Neither Escape nor the browser closing the dialog itself (Chromium's close-watcher rule may, on
-  // a repeated Escape) loses the key: only "I have stored it" closes it.
-  const dialog = page.getByRole('dialog', { name: /^Key (created|rotated)$/ });
-  await page.keyboard.press('Escape');
-  await dialog
-    .getByRole('alert')
-    .filter({ hasText: /cannot be shown again/ })
-    .waitFor();
-  await dialog.evaluate((element) => (element as unknown as { close(): void }).close());
-  await expect(dialog.getByLabel(/^API key /).inputValue()).resolves.toBe(raw);
-  await expect(dialog.isVisible()).resolves.toBe(true);
-  await page.getByRole('button', { name: 'I have stored it' }).click();
-  await dialog.waitFor({ state: 'detached' });
-  return raw;
-}
-
-/**
- * Wait until `expression` (about `document.activeElement`) holds in the page, polling from here:
- * Playwright's own waitForFunction evaluates with `eval`, which the console's CSP refuses.
- */
-async function until(page: Page, expression: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`still false after 5 s: ${expression}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-}
-
-/** Wait until the row's status cell says `status` (the list reloads after each change). */
-const statusIs = (key: ReturnType<typeof row>, status: string) =>
-  key.locator('td.status', { hasText: new RegExp(`^${status}$`) }).waitFor();
-
-/** The table row of the key called `name`. */
-const row = (page: Page, name: string) => page.locator('tbody tr', { has: page.getByRole('rowheader', { name: new RegExp(`^${name}`) }) });
 
 inBrowser('the admin console in a browser', () => {
   beforeAll(async () => {
@@ -138,6 +104,13 @@ inBrowser('the admin console in a browser', () => {
     expect(await mint(rotated)).toBe(200);
     // The old key works through its grace period.
     expect(await mint(raw)).toBe(200);
+    // Each row shows its key's id, so the id "Rotated to" (and usage, and the audit log) names is found.
+    const replaced = key.locator('td.status', { hasText: /^Rotated to #\d+$/ });
+    await replaced.waitFor();
+    const successor = (await replaced.textContent())!.replace('Rotated to ', '');
+    await expect(key.locator('td.id').allTextContents()).resolves.toContain(successor);
+    for (const each of await key.all())
+      expect(await each.locator('td.id').textContent()).toBe(`#${await each.getAttribute('data-key-id')}`);
   }, 90_000);
 
   test('edit a key: the change is saved and listed', async () => {
@@ -176,8 +149,17 @@ inBrowser('the admin console in a browser', () => {
     await play.close();
   }, 60_000);
 
-  test('usage shows the mints of today, per day and per key, as a chart and a table', async () => {
+  test('usage shows the mints of today, per day and per key (by name, prefix and id), as a chart and a table', async () => {
     const { page } = admin;
+    // The keys as the keys page lists them: "name (prefix…) #id" is how usage names them.
+    await tab(page, 'API keys');
+    await row(page, 'Browser key').first().waitFor();
+    const labels = await row(page, 'Browser key').evaluateAll((rows) =>
+      rows.map(
+        (r) => `${r.querySelector('th')?.textContent} (${r.querySelector('code')?.textContent}…) ${r.querySelector('td.id')?.textContent}`,
+      ),
+    );
+    expect(labels).toEqual(Array(2).fill(expect.stringMatching(/^Browser key \(dpk_[0-9a-f]{4}…\) #\d+$/)));
     await tab(page, 'Usage');
     // The file's mints, summed over the days shown: a run that crosses midnight UTC splits them over two rows.
     const days = page.getByRole('region', { name: /^Per day/ }).locator('tbody tr');
@@ -189,17 +171,21 @@ inBrowser('the admin console in a browser', () => {
     await page.locator('figure.chart [role="img"] canvas').first().waitFor();
     // Per key: a chart of the key picked (the keys that minted: the browser key and its rotation), and every key's numbers in the table.
     const picker = page.getByLabel('Key to chart');
-    const keyIds = (await picker.locator('option').allTextContents()).map((o) => o.replace('#', ''));
-    expect(keyIds.length).toBeGreaterThanOrEqual(2);
-    await page.locator('figure.chart figcaption', { hasText: `key #${keyIds[0]},` }).waitFor();
-    await picker.selectOption(keyIds[1]!);
-    await page.locator('figure.chart figcaption', { hasText: `key #${keyIds[1]},` }).waitFor();
+    const options = await picker.locator('option').allTextContents();
+    expect(new Set(options)).toEqual(new Set(labels));
+    await page.locator('figure.chart figcaption', { hasText: `${options[0]},` }).waitFor();
+    await picker.selectOption({ label: options[1]! });
+    await page.locator('figure.chart figcaption', { hasText: `${options[1]},` }).waitFor();
     await page.locator('figure.chart').nth(1).locator('canvas').waitFor();
     await expect(page.locator('figure.chart canvas').count()).resolves.toBe(2);
     const tableKeys = await page.getByRole('region', { name: 'Per key and day' }).locator('tbody th').allTextContents();
-    expect(new Set(tableKeys)).toEqual(new Set(keyIds.map((id) => `#${id}`)));
+    expect(new Set(tableKeys)).toEqual(new Set(labels));
     await expectAccessible(page, 'usage');
     await screenshots(page, 'usage');
+    // The key filter is a picker of the keys by the same labels.
+    await page.getByLabel('Key', { exact: true }).selectOption({ label: labels[0]! });
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('heading', { name: `Per day, ${labels[0]}` }).waitFor();
   }, 60_000);
 
   test('the audit log shows the revocation with its before and after; filters by action and outcome', async () => {

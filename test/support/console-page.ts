@@ -80,3 +80,50 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${OUTPUT}/console-${name}-390.png`, fullPage: true });
   await page.setViewportSize(viewport);
 }
+
+/** The raw key the create / rotate dialog shows once; the dialog is then closed. */
+export async function rawKeyShown(page: Page, screenshot?: string): Promise<string> {
+  const field = page.getByLabel(/^API key /);
+  await field.waitFor();
+  const raw = await field.inputValue();
+  expect(raw).toMatch(/^dpk_[0-9a-f]{40}$/);
+  await page.getByText(/it is shown only once/).waitFor();
+  if (screenshot) {
+    await expectAccessible(page, screenshot);
+    await page.screenshot({ path: `${OUTPUT}/console-${screenshot}-1280.png` });
+  }
+  // Neither Escape nor the browser closing the dialog itself (Chromium's close-watcher rule may, on
+  // a repeated Escape) loses the key: only "I have stored it" closes it.
+  const dialog = page.getByRole('dialog', { name: /^Key (created|rotated)$/ });
+  await page.keyboard.press('Escape');
+  await dialog
+    .getByRole('alert')
+    .filter({ hasText: /cannot be shown again/ })
+    .waitFor();
+  await dialog.evaluate((element) => (element as unknown as { close(): void }).close());
+  await expect(dialog.getByLabel(/^API key /).inputValue()).resolves.toBe(raw);
+  await expect(dialog.isVisible()).resolves.toBe(true);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  return raw;
+}
+
+/**
+ * Wait until `expression` (about `document.activeElement`) holds in the page, polling from here:
+ * Playwright's own waitForFunction evaluates with `eval`, which the console's CSP refuses.
+ */
+export async function until(page: Page, expression: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`still false after 5 s: ${expression}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+/** Wait until the row's status cell says `status` (the list reloads after each change). */
+export const statusIs = (key: ReturnType<typeof row>, status: string) =>
+  key.locator('td.status', { hasText: new RegExp(`^${status}$`) }).waitFor();
+
+/** The table row of the key called `name`. */
+export const row = (page: Page, name: string) =>
+  page.locator('tbody tr', { has: page.getByRole('rowheader', { name: new RegExp(`^${name}`) }) });

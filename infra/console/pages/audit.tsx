@@ -7,6 +7,7 @@ import type { AuditDiff, AuditRecord } from '../api';
 import { useApi } from '../parts/api-context';
 import { KeyIdField } from '../parts/key-id-field';
 import { shortValue, when } from '../parts/format';
+import { useKnownKeys, type KnownKeys } from '../parts/known-keys';
 import { useLoad } from '../parts/load';
 import { Loading, PageHeading, TableRegion } from '../parts/page';
 
@@ -32,9 +33,13 @@ interface Filters {
   outcome: '' | 'success' | 'refused';
 }
 
-/** The audit page of `orgId`. */
-export function AuditPage({ orgId }: { orgId: number }) {
+/**
+ * The audit page of `orgId`. Keys read by name where the member may list them (`mayListKeys`,
+ * undefined while the role is not known yet); a record names the key's id and prefix only.
+ */
+export function AuditPage({ orgId, mayListKeys }: { orgId: number; mayListKeys: boolean | undefined }) {
   const api = useApi();
+  const known = useKnownKeys(orgId, mayListKeys);
   const [form, setForm] = useState<Filters>({ keyId: '', action: '', outcome: '' });
   const [filters, setFilters] = useState(form);
   // The cursors of the pages before this one (the first page has none).
@@ -60,11 +65,11 @@ export function AuditPage({ orgId }: { orgId: number }) {
   return (
     <>
       <PageHeading>Audit log</PageHeading>
-      <FilterForm form={form} setForm={setForm} onSubmit={apply} />
+      <FilterForm form={form} setForm={setForm} onSubmit={apply} known={known} />
       <Loading loaded={loaded}>
         {(page) => (
           <>
-            <AuditTable records={page.records} />
+            <AuditTable records={page.records} known={known} />
             <nav class="buttons" aria-label="Audit log pages">
               <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
                 Newer
@@ -81,10 +86,17 @@ export function AuditPage({ orgId }: { orgId: number }) {
   );
 }
 
-function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (filters: Filters) => void; onSubmit: (event: Event) => void }) {
+interface FilterFormProps {
+  readonly form: Filters;
+  readonly setForm: (filters: Filters) => void;
+  readonly onSubmit: (event: Event) => void;
+  readonly known: KnownKeys;
+}
+
+function FilterForm({ form, setForm, onSubmit, known }: FilterFormProps) {
   return (
     <form class="inline" onSubmit={onSubmit}>
-      <KeyIdField id="audit-key" label="Key id" value={form.keyId} onChange={(keyId) => setForm({ ...form, keyId })} />
+      <KeyIdField id="audit-key" label="Key id" value={form.keyId} onChange={(keyId) => setForm({ ...form, keyId })} known={known} />
       <div class="field">
         <label for="audit-action">Action</label>
         <input
@@ -122,7 +134,7 @@ function FilterForm({ form, setForm, onSubmit }: { form: Filters; setForm: (filt
   );
 }
 
-function AuditTable({ records }: { records: readonly AuditRecord[] }) {
+function AuditTable({ records, known }: { records: readonly AuditRecord[]; known: KnownKeys }) {
   if (records.length === 0) return <p>No records match.</p>;
   return (
     <TableRegion label="Audit records" heads={['When', 'Action', 'Outcome', 'Key', 'By', 'Target', 'Changes']}>
@@ -131,7 +143,7 @@ function AuditTable({ records }: { records: readonly AuditRecord[] }) {
           <td>{when(r.at)}</td>
           <th scope="row">{r.action}</th>
           <td class={r.status < 400 ? 'ok' : 'refused'}>{r.status < 400 ? `Success (${r.status})` : `Refused (${r.status})`}</td>
-          <td>{r.key_id === null ? '—' : `#${r.key_id} ${r.key_prefix ?? ''}`}</td>
+          <td>{keyCell(r, known)}</td>
           <td>{r.actor ?? 'API key'}</td>
           <td>{r.game_id ? `game ${r.game_id}` : r.stream_id ? `stream ${r.stream_id}` : '—'}</td>
           <td>
@@ -141,6 +153,13 @@ function AuditTable({ records }: { records: readonly AuditRecord[] }) {
       ))}
     </TableRegion>
   );
+}
+
+/** A record's key: its label when listed, else the id and the prefix the record keeps (a deleted key's too). */
+function keyCell(record: AuditRecord, known: KnownKeys): string {
+  if (record.key_id === null) return '—';
+  const id = record.key_id;
+  return known.keys.some((k) => k.id === id) ? known.label(id) : `#${id} ${record.key_prefix ?? ''}`;
 }
 
 /** What an update changed: "field: before → after" (older records name the fields only). */

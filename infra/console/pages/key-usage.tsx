@@ -7,6 +7,7 @@ import { useMemo, useState } from 'preact/hooks';
 import type { UsageReport } from '../api';
 import { DayChart } from '../parts/chart';
 import { COUNTS, count } from '../parts/counts-table';
+import type { KnownKeys } from '../parts/known-keys';
 
 /** The report's key ids, by sessions created and then refused calls in the range, most first (ties: by id). */
 function keysByActivity(report: UsageReport): number[] {
@@ -18,8 +19,8 @@ function keysByActivity(report: UsageReport): number[] {
   return [...activity.keys()].sort((a, b) => activity.get(b)! - activity.get(a)! || a - b);
 }
 
-/** The key picker and its chart; the report has at least one key row. */
-export function KeyChart({ report }: { report: UsageReport }) {
+/** The key picker and its chart, each key by name and prefix where `known`; the report has at least one key row. */
+export function KeyChart({ report, known }: { report: UsageReport; known: KnownKeys }) {
   const keys = useMemo(() => keysByActivity(report), [report]);
   const [picked, setPicked] = useState<number>();
   const keyId = picked !== undefined && keys.includes(picked) ? picked : keys[0]!;
@@ -36,12 +37,16 @@ export function KeyChart({ report }: { report: UsageReport }) {
         <select id="usage-chart-key" value={String(keyId)} onChange={(e) => setPicked(Number(e.currentTarget.value))}>
           {keys.map((id) => (
             <option key={id} value={String(id)}>
-              #{id}
+              {known.label(id)}
             </option>
           ))}
         </select>
       </div>
-      <DayChart days={days} series={series} caption={`Sessions and refused calls per day, key #${keyId}, ${report.from} to ${report.to}`} />
+      <DayChart
+        days={days}
+        series={series}
+        caption={`Sessions and refused calls per day, ${known.subject(keyId)}, ${report.from} to ${report.to}`}
+      />
     </>
   );
 }

@@ -111,7 +111,7 @@ function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
   return (
     <TableRegion
       label="API keys"
-      heads={['Name', 'Prefix', 'Status', 'Games', 'Streams', 'Limits (min / day)', 'MCP scopes', 'Expires', 'Last used', 'Actions']}
+      heads={['Name', 'Id', 'Prefix', 'Status', 'Games', 'Streams', 'Limits (min / day)', 'MCP scopes', 'Expires', 'Last used', 'Actions']}
     >
       {keys.map((key) => (
         <tr key={key.id} data-key-id={key.id}>
@@ -119,6 +119,8 @@ function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
             {key.name}
             {key.description && <span class="sub">{key.description}</span>}
           </th>
+          {/* The id the usage report, the audit log and "Rotated to" name a key by. */}
+          <td class="id">#{key.id}</td>
           <td>
             <code>{key.key_prefix}</code>
           </td>

@@ -10,13 +10,18 @@ import { KeyIdField } from '../parts/key-id-field';
 import { DayChart } from '../parts/chart';
 import { COUNTS, count, CountsTable } from '../parts/counts-table';
 import { utcDay } from '../parts/format';
+import { useKnownKeys, type KnownKeys } from '../parts/known-keys';
 import { useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
 import { KeyChart } from './key-usage';
 
-/** The usage page of `orgId`. */
-export function UsagePage({ orgId }: { orgId: number }) {
+/**
+ * The usage page of `orgId`. Keys read by name and prefix when the member may list them
+ * (`mayListKeys`, undefined while the role is not known yet), else by id: the report names ids only.
+ */
+export function UsagePage({ orgId, mayListKeys }: { orgId: number; mayListKeys: boolean | undefined }) {
   const api = useApi();
+  const known = useKnownKeys(orgId, mayListKeys);
   const [range, setRange] = useState(() => ({ from: utcDay(new Date(Date.now() - 13 * 86_400_000)), to: utcDay(new Date()), keyId: '' }));
   const [form, setForm] = useState(range);
   const [loaded] = useLoad(
@@ -45,20 +50,29 @@ export function UsagePage({ orgId }: { orgId: number }) {
           <label for="usage-to">To</label>
           <input id="usage-to" type="date" required value={form.to} onInput={(e) => setForm({ ...form, to: e.currentTarget.value })} />
         </div>
-        <KeyIdField id="usage-key" label="Key id (blank: every key)" value={form.keyId} onChange={(keyId) => setForm({ ...form, keyId })} />
+        <KeyIdField
+          id="usage-key"
+          label="Key id (blank: every key)"
+          value={form.keyId}
+          onChange={(keyId) => setForm({ ...form, keyId })}
+          known={known}
+        />
         <button type="submit" class="primary">
           Show
         </button>
       </form>
-      <Loading loaded={loaded}>{(report) => <Report report={report} keyId={range.keyId} />}</Loading>
+      {/* The report waits for the key list, so its labels do not change under the reader. */}
+      <Loading loaded={known.ready ? loaded : { state: 'loading' }}>
+        {(report) => <Report report={report} keyId={range.keyId} known={known} />}
+      </Loading>
     </>
   );
 }
 
-function Report({ report, keyId }: { report: UsageReport; keyId: string }) {
+function Report({ report, keyId, known }: { report: UsageReport; keyId: string; known: KnownKeys }) {
   const series = useMemo(() => COUNTS.map(({ field, label }) => ({ label, values: report.days.map((d) => count(d, field)) })), [report]);
   const days = useMemo(() => report.days.map((d) => d.date), [report]);
-  const subject = keyId ? `key ${keyId}` : 'every key';
+  const subject = keyId ? known.subject(Number(keyId)) : 'every key';
   return (
     <>
       {report.truncated && <Notice kind="info">The range holds more sessions than one report counts: the figures are cut short.</Notice>}
@@ -73,10 +87,10 @@ function Report({ report, keyId }: { report: UsageReport; keyId: string }) {
         <p>No key minted sessions or was refused in this range.</p>
       ) : (
         <>
-          <KeyChart report={report} />
+          <KeyChart report={report} known={known} />
           <CountsTable
             label="Per key and day"
-            rows={report.by_key.map((r) => ({ head: [`#${r.key_id}`, r.date], counts: r }))}
+            rows={report.by_key.map((r) => ({ head: [known.label(r.key_id), r.date], counts: r }))}
             heads={['Key', 'Day']}
           />
         </>
