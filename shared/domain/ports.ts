@@ -191,7 +191,13 @@ export interface RefusalTallyStore {
   /** Add a batch to its tally item. */
   addRefusals(batch: RefusalCount, ttl: number): Promise<void>;
   /** The tallies of these (key, day) pairs, by `<key_id>|<day>`; pairs without an item are absent. */
-  refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<Map<string, number>>;
+  refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<RefusalTallies>;
+}
+
+/** What {@link RefusalTallyStore.refusalTallies} read; `cut` when the request's deadline stopped it before every pair. */
+export interface RefusalTallies {
+  readonly tallies: Map<string, number>;
+  readonly cut?: boolean;
 }
 
 /** One page of an organization's audit log, newest first. */
@@ -248,5 +254,11 @@ export interface TokenReportStore {
    */
   recordsOn?(orgId: number, day: string, limit: number): Promise<DayRecords>;
   /** Read many tokens; one that is gone (cleaned up) is left out. */
-  getMany(tokens: readonly string[]): Promise<TokenRecord[]>;
+  getMany(tokens: readonly string[]): Promise<TokenReads>;
+}
+
+/** What {@link TokenReportStore.getMany} read; `cut` when the request's deadline stopped it before every token. */
+export interface TokenReads {
+  readonly records: TokenRecord[];
+  readonly cut?: boolean;
 }

@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import { errorStatus, InvalidInput } from './errors.js';
 import type { TokenRecord } from './model.js';
-import type { AuditedRefusal, DayRecords, RefusalTallyStore, TokenReportStore } from './ports.js';
+import type { AuditedRefusal, DayRecords, RefusalTallies, RefusalTallyStore, TokenReportStore } from './ports.js';
 import { ReportTable } from './report-table.js';
 import { statusAt } from './sessions.js';
 
@@ -54,7 +54,8 @@ export interface SessionReport {
   readonly complete_from: string;
   /**
    * True when the range held more than {@link MAX_REPORT_TOKENS} tokens and only that many were
-   * counted, or when a day's read of audit records stopped at its bound (many refused calls).
+   * counted, when a day's read of audit records stopped at its bound (many refused calls), or when
+   * the request's deadline stopped a read (a slow database): the counts are then lower bounds.
    */
   readonly truncated: boolean;
   readonly totals: SessionCounts;
@@ -98,7 +99,7 @@ export class SessionReports {
     const truncated = found.length > MAX_REPORT_TOKENS;
     // A day's read cut short by refused calls may have missed tokens and refusals too.
     const cut = perDay.some((d) => d.cut === true);
-    const [records, tallies] = await Promise.all([
+    const [read, tallied] = await Promise.all([
       store.getMany(truncated ? found.slice(0, MAX_REPORT_TOKENS) : found),
       this.tallies(
         perDay.flatMap((d) => d.refusals).filter((r) => r.status === RATE_LIMITED && matches(r, request)),
@@ -107,13 +108,13 @@ export class SessionReports {
     ]);
     const now = clock.now();
     const inRange = new Set(days);
-    const selected = records.filter((t) => t.org_id === orgId && inRange.has(t.created_at.slice(0, 10)) && matches(t, request));
+    const selected = read.records.filter((t) => t.org_id === orgId && inRange.has(t.created_at.slice(0, 10)) && matches(t, request));
     const refusals = perDay.flatMap((d) => d.refusals).filter((r) => matches(r, request));
     const table = new ReportTable(days);
     for (const token of selected) table.add(createdOn(token), token, statusAt(token, now));
     for (const refusal of refusals)
       table.add(refusal.at.slice(0, 10), refusal, refusal.status === RATE_LIMITED ? 'rate_limited' : 'forbidden');
-    for (const [label, count] of tallies) {
+    for (const [label, count] of tallied.tallies) {
       const [keyId, date] = label.split('|') as [string, string];
       table.add(date, { key_id: Number(keyId), game_id: null, stream_id: null }, 'rate_limited', count, false);
     }
@@ -121,7 +122,8 @@ export class SessionReports {
       from: request.from,
       to: request.to,
       complete_from: dayOf(Math.floor((now - this.deps.tokenRetentionDays * DAY_MS - MIN_LIFETIME_MS) / DAY_MS) * DAY_MS + DAY_MS),
-      truncated: truncated || cut,
+      // The tokens or tallies stopped at the request's deadline: the counts are what was read in time.
+      truncated: truncated || cut || read.cut === true || tallied.cut === true,
       ...table.rows(),
     };
   }
@@ -130,8 +132,8 @@ export class SessionReports {
    * The tallies of the (key, day) pairs with an audited 429: a key is only refused from memory
    * once a counted call of it was refused that day in that container, so no other pair has one.
    */
-  private async tallies(limited: readonly AuditedRefusal[], request: ReportRequest): Promise<Map<string, number>> {
-    if (!this.deps.tallies || limited.length === 0 || request.game_id != null || request.stream_id != null) return new Map();
+  private async tallies(limited: readonly AuditedRefusal[], request: ReportRequest): Promise<RefusalTallies> {
+    if (!this.deps.tallies || limited.length === 0 || request.game_id != null || request.stream_id != null) return { tallies: new Map() };
     return this.deps.tallies.refusalTallies(limited.map((r) => ({ key_id: r.key_id, day: r.at.slice(0, 10) })));
   }
 }

@@ -16,6 +16,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DomainError, InvalidInput, statusOf } from '../domain/errors.js';
+import { withinDeadline } from '../deadline.js';
 import { keyCredential, type KeyCalls, type KeyCredential } from '../domain/key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { IdempotentCall, RouteDefinition } from '../operations/operation.js';
@@ -62,12 +63,15 @@ export function keyApi<const D extends RouteDefinition & { readonly auth: 'apiKe
   wiring: Wiring<D, S, P>,
   run: (input: OperationInput<D, S, P>) => Promise<unknown>,
 ) {
-  const handler = bundle(operation, wiring).handler(async (event, context) => {
-    const services = wiring.services!() as S;
-    wiring.guard?.(event, services);
-    const base = { call: context.call!, action: operation.operation, services, event };
-    return serveKeyCall(operation, wiring as Wiring<RouteDefinition, unknown, unknown>, base, context, run as never);
-  });
+  // Every DynamoDB call of the request ends before its deadline (`shared/deadline.ts`).
+  const handler = bundle(operation, wiring).handler(
+    withinDeadline(async (event: Event, context: ApiContext) => {
+      const services = wiring.services!() as S;
+      wiring.guard?.(event, services);
+      const base = { call: context.call!, action: operation.operation, services, event };
+      return serveKeyCall(operation, wiring as Wiring<RouteDefinition, unknown, unknown>, base, context, run as never);
+    }),
+  );
   return Object.assign(handler, { operations: [operation] as readonly D[] });
 }
 

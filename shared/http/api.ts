@@ -13,6 +13,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { BearerVerifier } from '../auth/jwt.js';
 import type { AdminIdentity } from '../domain/admin-access.js';
 import { Unauthenticated, type DomainError } from '../domain/errors.js';
+import { withinDeadline } from '../deadline.js';
 import type { KeyCalls } from '../domain/key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import { API_PATH, type RouteDefinition } from '../operations/operation.js';
@@ -101,15 +102,18 @@ export function api<const D extends RouteDefinition, S = undefined, P = undefine
   run: (input: OperationInput<D, S, P>) => Promise<unknown>,
 ) {
   if (operation.auth === 'apiKey') throw new Error(`operation ${operation.operation} takes an API key: wrap it with keyApi()`);
-  const handler = bundle(operation, wiring).handler(async (event, context) => {
-    const services = wiring.services?.() as S;
-    wiring.guard?.(event, services);
-    const base = { call: context.call!, action: operation.operation, services, event };
-    const input = requestInput(operation, event);
-    annotate(base.call, { org_id: orgOf(input) });
-    const data = await run({ ...base, ...input, admin: context.admin } as never);
-    return responseOf(operation.reply, base.call, { data });
-  });
+  // Every DynamoDB call of the request ends before its deadline (`shared/deadline.ts`).
+  const handler = bundle(operation, wiring).handler(
+    withinDeadline(async (event: Event, context: ApiContext) => {
+      const services = wiring.services?.() as S;
+      wiring.guard?.(event, services);
+      const base = { call: context.call!, action: operation.operation, services, event };
+      const input = requestInput(operation, event);
+      annotate(base.call, { org_id: orgOf(input) });
+      const data = await run({ ...base, ...input, admin: context.admin } as never);
+      return responseOf(operation.reply, base.call, { data });
+    }),
+  );
   return Object.assign(handler, { operations: [operation] as readonly D[] });
 }
 

@@ -12,6 +12,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
 import { NotFound } from '../domain/errors.js';
+import { withinDeadline } from '../deadline.js';
 import type { CallContext } from '../domain/model.js';
 import { originPath, type RouteDefinition } from '../operations/operation.js';
 import type { ApiContext } from './api.js';
@@ -70,19 +71,22 @@ export function page<S, const D extends RouteDefinition>(
     .use(queryCap())
     .use(unlessGet(bodyCap()))
     .use(unlessGet(httpJsonBodyParser()))
-    .handler(async (event, context) => {
-      const route = routeOf(event);
-      if (!route) throw new NotFound('There is no page at this address.');
-      return serve({
-        route,
-        params: event.pathParameters ?? {},
-        query: event.queryStringParameters ?? {},
-        cookies: cookiesOf(event),
-        body: event.body,
-        call: context.call!,
-        services: services(),
-      });
-    });
+    // Every DynamoDB call of the request ends before its deadline (`shared/deadline.ts`).
+    .handler(
+      withinDeadline(async (event: Event, context: ApiContext) => {
+        const route = routeOf(event);
+        if (!route) throw new NotFound('There is no page at this address.');
+        return serve({
+          route,
+          params: event.pathParameters ?? {},
+          query: event.queryStringParameters ?? {},
+          cookies: cookiesOf(event),
+          body: event.body,
+          call: context.call!,
+          services: services(),
+        });
+      }),
+    );
   return Object.assign(handler, { operations });
 }
 

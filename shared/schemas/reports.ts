@@ -27,7 +27,7 @@ export const SessionReportFields = z.object({
   }),
   truncated: withMeta(z.boolean(), {
     description:
-      'True when the range held too many sessions and only the first 20,000 were counted, or a day held too many audit records (refused calls) to read them all.',
+      'True when the counts are lower bounds: the range held too many sessions and only the first 20,000 were counted, a day held too many audit records (refused calls) to read them all, or the database was too slow to read everything within the request’s time.',
   }),
   totals: z.object(Counts),
   days: z.array(z.object({ date: Day, ...Counts })),

@@ -4,7 +4,7 @@ import { InvalidInput, Overloaded } from '../domain/errors.js';
 import type { AuditRecord } from '../domain/model.js';
 import type { AuditPage, AuditQuery, AuditReader, AuditStore } from '../domain/ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
-import type { StoreOptions } from './dynamo-client.js';
+import { hasTimeForCall, type StoreOptions } from './dynamo-client.js';
 
 /**
  * Partitions each organization's audit log is written across. A partition takes 1,000 writes a
@@ -122,7 +122,8 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
    * A page of an organization's log, newest first: every shard read below the cursor in parallel,
    * merged. A page never passes a shard's unread part (a record there would be skipped), so it may
    * hold fewer than `limit` records while its cursor still leads on (the key filter reads at most
-   * {@link KEY_FILTER_READS} per shard: 2,000 records, 16,000 a page).
+   * {@link KEY_FILTER_READS} per shard: 2,000 records, 16,000 a page, fewer when the request's
+   * deadline leaves no time for another read; with no time for the first, the page is `Overloaded`).
    */
   async page(query: AuditQuery): Promise<AuditPage> {
     const below = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query);
@@ -150,6 +151,9 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     for (let read = 0; read < (filtered ? this.keyFilter.reads : 1); read++) {
+      // A further read starts only while the request's deadline leaves it time: the page then ends
+      // where this shard was read to, and its cursor leads on from there.
+      if (read > 0 && !hasTimeForCall(this.options.client)) break;
       const { Items = [], LastEvaluatedKey } = await this.options.client.send(
         new QueryCommand({
           TableName: this.options.tableName,

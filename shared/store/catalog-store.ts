@@ -2,7 +2,8 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Org, Playable, Role, Tier } from '../domain/model.js';
 import { NotFound } from '../domain/errors.js';
 import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
-import { batchGetAll, isConditionalFailure, queryItems, sortableId, type StoreOptions } from './dynamo-client.js';
+import { isConditionalFailure, sortableId, type StoreOptions } from './dynamo-client.js';
+import { batchGetAll, queryItems, whole } from './dynamo-reads.js';
 import { memberItem } from './member-items.js';
 
 /**
@@ -40,7 +41,8 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
   async getOrgs(orgIds: readonly number[]): Promise<Org[]> {
     const batches: Record<string, unknown>[][] = [];
     for (let i = 0; i < orgIds.length; i += 100) batches.push(orgIds.slice(i, i + 100).map((id) => ({ pk: `ORG#${id}`, sk: 'ORG' })));
-    return (await Promise.all(batches.map((keys) => batchGetAll(this.options.client, this.options.tableName, keys)))).flat().map(toOrg);
+    const reads = await Promise.all(batches.map((keys) => batchGetAll(this.options.client, this.options.tableName, keys)));
+    return reads.flatMap(whole).map(toOrg);
   }
 
   async getRole(orgId: number, subject: string): Promise<Role | undefined> {

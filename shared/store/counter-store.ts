@@ -1,9 +1,10 @@
-import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CounterStore, RefusalTallyStore } from '../domain/ports.js';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CounterStore, RefusalTallies, RefusalTallyStore } from '../domain/ports.js';
 import type { RefusalCount } from '../domain/refusal-tally.js';
 import type { CounterSlot, SlotCount } from '../domain/rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
-import { isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
+import { hasTimeForCall, isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
+import { batchGetAll } from './dynamo-reads.js';
 
 /** Attribute of a counter item holding the day's count (the minute's is `m<minute of day>`). */
 const DAY_COUNT = 'day';
@@ -81,23 +82,24 @@ export class DynamoCounterStore implements CounterStore, RefusalTallyStore {
     );
   }
 
-  async refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<Map<string, number>> {
+  /**
+   * The tallies in batches, one after another (backing off as {@link batchGetAll} does); a batch
+   * starts only while the request's deadline leaves time for its call, else the read is cut.
+   */
+  async refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<RefusalTallies> {
     const tallies = new Map<string, number>();
     const keys = [...new Set(pairs.map((p) => tallyKey(p.key_id, p.day)))];
     for (let i = 0; i < keys.length; i += BATCH_SIZE) {
-      let batch: Record<string, unknown>[] = keys.slice(i, i + BATCH_SIZE).map((pk) => ({ pk }));
-      for (let round = 0; batch.length > 0 && round < 5; round++) {
-        const { Responses, UnprocessedKeys } = await this.options.client.send(
-          new BatchGetCommand({ RequestItems: { [this.options.tableName]: { Keys: batch } } }),
-        );
-        for (const item of Responses?.[this.options.tableName] ?? []) {
-          const [, keyId, day] = (item.pk as string).split('#');
-          tallies.set(`${keyId}|${day}`, item.count as number);
-        }
-        batch = UnprocessedKeys?.[this.options.tableName]?.Keys ?? [];
+      if (!hasTimeForCall(this.options.client)) return { tallies, cut: true };
+      const batch = keys.slice(i, i + BATCH_SIZE).map((pk) => ({ pk }));
+      const read = await batchGetAll(this.options.client, this.options.tableName, batch);
+      for (const item of read.items) {
+        const [, keyId, day] = (item.pk as string).split('#');
+        tallies.set(`${keyId}|${day}`, item.count as number);
       }
+      if (read.cut) return { tallies, cut: true };
     }
-    return tallies;
+    return { tallies };
   }
 
   async reserve(sequence: string, size: number): Promise<number> {

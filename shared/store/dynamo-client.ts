@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { timeLeftMs } from '../deadline.js';
 import { Overloaded } from '../domain/errors.js';
 import { METRIC } from '../metric-names.js';
 import { countEvent } from '../metrics.js';
@@ -48,15 +49,35 @@ export const RETRY_POLICY = { maxAttempts: 3, baseDelayMs: 25, maxDelayMs: 400 }
  */
 export const DYNAMO_TIMEOUTS = { connectionTimeoutMs: 200, requestTimeoutMs: 450 } as const;
 
+/** The longest one attempt can take in AWS: it hangs to both timeouts. */
+export const WORST_CASE_ATTEMPT_MS = DYNAMO_TIMEOUTS.connectionTimeoutMs + DYNAMO_TIMEOUTS.requestTimeoutMs;
+
 /**
  * The longest one DynamoDB call can take: every attempt hangs to both timeouts, and every backoff
- * waits its longest.
+ * waits its longest. A loop that pages or batches starts a call only with this much time left
+ * before the request's deadline (`shared/deadline.ts`), so that the call has its retries.
  */
 export function worstCaseCallMs(): number {
-  const attempt = DYNAMO_TIMEOUTS.connectionTimeoutMs + DYNAMO_TIMEOUTS.requestTimeoutMs;
   let backoffs = 0;
   for (let n = 1; n < RETRY_POLICY.maxAttempts; n++) backoffs += backoffBoundMs(n);
-  return RETRY_POLICY.maxAttempts * attempt + backoffs;
+  return RETRY_POLICY.maxAttempts * WORST_CASE_ATTEMPT_MS + backoffs;
+}
+
+/** Clients of the embedded DynamoDB (local run and tests), which {@link hasTimeFor} exempts. */
+const localClients = new WeakSet<object>();
+
+/**
+ * Whether the request's deadline (`shared/deadline.ts`) leaves `ms` more for a call of `client`.
+ * Always for the embedded DynamoDB: it has no timeouts, so no deadline either (it shares the
+ * process's event loop, and a wall clock would measure the machine's load, not the store).
+ */
+export function hasTimeFor(client: object, ms: number): boolean {
+  return localClients.has(client) || timeLeftMs() >= ms;
+}
+
+/** Whether the request's deadline leaves time for one more call of `client` at its worst ({@link worstCaseCallMs}). */
+export function hasTimeForCall(client: object): boolean {
+  return hasTimeFor(client, worstCaseCallMs());
 }
 
 /** Inputs of conditional writes marked {@link idempotent}; the SDK hands the same object to the middleware. */
@@ -139,11 +160,16 @@ export function wireAttribute(item: Record<string, unknown>, name: string): stri
   return value.S ?? value.BOOL;
 }
 
+/** Why a call was refused before its first attempt (the cause of its `Overloaded`, in the request's log line). */
+const NO_TIME_LEFT = "no time left for a DynamoDB call before the request's deadline";
+
 /**
  * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Calls are
  * retried by {@link RETRY_POLICY} (the SDK's own retries are off), in AWS a call that hangs fails
  * after `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so
- * every adapter and handler answers 503 with Retry-After instead of a bare 500.
+ * every adapter and handler answers 503 with Retry-After instead of a bare 500. In AWS no attempt
+ * starts that could end after the request's deadline: a retry is given up (its call fails as it
+ * failed), and a call with no time for even one attempt is `Overloaded` at once.
  */
 export function createDocumentClient(options: { endpoint?: string | undefined; region?: string } = {}): DynamoDBDocumentClient {
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options)), {
@@ -163,6 +189,8 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
   // Inside the translation (lower priority runs later), so that it sees the SDK's own errors.
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      // No attempt that could end after the request's deadline: the function answers in time instead.
+      if (!hasTimeFor(client, WORST_CASE_ATTEMPT_MS)) throw new Overloaded({ cause: new Error(NO_TIME_LEFT) });
       for (let attempt = 1; ; attempt++) {
         try {
           return await next(args);
@@ -170,13 +198,16 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
           // Counted per attempt, under the request's operation (`shared/metrics.ts`): capacity on-call can see before it is a 503.
           if (isThrottling(error)) countEvent(METRIC.dynamoThrottles);
           if (attempt >= RETRY_POLICY.maxAttempts || !mayRetry(error, context.commandName, args.input)) throw error;
+          const delay = backoffMs(attempt);
+          if (!hasTimeFor(client, delay + WORST_CASE_ATTEMPT_MS)) throw error;
           countEvent(METRIC.dynamoRetries);
-          await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+          await new Promise((resolve) => setTimeout(resolve, delay));
         }
       }
     },
     { step: 'initialize', priority: 'low', name: 'retrySafely' },
   );
+  if (options.endpoint) localClients.add(client);
   return client;
 }
 
@@ -201,47 +232,6 @@ function clientConfig(options: { endpoint?: string | undefined; region?: string 
           throwOnRequestTimeout: true,
         },
       };
-}
-
-/**
- * Every item a Query matches, page after page (the SDK's paginator), stopping early once more than
- * `limit` items were read (callers that cut a result short need not read the rest).
- */
-export async function queryItems(
-  client: DynamoDBDocumentClient,
-  input: QueryCommandInput,
-  limit = Infinity,
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  for await (const page of paginateQuery({ client }, input)) {
-    items.push(...(page.Items ?? []));
-    if (items.length > limit) break;
-  }
-  return items;
-}
-
-/** Retry rounds for the keys a BatchGetItem left unprocessed (backing off 100 ms, 200 ms, … 1.6 s). */
-const BATCH_GET_RETRY_ROUNDS = 5;
-
-/**
- * One BatchGetItem of up to 100 keys of one table, retrying the keys DynamoDB left unprocessed
- * (it does under throttling) with exponential backoff. An item absent from the table is simply absent.
- */
-export async function batchGetAll(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  first: readonly Record<string, unknown>[],
-): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  let keys = [...first];
-  for (let round = 0; keys.length > 0; round++) {
-    if (round > BATCH_GET_RETRY_ROUNDS) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed`);
-    if (round > 0) await new Promise((done) => setTimeout(done, 50 * 2 ** round));
-    const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
-    found.push(...(Responses?.[tableName] ?? []));
-    keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
-  }
-  return found;
 }
 
 /** An id in a sort key, zero-padded so that keys sort as the ids do (`ORG#0000000000000012`). */

@@ -6,7 +6,8 @@ import { retiredMessage } from '../domain/api-keys.js';
 import { DynamoKeyAuthStore } from './key-auth-store.js';
 import { deleteIdItem, locateById, putIdItem } from './key-id-items.js';
 import { updateConditions } from './key-update-conditions.js';
-import { idempotent, isConditionalFailure, oldItemOf, queryItems, wireAttribute } from './dynamo-client.js';
+import { idempotent, isConditionalFailure, oldItemOf, wireAttribute } from './dynamo-client.js';
+import { queryItems } from './dynamo-reads.js';
 
 /**
  * API keys in DynamoDB, keyed by the SHA-256 of the raw key: authentication ({@link DynamoKeyAuthStore})

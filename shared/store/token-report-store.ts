@@ -1,7 +1,8 @@
 import type { TokenRecord } from '../domain/model.js';
 import { errorStatus } from '../domain/errors.js';
-import type { DayRecords, TokenReportStore } from '../domain/ports.js';
-import { batchGetAll, queryItems, type StoreOptions } from './dynamo-client.js';
+import type { DayRecords, TokenReads, TokenReportStore } from '../domain/ports.js';
+import { hasTimeForCall, type StoreOptions } from './dynamo-client.js';
+import { batchGetAll, queryPages, type BoundedRead } from './dynamo-reads.js';
 import { AUDIT_SHARDS } from './audit-store.js';
 import { toRecord } from './token-store.js';
 
@@ -45,8 +46,8 @@ export class DynamoTokenReportStore implements TokenReportStore {
     const bound = limit + MAX_REFUSAL_RECORDS;
     const perShard = await Promise.all(
       Array.from({ length: AUDIT_SHARDS }, (_, shard) =>
-        // Past the limit the report is cut short anyway: stop paging.
-        queryItems(
+        // Past the limit the report is cut short anyway: stop paging (and when the deadline leaves no time).
+        queryPages(
           this.audit.client,
           {
             TableName: this.audit.tableName,
@@ -70,10 +71,10 @@ export class DynamoTokenReportStore implements TokenReportStore {
         ),
       ),
     );
-    const items = perShard.flat();
+    const items = perShard.flatMap((shard) => shard.items);
     return {
-      // A shard read that went past its bound stopped paging: its day may hold more records.
-      cut: perShard.some((shard) => shard.length > bound),
+      // A shard read that went past its bound, or ran out of time, stopped paging: its day may hold more records.
+      cut: perShard.some((shard) => shard.cut),
       tokens: items.filter((item) => item.status === 200).map((item) => item.minted_token as string),
       // A refused mint's record keeps its (deleted) token too: the status tells them apart.
       refusals: items
@@ -88,24 +89,30 @@ export class DynamoTokenReportStore implements TokenReportStore {
     };
   }
 
-  async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {
+  /**
+   * The tokens in rounds of {@link BATCH_CONCURRENCY} batches; a round starts only while the
+   * request's deadline leaves time for its calls, else the read is cut (the report says truncated).
+   */
+  async getMany(tokens: readonly string[]): Promise<TokenReads> {
     const batches: string[][] = [];
     for (let i = 0; i < tokens.length; i += BATCH_SIZE) batches.push(tokens.slice(i, i + BATCH_SIZE));
-    const found: TokenRecord[] = [];
-    for (let i = 0; i < batches.length; i += BATCH_CONCURRENCY) {
-      const pages = await Promise.all(batches.slice(i, i + BATCH_CONCURRENCY).map((batch) => this.batchGet(batch)));
-      for (const page of pages) found.push(...page);
+    const records: TokenRecord[] = [];
+    let cut = false;
+    for (let i = 0; i < batches.length && !cut; i += BATCH_CONCURRENCY) {
+      if (!hasTimeForCall(this.options.client)) return { records, cut: true };
+      const reads = await Promise.all(batches.slice(i, i + BATCH_CONCURRENCY).map((batch) => this.batchGet(batch)));
+      for (const read of reads) records.push(...read.items.map(toRecord));
+      cut = reads.some((read) => read.cut);
     }
-    return found;
+    return { records, cut };
   }
 
   /** One batch (a token cleaned up meanwhile is simply absent). */
-  private async batchGet(tokens: readonly string[]): Promise<TokenRecord[]> {
-    const items = await batchGetAll(
+  private batchGet(tokens: readonly string[]): Promise<BoundedRead> {
+    return batchGetAll(
       this.options.client,
       this.options.tableName,
       tokens.map((token) => ({ token })),
     );
-    return items.map(toRecord);
   }
 }

@@ -742,7 +742,7 @@ export interface components {
              * @example 2026-05-01
              */
             complete_from: string;
-            /** @description True when the range held too many sessions and only the first 20,000 were counted, or a day held too many audit records (refused calls) to read them all. */
+            /** @description True when the counts are lower bounds: the range held too many sessions and only the first 20,000 were counted, a day held too many audit records (refused calls) to read them all, or the database was too slow to read everything within the request’s time. */
             truncated: boolean;
             totals: {
                 /** @description Sessions created that day. */

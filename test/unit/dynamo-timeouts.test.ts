@@ -1,30 +1,101 @@
 /**
- * DynamoDB calls that hang fail inside the Lambda timeout, retries included: the worst case of a
- * request's DynamoDB calls, computed from the client's timeouts and retry policy, leaves the
- * function time to answer (a 503 or 500 of its own rather than Lambda's timeout).
+ * DynamoDB calls that hang end inside the Lambda timeout, retries included, whatever the number of
+ * calls a request makes: every request runs under a deadline (the time Lambda gives it, less
+ * ANSWER_MARGIN_MS to answer), and the client starts no attempt that could end after it. Time here is
+ * jest's fake clock, on which every attempt takes the longest the client's own timeouts allow
+ * (`test/support/slow-dynamo.ts`). The loops that page or batch: `request-deadline.test.ts`.
  */
-import { describe, expect, test } from '@jest/globals';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, jest, test } from '@jest/globals';
 import { FUNCTION_TIMEOUT } from '../../infra/functions.js';
-import { DYNAMO_TIMEOUTS, RETRY_POLICY, worstCaseCallMs } from '../../shared/store/dynamo-client.js';
+import { apiGatewayEvent, lambdaContext } from '../../infra/local/api-event.js';
+import { ANSWER_MARGIN_MS, timeLeftMs, withDeadline, withinDeadline } from '../../shared/deadline.js';
+import { systemClock } from '../../shared/domain/clock.js';
+import { Overloaded } from '../../shared/domain/errors.js';
+import { api } from '../../shared/http/api.js';
+import { openapi } from '../../shared/operations/openapi.js';
+import {
+  createDocumentClient,
+  DYNAMO_TIMEOUTS,
+  hasTimeFor,
+  RETRY_POLICY,
+  WORST_CASE_ATTEMPT_MS,
+  worstCaseCallMs,
+} from '../../shared/store/dynamo-client.js';
+import { onFakeTime, slowDynamo, useSlowDynamo } from '../support/slow-dynamo.js';
 
-/**
- * The most DynamoDB calls a request makes one after another on its warm path (round-trip-stages
- * test: rotate-key's 4 stages).
- */
-const MOST_SEQUENTIAL_CALLS = 4;
-/** What the function needs besides DynamoDB to answer at all: the rest of the handler, the answer. */
-const ANSWER_MARGIN_MS = 1_000;
+const TIMEOUT_MS = FUNCTION_TIMEOUT.toMilliseconds();
+const get = () => new GetCommand({ TableName: 'tokens', Key: { token: 't' } });
 
-describe('DynamoDB timeouts and retries fit the function timeout', () => {
+describe('the bound', () => {
   test('the worst case of one call is its attempts hanging to both timeouts plus the longest backoffs', () => {
     const attempt = DYNAMO_TIMEOUTS.connectionTimeoutMs + DYNAMO_TIMEOUTS.requestTimeoutMs;
+    expect(WORST_CASE_ATTEMPT_MS).toBe(attempt);
     expect(worstCaseCallMs()).toBeGreaterThanOrEqual(RETRY_POLICY.maxAttempts * attempt);
     expect(worstCaseCallMs()).toBeLessThanOrEqual(
       RETRY_POLICY.maxAttempts * attempt + (RETRY_POLICY.maxAttempts - 1) * RETRY_POLICY.maxDelayMs,
     );
   });
 
-  test(`${MOST_SEQUENTIAL_CALLS} sequential calls, each at its worst, still leave the function time to answer`, () => {
-    expect(MOST_SEQUENTIAL_CALLS * worstCaseCallMs() + ANSWER_MARGIN_MS).toBeLessThanOrEqual(FUNCTION_TIMEOUT.toMilliseconds());
+  test("the function timeout leaves a request's first call all its retries and the answer its margin", () => {
+    expect(worstCaseCallMs() + ANSWER_MARGIN_MS).toBeLessThanOrEqual(TIMEOUT_MS);
+  });
+
+  test("a handler runs under its invocation's deadline: the time Lambda gives it less the answer's margin", async () => {
+    const left = withinDeadline(async () => timeLeftMs());
+    const inLambda = await left(undefined, { getRemainingTimeInMillis: () => TIMEOUT_MS });
+    expect(inLambda).toBeLessThanOrEqual(TIMEOUT_MS - ANSWER_MARGIN_MS);
+    expect(inLambda).toBeGreaterThan(TIMEOUT_MS - ANSWER_MARGIN_MS - 1_000);
+    // Outside Lambda (a script), no deadline.
+    expect(await left(undefined, {})).toBe(Infinity);
+  });
+
+  test('the JSON bundle runs the operation under that deadline', async () => {
+    const handler = api(openapi, {}, async () => ({ left: timeLeftMs() }));
+    const event = apiGatewayEvent({ method: 'GET', path: '/api/openapi.json', routeKey: 'GET /api/openapi.json' });
+    // The request's log line is not this test's output.
+    const quiet = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const response = await handler(event as Parameters<typeof handler>[0], lambdaContext('openapi', TIMEOUT_MS)).finally(() =>
+      quiet.mockRestore(),
+    );
+    const { left } = JSON.parse(response.body!) as { left: number };
+    expect(left).toBeLessThanOrEqual(TIMEOUT_MS - ANSWER_MARGIN_MS);
+    expect(left).toBeGreaterThan(TIMEOUT_MS - ANSWER_MARGIN_MS - 1_000);
+  });
+});
+
+describe('the client under a deadline', () => {
+  useSlowDynamo();
+  /** A deadline `ms` from now on the (fake) clock. */
+  const within = (ms: number) => ({ at: Date.now() + ms, clock: systemClock });
+
+  test('a call with no time left for one attempt is 503 Overloaded at once: nothing is sent', async () => {
+    const slow = slowDynamo(() => ({}));
+    const { outcome } = await onFakeTime(() => withDeadline(within(WORST_CASE_ATTEMPT_MS - 1), () => slow.client.send(get())));
+    await expect(outcome).rejects.toBeInstanceOf(Overloaded);
+    expect(slow.seen.attempts).toBe(0);
+  });
+
+  test('a retry that could end after the deadline is not started: the call fails as it failed, in time', async () => {
+    const slow = slowDynamo(() => ({}));
+    const budget = WORST_CASE_ATTEMPT_MS * 1.5;
+    const { outcome, elapsed } = await onFakeTime(() => withDeadline(within(budget), () => slow.client.send(get())));
+    await expect(outcome).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(slow.seen.attempts).toBe(1);
+    expect(elapsed).toBeLessThanOrEqual(budget);
+  });
+
+  test('with time for its worst case, a call has all its retries and ends by the deadline', async () => {
+    const slow = slowDynamo(() => ({ Item: { token: 't' } }));
+    const { outcome, elapsed } = await onFakeTime(() => withDeadline(within(worstCaseCallMs()), () => slow.client.send(get())));
+    await expect(outcome).resolves.toMatchObject({ Item: { token: 't' } });
+    expect(slow.seen.attempts).toBe(RETRY_POLICY.maxAttempts);
+    expect(elapsed).toBeLessThanOrEqual(worstCaseCallMs());
+  });
+
+  test("the embedded DynamoDB's client has no deadline (no timeouts either: its time is the machine's load)", () => {
+    const local = createDocumentClient({ endpoint: 'http://127.0.0.1:9' });
+    const inAws = createDocumentClient({ region: 'eu-west-1' });
+    expect(withDeadline(within(-1), () => [hasTimeFor(local, 1), hasTimeFor(inAws, 1)])).toEqual([true, false]);
   });
 });

@@ -1,7 +1,7 @@
 /** The session report's rules, on an in-memory index: range bounds, counting by status now, the read cap. */
 import { describe, expect, test } from '@jest/globals';
 import type { TokenRecord } from '../../shared/domain/model.js';
-import type { DayRecords, TokenReportStore } from '../../shared/domain/ports.js';
+import type { DayRecords, TokenReads, TokenReportStore } from '../../shared/domain/ports.js';
 import { MAX_REPORT_DAYS, MAX_REPORT_TOKENS, SessionReports } from '../../shared/domain/reports.js';
 import { FixedClock } from '../support/fakes.js';
 
@@ -33,10 +33,10 @@ class MemoryReportStore implements TokenReportStore {
     const found = this.tokens.filter((t) => t.org_id === orgId && t.created_at.startsWith(day)).map((t) => t.token);
     return found.slice(0, limit + 1);
   }
-  async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {
+  async getMany(tokens: readonly string[]): Promise<TokenReads> {
     this.read += tokens.length;
     const wanted = new Set(tokens);
-    return this.tokens.filter((t) => wanted.has(t.token));
+    return { records: this.tokens.filter((t) => wanted.has(t.token)) };
   }
 }
 
@@ -125,5 +125,35 @@ describe('a day whose audit read stopped at its bound', () => {
     expect(r.truncated).toBe(true);
     const earlier = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-09' });
     expect(earlier.truncated).toBe(false);
+  });
+});
+
+describe("a read the request's deadline cut short", () => {
+  /** The tokens read in time: the first only (`shared/store/token-report-store.ts` stops between rounds of batches). */
+  class DeadlineStore extends MemoryReportStore {
+    override async getMany(tokens: readonly string[]): Promise<TokenReads> {
+      return { records: (await super.getMany(tokens.slice(0, 1))).records, cut: tokens.length > 1 };
+    }
+  }
+
+  test('the report counts what was read in time and says it is truncated', async () => {
+    const r = await reports(new DeadlineStore([token(1), token(2)])).report(1, { from: '2026-03-10', to: '2026-03-10' });
+    expect(r.totals.created).toBe(1);
+    expect(r.truncated).toBe(true);
+  });
+
+  /** A day with one audited 429, whose key's tally the deadline left unread. */
+  class LimitedStore extends MemoryReportStore {
+    async recordsOn(orgId: number, day: string, limit: number): Promise<DayRecords> {
+      const refused = { key_id: 7, status: 429, at: `${day}T09:00:00.000Z`, game_id: 101, stream_id: null };
+      return { tokens: await this.tokensCreatedOn(orgId, day, limit), refusals: [refused] };
+    }
+  }
+
+  test('so do refusal tallies cut short', async () => {
+    const tallies = { refusalTallies: async () => ({ tallies: new Map<string, number>(), cut: true }) };
+    const deps = { store: new LimitedStore([token(1)]), tallies, clock: new FixedClock(NOW), tokenRetentionDays: 7 };
+    const r = await new SessionReports(deps).report(1, { from: '2026-03-10', to: '2026-03-10' });
+    expect(r).toMatchObject({ truncated: true, totals: { created: 1, rate_limited: 1 } });
   });
 });

@@ -97,12 +97,12 @@ describe('SessionReports with refusals', () => {
               { key_id: 8, status: 403, at: '2026-03-10T09:00:00.000Z', game_id: null, stream_id: 201 },
             ],
           },
-    getMany: async () => tokens,
+    getMany: async () => ({ records: tokens }),
   };
   const asked: unknown[] = [];
   const reports = new SessionReports({
     store,
-    tallies: { refusalTallies: async (pairs) => (asked.push(pairs), new Map([['7|2026-03-10', 40]])) },
+    tallies: { refusalTallies: async (pairs) => (asked.push(pairs), { tallies: new Map([['7|2026-03-10', 40]]) }) },
     clock: new FixedClock(NOW),
     tokenRetentionDays: 7,
   });

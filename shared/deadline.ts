@@ -1,0 +1,51 @@
+/**
+ * The request's deadline: the time by which its DynamoDB calls must have ended so that the function
+ * still answers inside its timeout. The bundles set it around their handler ({@link withinDeadline}:
+ * the middlewares before it make no DynamoDB call); the DynamoDB client's retries and the loops that
+ * page or batch read it (`shared/store/dynamo-client.ts`, `dynamo-reads.ts`) and start no attempt,
+ * and no further call, that could end after it. It follows the request across awaits
+ * (AsyncLocalStorage), so concurrent requests of the local run keep their own.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { systemClock, type Clock } from './domain/clock.js';
+
+/**
+ * Time kept after the deadline for what follows the last DynamoDB call: the rest of the handler,
+ * rendering the answer, its log line and metrics.
+ */
+export const ANSWER_MARGIN_MS = 1_000;
+
+/** A point in time on a clock (the wall clock in a function, a fake one in tests). */
+export interface Deadline {
+  readonly at: number;
+  readonly clock: Clock;
+}
+
+/** What a Lambda context offers to compute a deadline from (absent outside Lambda: no deadline). */
+export interface RemainingTime {
+  getRemainingTimeInMillis?(): number;
+}
+
+const current = new AsyncLocalStorage<Deadline | undefined>();
+
+/** Run `work` with `deadline` as the deadline of everything it does, across awaits. */
+export function withDeadline<T>(deadline: Deadline | undefined, work: () => T): T {
+  return current.run(deadline, work);
+}
+
+/** The deadline of a Lambda invocation: the time it has left, less {@link ANSWER_MARGIN_MS}. */
+export function invocationDeadline(context: RemainingTime, clock: Clock = systemClock): Deadline | undefined {
+  const remaining = context.getRemainingTimeInMillis?.();
+  return remaining === undefined ? undefined : { at: clock.now() + remaining - ANSWER_MARGIN_MS, clock };
+}
+
+/** A Lambda handler that runs under its invocation's deadline ({@link invocationDeadline}). */
+export function withinDeadline<E, C extends RemainingTime, R>(handler: (event: E, context: C) => Promise<R>) {
+  return (event: E, context: C): Promise<R> => withDeadline(invocationDeadline(context), () => handler(event, context));
+}
+
+/** Milliseconds left before the current request's deadline; Infinity outside a request (scripts, the seed). */
+export function timeLeftMs(): number {
+  const deadline = current.getStore();
+  return deadline ? deadline.at - deadline.clock.now() : Infinity;
+}
