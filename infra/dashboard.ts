@@ -71,7 +71,9 @@ function search(metricName: string, dimensions: readonly string[], serviceName: 
  */
 function unusedTokens(serviceName: string): MathExpression {
   const schema = [METRIC_NAMESPACE, DIMENSIONS.service, DIMENSIONS.operation].join(',');
-  const total = (name: string) => `SUM(SEARCH('{${schema}} MetricName="${name}" ${DIMENSIONS.service}="${serviceName}"', 'Sum', 3600))`;
+  // FILL: an hour with no revoke (or no search match at all) counts 0, not a gap that empties the difference.
+  const total = (name: string) =>
+    `FILL(SUM(SEARCH('{${schema}} MetricName="${name}" ${DIMENSIONS.service}="${serviceName}"', 'Sum', 3600)), 0)`;
   return new MathExpression({
     expression: [METRIC.tokensMinted, METRIC.tokensConsumed, METRIC.tokensRevoked].map(total).join(' - '),
     label: 'left unused per hour: minted − consumed − revoked (expiring unused, over hours longer than a lifetime)',

@@ -44,6 +44,25 @@ export function withinDeadline<E, C extends RemainingTime, R>(handler: (event: E
   return (event: E, context: C): Promise<R> => withDeadline(invocationDeadline(context), () => handler(event, context));
 }
 
+/**
+ * How far past the deadline a follow-up may run ({@link asFollowUp}): one DynamoDB attempt at its
+ * worst (650 ms, `WORST_CASE_ATTEMPT_MS`, a unit test holds the two together) and a little, well
+ * inside {@link ANSWER_MARGIN_MS}, so the answer still has 300 ms.
+ */
+export const FOLLOW_UP_GRACE_MS = 700;
+
+/**
+ * Run the follow-up of a change already made (storing its answer for repeats, an undo, an audit
+ * correction, a take-back) with the deadline moved {@link FOLLOW_UP_GRACE_MS} into the answer
+ * margin: refused at the deadline, it would leave the change answered as a 503 with nothing stored
+ * or undone; with the grace it gets its attempt and still ends before the function's timeout.
+ * Call it where the follow-up's DynamoDB calls start (the context is taken then).
+ */
+export function asFollowUp<T>(work: () => Promise<T>): Promise<T> {
+  const deadline = current.getStore();
+  return deadline ? current.run({ ...deadline, at: deadline.at + FOLLOW_UP_GRACE_MS }, work) : work();
+}
+
 /** Milliseconds left before the current request's deadline; Infinity outside a request (scripts, the seed). */
 export function timeLeftMs(): number {
   const deadline = current.getStore();

@@ -1,4 +1,5 @@
 import type { AdminIdentity } from './admin-access.js';
+import { asFollowUp } from '../deadline.js';
 import { correctsDiff, type AuditDiff } from './audit-diff.js';
 import { auditRecord, type AuditedKey } from './audit-record.js';
 import type { Clock } from './clock.js';
@@ -62,11 +63,12 @@ export class AdminAudit {
       if (audited.status === 'rejected') this.deps.onBackgroundError?.(audited.reason, 'audit record');
       const diff = realDiff?.(done.value);
       if (audited.status === 'fulfilled' && correctsDiff(diff, record.diff)) {
-        await this.reportFailure(this.deps.audit.put({ ...placed, diff }, ttl));
+        await asFollowUp(() => this.reportFailure(this.deps.audit.put({ ...placed, diff }, ttl)));
       }
       return done.value;
     }
-    await this.reportFailure(this.deps.audit.put({ ...placed, status: statusOf(done.reason) }, ttl));
+    // A correction of a record already written: it gets its attempt even at the deadline.
+    await asFollowUp(() => this.reportFailure(this.deps.audit.put({ ...placed, status: statusOf(done.reason) }, ttl)));
     throw done.reason;
   }
 

@@ -1,4 +1,5 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
+import { asFollowUp } from '../deadline.js';
 import { AdminAudit, type AdminCall } from './admin-audit.js';
 import { generateRawKey, newKeyRecord } from './api-keys.js';
 import { diffOf } from './audit-diff.js';
@@ -163,13 +164,16 @@ export class KeyAdmin {
     const { keys } = this.deps;
     const [created, retired] = await Promise.allSettled([keys.create(record), keys.update(old, retire, atIso, { unrotated: true })]);
     if (created.status === 'fulfilled' && retired.status === 'fulfilled') return retired.value;
-    const undo: Promise<unknown>[] = [];
-    if (created.status === 'fulfilled') undo.push(keys.remove(record));
-    if (retired.status === 'fulfilled') {
-      // Compare-and-swap: only this rotation's own retirement is taken back, never a later change.
-      undo.push(keys.unretire(old, { is_active: old.is_active, expires_at: old.expires_at }, record.id, atIso));
-    }
-    const settled = await Promise.allSettled(undo);
+    // Take-backs of writes already made: they get their attempt even at the deadline.
+    const settled = await asFollowUp(() => {
+      const undo: Promise<unknown>[] = [];
+      if (created.status === 'fulfilled') undo.push(keys.remove(record));
+      if (retired.status === 'fulfilled') {
+        // Compare-and-swap: only this rotation's own retirement is taken back, never a later change.
+        undo.push(keys.unretire(old, { is_active: old.is_active, expires_at: old.expires_at }, record.id, atIso));
+      }
+      return Promise.allSettled(undo);
+    });
     for (const r of settled) if (r.status === 'rejected') this.deps.onBackgroundError?.(r.reason, 'rotation compensation');
     throw created.status === 'rejected' ? created.reason : (retired as PromiseRejectedResult).reason;
   }

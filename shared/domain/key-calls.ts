@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { asFollowUp } from '../deadline.js';
 import { correctsDiff, type AuditDiff } from './audit-diff.js';
 import { auditRecord } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
@@ -235,13 +236,16 @@ export class KeyCalls {
     effect: Effect<T> | undefined,
     done: PromiseSettledResult<T | undefined>,
   ): Promise<unknown> {
-    const fixes: [string, Promise<unknown>][] = [];
-    const undo = this.undoOf(effect, done);
-    if (undo) fixes.push(undo);
-    const status = statusOf(failure);
-    if (status !== record.status || audited.status === 'rejected') fixes.push(this.correction(record, status, ttl));
-    await this.compensate(fixes);
-    return failure;
+    // Follow-ups of writes already made: they get their attempt even at the deadline.
+    return asFollowUp(async () => {
+      const fixes: [string, Promise<unknown>][] = [];
+      const undo = this.undoOf(effect, done);
+      if (undo) fixes.push(undo);
+      const status = statusOf(failure);
+      if (status !== record.status || audited.status === 'rejected') fixes.push(this.correction(record, status, ttl));
+      await this.compensate(fixes);
+      return failure;
+    });
   }
 
   /** The undo a failed call owes: a speculative write that applied, or may have (no verdict). */
@@ -265,7 +269,8 @@ export class KeyCalls {
   private async recordSuccess(placed: AuditRecord, ttl: number, rewrite: boolean, real: AuditDiff | undefined): Promise<void> {
     const corrects = correctsDiff(real, placed.diff);
     const what = rewrite ? 'audit record' : `compensation: diff of audit record ${placed.request_id}`;
-    if (rewrite || corrects) await this.compensate([[what, this.deps.audit.put(corrects ? { ...placed, diff: real } : placed, ttl)]]);
+    if (rewrite || corrects)
+      await asFollowUp(() => this.compensate([[what, this.deps.audit.put(corrects ? { ...placed, diff: real } : placed, ttl)]]));
   }
 
   /** Run compensations in parallel; the call's outcome is decided, so a failing one is only reported. */

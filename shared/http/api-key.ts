@@ -16,7 +16,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DomainError, InvalidInput, statusOf } from '../domain/errors.js';
-import { withinDeadline } from '../deadline.js';
+import { asFollowUp, withinDeadline } from '../deadline.js';
 import { keyCredential, type KeyCalls, type KeyCredential } from '../domain/key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { IdempotentCall, RouteDefinition } from '../operations/operation.js';
@@ -178,11 +178,12 @@ async function authenticated(
 
 /** Store a claimed call's answer for repeats, or release the claim when the outcome is not kept (429, 5xx). */
 async function stored(store: IdempotencyStore<Result>, request: IdempotentRequest, outcome: Outcome, answer: Result): Promise<Result> {
+  // Follow-ups of an outcome already decided (a token may be minted): they get their attempt even at the deadline.
   if ('error' in outcome && !isStored(statusOf(outcome.error))) {
-    await store.release(request);
+    await asFollowUp(() => store.release(request));
     throw outcome.error;
   }
-  await store.complete(request, answer);
+  await asFollowUp(() => store.complete(request, answer));
   return answer;
 }
 

@@ -168,8 +168,8 @@ const NO_TIME_LEFT = "no time left for a DynamoDB call before the request's dead
  * retried by {@link RETRY_POLICY} (the SDK's own retries are off), in AWS a call that hangs fails
  * after `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so
  * every adapter and handler answers 503 with Retry-After instead of a bare 500. In AWS no attempt
- * starts that could end after the request's deadline: a retry is given up (its call fails as it
- * failed), and a call with no time for even one attempt is `Overloaded` at once.
+ * starts that could end after the request's deadline: a call with no time for even one attempt,
+ * or for the retry it needs, is `Overloaded` (503 with Retry-After).
  */
 export function createDocumentClient(options: { endpoint?: string | undefined; region?: string } = {}): DynamoDBDocumentClient {
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options)), {
@@ -199,7 +199,8 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
           if (isThrottling(error)) countEvent(METRIC.dynamoThrottles);
           if (attempt >= RETRY_POLICY.maxAttempts || !mayRetry(error, context.commandName, args.input)) throw error;
           const delay = backoffMs(attempt);
-          if (!hasTimeFor(client, delay + WORST_CASE_ATTEMPT_MS)) throw error;
+          // A retry the deadline leaves no time for: the store is slow or throttling, so a 503 with Retry-After.
+          if (!hasTimeFor(client, delay + WORST_CASE_ATTEMPT_MS)) throw new Overloaded({ cause: error });
           countEvent(METRIC.dynamoRetries);
           await new Promise((resolve) => setTimeout(resolve, delay));
         }

@@ -35,12 +35,13 @@ export async function queryPages(client: DynamoDBDocumentClient, input: QueryCom
 }
 
 /** Retry rounds for the keys a BatchGetItem left unprocessed (backing off 100 ms, 200 ms, … 1.6 s). */
-const BATCH_GET_RETRY_ROUNDS = 5;
+export const BATCH_GET_RETRY_ROUNDS = 5;
 
 /**
  * One BatchGetItem of up to 100 keys of one table, retrying the keys DynamoDB left unprocessed
  * (it does under throttling) with exponential backoff, while the deadline leaves time for the
- * backoff and a call (else `cut`). An item absent from the table is simply absent.
+ * backoff and a call and for {@link BATCH_GET_RETRY_ROUNDS} rounds (else `cut`). An item absent
+ * from the table is simply absent.
  */
 export async function batchGetAll(
   client: DynamoDBDocumentClient,
@@ -50,7 +51,8 @@ export async function batchGetAll(
   const items: Record<string, unknown>[] = [];
   let keys = [...first];
   for (let round = 0; keys.length > 0; round++) {
-    if (round > BATCH_GET_RETRY_ROUNDS) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed`);
+    // Keys still unprocessed after every round (sustained throttling): the read stops short, as for lack of time.
+    if (round > BATCH_GET_RETRY_ROUNDS) return { items, cut: true };
     if (round > 0) {
       const backoff = 50 * 2 ** round;
       if (!hasTimeFor(client, backoff + worstCaseCallMs())) return { items, cut: true };

@@ -1,4 +1,5 @@
 import { DeleteCommand, paginateScan, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { asFollowUp } from '../deadline.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import type { ApiKeyRecord, Tier } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
@@ -28,12 +29,13 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     const [idItem, keyItem] = await Promise.allSettled([putIdItem(this.options, key), this.putKey(key)]);
     if (idItem.status === 'fulfilled' && keyItem.status === 'fulfilled') return;
     // A take-back that fails too leaves one of the two states above; the caller hears the first failure.
+    // Take-backs of a write already made: they get their attempt even at the deadline.
     if (keyItem.status === 'rejected') {
-      if (idItem.status === 'fulfilled') await deleteIdItem(this.options, key).catch(() => undefined);
+      if (idItem.status === 'fulfilled') await asFollowUp(() => deleteIdItem(this.options, key)).catch(() => undefined);
       throw keyItem.reason;
     }
     // The key item without its id item: take it back, as if the create never happened.
-    await this.deleteKeyItem(key).catch(() => undefined);
+    await asFollowUp(() => this.deleteKeyItem(key)).catch(() => undefined);
     throw (idItem as PromiseRejectedResult).reason;
   }
 
@@ -182,7 +184,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     const [keyItem, idItem] = await Promise.allSettled([this.deleteKeyItem(key), deleteIdItem(this.options, key)]);
     if (keyItem.status === 'fulfilled') return;
     if (idItem.status === 'fulfilled' && !(keyItem.reason instanceof NotFound)) {
-      await putIdItem(this.options, key).catch(() => undefined);
+      await asFollowUp(() => putIdItem(this.options, key)).catch(() => undefined);
     }
     throw keyItem.reason;
   }

@@ -236,7 +236,7 @@ describe('monitoring', () => {
     expect(body).toContain('TimeToLiveDeletedItemCount');
     // Tokens left unused (no event marks an expiry): minted less consumed and revoked, per hour.
     const unused =
-      /SUM\(SEARCH\(.*?TokensMinted.*?3600\)\) - SUM\(SEARCH\(.*?TokensConsumed.*?3600\)\) - SUM\(SEARCH\(.*?TokensRevoked.*?3600\)\)/;
+      /FILL\(SUM\(SEARCH\(.*?TokensMinted.*?3600\)\), 0\) - FILL\(SUM\(SEARCH\(.*?TokensConsumed.*?3600\)\), 0\) - FILL\(SUM\(SEARCH\(.*?TokensRevoked.*?3600\)\), 0\)/;
     expect(unused.test(body)).toBe(true);
     expect(body).toContain('alarm');
   });

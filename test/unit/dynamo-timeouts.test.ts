@@ -9,7 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, jest, test } from '@jest/globals';
 import { FUNCTION_TIMEOUT } from '../../infra/functions.js';
 import { apiGatewayEvent, lambdaContext } from '../../infra/local/api-event.js';
-import { ANSWER_MARGIN_MS, timeLeftMs, withDeadline, withinDeadline } from '../../shared/deadline.js';
+import { ANSWER_MARGIN_MS, asFollowUp, FOLLOW_UP_GRACE_MS, timeLeftMs, withDeadline, withinDeadline } from '../../shared/deadline.js';
 import { systemClock } from '../../shared/domain/clock.js';
 import { Overloaded } from '../../shared/domain/errors.js';
 import { api } from '../../shared/http/api.js';
@@ -76,13 +76,29 @@ describe('the client under a deadline', () => {
     expect(slow.seen.attempts).toBe(0);
   });
 
-  test('a retry that could end after the deadline is not started: the call fails as it failed, in time', async () => {
+  test('a retry that could end after the deadline is not started: the call is 503 Overloaded (the first failure its cause), in time', async () => {
     const slow = slowDynamo(() => ({}));
     const budget = WORST_CASE_ATTEMPT_MS * 1.5;
     const { outcome, elapsed } = await onFakeTime(() => withDeadline(within(budget), () => slow.client.send(get())));
-    await expect(outcome).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(outcome).rejects.toBeInstanceOf(Overloaded);
+    await expect(outcome).rejects.toMatchObject({ cause: { name: 'TimeoutError' } });
     expect(slow.seen.attempts).toBe(1);
     expect(elapsed).toBeLessThanOrEqual(budget);
+  });
+
+  test('a follow-up of a change already made gets its attempt past the deadline, and ends inside the answer margin', async () => {
+    expect(FOLLOW_UP_GRACE_MS).toBeGreaterThanOrEqual(WORST_CASE_ATTEMPT_MS);
+    expect(FOLLOW_UP_GRACE_MS).toBeLessThan(ANSWER_MARGIN_MS);
+    const slow = slowDynamo(() => ({ Item: { token: 't' } }));
+    // The deadline has just passed: a call is refused before it is sent...
+    const refused = await onFakeTime(() => withDeadline(within(-1), () => slow.client.send(get())));
+    await expect(refused.outcome).rejects.toMatchObject({ name: 'Overloaded', cause: { message: expect.stringMatching(/no time left/) } });
+    expect(slow.seen.attempts).toBe(0);
+    // ...its follow-up is sent (here its one attempt hangs to its timeout, and no retry fits), in the grace.
+    const followUp = await onFakeTime(() => withDeadline(within(-1), () => asFollowUp(() => slow.client.send(get()))));
+    await expect(followUp.outcome).rejects.toMatchObject({ name: 'Overloaded', cause: { name: 'TimeoutError' } });
+    expect(slow.seen.attempts).toBe(1);
+    expect(followUp.elapsed).toBeLessThanOrEqual(FOLLOW_UP_GRACE_MS);
   });
 
   test('with time for its worst case, a call has all its retries and ends by the deadline', async () => {

@@ -14,6 +14,7 @@ import { SessionReports } from '../../shared/domain/reports.js';
 import { DynamoAuditStore } from '../../shared/store/audit-store.js';
 import { DynamoCounterStore } from '../../shared/store/counter-store.js';
 import { DynamoTokenReportStore } from '../../shared/store/token-report-store.js';
+import { BATCH_GET_RETRY_ROUNDS, batchGetAll } from '../../shared/store/dynamo-reads.js';
 import { onFakeTime, slowDynamo, useSlowDynamo, type Answer } from '../support/slow-dynamo.js';
 
 const TIMEOUT_MS = FUNCTION_TIMEOUT.toMilliseconds();
@@ -137,5 +138,18 @@ describe('a filtered audit-log page under a slow DynamoDB', () => {
     const { outcome } = await invokedWith(ANSWER_MARGIN_MS + 500, () => page(slow.client));
     await expect(outcome).rejects.toBeInstanceOf(Overloaded);
     expect(slow.seen.attempts).toBe(0);
+  });
+});
+
+describe('a BatchGetItem under sustained throttling', () => {
+  test('keys left unprocessed through every retry round: the read stops short (cut), it does not fail', async () => {
+    const slow = slowDynamo((_command, input) => {
+      const asked = input.RequestItems as Record<string, { Keys: unknown[] }>;
+      return { Responses: { tokens: [] }, UnprocessedKeys: { tokens: { Keys: asked.tokens!.Keys } } };
+    });
+    const { outcome } = await onFakeTime(() => batchGetAll(slow.client, 'tokens', [{ token: 'a' }, { token: 'b' }]));
+    await expect(outcome).resolves.toEqual({ items: [], cut: true });
+    // The first call and its retry rounds, each sent.
+    expect(slow.seen.calls).toBe(1 + BATCH_GET_RETRY_ROUNDS);
   });
 });

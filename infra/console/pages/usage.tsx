@@ -75,7 +75,12 @@ function Report({ report, keyId, known }: { report: UsageReport; keyId: string; 
   const subject = keyId ? known.subject(Number(keyId)) : 'every key';
   return (
     <>
-      {report.truncated && <Notice kind="info">The range holds more sessions than one report counts: the figures are cut short.</Notice>}
+      {report.truncated && (
+        <Notice kind="info">
+          The figures are cut short (lower bounds): the range holds more sessions than one report counts, or the database was too slow to
+          read them all in time. A shorter range reads more of them.
+        </Notice>
+      )}
       {report.complete_from > report.from && (
         <Notice kind="info">Days before {report.complete_from} may count fewer sessions: their tokens are past retention.</Notice>
       )}
