@@ -66,7 +66,8 @@ export function AuditPage({ orgId, mayListKeys }: { orgId: number; mayListKeys: 
     <>
       <PageHeading>Audit log</PageHeading>
       <FilterForm form={form} setForm={setForm} onSubmit={apply} known={known} />
-      <Loading loaded={loaded}>
+      {/* As on Usage: the rows show once the keys' names are known, so their Key column does not change under the reader. */}
+      <Loading loaded={known.ready ? loaded : { state: 'loading' }}>
         {(page) => (
           <>
             <AuditTable records={page.records} known={known} />

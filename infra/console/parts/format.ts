@@ -42,7 +42,11 @@ export function utcDay(date: Date): string {
 
 /** An ISO timestamp as a `datetime-local` value (the admin's local time, to the minute), or ''. */
 export function toLocalInput(iso: string | null): string {
-  return iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
+  if (!iso) return '';
+  // The date's own local fields: its offset on that day (across a daylight-saving change, not today's).
+  const at = new Date(iso);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}T${two(at.getHours())}:${two(at.getMinutes())}`;
 }
 
 /**
