@@ -1,7 +1,8 @@
 /**
- * The admin console for members who may only read (issue 19; docs/console.md, "Roles"): the role
- * list-orgs gives decides up front what is offered, before any click. A viewer sees the games with
- * read-only switches and no key controls; an analyst lands on usage. An org the list does not name
+ * The admin console for members who may only read or only switch games (issue 19; docs/console.md,
+ * "Roles"): the role list-orgs gives decides up front what is offered, before any click. A viewer
+ * sees the games with read-only switches and no key controls; an analyst lands on usage; an editor
+ * switches games and streams but is refused the keys. An org the list does not name
  * (opened by its id) shows the controls, and the service's refusal turns them read-only.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -50,7 +51,7 @@ async function switchesReadOnly(page: Page, role: string): Promise<void> {
   for (const toggle of await switches.all()) expect(await toggle.isDisabled()).toBe(true);
 }
 
-inBrowser('the console for read-only members', () => {
+inBrowser('the console for members who are not admins', () => {
   beforeAll(async () => {
     mkdirSync(OUTPUT, { recursive: true });
     stack = await startStack();
@@ -100,6 +101,25 @@ inBrowser('the console for read-only members', () => {
     await keysRefused(page);
     await switchesReadOnly(page, 'analyst');
     await analyst.context.close();
+  }, 60_000);
+
+  test('an editor: switches a stream on and off (the service has each change), keys refused', async () => {
+    const editor = await signIn(browser, stack.baseUrl, 'acme-member');
+    const { page } = editor;
+    await openOrg(page, 1, 'Games & streams');
+    await page.getByText('Acme Games · your role: editor').waitFor();
+    const toggle = page.getByRole('switch', { name: 'Require API Session Token for Acme Open Stream' });
+    expect(await toggle.isDisabled()).toBe(false);
+    const required = async () => (await stack.services.stores.catalog.getPlayable('stream', 202))?.require_session_token;
+    await toggle.check();
+    await page.getByText('Acme Open Stream: session token required.').waitFor();
+    await expect(required()).resolves.toBe(true);
+    await toggle.uncheck();
+    await page.getByText(/no longer required\./).waitFor();
+    await expect(required()).resolves.toBe(false);
+    await keysRefused(page);
+    expect(editor.cspViolations).toEqual([]);
+    await editor.context.close();
   }, 60_000);
 
   test('an org the list does not name (opened by its id): the switch is tried, refused, then read-only', async () => {
