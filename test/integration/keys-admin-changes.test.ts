@@ -22,34 +22,24 @@ describe('update', () => {
   test('changes every property and returns the record as the list shows it', async () => {
     const { id, data: before } = await newKey({ description: 'old', expires_at: isoIn(86_400_000) });
     stack.clock.advance(1000);
-    const expires = isoIn(7 * 86_400_000);
-    const res = await admin.update({
-      id,
-      org_id: 1,
+    const changes = {
       name: 'renamed',
       description: 'new',
       allowed_game_ids: [101, 102],
       allowed_stream_ids: [201],
       rate_limit_per_minute: 7,
       rate_limit_per_day: 70,
-      expires_at: expires,
+      expires_at: isoIn(7 * 86_400_000),
       mcp_scopes: ['mcp:reports:read'],
       is_active: true,
-    });
+    };
+    const res = await admin.update({ id, org_id: 1, ...changes });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data).sort()).toEqual(VIEW_FIELDS);
     expect(res.body.data).toMatchObject({
       id,
       org_id: 1,
-      name: 'renamed',
-      description: 'new',
-      allowed_game_ids: [101, 102],
-      allowed_stream_ids: [201],
-      rate_limit_per_minute: 7,
-      rate_limit_per_day: 70,
-      expires_at: expires,
-      mcp_scopes: ['mcp:reports:read'],
-      is_active: true,
+      ...changes,
       key_prefix: before.key_prefix,
       created_at: before.created_at,
     });

@@ -39,7 +39,8 @@ interface Filters {
  */
 export function AuditPage({ orgId, mayListKeys }: { orgId: number; mayListKeys: boolean | undefined }) {
   const api = useApi();
-  const known = useKnownKeys(orgId, mayListKeys);
+  // Reading the audit log takes the permission listing keys takes: ask at once, not after the role is known.
+  const known = useKnownKeys(orgId, mayListKeys ?? true);
   const [form, setForm] = useState<Filters>({ keyId: '', action: '', outcome: '' });
   const [filters, setFilters] = useState(form);
   // The cursors of the pages before this one (the first page has none).
@@ -160,7 +161,7 @@ function AuditTable({ records, known }: { records: readonly AuditRecord[]; known
 function keyCell(record: AuditRecord, known: KnownKeys): string {
   if (record.key_id === null) return '—';
   const id = record.key_id;
-  return known.keys.some((k) => k.id === id) ? known.label(id) : `#${id} ${record.key_prefix ?? ''}`;
+  return known.get(id) ? known.label(id) : `#${id} ${record.key_prefix ?? ''}`;
 }
 
 /** What an update changed: "field: before → after" (older records name the fields only). */

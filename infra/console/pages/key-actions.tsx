@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { ApiKey, CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
 import { Dialog, DialogButtons } from '../parts/dialog';
+import { keyName } from '../parts/format';
 import { failure } from '../parts/load';
 import { Notice } from '../parts/page';
 
@@ -52,7 +53,7 @@ export function DeleteKeyDialog({ orgId, apiKey, onClose, onDeleted }: KeyDialog
   const remove = async () => {
     try {
       await api.send('DELETE', undefined, undefined, { id: apiKey.id, org_id: orgId });
-      onDeleted(`${apiKey.name} (${apiKey.key_prefix}) deleted.`);
+      onDeleted(`${keyName(apiKey)} deleted.`);
     } catch (error) {
       setProblem(failure(error).message);
     }

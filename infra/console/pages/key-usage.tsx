@@ -6,8 +6,8 @@
 import { useMemo, useState } from 'preact/hooks';
 import type { UsageReport } from '../api';
 import { DayChart } from '../parts/chart';
-import { COUNTS, count } from '../parts/counts-table';
-import type { KnownKeys } from '../parts/known-keys';
+import { count, countSeries } from '../parts/counts-table';
+import { subjectOf, type KnownKeys } from '../parts/known-keys';
 
 /** The report's key ids, by sessions created and then refused calls in the range, most first (ties: by id). */
 function keysByActivity(report: UsageReport): number[] {
@@ -19,16 +19,15 @@ function keysByActivity(report: UsageReport): number[] {
   return [...activity.keys()].sort((a, b) => activity.get(b)! - activity.get(a)! || a - b);
 }
 
-/** The key picker and its chart, each key by name and prefix where `known`; the report has at least one key row. */
-export function KeyChart({ report, known }: { report: UsageReport; known: KnownKeys }) {
+/** The key picker and its chart over `days` (the report's), each key by name and prefix where `known`; the report has at least one key row. */
+export function KeyChart({ report, days, known }: { report: UsageReport; days: readonly string[]; known: KnownKeys }) {
   const keys = useMemo(() => keysByActivity(report), [report]);
   const [picked, setPicked] = useState<number>();
   const keyId = picked !== undefined && keys.includes(picked) ? picked : keys[0]!;
-  const days = useMemo(() => report.days.map((d) => d.date), [report]);
   // Every day of the range, 0 where the key has no row (the report lists a key's active days only).
   const series = useMemo(() => {
     const rows = new Map(report.by_key.filter((r) => r.key_id === keyId).map((r) => [r.date, r]));
-    return COUNTS.map(({ field, label }) => ({ label, values: days.map((d) => count(rows.get(d) ?? {}, field)) }));
+    return countSeries(days.map((d) => rows.get(d) ?? {}));
   }, [report, keyId, days]);
   return (
     <>
@@ -45,7 +44,7 @@ export function KeyChart({ report, known }: { report: UsageReport; known: KnownK
       <DayChart
         days={days}
         series={series}
-        caption={`Sessions and refused calls per day, ${known.subject(keyId)}, ${report.from} to ${report.to}`}
+        caption={`Sessions and refused calls per day, ${subjectOf(keyId, known)}, ${report.from} to ${report.to}`}
       />
     </>
   );

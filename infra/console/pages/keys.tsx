@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import type { ApiKey, CreatedKey, OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
-import { allowList, when } from '../parts/format';
+import { allowList, keyName, when } from '../parts/format';
 import { failure, useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading, TableRegion } from '../parts/page';
 import { may } from '../roles';
@@ -44,7 +44,7 @@ export function KeysPage({ orgId, org }: { orgId: number; org: OrgMembership | u
   const setActive = async (key: ApiKey, active: boolean) => {
     try {
       await api.send('PATCH', undefined, { id: key.id, org_id: orgId, is_active: active });
-      done(`${key.name} (${key.key_prefix}) ${active ? 'reactivated' : 'revoked'}.`);
+      done(`${keyName(key)} ${active ? 'reactivated' : 'revoked'}.`);
     } catch (error) {
       setMessage({ kind: 'error', text: failure(error).message });
     }
@@ -144,7 +144,7 @@ function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
 
 /** A row's buttons; each names its key for screen readers ("Revoke Checkout server"). */
 function KeyActions({ apiKey: key, onOpen, onSetActive }: { apiKey: ApiKey } & Omit<TableProps, 'keys'>) {
-  const label = (verb: string) => `${verb} ${key.name} (${key.key_prefix})`;
+  const label = (verb: string) => `${verb} ${keyName(key)}`;
   return (
     <>
       <button type="button" aria-label={label('Edit')} onClick={() => onOpen({ kind: 'edit', key })}>

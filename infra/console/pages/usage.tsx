@@ -8,9 +8,9 @@ import type { UsageReport } from '../api';
 import { useApi } from '../parts/api-context';
 import { KeyIdField } from '../parts/key-id-field';
 import { DayChart } from '../parts/chart';
-import { COUNTS, count, CountsTable } from '../parts/counts-table';
+import { countSeries, CountsTable } from '../parts/counts-table';
 import { utcDay } from '../parts/format';
-import { useKnownKeys, type KnownKeys } from '../parts/known-keys';
+import { subjectOf, useKnownKeys, type KnownKeys } from '../parts/known-keys';
 import { useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
 import { KeyChart } from './key-usage';
@@ -70,9 +70,9 @@ export function UsagePage({ orgId, mayListKeys }: { orgId: number; mayListKeys: 
 }
 
 function Report({ report, keyId, known }: { report: UsageReport; keyId: string; known: KnownKeys }) {
-  const series = useMemo(() => COUNTS.map(({ field, label }) => ({ label, values: report.days.map((d) => count(d, field)) })), [report]);
+  const series = useMemo(() => countSeries(report.days), [report]);
   const days = useMemo(() => report.days.map((d) => d.date), [report]);
-  const subject = keyId ? known.subject(Number(keyId)) : 'every key';
+  const subject = keyId ? subjectOf(Number(keyId), known) : 'every key';
   return (
     <>
       {report.truncated && (
@@ -92,7 +92,7 @@ function Report({ report, keyId, known }: { report: UsageReport; keyId: string; 
         <p>No key minted sessions or was refused in this range.</p>
       ) : (
         <>
-          <KeyChart report={report} known={known} />
+          <KeyChart report={report} days={days} known={known} />
           <CountsTable
             label="Per key and day"
             rows={report.by_key.map((r) => ({ head: [known.label(r.key_id), r.date], counts: r }))}

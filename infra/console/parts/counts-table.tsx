@@ -18,6 +18,11 @@ export const COUNTS: readonly { field: keyof UsageCounts; label: string }[] = [
 /** A count of a row; absent is 0. */
 export const count = (row: Partial<UsageCounts>, field: keyof UsageCounts) => row[field] ?? 0;
 
+/** A chart's series: one per count, its values over `rows` (one row a day; absent counts are 0). */
+export function countSeries(rows: readonly Partial<UsageCounts>[]): { label: string; values: number[] }[] {
+  return COUNTS.map(({ field, label }) => ({ label, values: rows.map((row) => count(row, field)) }));
+}
+
 /** A row: its heading cells, then its counts. */
 interface CountsRow {
   readonly head: readonly string[];

@@ -1,5 +1,10 @@
 /** How values read in the tables: dates in the admin's locale and zone, lists, limits. */
 
+/** A key in the keys page's messages and buttons: its name and prefix ("Browser key (dpk_737d)"). */
+export function keyName(key: { readonly name: string; readonly key_prefix: string }): string {
+  return `${key.name} (${key.key_prefix})`;
+}
+
 /** A timestamp as a short local date and time, or "—". */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';

@@ -24,7 +24,7 @@ export interface KeyIdFieldProps {
 export function KeyIdField({ id, label, value, onChange, known }: KeyIdFieldProps) {
   const [typing, setTyping] = useState(false);
   if (known.keys.length === 0) return <IdInput id={id} label={label} value={value} onChange={onChange} />;
-  const listed = value === '' || known.keys.some((k) => String(k.id) === value);
+  const listed = value === '' || known.get(Number(value)) !== undefined;
   const other = typing || !listed;
   const pick = (picked: string) => {
     setTyping(picked === OTHER);

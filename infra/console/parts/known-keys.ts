@@ -2,9 +2,10 @@
  * The organization's keys by id, so that pages whose data names a key by its id only (the usage
  * report, the audit log) can show which key it is: its name and prefix, as the keys page lists them.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
 import type { ApiKey } from '../api';
 import { useApi } from './api-context';
+import { useLoad } from './load';
 
 /** The keys the signed-in member may list, and how each key id reads. */
 export interface KnownKeys {
@@ -12,16 +13,19 @@ export interface KnownKeys {
   readonly ready: boolean;
   /** The org's keys, as list-keys gives them; empty for a role that may not list keys. */
   readonly keys: readonly ApiKey[];
+  /** The listed key of an id, if any. */
+  readonly get: (id: number) => ApiKey | undefined;
   /** "Browser key (dpk_737d…) #3"; a key not listed (a role that may not list keys, a deleted key) reads "#3". */
   readonly label: (id: number) => string;
-  /** The key as the subject of a caption: its label, or "key #3" when not listed. */
-  readonly subject: (id: number) => string;
 }
 
-/** How a key reads wherever its id appears: name, prefix and id (the keys page's Id column). */
-function keyLabel(id: number, key: Pick<ApiKey, 'name' | 'key_prefix'> | undefined): string {
-  return key ? `${key.name} (${key.key_prefix}…) #${id}` : `#${id}`;
+/** A key as the subject of a caption: its label, or "key #3" when not listed. */
+export function subjectOf(id: number, known: KnownKeys): string {
+  return known.get(id) ? known.label(id) : `key #${id}`;
 }
+
+/** Never settles: nothing is asked while the role is not known. */
+const notYet = new Promise<never>(() => undefined);
 
 /**
  * The keys of `orgId`. `mayList`: whether the member's role may list keys (`may(org, 'keys')`);
@@ -31,22 +35,20 @@ function keyLabel(id: number, key: Pick<ApiKey, 'name' | 'key_prefix'> | undefin
  */
 export function useKnownKeys(orgId: number, mayList: boolean | undefined): KnownKeys {
   const api = useApi();
-  const asked = `${orgId}:${mayList}`;
-  const [answer, setAnswer] = useState<{ asked: string; keys: readonly ApiKey[] }>();
-  useEffect(() => {
-    if (mayList === undefined) return;
-    let current = true;
-    const listed = mayList ? api.get<ApiKey[]>(undefined, { org_id: orgId }) : Promise.resolve([]);
-    listed.catch((): ApiKey[] => []).then((keys) => current && setAnswer({ asked, keys }));
-    return () => {
-      current = false;
-    };
-  }, [api, asked]);
+  const [loaded] = useLoad<readonly ApiKey[]>(
+    () =>
+      mayList === undefined ? notYet : mayList ? api.get<ApiKey[]>(undefined, { org_id: orgId }).catch(() => []) : Promise.resolve([]),
+    [orgId, mayList],
+  );
   return useMemo(() => {
-    const ready = answer?.asked === asked;
-    const keys = ready ? answer.keys : [];
+    const keys = loaded.state === 'ready' ? loaded.data : [];
     const byId = new Map(keys.map((k) => [k.id, k]));
-    const label = (id: number) => keyLabel(id, byId.get(id));
-    return { ready, keys, label, subject: (id: number) => (byId.has(id) ? label(id) : `key #${id}`) };
-  }, [answer, asked]);
+    const get = (id: number) => byId.get(id);
+    const label = (id: number) => {
+      const key = byId.get(id);
+      // The prefix marked as the start of the key: the id follows it.
+      return key ? `${key.name} (${key.key_prefix}…) #${id}` : `#${id}`;
+    };
+    return { ready: loaded.state === 'ready', keys, get, label };
+  }, [loaded]);
 }
