@@ -6,7 +6,7 @@ import type { UsageCounts } from '../api';
 import { TableRegion } from './page';
 
 /** The counts shown, in order, with their column names. */
-export const COUNTS: readonly { field: keyof UsageCounts; label: string }[] = [
+const COUNTS: readonly { field: keyof UsageCounts; label: string }[] = [
   { field: 'created', label: 'Created' },
   { field: 'consumed', label: 'Consumed' },
   { field: 'expired', label: 'Expired' },
