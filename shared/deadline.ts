@@ -7,7 +7,6 @@
  * (AsyncLocalStorage), so concurrent requests of the local run keep their own.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { systemClock, type Clock } from './domain/clock.js';
 
 /**
  * Time kept after the deadline for what follows the last DynamoDB call: the rest of the handler,
@@ -15,11 +14,11 @@ import { systemClock, type Clock } from './domain/clock.js';
  */
 export const ANSWER_MARGIN_MS = 1_000;
 
-/** A point in time on a clock (the wall clock in a function, a fake one in tests). */
-export interface Deadline {
-  readonly at: number;
-  readonly clock: Clock;
-}
+/**
+ * A point in time, in milliseconds since the epoch, read against `Date.now()` (tests move it with
+ * jest's fake timers).
+ */
+export type Deadline = number;
 
 /** What a Lambda context offers to compute a deadline from (absent outside Lambda: no deadline). */
 export interface RemainingTime {
@@ -34,9 +33,9 @@ export function withDeadline<T>(deadline: Deadline | undefined, work: () => T): 
 }
 
 /** The deadline of a Lambda invocation: the time it has left, less {@link ANSWER_MARGIN_MS}. */
-export function invocationDeadline(context: RemainingTime, clock: Clock = systemClock): Deadline | undefined {
+export function invocationDeadline(context: RemainingTime): Deadline | undefined {
   const remaining = context.getRemainingTimeInMillis?.();
-  return remaining === undefined ? undefined : { at: clock.now() + remaining - ANSWER_MARGIN_MS, clock };
+  return remaining === undefined ? undefined : Date.now() + remaining - ANSWER_MARGIN_MS;
 }
 
 /** A Lambda handler that runs under its invocation's deadline ({@link invocationDeadline}). */
@@ -60,11 +59,11 @@ export const FOLLOW_UP_GRACE_MS = 700;
  */
 export function asFollowUp<T>(work: () => Promise<T>): Promise<T> {
   const deadline = current.getStore();
-  return deadline ? current.run({ ...deadline, at: deadline.at + FOLLOW_UP_GRACE_MS }, work) : work();
+  return deadline === undefined ? work() : current.run(deadline + FOLLOW_UP_GRACE_MS, work);
 }
 
 /** Milliseconds left before the current request's deadline; Infinity outside a request (scripts, the seed). */
 export function timeLeftMs(): number {
   const deadline = current.getStore();
-  return deadline ? deadline.at - deadline.clock.now() : Infinity;
+  return deadline === undefined ? Infinity : deadline - Date.now();
 }

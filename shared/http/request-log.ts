@@ -3,7 +3,8 @@
  * the request ended (ERROR: 5xx; WARN: a refusal that may be abuse or a partner out of quota: 401,
  * 403, 429; INFO: everything else), a refusal names its reason (the error's name and the message the
  * caller got), and code that holds the call may add fields of its own ({@link annotate}: the MCP
- * method and tool). The message words are constants (`log-messages.ts`).
+ * method and tool) or note a tool refused inside an MCP answer ({@link noteToolRefusal}). The
+ * message words are constants (`log-messages.ts`).
  */
 import type { CallContext } from '../domain/model.js';
 import { requestMetrics } from '../metrics.js';
@@ -20,6 +21,19 @@ const annotations = new WeakMap<CallContext, Record<string, unknown>>();
 /** Add fields to the line of the request `call` belongs to (low in number; never a secret). */
 export function annotate(call: CallContext, fields: Record<string, unknown>): void {
   annotations.set(call, { ...annotations.get(call), ...fields });
+}
+
+/** The reason of a tool refused inside an MCP answer (HTTP 200), by its call. */
+const toolRefusals = new WeakMap<CallContext, string>();
+
+/**
+ * Record that a tool of the request `call` belongs to was refused inside its answer (a tool error
+ * with HTTP 200): the line names the error, and the metrics count a refusal under its name, like
+ * a REST refusal.
+ */
+export function noteToolRefusal(call: CallContext, error: Error): void {
+  toolRefusals.set(call, error.name);
+  annotate(call, { tool_error_name: error.name, tool_error_message: error.message });
 }
 
 /** What the bundle knows of a request once it is answered. */
@@ -57,7 +71,7 @@ export function logRequest(request: AnsweredRequest): void {
     ...annotated,
   };
   // A tool refused inside an MCP answer (HTTP 200, a tool error) is a refusal too, under its reason.
-  const toolRefusal = typeof annotated?.tool_error_name === 'string' ? annotated.tool_error_name : undefined;
+  const toolRefusal = request.call ? toolRefusals.get(request.call) : undefined;
   // The line is also the request's metrics (embedded metric format): CloudWatch reads them from it.
   const line = {
     ...fields,

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { Forbidden, isRequestRefusal } from '../domain/errors.js';
 import type { McpScope } from '../domain/mcp-scopes.js';
-import { annotate } from '../http/request-log.js';
+import { noteToolRefusal } from '../http/request-log.js';
 import { countTokenEvent } from '../metrics.js';
 import { API_VERSION } from '../operations/operation.js';
 import type { RequestMeter } from './metering.js';
@@ -80,7 +80,7 @@ async function runTool(meter: RequestMeter, work: () => Promise<CallToolResult>)
   } catch (error) {
     if (isRequestRefusal(error)) {
       // Answered as a tool error with HTTP 200: the request's line still says why.
-      annotate(meter.call, { tool_error_name: error.name, tool_error_message: error.message });
+      noteToolRefusal(meter.call, error);
       return { isError: true, content: [{ type: 'text', text: error.message }] };
     }
     meter.failure = error;

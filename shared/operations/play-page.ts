@@ -20,73 +20,50 @@ const PLAY_PARTS = ['play'] as const;
  */
 const PAGE_REFUSALS = [403, 410] as const;
 
-const playGamePage = defineOperation({
-  operation: 'play-game-page',
+/** What the five pages share: each adds its operation, path and summary. */
+const PAGE = {
   function: 'play-page',
   data: PAGE_DATA,
   parts: PLAY_PARTS,
   method: 'GET',
-  path: '/play/game/{game_id}',
   auth: 'none',
   capacity: 'play',
   query: PageQuery,
   errors: PAGE_REFUSALS,
+} as const;
+
+const playGamePage = defineOperation({
+  operation: 'play-game-page',
+  ...PAGE,
+  path: '/play/game/{game_id}',
   summary: 'Canonical play page of a game (`session_token` when required)',
 });
 
 const playStreamPage = defineOperation({
   operation: 'play-stream-page',
-  function: 'play-page',
-  data: PAGE_DATA,
-  parts: PLAY_PARTS,
-  method: 'GET',
+  ...PAGE,
   path: '/play/stream/{stream_id}',
-  auth: 'none',
-  capacity: 'play',
-  query: PageQuery,
-  errors: PAGE_REFUSALS,
   summary: 'Canonical play page of a stream (`session_token` when required)',
 });
 
 const gamePage = defineOperation({
   operation: 'game-page',
-  function: 'play-page',
-  data: PAGE_DATA,
-  parts: PLAY_PARTS,
-  method: 'GET',
+  ...PAGE,
   path: '/game/{game_id}',
-  auth: 'none',
-  capacity: 'play',
-  query: PageQuery,
-  errors: PAGE_REFUSALS,
   summary: 'Game page of the service (`session_token` when required)',
 });
 
 const embedPage = defineOperation({
   operation: 'embed-page',
-  function: 'play-page',
-  data: PAGE_DATA,
-  parts: PLAY_PARTS,
-  method: 'GET',
+  ...PAGE,
   path: '/embed/{game_id}',
-  auth: 'none',
-  capacity: 'play',
-  query: PageQuery,
-  errors: PAGE_REFUSALS,
   summary: 'Game page without the service’s interface, for iframes (`session_token` when required)',
 });
 
 const streamPage = defineOperation({
   operation: 'stream-page',
-  function: 'play-page',
-  data: PAGE_DATA,
-  parts: PLAY_PARTS,
-  method: 'GET',
+  ...PAGE,
   path: '/stream/{org_slug}/{stream_id}',
-  auth: 'none',
-  capacity: 'play',
-  query: PageQuery,
-  errors: PAGE_REFUSALS,
   summary: 'Stream page of an organization (`session_token` when required)',
 });
 

@@ -3,7 +3,7 @@ import type { Org, Playable, Role, Tier } from '../domain/model.js';
 import { NotFound } from '../domain/errors.js';
 import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
 import { isConditionalFailure, sortableId, type StoreOptions } from './dynamo-client.js';
-import { batchGetAll, queryItems, whole } from './dynamo-reads.js';
+import { batchGetMany, queryItems, whole } from './dynamo-reads.js';
 import { memberItem } from './member-items.js';
 
 /**
@@ -39,10 +39,8 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
 
   /** Organizations by id: BatchGetItems of up to 100 keys in parallel, retrying what DynamoDB left unprocessed. */
   async getOrgs(orgIds: readonly number[]): Promise<Org[]> {
-    const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < orgIds.length; i += 100) batches.push(orgIds.slice(i, i + 100).map((id) => ({ pk: `ORG#${id}`, sk: 'ORG' })));
-    const reads = await Promise.all(batches.map((keys) => batchGetAll(this.options.client, this.options.tableName, keys)));
-    return reads.flatMap(whole).map(toOrg);
+    const keys = orgIds.map((id) => ({ pk: `ORG#${id}`, sk: 'ORG' }));
+    return whole(await batchGetMany(this.options.client, this.options.tableName, keys, Infinity)).map(toOrg);
   }
 
   async getRole(orgId: number, subject: string): Promise<Role | undefined> {

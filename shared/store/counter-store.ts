@@ -3,17 +3,14 @@ import type { CounterStore, RefusalTallies, RefusalTallyStore } from '../domain/
 import type { RefusalCount } from '../domain/refusal-tally.js';
 import type { CounterSlot, SlotCount } from '../domain/rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
-import { hasTimeForCall, isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
-import { batchGetAll } from './dynamo-reads.js';
+import { isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
+import { batchGetMany } from './dynamo-reads.js';
 
 /** Attribute of a counter item holding the day's count (the minute's is `m<minute of day>`). */
 const DAY_COUNT = 'day';
 
 /** The tally item of a key's 429s from memory on a UTC day. */
 const tallyKey = (keyId: number, day: string): string => `refused#${keyId}#${day}`;
-
-/** BatchGetItem reads at most this many keys per request. */
-const BATCH_SIZE = 100;
 
 /** Rate-limit counter shards, id sequences and refusal tallies as atomic counter items. */
 export class DynamoCounterStore implements CounterStore, RefusalTallyStore {
@@ -83,23 +80,18 @@ export class DynamoCounterStore implements CounterStore, RefusalTallyStore {
   }
 
   /**
-   * The tallies in batches, one after another (backing off as {@link batchGetAll} does); a batch
-   * starts only while the request's deadline leaves time for its call, else the read is cut.
+   * The tallies in batches, one after another ({@link batchGetMany}); a batch starts only while the
+   * request's deadline leaves time for its call, else the read is cut.
    */
   async refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<RefusalTallies> {
     const tallies = new Map<string, number>();
-    const keys = [...new Set(pairs.map((p) => tallyKey(p.key_id, p.day)))];
-    for (let i = 0; i < keys.length; i += BATCH_SIZE) {
-      if (!hasTimeForCall(this.options.client)) return { tallies, cut: true };
-      const batch = keys.slice(i, i + BATCH_SIZE).map((pk) => ({ pk }));
-      const read = await batchGetAll(this.options.client, this.options.tableName, batch);
-      for (const item of read.items) {
-        const [, keyId, day] = (item.pk as string).split('#');
-        tallies.set(`${keyId}|${day}`, item.count as number);
-      }
-      if (read.cut) return { tallies, cut: true };
+    const keys = [...new Set(pairs.map((p) => tallyKey(p.key_id, p.day)))].map((pk) => ({ pk }));
+    const read = await batchGetMany(this.options.client, this.options.tableName, keys, 1);
+    for (const item of read.items) {
+      const [, keyId, day] = (item.pk as string).split('#');
+      tallies.set(`${keyId}|${day}`, item.count as number);
     }
-    return { tallies };
+    return read.cut ? { tallies, cut: true } : { tallies };
   }
 
   async reserve(sequence: string, size: number): Promise<number> {

@@ -52,15 +52,20 @@ export const DYNAMO_TIMEOUTS = { connectionTimeoutMs: 200, requestTimeoutMs: 450
 /** The longest one attempt can take in AWS: it hangs to both timeouts. */
 export const WORST_CASE_ATTEMPT_MS = DYNAMO_TIMEOUTS.connectionTimeoutMs + DYNAMO_TIMEOUTS.requestTimeoutMs;
 
+// Computed once, not per call of a loop that pages or batches ({@link hasTimeForCall}).
+const WORST_CASE_CALL_MS = (() => {
+  let backoffs = 0;
+  for (let n = 1; n < RETRY_POLICY.maxAttempts; n++) backoffs += backoffBoundMs(n);
+  return RETRY_POLICY.maxAttempts * WORST_CASE_ATTEMPT_MS + backoffs;
+})();
+
 /**
  * The longest one DynamoDB call can take: every attempt hangs to both timeouts, and every backoff
  * waits its longest. A loop that pages or batches starts a call only with this much time left
  * before the request's deadline (`shared/deadline.ts`), so that the call has its retries.
  */
 export function worstCaseCallMs(): number {
-  let backoffs = 0;
-  for (let n = 1; n < RETRY_POLICY.maxAttempts; n++) backoffs += backoffBoundMs(n);
-  return RETRY_POLICY.maxAttempts * WORST_CASE_ATTEMPT_MS + backoffs;
+  return WORST_CASE_CALL_MS;
 }
 
 /** Clients of the embedded DynamoDB (local run and tests), which {@link hasTimeFor} exempts. */

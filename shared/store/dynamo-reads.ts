@@ -65,6 +65,33 @@ export async function batchGetAll(
   return { items, cut: false };
 }
 
+/** BatchGetItem reads at most this many keys per call. */
+const BATCH_GET_MAX_KEYS = 100;
+
+/**
+ * Many items of one table: BatchGetItems of up to 100 keys ({@link batchGetAll} each), in waves of
+ * `concurrency` calls (Infinity: all at once). Each wave, the first included, starts only while the
+ * deadline leaves time for a call at its worst, so that a caller showing what was read in time gets
+ * a cut read rather than a refused call; the read stops at the first wave that was cut.
+ */
+export async function batchGetMany(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Record<string, unknown>[],
+  concurrency: number,
+): Promise<BoundedRead> {
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < keys.length; i += BATCH_GET_MAX_KEYS) batches.push(keys.slice(i, i + BATCH_GET_MAX_KEYS));
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < batches.length; i += concurrency) {
+    if (!hasTimeForCall(client)) return { items, cut: true };
+    const reads = await Promise.all(batches.slice(i, i + concurrency).map((batch) => batchGetAll(client, tableName, batch)));
+    for (const read of reads) items.push(...read.items);
+    if (reads.some((read) => read.cut)) return { items, cut: true };
+  }
+  return { items, cut: false };
+}
+
 /** The items of a read its caller shows as complete (a list): `Overloaded` (503) when the deadline cut it. */
 export function whole(read: BoundedRead): Record<string, unknown>[] {
   if (read.cut) throw new Overloaded({ cause: new Error("no time left to read every item before the request's deadline") });

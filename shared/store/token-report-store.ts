@@ -1,8 +1,7 @@
-import type { TokenRecord } from '../domain/model.js';
 import { errorStatus } from '../domain/errors.js';
 import type { DayRecords, TokenReads, TokenReportStore } from '../domain/ports.js';
-import { hasTimeForCall, type StoreOptions } from './dynamo-client.js';
-import { batchGetAll, queryPages, type BoundedRead } from './dynamo-reads.js';
+import type { StoreOptions } from './dynamo-client.js';
+import { batchGetMany, queryPages } from './dynamo-reads.js';
 import { AUDIT_SHARDS } from './audit-store.js';
 import { toRecord } from './token-store.js';
 
@@ -10,8 +9,6 @@ import { toRecord } from './token-store.js';
 const MAX_REFUSAL_RECORDS = 20_000;
 /** How much later than its token a mint's audit record may be timed, at most. */
 const RECORD_LAG_MS = 5_000;
-/** BatchGetItem reads at most this many keys per request. */
-const BATCH_SIZE = 100;
 /** Batches in flight at once: enough to read a month of a busy org quickly, few enough not to throttle. */
 const BATCH_CONCURRENCY = 8;
 
@@ -90,29 +87,13 @@ export class DynamoTokenReportStore implements TokenReportStore {
   }
 
   /**
-   * The tokens in rounds of {@link BATCH_CONCURRENCY} batches; a round starts only while the
-   * request's deadline leaves time for its calls, else the read is cut (the report says truncated).
+   * The tokens in rounds of {@link BATCH_CONCURRENCY} batches ({@link batchGetMany}); a round starts
+   * only while the request's deadline leaves time for its calls, else the read is cut (the report
+   * says truncated). A token cleaned up meanwhile is simply absent.
    */
   async getMany(tokens: readonly string[]): Promise<TokenReads> {
-    const batches: string[][] = [];
-    for (let i = 0; i < tokens.length; i += BATCH_SIZE) batches.push(tokens.slice(i, i + BATCH_SIZE));
-    const records: TokenRecord[] = [];
-    let cut = false;
-    for (let i = 0; i < batches.length && !cut; i += BATCH_CONCURRENCY) {
-      if (!hasTimeForCall(this.options.client)) return { records, cut: true };
-      const reads = await Promise.all(batches.slice(i, i + BATCH_CONCURRENCY).map((batch) => this.batchGet(batch)));
-      for (const read of reads) records.push(...read.items.map(toRecord));
-      cut = reads.some((read) => read.cut);
-    }
-    return { records, cut };
-  }
-
-  /** One batch (a token cleaned up meanwhile is simply absent). */
-  private batchGet(tokens: readonly string[]): Promise<BoundedRead> {
-    return batchGetAll(
-      this.options.client,
-      this.options.tableName,
-      tokens.map((token) => ({ token })),
-    );
+    const keys = tokens.map((token) => ({ token }));
+    const { items, cut } = await batchGetMany(this.options.client, this.options.tableName, keys, BATCH_CONCURRENCY);
+    return { records: items.map(toRecord), cut };
   }
 }
