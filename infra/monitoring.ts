@@ -9,7 +9,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
-import { MathExpression, Metric, type Alarm, type Dashboard, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { MathExpression, Metric, type Alarm, type Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -17,9 +17,9 @@ import { Construct } from 'constructs';
 import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/metric-names.js';
 import type { DynamoAction, RouteDefinition } from '../shared/operations/operation.js';
 import { tables, type TableName } from '../shared/tables.js';
-import { DEFAULT_THRESHOLDS, type AlarmThresholds, type RunbookEntry } from './alarm-thresholds.js';
+import { DEFAULT_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.js';
 import { buildDashboard } from './dashboard.js';
-import { edge5xxRateSpec, pagingAlarm, type Datapoints } from './paging-alarm.js';
+import { edge5xxRateSpec, pagingAlarm, type PagingAlarmSpec } from './paging-alarm.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';
 import { serviceAccess } from './permissions.js';
 import type { ServiceTables } from './tables.js';
@@ -74,15 +74,8 @@ export class ServiceMonitoring extends Construct {
   }
 
   /** An alarm that pages (`paging-alarm.ts`), listed on the dashboard. */
-  private alarm(
-    alarmId: string,
-    metric: IMetric,
-    description: string,
-    threshold: number,
-    datapoints: Datapoints,
-    runbook: RunbookEntry,
-  ): Alarm {
-    const created = pagingAlarm(this, alarmId, { metric, description, threshold, datapoints, runbook }, this.action);
+  private alarm(alarmId: string, spec: PagingAlarmSpec): Alarm {
+    const created = pagingAlarm(this, alarmId, spec, this.action);
     this.alarms.push(created);
     return created;
   }
@@ -107,24 +100,22 @@ export class ServiceMonitoring extends Construct {
       period: MINUTE,
     });
     const percent = thresholds.serverErrorRatePercent;
-    this.alarm(
-      `${id}5xxRatio`,
-      ratio,
-      `At least ${percent}% of ${operation} requests answered 5xx`,
-      percent,
-      { of: 5, breaching: 3 },
-      'operation-5xx-ratio',
-    );
+    this.alarm(`${id}5xxRatio`, {
+      metric: ratio,
+      description: `At least ${percent}% of ${operation} requests answered 5xx`,
+      threshold: percent,
+      datapoints: { of: 5, breaching: 3 },
+      runbook: 'operation-5xx-ratio',
+    });
     const p99 = metric(METRIC.latency, 'p99', FIVE_MINUTES, { operation });
     const ms = thresholds.latencyP99Ms;
-    this.alarm(
-      `${id}LatencyP99`,
-      p99,
-      `${operation} p99 handler time at least ${ms} ms`,
-      ms,
-      { of: 3, breaching: 3 },
-      'operation-p99-latency',
-    );
+    this.alarm(`${id}LatencyP99`, {
+      metric: p99,
+      description: `${operation} p99 handler time at least ${ms} ms`,
+      threshold: ms,
+      datapoints: { of: 3, breaching: 3 },
+      runbook: 'operation-p99-latency',
+    });
   }
 
   /**
@@ -144,7 +135,13 @@ export class ServiceMonitoring extends Construct {
     });
     const n = thresholds.unservedRequests;
     const description = `At least ${n} requests in 5 minutes answered by API Gateway without a function`;
-    this.alarm('ApiUnserved', unserved, description, n, { of: 3, breaching: 2 }, 'api-unserved');
+    this.alarm('ApiUnserved', {
+      metric: unserved,
+      description,
+      threshold: n,
+      datapoints: { of: 3, breaching: 2 },
+      runbook: 'api-unserved',
+    });
   }
 
   /**
@@ -155,33 +152,30 @@ export class ServiceMonitoring extends Construct {
     for (const [name, fn] of functions.functions) {
       const id = pascalCase(name);
       const twoOfThree = { of: 3, breaching: 2 };
-      this.alarm(
-        `${id}Errors`,
-        fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
-        `Function ${name} failed`,
-        1,
-        twoOfThree,
-        'function-errors',
-      );
-      this.alarm(
-        `${id}Throttles`,
-        fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
-        `Function ${name} throttled`,
-        1,
-        twoOfThree,
-        'function-throttles',
-      );
+      this.alarm(`${id}Errors`, {
+        metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+        description: `Function ${name} failed`,
+        threshold: 1,
+        datapoints: twoOfThree,
+        runbook: 'function-errors',
+      });
+      this.alarm(`${id}Throttles`, {
+        metric: fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
+        description: `Function ${name} throttled`,
+        threshold: 1,
+        datapoints: twoOfThree,
+        runbook: 'function-throttles',
+      });
     }
     const concurrency = new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum', period: MINUTE });
     const n = thresholds.accountConcurrency;
-    this.alarm(
-      'AccountConcurrency',
-      concurrency,
-      `Lambda concurrent executions at least ${n} in the account`,
-      n,
-      { of: 3, breaching: 2 },
-      'account-concurrency',
-    );
+    this.alarm('AccountConcurrency', {
+      metric: concurrency,
+      description: `Lambda concurrent executions at least ${n} in the account`,
+      threshold: n,
+      datapoints: { of: 3, breaching: 2 },
+      runbook: 'account-concurrency',
+    });
   }
 
   /**
@@ -206,36 +200,33 @@ export class ServiceMonitoring extends Construct {
           period: FIVE_MINUTES,
         });
       const n = thresholds.dynamoThrottleEvents;
-      this.alarm(
-        `${id}Throttles`,
-        throttleEvents(`${name} throttle events`),
-        `DynamoDB table ${name} throttled`,
-        n,
-        twoOfThree,
-        'dynamodb-throttles',
-      );
+      this.alarm(`${id}Throttles`, {
+        metric: throttleEvents(`${name} throttle events`),
+        description: `DynamoDB table ${name} throttled`,
+        threshold: n,
+        datapoints: twoOfThree,
+        runbook: 'dynamodb-throttles',
+      });
       for (const index of tables[name].indexes) {
         const events = throttleEvents(`${name}/${index.name} throttle events`, { GlobalSecondaryIndexName: index.name });
-        this.alarm(
-          `${id}${pascalCase(index.name)}Throttles`,
-          events,
-          `DynamoDB index ${name}/${index.name} throttled`,
-          n,
-          twoOfThree,
-          'dynamodb-throttles',
-        );
+        this.alarm(`${id}${pascalCase(index.name)}Throttles`, {
+          metric: events,
+          description: `DynamoDB index ${name}/${index.name} throttled`,
+          threshold: n,
+          datapoints: twoOfThree,
+          runbook: 'dynamodb-throttles',
+        });
       }
       const operations = (access[name] ?? []).map((action) => OPERATIONS[action]);
       if (operations.length > 0) {
         const systemErrors = table.metricSystemErrorsForOperations({ operations, statistic: 'Sum', period: FIVE_MINUTES });
-        this.alarm(
-          `${id}SystemErrors`,
-          systemErrors,
-          `DynamoDB table ${name} returned system errors (HTTP 500)`,
-          1,
-          twoOfThree,
-          'dynamodb-system-errors',
-        );
+        this.alarm(`${id}SystemErrors`, {
+          metric: systemErrors,
+          description: `DynamoDB table ${name} returned system errors (HTTP 500)`,
+          threshold: 1,
+          datapoints: twoOfThree,
+          runbook: 'dynamodb-system-errors',
+        });
       }
     }
   }
@@ -247,8 +238,7 @@ export class ServiceMonitoring extends Construct {
    */
   private watchEdge(distribution: Distribution, thresholds: AlarmThresholds): void {
     if (Stack.of(this).region !== 'us-east-1') return;
-    const spec = edge5xxRateSpec(distribution.distributionId, thresholds);
-    this.alarm('Edge5xxRate', spec.metric, spec.description, spec.threshold, spec.datapoints, spec.runbook);
+    this.alarm('Edge5xxRate', edge5xxRateSpec(distribution.distributionId, thresholds));
   }
 }
 
