@@ -53,14 +53,21 @@ export function buildDashboard(scope: Construct, props: DashboardProps): Dashboa
   return dashboard;
 }
 
-/** A SEARCH over the service's metrics: one line per value of dimensions the code keeps low-cardinality. */
-function search(metricName: string, dimensions: readonly string[], serviceName: string): MathExpression {
+/** The token lifecycle counts, each per operation. */
+const TOKEN_METRICS = [METRIC.tokensMinted, METRIC.tokensConsumed, METRIC.tokensRevoked] as const;
+
+/**
+ * The SEARCH expression over the service's metrics of one name, summed per `period`: one line per
+ * value of dimensions the code keeps low-cardinality.
+ */
+function searchExpression(metricName: string, dimensions: readonly string[], serviceName: string, period: Duration): string {
   const schema = [METRIC_NAMESPACE, DIMENSIONS.service, ...dimensions].join(',');
-  return new MathExpression({
-    expression: `SEARCH('{${schema}} MetricName="${metricName}" ${DIMENSIONS.service}="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
-    label: '',
-    period: PERIOD,
-  });
+  return `SEARCH('{${schema}} MetricName="${metricName}" ${DIMENSIONS.service}="${serviceName}"', 'Sum', ${period.toSeconds()})`;
+}
+
+/** A SEARCH over the service's metrics, per dashboard period. */
+function search(metricName: string, dimensions: readonly string[], serviceName: string): MathExpression {
+  return new MathExpression({ expression: searchExpression(metricName, dimensions, serviceName, PERIOD), label: '', period: PERIOD });
 }
 
 /**
@@ -70,14 +77,13 @@ function search(metricName: string, dimensions: readonly string[], serviceName: 
  * unused (docs/runbook.md, "Metrics"). A rise with steady mints means play pages stopped consuming.
  */
 function unusedTokens(serviceName: string): MathExpression {
-  const schema = [METRIC_NAMESPACE, DIMENSIONS.service, DIMENSIONS.operation].join(',');
+  const hour = Duration.hours(1);
   // FILL: an hour with no revoke (or no search match at all) counts 0, not a gap that empties the difference.
-  const total = (name: string) =>
-    `FILL(SUM(SEARCH('{${schema}} MetricName="${name}" ${DIMENSIONS.service}="${serviceName}"', 'Sum', 3600)), 0)`;
+  const total = (name: string) => `FILL(SUM(${searchExpression(name, [DIMENSIONS.operation], serviceName, hour)}), 0)`;
   return new MathExpression({
-    expression: [METRIC.tokensMinted, METRIC.tokensConsumed, METRIC.tokensRevoked].map(total).join(' - '),
+    expression: TOKEN_METRICS.map(total).join(' - '),
     label: 'left unused per hour: minted − consumed − revoked (expiring unused, over hours longer than a lifetime)',
-    period: Duration.hours(1),
+    period: hour,
   });
 }
 
@@ -104,9 +110,7 @@ function serviceRows(props: DashboardProps): IWidget[][] {
     [
       graph('Refusals by reason (RateLimited: partners over quota)', [search(METRIC.refusals, [DIMENSIONS.reason], props.serviceName)]),
       graph('Tokens minted, consumed, revoked (per operation), left unused; items removed by TTL', [
-        ...[METRIC.tokensMinted, METRIC.tokensConsumed, METRIC.tokensRevoked].map((name) =>
-          search(name, [DIMENSIONS.operation], props.serviceName),
-        ),
+        ...TOKEN_METRICS.map((name) => search(name, [DIMENSIONS.operation], props.serviceName)),
         unusedTokens(props.serviceName),
         // Not expired tokens: an item's TTL is its expiry plus the retention days, so this counts every
         // kind of token days after it ended (per-day expired counts: the session report, docs/runbook.md).
