@@ -18,6 +18,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
 import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/metric-names.js';
+import { CLOUDFRONT_REGION } from './edge.js';
 import type { ServiceFunctions } from './functions.js';
 import type { ServiceMetric } from './monitoring.js';
 import type { ServiceTables } from './tables.js';
@@ -150,7 +151,7 @@ function apiRow(api: HttpApi, distribution: Distribution | undefined): IWidget[]
     }),
   ];
   if (distribution) {
-    const rate: IMetric = distribution.metric5xxErrorRate({ statistic: 'Average', period: PERIOD, region: 'us-east-1' });
+    const rate: IMetric = distribution.metric5xxErrorRate({ statistic: 'Average', period: PERIOD, region: CLOUDFRONT_REGION });
     widgets.push(graph('CloudFront 5xx rate (%)', [rate]));
   }
   return widgets;

@@ -7,12 +7,10 @@
 import { Annotations, Token, type App } from 'aws-cdk-lib';
 import { serviceStackProps, type DeployContext } from './config.js';
 import { EdgeAlarmsStack } from './edge-alarms.js';
+import { CLOUDFRONT_REGION } from './edge.js';
 import type { ServiceStackProps } from './stack-props.js';
 import { ServiceStack } from './stack.js';
 import { EdgeWafStack } from './waf.js';
-
-/** The region of CloudFront's web ACLs (scope CLOUDFRONT) and of its metrics. */
-const CLOUDFRONT_REGION = 'us-east-1';
 
 export interface Deployment {
   readonly service: ServiceStack;
@@ -26,7 +24,9 @@ export interface Deployment {
 export function buildDeployment(app: App, context: DeployContext, env: ServiceStackProps['env']): Deployment {
   const props = serviceStackProps(context, env);
   const region = env?.region;
-  // In us-east-1 (or an offline synth, region unknown) the service stack holds the web ACL and the edge alarm.
+  // In us-east-1 the service stack holds the web ACL and the edge alarm. With the region unknown (an
+  // environment-agnostic synth) it holds the web ACL, and no stack has the edge alarm: the alarm only
+  // works in us-east-1 and nothing says the stack goes there (`ServiceMonitoring.watchEdge`).
   const elsewhere = region !== undefined && !Token.isUnresolved(region) && region !== CLOUDFRONT_REGION;
   const usEast1 = { account: env?.account, region: CLOUDFRONT_REGION };
   if (!elsewhere && context.wafRateLimit !== undefined && context.webAclArn) {

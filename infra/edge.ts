@@ -32,6 +32,9 @@ import { ConsoleSite, type ConsoleSettings } from './console-site.js';
 import { edgeRewriteSource } from './edge-rewrite.js';
 import { EdgeRateLimit } from './waf.js';
 
+/** The region of CloudFront's web ACLs (scope CLOUDFRONT), its certificates and its metrics: CloudFront's one region. */
+export const CLOUDFRONT_REGION = 'us-east-1';
+
 /** A custom domain for the distribution; the certificate must be in us-east-1 (CloudFront's rule). */
 export interface CustomDomain {
   readonly domainName: string;
@@ -124,9 +127,9 @@ function checkWebAcl(props: ServiceEdgeProps, region: string): void {
   if (props.webAclArn && props.wafRateLimit) {
     throw new Error('a distribution has one web ACL: give webAclArn or wafRateLimit, not both');
   }
-  if (props.wafRateLimit && !Token.isUnresolved(region) && region !== 'us-east-1') {
+  if (props.wafRateLimit && !Token.isUnresolved(region) && region !== CLOUDFRONT_REGION) {
     throw new Error(
-      `a CloudFront web ACL can only be created in us-east-1, not ${region}: infra/deployment.ts puts it in a stack of its own`,
+      `a CloudFront web ACL can only be created in ${CLOUDFRONT_REGION}, not ${region}: infra/deployment.ts puts it in a stack of its own`,
     );
   }
 }

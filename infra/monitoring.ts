@@ -19,6 +19,7 @@ import type { DynamoAction, RouteDefinition } from '../shared/operations/operati
 import { tables, type TableName } from '../shared/tables.js';
 import { DEFAULT_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.js';
 import { buildDashboard } from './dashboard.js';
+import { CLOUDFRONT_REGION } from './edge.js';
 import { edge5xxRateSpec, pagingAlarm, type PagingAlarmSpec } from './paging-alarm.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';
 import { serviceAccess } from './permissions.js';
@@ -234,10 +235,11 @@ export class ServiceMonitoring extends Construct {
   /**
    * CloudFront's 5xx rate. Its metrics exist only in us-east-1 and an alarm reads its own region's,
    * so the alarm is here in a us-east-1 stack; for any other region `deployment.ts` puts it into a
-   * us-east-1 stack of its own (`edge-alarms.ts`).
+   * us-east-1 stack of its own (`edge-alarms.ts`). A stack whose region is unknown (environment
+   * agnostic) has none: nothing says it is deployed where the metrics are.
    */
   private watchEdge(distribution: Distribution, thresholds: AlarmThresholds): void {
-    if (Stack.of(this).region !== 'us-east-1') return;
+    if (Stack.of(this).region !== CLOUDFRONT_REGION) return;
     this.alarm('Edge5xxRate', edge5xxRateSpec(distribution.distributionId, thresholds));
   }
 }
