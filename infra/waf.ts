@@ -12,6 +12,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorTable } from '../shared/domain/errors.js';
+import { jsonResponse } from '../shared/http/envelope.js';
 
 /** The window the rate-based rule counts in (WAF allows 60, 120, 300 or 600 seconds). */
 export const WAF_WINDOW_SECONDS = 300;
@@ -19,15 +20,14 @@ export const WAF_WINDOW_SECONDS = 300;
 export const WAF_RATE_RULE = 'AnonymousRequestsPerAddress';
 
 /**
- * Same envelope as the service's own refusals, so a browser's script shows the same kind of error,
- * with the code of THE error table. No `request_id`: a WAF custom response body is fixed text, so
+ * Same envelope as the service's own refusals (built by its `jsonResponse`), so a browser's script
+ * shows the same kind of error, with the status and code of THE error table. No `request_id`: a WAF custom response body is fixed text, so
  * it cannot carry a per-request value (the OpenAPI `ErrorResponse` says it may be absent).
  */
-const TOO_MANY_BODY = JSON.stringify({
-  success: false,
-  error: 'Too many requests from this address; try again in a few minutes',
-  code: errorTable.RateLimited[1],
-});
+const [TOO_MANY_STATUS, TOO_MANY_CODE] = errorTable.RateLimited;
+const TOO_MANY_BODY = String(
+  jsonResponse(TOO_MANY_STATUS, { error: 'Too many requests from this address; try again in a few minutes', code: TOO_MANY_CODE }).body,
+);
 
 /** A header that is present and not empty. */
 const hasHeader = (name: string): CfnWebACL.StatementProperty => ({
@@ -72,7 +72,7 @@ export class EdgeRateLimit extends Construct {
               },
             },
           },
-          action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'too-many-requests' } } },
+          action: { block: { customResponse: { responseCode: TOO_MANY_STATUS, customResponseBodyKey: 'too-many-requests' } } },
           visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: WAF_RATE_RULE, sampledRequestsEnabled: true },
         },
       ],
