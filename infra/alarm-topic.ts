@@ -30,6 +30,11 @@ export interface AlarmTargets {
   readonly alarmSlack?: SlackChannel;
 }
 
+/** Whether the targets reach anyone (an existing topic's own subscribers are not known at synth). */
+export function hasSubscriber(targets: AlarmTargets): boolean {
+  return Boolean(targets.alarmEmail || targets.alarmWebhookUrl || targets.alarmSlack);
+}
+
 /** The topic alarms notify; `own` is set only when the stack created it (with its key). */
 export interface AlarmDestination {
   readonly topic: ITopic;

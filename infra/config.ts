@@ -6,6 +6,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { AlarmThresholdsSchema } from './alarm-thresholds.js';
+import { hasSubscriber, type AlarmTargets } from './alarm-topic.js';
 import { DEFAULT_CAPACITY, type CapacityPlan } from './capacity.js';
 import type { ConsoleSettings } from './console-site.js';
 import { contextObject } from './context-json.js';
@@ -200,7 +201,7 @@ export const DeployContextSchema = z
     message: 'alarmSlackWorkspaceId and alarmSlackChannelId go together: give both or neither',
     path: ['alarmSlackChannelId'],
   })
-  .refine((c) => c.alarmEmail || c.alarmWebhookUrl || c.alarmSlackChannelId || c.alarmTopicArn || c.noAlarmTarget === true, {
+  .refine((c) => hasSubscriber(alarmTargets(c)) || c.alarmTopicArn || c.noAlarmTarget === true, {
     message:
       'alarms need someone to notify: give alarmEmail, alarmWebhookUrl, alarmSlackWorkspaceId with alarmSlackChannelId, or alarmTopicArn, ' +
       'or noAlarmTarget=true to deploy alarms that notify nobody',
@@ -248,18 +249,24 @@ export function serviceStackProps(context: DeployContext, env: ServiceStackProps
         : undefined,
     capacity: capacityPlan(context.capacity),
     alarmTopicArn: context.alarmTopicArn,
-    alarmEmail: context.alarmEmail,
-    alarmWebhookUrl: context.alarmWebhookUrl,
-    alarmSlack:
-      context.alarmSlackWorkspaceId && context.alarmSlackChannelId
-        ? { workspaceId: context.alarmSlackWorkspaceId, channelId: context.alarmSlackChannelId }
-        : undefined,
+    ...alarmTargets(context),
     alarmThresholds: context.alarms,
     logRetention: context.logRetentionDays as RetentionDays,
     mcpAllowedOrigins: context.mcpAllowedOrigins,
     buildVersion: context.buildVersion,
     secretsRevision: context.secretsRevision,
   };
+}
+
+/** Who the context's alarm keys notify (the Slack channel only with both of its ids). */
+function alarmTargets(context: {
+  readonly alarmEmail?: string | undefined;
+  readonly alarmWebhookUrl?: string | undefined;
+  readonly alarmSlackWorkspaceId?: string | undefined;
+  readonly alarmSlackChannelId?: string | undefined;
+}): AlarmTargets {
+  const { alarmEmail, alarmWebhookUrl, alarmSlackWorkspaceId: workspaceId, alarmSlackChannelId: channelId } = context;
+  return { alarmEmail, alarmWebhookUrl, alarmSlack: workspaceId && channelId ? { workspaceId, channelId } : undefined };
 }
 
 /** The console's sign-in settings, from the context's console keys and the JWT settings they default to. */

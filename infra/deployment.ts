@@ -6,6 +6,7 @@
  */
 import { Annotations, Token, type App } from 'aws-cdk-lib';
 import { serviceStackProps, type DeployContext } from './config.js';
+import { hasSubscriber } from './alarm-topic.js';
 import { EdgeAlarmsStack } from './edge-alarms.js';
 import { CLOUDFRONT_REGION } from './edge.js';
 import type { ServiceStackProps } from './stack-props.js';
@@ -76,7 +77,7 @@ function edgeAlarmStack(app: App, context: DeployContext, props: ServiceStackPro
     alarmSlack: props.alarmSlack,
     terminationProtection: context.terminationProtection,
   });
-  if (!props.alarmEmail && !props.alarmWebhookUrl && !props.alarmSlack && !context.noAlarmTarget) {
+  if (!hasSubscriber(props) && !context.noAlarmTarget) {
     Annotations.of(stack).addWarningV2(
       'gsts:edge-alarm-no-target',
       `alarmTopicArn is in the service's region; the edge alarm's topic in ${CLOUDFRONT_REGION} has no subscriber: ` +
