@@ -4,7 +4,7 @@
  * CloudFront 5xx alarm (`distributionId`, once the service stack exists). `infra/app.ts` builds it;
  * the infra tests build it the same way.
  */
-import { Annotations, Token, type App } from 'aws-cdk-lib';
+import { Annotations, Token, type App, type Environment } from 'aws-cdk-lib';
 import { serviceStackProps, type DeployContext } from './config.js';
 import { hasSubscriber } from './alarm-topic.js';
 import { EdgeAlarmsStack } from './edge-alarms.js';
@@ -49,16 +49,23 @@ export function buildDeployment(app: App, context: DeployContext, env: ServiceSt
         '(docs/deploy.md, "WAF"). Until then the distribution has no web ACL.',
     );
   }
-  const edgeAlarms = elsewhere ? edgeAlarmStack(app, context, props, service) : undefined;
+  const edgeAlarms = elsewhere ? edgeAlarmStack(app, context, props, service, usEast1) : undefined;
   return { service, waf, edgeAlarms };
 }
 
 /**
  * The us-east-1 stack of the CloudFront 5xx alarm, once the distribution's id is known; until then a
  * warning says how to get it. Its topic has the service's targets; an existing topic (`alarmTopicArn`)
- * cannot be one (an alarm notifies only topics of its own region).
+ * cannot be one (an alarm notifies only topics of its own region). `usEast1`: the deployment's account
+ * in CloudFront's region, as the web ACL stack's.
  */
-function edgeAlarmStack(app: App, context: DeployContext, props: ServiceStackProps, service: ServiceStack): EdgeAlarmsStack | undefined {
+function edgeAlarmStack(
+  app: App,
+  context: DeployContext,
+  props: ServiceStackProps,
+  service: ServiceStack,
+  usEast1: Environment,
+): EdgeAlarmsStack | undefined {
   const name = `${context.stackName}-EdgeAlarms`;
   if (!context.distributionId) {
     Annotations.of(service).addWarningV2(
@@ -69,7 +76,7 @@ function edgeAlarmStack(app: App, context: DeployContext, props: ServiceStackPro
     return undefined;
   }
   const stack = new EdgeAlarmsStack(app, name, {
-    env: { account: props.env?.account, region: CLOUDFRONT_REGION },
+    env: usEast1,
     distributionId: context.distributionId,
     thresholds: props.alarmThresholds,
     alarmEmail: props.alarmEmail,

@@ -6,7 +6,6 @@
  * it names the distribution by id (`-c distributionId=<the service stack's DistributionId output>`).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Construct } from 'constructs';
 import { DEFAULT_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.js';
@@ -22,18 +21,12 @@ export interface EdgeAlarmsStackProps extends StackProps, AlarmTargets {
 /** The edge alarm, its topic and the topic's subscriptions, in us-east-1. */
 export class EdgeAlarmsStack extends Stack {
   readonly destination: AlarmDestination;
-  readonly edge5xxRate: Alarm;
 
   constructor(scope: Construct, id: string, props: EdgeAlarmsStackProps) {
     super(scope, id, { description: 'Game Session Token Service: the CloudFront 5xx alarm (us-east-1)', ...props });
     this.destination = alarmDestination(this, props);
     const thresholds = { ...DEFAULT_THRESHOLDS, ...props.thresholds };
-    this.edge5xxRate = pagingAlarm(
-      this,
-      'Edge5xxRate',
-      edge5xxRateSpec(props.distributionId, thresholds),
-      new SnsAction(this.destination.topic),
-    );
+    pagingAlarm(this, 'Edge5xxRate', edge5xxRateSpec(props.distributionId, thresholds), new SnsAction(this.destination.topic));
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'SNS topic the edge alarm notifies (us-east-1)',
       value: this.destination.topic.topicArn,

@@ -6,7 +6,6 @@ import { Annotations, CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { SlackChannelConfiguration } from 'aws-cdk-lib/aws-chatbot';
 import type { ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { routes as serviceRoutes } from '../shared/routes.js';
@@ -40,8 +39,6 @@ export class ServiceStack extends Stack {
   readonly alarmTopic: ITopic;
   /** The stack's own alarm topic and its key (absent when alarms go to an existing topic). */
   readonly ownAlarmTopic?: { readonly topic: Topic; readonly key: Key };
-  /** AWS Chatbot's configuration of the alarm Slack channel (context `alarmSlackChannelId`). */
-  readonly alarmSlack?: SlackChannelConfiguration;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, { description: 'Game Session Token Service: single-use play tokens and the API keys that mint them', ...props });
@@ -74,7 +71,6 @@ export class ServiceStack extends Stack {
     const alarms = alarmDestination(this, props, props.alarmTopicArn);
     this.alarmTopic = alarms.topic;
     this.ownAlarmTopic = alarms.own;
-    this.alarmSlack = alarms.slack;
     this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
       routes: this.routes,
       api: this.api.api,
