@@ -9,6 +9,7 @@ import { MethodNotAllowed, NotFound } from '../../shared/domain/errors.js';
 import { env } from '../../shared/env.js';
 import type { ConsoleConfig } from '../console/config-shape.js';
 import { bundleConsole, consoleConfig, consoleCsp, type ConsoleFiles } from '../console-build.js';
+import { DEV_AUDIENCE } from './dev-signing-key.js';
 import { CONSOLE_CLIENT_ID } from './identity-provider.js';
 
 /** Where the console lives on the front. */
@@ -30,14 +31,13 @@ export function localConsole(): ConsoleFiles {
 }
 
 /**
- * What `/console/config.json` says on this run: the provider and audience the functions verify
- * tokens with, read through the env schema as they read them (`startLocalService` sets them once the
- * front listens, the issuer being `<baseUrl>/oidc`). The audience is the first of `JWT_AUDIENCE`, as
- * the deployed console's default (`infra/config.ts`).
+ * What `/console/config.json` says on this run: the provider the functions verify tokens with, read
+ * through the env schema as they read it (`startLocalService` sets it once the front listens: it is
+ * `<baseUrl>/oidc`), and the audience the local provider issues and the functions accept: always
+ * {@link DEV_AUDIENCE} (`configureLocalEnv` sets `JWT_AUDIENCE` to it alone).
  */
 function localConsoleConfig(): ConsoleConfig {
-  const { JWT_ISSUER, JWT_AUDIENCE } = env();
-  return consoleConfig({ issuer: JWT_ISSUER, clientId: CONSOLE_CLIENT_ID, audience: JWT_AUDIENCE.split(',')[0]!.trim() });
+  return consoleConfig({ issuer: env().JWT_ISSUER, clientId: CONSOLE_CLIENT_ID, audience: DEV_AUDIENCE });
 }
 
 /** The front's `extra` hook for the console; true when the request was the console's (a refusal throws). */

@@ -4,6 +4,7 @@
  * the lifecycle lines hand the minted token on through `$TOKEN` (no placeholder to fill in).
  */
 import { resolve } from 'node:path';
+import type { DynamoBackend } from './dynamo.js';
 import { DEMO_USERS } from './seed.js';
 
 /** What the guide needs to know about the running service. */
@@ -18,7 +19,7 @@ export interface GuideInputs {
   /** The DynamoDB the service runs on. */
   readonly dynamoDescription: string;
   /** Which engine that is: the hint on how to switch is printed on the default one only. */
-  readonly dynamoBackend: 'dynalite' | 'local' | 'endpoint';
+  readonly dynamoBackend: DynamoBackend['kind'];
 }
 
 /** `value` as one shell word, whatever characters it holds. */
