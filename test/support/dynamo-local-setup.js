@@ -35,7 +35,5 @@ export async function startWorkerDynamoLocals(globalConfig) {
   process.env.DYNAMODB_LOCAL_ENDPOINTS = started.map((p) => p.endpoint).join(',');
 }
 
-/** @param {{ maxWorkers: number }} globalConfig */
-export default async function setup(globalConfig) {
-  await startWorkerDynamoLocals(globalConfig);
-}
+/** Jest's global setup entry: it hands the global config first. */
+export default startWorkerDynamoLocals;
