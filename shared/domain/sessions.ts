@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isoTime, type Clock } from './clock.js';
-import { NotFound, TokenGone } from './errors.js';
+import { NotFound, OutOfScope, TokenGone } from './errors.js';
 import type { SessionIdSource } from './session-ids.js';
 import type { KeyCalls } from './key-calls.js';
 import type { ApiKeyRecord, CallContext, Playable, TokenRecord, TokenStatus } from './model.js';
 import type { CatalogStore, TokenStore } from './ports.js';
-import { assertInScope, type Target } from './scope.js';
+import { assertInScope, isAllowed, isRestricted, namedTarget, type Target } from './scope.js';
 
 /** A create-session request, already validated. */
 export interface CreateSessionInput {
@@ -177,15 +177,28 @@ export class Sessions {
    * is a shared item (its holder may be consuming it this very moment), so the revocation is not
    * speculative: the call is counted first and a rate-limited call never touches the token.
    * Meters the call exactly once, whatever the outcome.
-   * @throws NotFound (unknown or another org's token), TokenGone (not active), RateLimited
+   *
+   * A key with an allow-list revokes only tokens of the games and streams it allows
+   * (docs/decisions.md#scopes). A token's org, game and stream never change after its mint, so one
+   * strong read of it, made beside the count (no stage more), decides before the token is touched;
+   * a key without allow-lists needs no read.
+   * @throws NotFound (unknown or another org's token), OutOfScope, TokenGone (not active), RateLimited
    */
   async revoke(key: ApiKeyRecord, token: string, call: CallContext, action: string): Promise<SessionView> {
     const { keyCalls, tokens, clock } = this.deps;
+    const read = isRestricted(key) ? tokens.get(token) : undefined;
+    // Awaited only if the call is counted; a refused call must not leave its failure unhandled.
+    read?.catch(() => undefined);
     const revoked = await keyCalls.meter(
       key,
       call,
       { action, token },
-      { run: () => tokens.revoke(token, key.org_id, isoTime(clock.now()), call.requestId) },
+      {
+        run: async () => {
+          if (read) assertRevocable(key, await read);
+          return tokens.revoke(token, key.org_id, isoTime(clock.now()), call.requestId);
+        },
+      },
     );
     return this.view(revoked);
   }
@@ -202,4 +215,16 @@ export class Sessions {
       metadata: record.metadata,
     };
   }
+}
+
+/**
+ * Refuse the revocation of a token outside a key's scope, before it is touched: unknown or another
+ * org's (404, as the write itself would say), or of a game or stream the key's allow-lists leave
+ * out (403). The refusal names nothing of the token: not its game or stream, ref or metadata.
+ * @throws NotFound, OutOfScope
+ */
+function assertRevocable(key: ApiKeyRecord, record: TokenRecord | undefined): void {
+  if (!record || record.org_id !== key.org_id) throw new NotFound('Session not found');
+  const target = namedTarget(record);
+  if (!target || !isAllowed(key, target)) throw new OutOfScope(`This API key has no access to this session's game or stream`);
 }

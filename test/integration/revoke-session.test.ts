@@ -44,8 +44,8 @@ describe('revoke-session', () => {
     expect((await api.validate(token)).body.data).toMatchObject({ valid: false, status: 'revoked', stream_id: 201, game_id: null });
   });
 
-  test('any key of the owning org may revoke; the token is case-insensitive', async () => {
-    const other = await createTestKey(stack, { allowed_game_ids: [] });
+  test('any key of the owning org whose allow-lists cover the token may revoke; the token is case-insensitive', async () => {
+    const other = await createTestKey(stack, { allowed_game_ids: [102] });
     const token = await api.mint({ game_id: 102 });
     const reply = await api.revoke({ token: token.toUpperCase() }, other.raw);
     expect(reply.status).toBe(200);
@@ -130,6 +130,64 @@ describe('revoke-session', () => {
     expect(tier.status).toBe(403);
     expect(tier.body).toEqual(failure('Business tier or higher required'));
     expect((await api.validate(token)).body.data.status).toBe('active');
+  });
+});
+
+// Issue 25: a key whose `allowed_game_ids` was [] revoked another key's token for game 101 and got its
+// external_ref and metadata. The allow-lists bound revoke as they bound create (docs/decisions.md#scopes).
+describe('revoke-session: the key’s allow-lists', () => {
+  const OUT_OF_SCOPE = {
+    success: false,
+    error: "This API key has no access to this session's game or stream",
+    code: 'out_of_scope',
+    request_id: expect.any(String),
+  };
+
+  test('a token of a game outside the key’s allow-list ([] = none): 403 out_of_scope, the token untouched and undisclosed', async () => {
+    const none = await createTestKey(stack, { allowed_game_ids: [] });
+    const token = await api.mint({ game_id: 101, external_ref: 'secret-ref', metadata: { secret: 1 } });
+    const reply = await api.revoke({ token }, none.raw);
+    expect(reply.status).toBe(403);
+    expect(reply.body).toEqual(OUT_OF_SCOPE);
+    expect(JSON.stringify(reply.body)).not.toMatch(/secret|101/);
+    expect((await api.validate(token)).body.data).toMatchObject({ valid: true, status: 'active' });
+    expect((await api.consume({ token })).status).toBe(200);
+    expect((await auditOfKey(stack, none.record.id)).map((r) => [r.action, r.status])).toEqual([['revoke-session', 403]]);
+  });
+
+  test('a game list limits games only, a stream list streams only; a set list allows its ids', async () => {
+    const gamesOnly = await createTestKey(stack, { allowed_game_ids: [101] });
+    const noStreams = await createTestKey(stack, { allowed_stream_ids: [] });
+    const stream201 = await createTestKey(stack, { allowed_game_ids: [], allowed_stream_ids: [201] });
+    expect((await api.revoke({ token: await api.mint({ game_id: 102 }) }, gamesOnly.raw)).status).toBe(403);
+    expect((await api.revoke({ token: await api.mint({ game_id: 101 }) }, gamesOnly.raw)).status).toBe(200);
+    // No stream list: every stream of the org.
+    expect((await api.revoke({ token: await api.mint({ stream_id: 201 }) }, gamesOnly.raw)).status).toBe(200);
+    expect((await api.revoke({ token: await api.mint({ stream_id: 201 }) }, noStreams.raw)).status).toBe(403);
+    expect((await api.revoke({ token: await api.mint({ game_id: 102 }) }, noStreams.raw)).status).toBe(200);
+    expect((await api.revoke({ token: await api.mint({ stream_id: 201 }) }, stream201.raw)).status).toBe(200);
+    expect((await api.revoke({ token: await api.mint({ game_id: 101 }) }, stream201.raw)).status).toBe(403);
+  });
+
+  test('out of scope comes before the token’s state: a consumed token of a game outside the list is 403, not 410', async () => {
+    const none = await createTestKey(stack, { allowed_game_ids: [] });
+    const token = await api.mint({ game_id: 101 });
+    await api.consume({ token });
+    const reply = await api.revoke({ token }, none.raw);
+    expect(reply.status).toBe(403);
+    expect(reply.body).toEqual(OUT_OF_SCOPE);
+    expect((await api.validate(token)).body.data.status).toBe('consumed');
+  });
+
+  test('a restricted key: another org’s or an unknown token is still 404; an allowed one that is gone still 410', async () => {
+    const restricted = await createTestKey(stack, { allowed_game_ids: [101], allowed_stream_ids: [] });
+    const foreign = await api.mint({ game_id: 301 }, globex.raw);
+    expect((await api.revoke({ token: foreign }, restricted.raw)).body).toEqual(NOT_FOUND);
+    expect((await api.revoke({ token: randomUUID() }, restricted.raw)).status).toBe(404);
+    expect((await api.validate(foreign)).body.data.status).toBe('active');
+    const used = await api.mint({ game_id: 101 });
+    await api.consume({ token: used });
+    expect((await api.revoke({ token: used }, restricted.raw)).body).toEqual(GONE);
   });
 });
 

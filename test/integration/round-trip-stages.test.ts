@@ -77,6 +77,17 @@ describe('round-trip stages on the warm path', () => {
     });
   });
 
+  test('revoke-session with an allow-listed key: the token’s read (its game or stream) beside the count, so still 3 stages', async () => {
+    const restricted = await createTestKey(stack, { ...UNLIMITED, allowed_game_ids: [101] });
+    const tokens = [await api.mint({ game_id: 101 }), await api.mint({ game_id: 101 })];
+    const { status, calls } = await warm(() => api.revoke({ token: tokens.shift() }, restricted.raw));
+    expect(status).toBe(200);
+    expect(stages(calls)).toEqual({
+      stages: 3,
+      calls: 'GetItem keys | GetItem tokens + UpdateItem counters + PutItem audit | UpdateItem tokens',
+    });
+  });
+
   // Key management: membership, org and the first read together, then the write with its audit record.
   test.each([
     ['list-keys', 2, () => admin.list(1)],

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { OutOfScope } from '../../shared/domain/errors.js';
 import type { Playable } from '../../shared/domain/model.js';
-import { assertInScope, type Target } from '../../shared/domain/scope.js';
+import { assertInScope, isAllowed, isRestricted, namedTarget, type Target } from '../../shared/domain/scope.js';
 
 const playable = (kind: Playable['kind'], id: number, org_id = 1): Playable => ({
   kind,
@@ -62,5 +62,29 @@ describe('assertInScope', () => {
 
   test('a game id in the stream list does not open the game of that id', () => {
     expect(() => assertInScope(key([], [101]), game(101), playable('game', 101))).toThrow(OutOfScope);
+  });
+});
+
+// The same rule bounds revoke, the MCP catalog tools and reports (docs/decisions.md#scopes).
+describe('isAllowed, isRestricted, namedTarget', () => {
+  test('null or absent (a record older than allow-lists) allows all of its kind; a set list only its ids, [] none', () => {
+    expect(isAllowed(key(), game(101))).toBe(true);
+    expect(isAllowed({ allowed_game_ids: undefined, allowed_stream_ids: undefined } as never, stream(201))).toBe(true);
+    expect(isAllowed(key([101], []), game(101))).toBe(true);
+    expect(isAllowed(key([101], []), game(102))).toBe(false);
+    expect(isAllowed(key([101], []), stream(201))).toBe(false);
+    expect(isAllowed(key([101]), stream(201))).toBe(true);
+  });
+
+  test('a key is restricted when either list is set, even empty', () => {
+    expect(isRestricted(key())).toBe(false);
+    expect(isRestricted(key([]))).toBe(true);
+    expect(isRestricted(key(null, [201]))).toBe(true);
+  });
+
+  test('a token’s or a row’s target is its game, else its stream, else none', () => {
+    expect(namedTarget({ game_id: 101, stream_id: null })).toEqual(game(101));
+    expect(namedTarget({ game_id: null, stream_id: 201 })).toEqual(stream(201));
+    expect(namedTarget({ game_id: null, stream_id: null })).toBeUndefined();
   });
 });
