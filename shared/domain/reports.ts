@@ -3,6 +3,7 @@ import { errorStatus, InvalidInput } from './errors.js';
 import type { TokenRecord } from './model.js';
 import type { AuditedRefusal, DayRecords, RefusalTallies, RefusalTallyStore, TokenReportStore } from './ports.js';
 import { ReportTable } from './report-table.js';
+import { isAllowed, isRestricted, namedTarget, type KeyScope } from './scope.js';
 import { statusAt } from './sessions.js';
 
 const DAY_MS = 86_400_000;
@@ -85,9 +86,15 @@ export interface SessionReportsDeps {
 export class SessionReports {
   constructor(private readonly deps: SessionReportsDeps) {}
 
-  /** The report of one organization. @throws InvalidInput for a reversed or too long range */
-  async report(orgId: number, request: ReportRequest): Promise<SessionReport> {
+  /**
+   * The report of one organization. Through an API key (MCP `get_session_report`), `scope` is the
+   * key's allow-lists: the report then covers only the games and streams they allow
+   * (docs/decisions.md#scopes), and leaves out what names neither, such as 429s tallied from memory.
+   * @throws InvalidInput for a reversed or too long range
+   */
+  async report(orgId: number, request: ReportRequest, scope?: Omit<KeyScope, 'org_id'>): Promise<SessionReport> {
     const days = daysOf(request.from, request.to);
+    const covers = (item: Matched) => matches(item, request) && (!scope || within(item, scope));
     const { store, clock } = this.deps;
     const perDay = await Promise.all(
       days.map((day) =>
@@ -102,14 +109,15 @@ export class SessionReports {
     const [read, tallied] = await Promise.all([
       store.getMany(truncated ? found.slice(0, MAX_REPORT_TOKENS) : found),
       this.tallies(
-        perDay.flatMap((d) => d.refusals).filter((r) => r.status === RATE_LIMITED && matches(r, request)),
+        perDay.flatMap((d) => d.refusals).filter((r) => r.status === RATE_LIMITED && covers(r)),
         request,
+        scope !== undefined && isRestricted(scope),
       ),
     ]);
     const now = clock.now();
     const inRange = new Set(days);
-    const selected = read.records.filter((t) => t.org_id === orgId && inRange.has(t.created_at.slice(0, 10)) && matches(t, request));
-    const refusals = perDay.flatMap((d) => d.refusals).filter((r) => matches(r, request));
+    const selected = read.records.filter((t) => t.org_id === orgId && inRange.has(t.created_at.slice(0, 10)) && covers(t));
+    const refusals = perDay.flatMap((d) => d.refusals).filter(covers);
     const table = new ReportTable(days);
     for (const token of selected) table.add(createdOn(token), token, statusAt(token, now));
     for (const refusal of refusals)
@@ -132,8 +140,11 @@ export class SessionReports {
    * The tallies of the (key, day) pairs with an audited 429: a key is only refused from memory
    * once a counted call of it was refused that day in that container, so no other pair has one.
    */
-  private async tallies(limited: readonly AuditedRefusal[], request: ReportRequest): Promise<RefusalTallies> {
-    if (!this.deps.tallies || limited.length === 0 || request.game_id != null || request.stream_id != null) return { tallies: new Map() };
+  private async tallies(limited: readonly AuditedRefusal[], request: ReportRequest, restricted: boolean): Promise<RefusalTallies> {
+    // A tally names no game or stream: it has no place in a report of some games or streams only.
+    if (!this.deps.tallies || limited.length === 0 || restricted || request.game_id != null || request.stream_id != null) {
+      return { tallies: new Map() };
+    }
     return this.deps.tallies.refusalTallies(limited.map((r) => ({ key_id: r.key_id, day: r.at.slice(0, 10) })));
   }
 }
@@ -172,4 +183,11 @@ function matches(item: Matched, request: ReportRequest): boolean {
     (request.stream_id == null || item.stream_id === request.stream_id) &&
     (request.key_id == null || item.key_id === request.key_id)
   );
+}
+
+/** Whether a key's allow-lists cover an item: any, when neither is set; else only an allowed game or stream. */
+function within(item: Matched, scope: Omit<KeyScope, 'org_id'>): boolean {
+  if (!isRestricted(scope)) return true;
+  const target = namedTarget(item);
+  return target !== undefined && isAllowed(scope, target);
 }

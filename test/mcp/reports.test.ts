@@ -166,6 +166,59 @@ describe('get_session_report', () => {
   });
 });
 
+// Issue 25: get_session_report answered for every game and stream whatever the key's allow-lists.
+describe('get_session_report through a key with allow-lists: only the allowed games and streams', () => {
+  const connectWith = async (lists: { allowed_game_ids?: number[] | null; allowed_stream_ids?: number[] | null }) => {
+    const key = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: ['mcp:reports:read'], ...lists });
+    return connectMcp(stack, key.raw);
+  };
+
+  test('games [101], streams []: game 101 only, in the totals, the days, by target and by key', async () => {
+    const narrow = await connectWith({ allowed_game_ids: [101], allowed_stream_ids: [] });
+    const r = await report({ from: day1, to: day2 }, narrow);
+    const game101 = { created: 4, active: 1, consumed: 1, expired: 1, revoked: 1, ...none };
+    expect(r.totals).toEqual(game101);
+    expect(r.days).toEqual([
+      { date: day1, ...game101 },
+      { date: day2, ...zero },
+    ]);
+    expect(r.by_target).toEqual([{ date: day1, game_id: 101, stream_id: null, ...game101 }]);
+    expect(r.by_key).toEqual([
+      { date: day1, key_id: reporter.record.id, ...zero, created: 1, expired: 1 },
+      { date: day1, key_id: minter.record.id, created: 3, active: 1, consumed: 1, expired: 0, revoked: 1, ...none },
+    ]);
+    await narrow.close();
+  });
+
+  test('a stream list only (games: every one) and an empty game list (streams: every one)', async () => {
+    const noStreams = await connectWith({ allowed_stream_ids: [] });
+    expect((await report({ from: day1, to: day2 }, noStreams)).totals).toEqual({
+      created: 6,
+      active: 2,
+      consumed: 2,
+      expired: 1,
+      revoked: 1,
+      ...none,
+    });
+    await noStreams.close();
+    const noGames = await connectWith({ allowed_game_ids: [] });
+    expect((await report({ from: day1, to: day2 }, noGames)).totals).toEqual({ ...zero, created: 1, active: 1 });
+    await noGames.close();
+  });
+
+  test.each([
+    [{ game_id: 102 }, 'This API key has no access to game 102'],
+    [{ stream_id: 201 }, 'This API key has no access to stream 201'],
+    [{ game_id: 101, stream_id: 201 }, 'This API key has no access to stream 201'],
+  ])('a filter on a game or stream outside the lists %p is the "no access" tool error', async (filter, message) => {
+    const narrow = await connectWith({ allowed_game_ids: [101], allowed_stream_ids: [] });
+    const result = await callTool(narrow, 'get_session_report', { from: day1, to: day2, ...filter });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(message);
+    await narrow.close();
+  });
+});
+
 describe('refused calls in the report (the same domain function as REST usage)', () => {
   test('a 403 (out of scope) and 429s (counted, then from memory) count on the day they were refused, per key', async () => {
     nextDay();
@@ -189,5 +242,10 @@ describe('refused calls in the report (the same domain function as REST usage)',
     ]);
     expect((await report({ from: day3, to: day3, key_id: limited.record.id })).totals).toEqual(counts);
     expect((await report({ from: day3, to: day3, key_id: reporter.record.id })).totals).toEqual(zero);
+    // Through a key allowed game 101 only: the 403 for game 102 and the 429s from memory (no game) are left out.
+    const narrowKey = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: ['mcp:reports:read'], allowed_game_ids: [101] });
+    const narrow = await connectMcp(stack, narrowKey.raw);
+    expect((await report({ from: day3, to: day3 }, narrow)).totals).toEqual({ ...zero, created: 1, active: 1, rate_limited: 1 });
+    await narrow.close();
   });
 });

@@ -187,6 +187,58 @@ describe('game and stream tools: the key’s own organization only', () => {
   });
 });
 
+// Issue 25: a key with allowed_game_ids [101] and allowed_stream_ids [] switched stream 201's "Require
+// API Session Token" off through update_stream, and read and changed game 102. The allow-lists bound
+// every tool (docs/decisions.md#scopes): lists show the allowed ones, any other is "no access".
+describe('game, stream and session tools: the key’s allow-lists', () => {
+  let narrow: TestKey;
+  let c: Client;
+  beforeAll(async () => {
+    narrow = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: TOOL_SCOPES, allowed_game_ids: [101], allowed_stream_ids: [] });
+    c = await connectMcp(stack, narrow.raw);
+  });
+  afterAll(() => c?.close());
+
+  test('list_games and list_streams show only the allowed ones ([] = none)', async () => {
+    const games = await callTool(c, 'list_games');
+    expect((games.structuredContent as any).games.map((g: any) => g.game_id)).toEqual([101]);
+    expect(textOf(games)).not.toContain('102');
+    const streams = await callTool(c, 'list_streams');
+    expect(streams.structuredContent).toEqual({ streams: [] });
+    expect(textOf(streams)).toBe('Your organization has no streams.');
+  });
+
+  test.each([
+    ['get_game', { game_id: 102 }, 'This API key has no access to game 102'],
+    ['update_game', { game_id: 102, name: 'taken over' }, 'This API key has no access to game 102'],
+    ['get_stream', { stream_id: 201 }, 'This API key has no access to stream 201'],
+    ['update_stream', { stream_id: 201, require_session_token: false }, 'This API key has no access to stream 201'],
+  ])('%s %p outside the lists: the "no access" tool error, audited 403, nothing changed', async (tool, args, message) => {
+    const result = await callTool(c, tool, args);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(message);
+    expect(await stack.services.stores.catalog.getPlayable('game', 102)).toMatchObject({ name: 'Acme Memory (open)' });
+    expect(await stack.services.stores.catalog.getPlayable('stream', 201)).toMatchObject({ require_session_token: true });
+    const audit = await auditOfKey(stack, narrow.record.id);
+    expect(audit.filter((r) => r.action === `mcp:tools/call:${tool}`).map((r) => r.status)).toContain(403);
+  });
+
+  test('the allowed game still answers', async () => {
+    expect((await callTool(c, 'get_game', { game_id: 101 })).structuredContent).toMatchObject({ game_id: 101 });
+    const same = await callTool(c, 'update_game', { game_id: 101, name: 'Acme Spin-to-Win' });
+    expect(same.structuredContent).toMatchObject({ game_id: 101, name: 'Acme Spin-to-Win' });
+  });
+
+  test('revoke_session of a token outside the lists: "no access", the token stays active and undisclosed', async () => {
+    const token = await api.mint({ stream_id: 201, external_ref: 'theirs' });
+    const result = await callTool(c, 'revoke_session', { token });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe("This API key has no access to this session's game or stream");
+    expect(result.structuredContent).toBeUndefined();
+    expect((await api.validate(token)).body.data.status).toBe('active');
+  });
+});
+
 describe('report tool', () => {
   test('get_session_report answers for today (details in reports.test.ts)', async () => {
     // A mint of its own, so that today has one even when the run crossed midnight UTC since the others.

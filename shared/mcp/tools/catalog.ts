@@ -1,15 +1,20 @@
 /**
  * Game and stream tools: list, get (mcp:<kind>s:read) and update (mcp:<kind>s:write), on the key's
  * own organization only; another organization's game or stream is "not found", like a missing one.
+ * The key's allow-lists bound them as they bound create_session (docs/decisions.md#scopes): a list
+ * shows only the allowed ones, and any other id is the "no access" tool error (403 out_of_scope,
+ * counted and audited), refused before it is read or written.
  * One factory serves both kinds, so the tools' shapes are typed loosely here; the SDK validates every
  * answer against the tool's output schema. A kind's names derive from it: its plural (tool names,
  * scopes) is `<kind>s`, its id's field (arguments, answers) `<kind>_id`.
  */
 import type { McpScope } from '../../domain/mcp-scopes.js';
-import type { Playable } from '../../domain/model.js';
+import type { ApiKeyRecord, Playable } from '../../domain/model.js';
 import { playableView } from '../../domain/org-catalog.js';
+import { isAllowed, outOfScope } from '../../domain/scope.js';
 import { NoArgs, PlayableSchemas } from '../../schemas/mcp.js';
 import type { McpServices } from '../../compose/mcp.js';
+import type { RequestMeter } from '../metering.js';
 import { baseUrl, reading, type McpTool } from '../tool.js';
 
 type Kind = Playable['kind'];
@@ -31,7 +36,7 @@ const listTool = (kind: Kind): McpTool => ({
   async run(_args, { key, services, meter }) {
     const playables = await meter.run(
       {},
-      reading(() => services.orgCatalog.list(key.org_id, kind)),
+      reading(async () => (await services.orgCatalog.list(key.org_id, kind)).filter((playable) => isAllowed(key, playable))),
     );
     return {
       data: { [`${kind}s`]: playables.map((playable) => view(playable, services)) },
@@ -51,6 +56,7 @@ const getTool = (kind: Kind): McpTool => ({
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, { key, services, meter }) {
     const id = args[`${kind}_id`] as number;
+    await refuseUnlessAllowed(key, meter, kind, id);
     const playable = await meter.run(
       { [`${kind}_id`]: id },
       reading(() => services.orgCatalog.get(key.org_id, kind, id)),
@@ -76,6 +82,7 @@ const updateTool = (kind: Kind): McpTool => ({
     services.orgCatalog.peek(kind, args[`${kind}_id`] as number).catch(() => undefined),
   async run(args, { key, services, meter, prefetched }) {
     const id = args[`${kind}_id`] as number;
+    await refuseUnlessAllowed(key, meter, kind, id);
     const changes = { name: args.name as string | undefined, require_session_token: args.require_session_token as boolean | undefined };
     const effect = services.orgCatalog.update(key.org_id, kind, id, changes);
     const audit = services.orgCatalog.expectedAudit(key.org_id, (await prefetched) as Playable | undefined, changes);
@@ -83,6 +90,12 @@ const updateTool = (kind: Kind): McpTool => ({
     return { data: view(after, services), summary: `Updated. ${describe(after)}` };
   },
 });
+
+/** Count and audit the request as refused (403 out_of_scope) when the key's allow-lists leave the id out. */
+async function refuseUnlessAllowed(key: ApiKeyRecord, meter: RequestMeter, kind: Kind, id: number): Promise<void> {
+  const target = { kind, id };
+  if (!isAllowed(key, target)) await meter.refuse({ [`${kind}_id`]: id }, outOfScope(target));
+}
 
 /** A game or stream as the tools answer it, with its play page (as REST list-games does). */
 const view = (playable: Playable, services: McpServices) => playableView(playable, baseUrl(services));

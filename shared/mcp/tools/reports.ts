@@ -1,5 +1,6 @@
 /** The session report tool (mcp:reports:read). */
 import type { SessionCounts } from '../../domain/reports.js';
+import { isAllowed, outOfScope, type Target } from '../../domain/scope.js';
 import { SessionReportArgs, SessionReportResult } from '../../schemas/mcp.js';
 import { defineTool, reading } from '../tool.js';
 
@@ -18,10 +19,20 @@ export const sessionReport = defineTool({
   input: SessionReportArgs,
   output: SessionReportResult,
   annotations: { readOnlyHint: true, openWorldHint: false },
+  // Through a key, the report covers only what its allow-lists allow (docs/decisions.md#scopes): a
+  // filter on another game or stream is the "no access" tool error, and without one the report
+  // leaves the others out.
   async run(args, { key, services, meter }) {
+    const subject = { game_id: args.game_id ?? null, stream_id: args.stream_id ?? null };
+    const filters: Target[] = [
+      ...(subject.game_id !== null ? [{ kind: 'game' as const, id: subject.game_id }] : []),
+      ...(subject.stream_id !== null ? [{ kind: 'stream' as const, id: subject.stream_id }] : []),
+    ];
+    const refused = filters.find((target) => !isAllowed(key, target));
+    if (refused) await meter.refuse(subject, outOfScope(refused));
     const report = await meter.run(
-      { game_id: args.game_id ?? null, stream_id: args.stream_id ?? null },
-      reading(() => services.reports.report(key.org_id, args)),
+      subject,
+      reading(() => services.reports.report(key.org_id, args, key)),
     );
     const days = report.days.filter((d) => d.created > 0).map((d) => `${d.date}: ${counted(d)}`);
     return {
