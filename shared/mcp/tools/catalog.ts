@@ -28,7 +28,7 @@ export function catalogTools(kind: Kind): McpTool[] {
 const listTool = (kind: Kind): McpTool => ({
   name: `list_${kind}s`,
   title: `List ${kind}s`,
-  description: `The ${kind}s of your organization, with their "Require API Session Token" setting and play page.`,
+  description: `The ${kind}s of your organization that this API key may use (its allow-list), with their "Require API Session Token" setting and play page.`,
   scope: `mcp:${kind}s:read` as McpScope,
   input: NoArgs,
   output: PlayableSchemas[kind].list,
