@@ -16,7 +16,7 @@ import { TOOLS } from './tools/index.js';
 
 const INSTRUCTIONS =
   'Tools of the Game Session Token Service. They act on the organization of the API key only, within ' +
-  'its MCP scopes. create_session mints a single-use play link for a game or stream; update_game and ' +
+  'its MCP scopes and allow-lists. create_session mints a single-use play link for a game or stream; update_game and ' +
   'update_stream turn "Require API Session Token" on or off; get_session_report counts sessions per day.';
 
 /**
