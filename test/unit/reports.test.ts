@@ -157,3 +157,30 @@ describe("a read the request's deadline cut short", () => {
     expect(r).toMatchObject({ truncated: true, totals: { created: 1, rate_limited: 1 } });
   });
 });
+
+// Through a key (MCP get_session_report) the report covers only the key's allow-lists (docs/decisions.md#scopes).
+describe('SessionReports through a key’s allow-lists', () => {
+  const store = () =>
+    new MemoryReportStore([
+      token(1),
+      token(2, { game_id: 102 }),
+      token(3, { game_id: null, stream_id: 201 }),
+      token(4, { game_id: null, stream_id: 202, status: 'consumed' }),
+    ]);
+  const day = { from: '2026-03-10', to: '2026-03-10' };
+  const created = async (scope?: { allowed_game_ids: number[] | null; allowed_stream_ids: number[] | null }) => {
+    const r = await reports(store()).report(1, day, scope);
+    return { total: r.totals.created, targets: r.by_target.map((t) => t.game_id ?? `s${t.stream_id}`) };
+  };
+
+  test('no lists (or no key): every game and stream', async () => {
+    expect(await created()).toEqual({ total: 4, targets: [101, 102, 's201', 's202'] });
+    expect(await created({ allowed_game_ids: null, allowed_stream_ids: null })).toEqual({ total: 4, targets: [101, 102, 's201', 's202'] });
+  });
+
+  test('a set list keeps its ids, [] none, null every one of its kind', async () => {
+    expect(await created({ allowed_game_ids: [101], allowed_stream_ids: [] })).toEqual({ total: 1, targets: [101] });
+    expect(await created({ allowed_game_ids: [], allowed_stream_ids: null })).toEqual({ total: 2, targets: ['s201', 's202'] });
+    expect(await created({ allowed_game_ids: null, allowed_stream_ids: [202] })).toEqual({ total: 3, targets: [101, 102, 's202'] });
+  });
+});
