@@ -183,8 +183,8 @@ function Field({ id, label, hint, type = 'text', ...rest }: FieldProps) {
 }
 
 /**
- * The expiry. A rotated key's life only shortens (docs/decisions.md, second round: its expiry can't
- * be extended nor removed), so its field is required and goes no later than the expiry it has.
+ * The expiry. A rotated key's life only shortens (docs/decisions.md#key-rotation: its expiry can't be
+ * extended nor removed), so its field is required and goes no later than the expiry it has.
  */
 function ExpiryField({ existing, value, onInput }: { existing?: ApiKey; value: string; onInput: (event: Event) => void }) {
   if (existing?.rotated_to == null || !existing.expires_at) {

@@ -184,7 +184,7 @@ function KeyActions({ apiKey: key, onOpen, onSetActive }: { apiKey: ApiKey } & O
       <button type="button" aria-label={label('Edit')} onClick={() => onOpen({ kind: 'edit', key })}>
         Edit
       </button>
-      {/* Only what the service allows (docs/decisions.md, second round): a rotated key can't be
+      {/* Only what the service allows (docs/decisions.md#key-rotation): a rotated key can't be
           reactivated, a revoked one can't be rotated, and a key is rotated once. */}
       {key.is_active && (
         <button type="button" aria-label={label('Revoke')} onClick={() => onSetActive(key, false)}>
