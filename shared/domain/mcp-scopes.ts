@@ -26,3 +26,38 @@ export type McpScope = (typeof MCP_SCOPES)[number];
 export function isMcpScope(name: string): name is McpScope {
   return (MCP_SCOPES as readonly string[]).includes(name);
 }
+
+/**
+ * THE table of which tools each scope grants on this server (the tools take their scope from it:
+ * shared/mcp/tools/). A scope with no tool is the specification's and a key may carry it, but it
+ * grants nothing here yet; the console says so beside it.
+ */
+export const MCP_SCOPE_TOOLS = {
+  'mcp:templates:read': [],
+  'mcp:games:read': ['list_games', 'get_game'],
+  'mcp:games:write': ['update_game'],
+  'mcp:streams:read': ['list_streams', 'get_stream'],
+  'mcp:streams:write': ['update_stream'],
+  'mcp:connections:read': [],
+  'mcp:connections:write': [],
+  'mcp:gallery:read': [],
+  'mcp:gallery:write': [],
+  'mcp:vouchers:read': [],
+  'mcp:vouchers:write': [],
+  'mcp:reports:read': ['get_session_report'],
+  'mcp:ai': [],
+  'mcp:sessions:write': ['create_session', 'revoke_session'],
+} as const satisfies Record<McpScope, readonly string[]>;
+
+/** The name of one tool of the MCP server. */
+export type McpToolName = (typeof MCP_SCOPE_TOOLS)[McpScope][number];
+
+/** The scope that grants the tool `name` (from {@link MCP_SCOPE_TOOLS}). */
+export function scopeOfTool(name: McpToolName): McpScope {
+  return MCP_SCOPES.find((scope) => (MCP_SCOPE_TOOLS[scope] as readonly string[]).includes(name))!;
+}
+
+/** The tools `scope` grants here: none for a scope of the specification that has no tool on this server yet. */
+export function toolsOfScope(scope: McpScope): readonly McpToolName[] {
+  return MCP_SCOPE_TOOLS[scope];
+}

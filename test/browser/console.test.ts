@@ -117,7 +117,7 @@ inBrowser('the admin console in a browser', () => {
     const { page } = admin;
     const key = row(page, 'Browser key').filter({ hasText: 'Active' });
     await key.getByRole('button', { name: /^Edit Browser key/ }).click();
-    await page.getByLabel('Sessions per minute').fill('90');
+    await page.getByLabel('Calls per minute').fill('90');
     await page.getByRole('checkbox', { name: 'mcp:reports:read' }).check();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Browser key saved.').waitFor();

@@ -1,8 +1,9 @@
 /**
  * The browser of the browser tier, found on any machine: the system's Chromium when the PATH has
- * one (CI installs Debian's), else the headless Chromium that `npm ci` brings inside
- * `@sparticuz/chromium`. When neither starts, the tier is skipped with one line saying why and how
- * to enable it (the figures reporter prints it after the run), instead of failing or hanging.
+ * one, else the headless Chromium that `npm ci` brings inside `@sparticuz/chromium` (a fresh
+ * machine's path; `BROWSER_TIER_CHROMIUM=packaged` takes it even where the PATH has one, as CI
+ * does: `.ci/run`). When neither starts, the tier is skipped with one line saying why and how to
+ * enable it (the figures reporter prints it after the run), instead of failing or hanging.
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
@@ -77,7 +78,8 @@ const firstLine = (error: unknown) => (error instanceof Error ? error.message : 
  */
 export async function launchBrowser(): Promise<BrowserLaunch> {
   const failures: string[] = [];
-  const system = onPath(SYSTEM_NAMES) ?? MAC_APPS.find((app) => existsSync(app));
+  const packagedOnly = process.env.BROWSER_TIER_CHROMIUM === 'packaged';
+  const system = packagedOnly ? undefined : (onPath(SYSTEM_NAMES) ?? MAC_APPS.find((app) => existsSync(app)));
   const candidates: [string, () => Promise<string>][] = [
     ...(system ? [[`system Chromium (${system})`, async () => system] as [string, () => Promise<string>]] : []),
     ['@sparticuz/chromium', packagedChromium],
@@ -91,8 +93,9 @@ export async function launchBrowser(): Promise<BrowserLaunch> {
     }
   }
   const skipped =
-    `browser tier skipped, no Chromium starts (${system ? '' : 'none installed; '}${failures.join('; ')}); ` +
-    'to enable it: apt-get install chromium (or your distribution’s chromium package) and run npm test again';
+    `browser tier skipped, no Chromium starts (${system || packagedOnly ? '' : 'none installed; '}${failures.join('; ')}); ` +
+    'to enable it: apt-get install libnss3 (the library the packaged Chromium needs) or chromium (or your distribution’s ' +
+    'packages of them) and run npm test again';
   addFigures({}, { browserTierSkipped: skipped });
   return { skipped };
 }

@@ -21,9 +21,20 @@ export interface ConsoleTab {
   readonly cspViolations: string[];
 }
 
-/** Open the console at `width` px and sign in as `user` through the provider's login page. */
-export async function signIn(browser: Browser, baseUrl: string, user: string, width = 1280): Promise<ConsoleTab> {
+/**
+ * Open the console at `width` px and sign in as `user` through the provider's login page.
+ * `language`: what the browser reports as its language (`navigator.language` and `languages`), as
+ * a browser started under a POSIX locale does (Chromium under `LANG=C.UTF-8`: `en-US@posix`).
+ */
+export async function signIn(browser: Browser, baseUrl: string, user: string, width = 1280, language?: string): Promise<ConsoleTab> {
   const context = await browser.newContext({ viewport: { width, height: 900 } });
+  if (language) {
+    const tag = JSON.stringify(language);
+    await context.addInitScript(
+      `Object.defineProperty(Navigator.prototype, 'language', { configurable: true, get: () => ${tag} });` +
+        `Object.defineProperty(Navigator.prototype, 'languages', { configurable: true, get: () => [${tag}] });`,
+    );
+  }
   const page = await context.newPage();
   const cspViolations: string[] = [];
   page.on('console', (message) => {

@@ -1,6 +1,8 @@
 /**
- * The audit log, newest first: filter by key, action and outcome, page forward (the service's
- * cursor) and back (the cursors already seen), and for updates what changed, before and after.
+ * The audit log, newest first: changes and key usage, the admins' reads (`list-keys`) one click
+ * away (parts/audit-pages.ts); filter by key, action and outcome, page forward (the service's
+ * cursor) and back (the cursors already seen), and for updates what changed, before and after, or,
+ * for a refused one, what was asked and not applied.
  */
 import { useState } from 'preact/hooks';
 import type { AuditDiff, AuditRecord } from '../api';
@@ -8,6 +10,7 @@ import { useApi } from '../parts/api-context';
 import { KeyIdField } from '../parts/key-id-field';
 import { shortValue, when } from '../parts/format';
 import { useKnownKeys, type KnownKeys } from '../parts/known-keys';
+import { auditPage, READ_ACTIONS } from '../parts/audit-pages';
 import { useLoad } from '../parts/load';
 import { Loading, PageHeading, TableRegion } from '../parts/page';
 
@@ -25,12 +28,12 @@ const ACTIONS = [
   'mcp:tools/call:create_session',
 ];
 
-const PAGE_SIZE = 20;
-
 interface Filters {
   keyId: string;
   action: string;
   outcome: '' | 'success' | 'refused';
+  /** Show the admins' reads (list-keys) too. */
+  withReads: boolean;
 }
 
 /**
@@ -41,32 +44,46 @@ export function AuditPage({ orgId, mayListKeys }: { orgId: number; mayListKeys: 
   const api = useApi();
   // Reading the audit log takes the permission listing keys takes: ask at once, not after the role is known.
   const known = useKnownKeys(orgId, mayListKeys ?? true);
-  const [form, setForm] = useState<Filters>({ keyId: '', action: '', outcome: '' });
+  const [form, setForm] = useState<Filters>({ keyId: '', action: '', outcome: '', withReads: false });
   const [filters, setFilters] = useState(form);
   // The cursors of the pages before this one (the first page has none).
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const [loaded] = useLoad(
     () =>
-      api.get<{ records: AuditRecord[]; next_cursor: string | null }>('audit-log', {
-        org_id: orgId,
-        key_id: filters.keyId,
-        audit_action: filters.action,
-        outcome: filters.outcome,
-        limit: PAGE_SIZE,
-        cursor,
-      }),
+      auditPage({ withReads: filters.withReads, action: filters.action, cursor }, (from, limit) =>
+        api.get<{ records: AuditRecord[]; next_cursor: string | null }>('audit-log', {
+          org_id: orgId,
+          key_id: filters.keyId,
+          audit_action: filters.action,
+          outcome: filters.outcome,
+          limit,
+          cursor: from,
+        }),
+      ),
     [orgId, filters, cursor],
   );
+  const show = (next: Filters) => {
+    setFilters(next);
+    setCursors([undefined]);
+  };
   const apply = (event: Event) => {
     event.preventDefault();
-    setFilters(form);
-    setCursors([undefined]);
+    show(form);
+  };
+  // The reads switch applies at once (one click), with the filters as they are in the form.
+  const toggleReads = (withReads: boolean) => {
+    setForm({ ...form, withReads });
+    show({ ...form, withReads });
   };
   return (
     <>
       <PageHeading>Audit log</PageHeading>
       <FilterForm form={form} setForm={setForm} onSubmit={apply} known={known} />
+      <label class="check">
+        <input type="checkbox" checked={form.withReads} onChange={(e) => toggleReads(e.currentTarget.checked)} />
+        Show reads too ({[...READ_ACTIONS].join(', ')}: the keys list the console loads on every visit)
+      </label>
       {/* As on Usage: the rows show once the keys' names are known, so their Key column does not change under the reader. */}
       <Loading loaded={known.ready ? loaded : { state: 'loading' }}>
         {(page) => (
@@ -164,11 +181,28 @@ function keyCell(record: AuditRecord, known: KnownKeys): string {
   return known.get(id) ? known.label(id) : `#${id} ${record.key_prefix ?? ''}`;
 }
 
-/** What an update changed: "field: before → after" (older records name the fields only). */
+/**
+ * What an update changed: "field: before → after" (older records name the fields only). A refused
+ * update changed nothing: it says so, and lists what was asked without the before / after marks.
+ */
 function Changes({ record }: { record: AuditRecord }) {
   // `changes` as an object: the contract's first shape of the diff, accepted too.
   const diff = record.diff ?? (record.changes && !Array.isArray(record.changes) ? (record.changes as AuditDiff) : null);
-  if (!diff) return <>{record.changes?.length ? record.changes.join(', ') : '—'}</>;
+  const fields = record.changes?.length && Array.isArray(record.changes) ? record.changes.join(', ') : '—';
+  if (record.status >= 400) {
+    if (!diff && fields === '—') return <>—</>;
+    return (
+      <div class="refused-change">
+        <strong>Not applied.</strong> Asked:{' '}
+        {diff
+          ? Object.entries(diff)
+              .map(([field, { after }]) => `${field} → ${shortValue(after)}`)
+              .join('; ')
+          : fields}
+      </div>
+    );
+  }
+  if (!diff) return <>{fields}</>;
   return (
     <ul class="changes">
       {Object.entries(diff).map(([field, { before, after }]) => (

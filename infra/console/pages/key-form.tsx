@@ -4,7 +4,7 @@
  */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { MCP_SCOPES } from '../../../shared/domain/mcp-scopes.js';
+import { MCP_SCOPES, toolsOfScope } from '../../../shared/domain/mcp-scopes.js';
 import type { ApiKey, CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
 import { Dialog, DialogButtons } from '../parts/dialog';
@@ -73,7 +73,7 @@ export function KeyForm({ orgId, existing, onClose, onSaved }: KeyFormProps) {
   return (
     <Dialog title={existing ? `Edit ${existing.name}` : 'Create an API key'} onClose={onClose}>
       <form class="stack" onSubmit={submit}>
-        <KeyFields fields={fields} setFields={setFields} />
+        <KeyFields fields={fields} setFields={setFields} existing={existing} />
         {problem && <Notice kind="error">{problem}</Notice>}
         <DialogButtons label={existing ? 'Save' : 'Create'} onCancel={onClose} disabled={busy} />
       </form>
@@ -107,8 +107,15 @@ function useSave({ orgId, existing, onClose, onSaved }: KeyFormProps, fields: Fi
   return { submit, problem, busy };
 }
 
+/**
+ * What the limits count: every call the key makes, not only minted sessions (docs/api.md): REST
+ * create-session and revoke-session, and each MCP request (connecting is two: initialize and the
+ * tool list).
+ */
+const CALLS_HINT = 'Every call the key makes counts: creating and revoking sessions, and each MCP request (connecting takes two)';
+
 /** Every property a key has, as labelled fields. */
-function KeyFields({ fields, setFields }: { fields: Fields; setFields: (fields: Fields) => void }) {
+function KeyFields({ fields, setFields, existing }: { fields: Fields; setFields: (fields: Fields) => void; existing?: ApiKey }) {
   const set = (name: keyof Fields) => (event: Event) => setFields({ ...fields, [name]: (event.currentTarget as HTMLInputElement).value });
   const games = 'Comma-separated; blank: every game; none: no game';
   const streams = 'Comma-separated; blank: every stream; none: no stream';
@@ -120,7 +127,8 @@ function KeyFields({ fields, setFields }: { fields: Fields; setFields: (fields: 
       <Field id="key-streams" label="Allowed stream ids" hint={streams} value={fields.streams} onInput={set('streams')} />
       <Field
         id="key-per-minute"
-        label="Sessions per minute"
+        label="Calls per minute"
+        hint={CALLS_HINT}
         type="number"
         min={1}
         max={100000}
@@ -130,7 +138,7 @@ function KeyFields({ fields, setFields }: { fields: Fields; setFields: (fields: 
       />
       <Field
         id="key-per-day"
-        label="Sessions per day"
+        label="Calls per day"
         type="number"
         min={1}
         max={100000000}
@@ -138,13 +146,7 @@ function KeyFields({ fields, setFields }: { fields: Fields; setFields: (fields: 
         onInput={set('perDay')}
         required
       />
-      <Field
-        id="key-expires"
-        label="Expires (optional, your local time)"
-        type="datetime-local"
-        value={fields.expires}
-        onInput={set('expires')}
-      />
+      <ExpiryField existing={existing} value={fields.expires} onInput={set('expires')} />
       <Scopes selected={fields.scopes} onChange={(scopes) => setFields({ ...fields, scopes })} />
     </>
   );
@@ -159,7 +161,7 @@ interface FieldProps {
   readonly type?: 'text' | 'number' | 'datetime-local';
   readonly required?: boolean;
   readonly min?: number;
-  readonly max?: number;
+  readonly max?: number | string;
   readonly maxLength?: number;
 }
 
@@ -180,21 +182,58 @@ function Field({ id, label, hint, type = 'text', ...rest }: FieldProps) {
   );
 }
 
-/** The MCP scopes as checkboxes. */
+/**
+ * The expiry. A rotated key's life only shortens (docs/decisions.md#key-rotation: its expiry can't be
+ * extended nor removed), so its field is required and goes no later than the expiry it has.
+ */
+function ExpiryField({ existing, value, onInput }: { existing?: ApiKey; value: string; onInput: (event: Event) => void }) {
+  if (existing?.rotated_to == null || !existing.expires_at) {
+    return <Field id="key-expires" label="Expires (optional, your local time)" type="datetime-local" value={value} onInput={onInput} />;
+  }
+  const hint = `Rotated to #${existing.rotated_to}: its expiry can be brought forward, not extended or removed`;
+  const max = toLocalInput(existing.expires_at);
+  return (
+    <Field
+      id="key-expires"
+      label="Expires (your local time)"
+      hint={hint}
+      type="datetime-local"
+      value={value}
+      onInput={onInput}
+      max={max}
+      required
+    />
+  );
+}
+
+/**
+ * The MCP scopes as checkboxes, each described by the tools it grants here; the specification's
+ * scopes that grant none on this server yet (shared/domain/mcp-scopes.ts, the one scope -> tool
+ * table) say so, so that nobody expects a tool from them.
+ */
 function Scopes({ selected, onChange }: { selected: readonly string[]; onChange: (scopes: string[]) => void }) {
   return (
     <fieldset class="scopes">
       <legend>MCP scopes</legend>
-      {MCP_SCOPES.map((scope) => (
-        <label key={scope} class="check">
-          <input
-            type="checkbox"
-            checked={selected.includes(scope)}
-            onChange={(event) => onChange(event.currentTarget.checked ? [...selected, scope] : selected.filter((s) => s !== scope))}
-          />
-          {scope}
-        </label>
-      ))}
+      {MCP_SCOPES.map((scope) => {
+        const tools = toolsOfScope(scope);
+        return (
+          <div key={scope} class="scope">
+            <label class="check">
+              <input
+                type="checkbox"
+                aria-describedby={`scope-${scope}`}
+                checked={selected.includes(scope)}
+                onChange={(event) => onChange(event.currentTarget.checked ? [...selected, scope] : selected.filter((s) => s !== scope))}
+              />
+              {scope}
+            </label>
+            <span id={`scope-${scope}`} class="hint">
+              {tools.length ? tools.join(', ') : 'grants no tool here yet'}
+            </span>
+          </div>
+        );
+      })}
     </fieldset>
   );
 }

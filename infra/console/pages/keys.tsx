@@ -2,11 +2,13 @@
  * The API keys of an organization: the table, and from it create, edit, revoke / reactivate, rotate
  * and delete. Every change reloads the list, so the table always shows what the service holds.
  */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiKey, CreatedKey, OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
 import { allowList, keyName, when } from '../parts/format';
 import { failure, useLoad } from '../parts/load';
+import { formatNumber } from '../parts/locale';
 import { Loading, Notice, PageHeading, TableRegion } from '../parts/page';
 import { may } from '../roles';
 import { DeleteKeyDialog, RotateKeyDialog } from './key-actions';
@@ -19,12 +21,15 @@ type Open =
   | { readonly kind: 'edit' | 'rotate' | 'delete'; readonly key: ApiKey }
   | { readonly kind: 'secret'; readonly key: CreatedKey; readonly rotated: boolean };
 
-/** A key's state in a word: revoked, expired, rotated (in its grace period) or active. */
+/**
+ * A key's state in a word (revoked, expired, rotated in its grace period, active), and the key that
+ * replaced it once it was rotated: a rotation stays visible after the old key is revoked or expires.
+ */
 function keyStatus(key: ApiKey, now = Date.now()): string {
-  if (!key.is_active) return 'Revoked';
-  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'Expired';
-  if (key.rotated_to !== null) return `Rotated to #${key.rotated_to}`;
-  return 'Active';
+  const successor = key.rotated_to === null ? undefined : `#${key.rotated_to}`;
+  const ended = !key.is_active ? 'Revoked' : key.expires_at && Date.parse(key.expires_at) <= now ? 'Expired' : undefined;
+  if (ended) return successor ? `${ended}, rotated to ${successor}` : ended;
+  return successor ? `Rotated to ${successor}` : 'Active';
 }
 
 /**
@@ -105,14 +110,39 @@ interface TableProps {
   readonly onSetActive: (key: ApiKey, active: boolean) => void;
 }
 
-/** The keys as a table, in a region that scrolls sideways on a narrow screen. */
+/** The table's columns, in order (the cards of a narrow screen label each value with its column's name). */
+const COLUMNS = [
+  'Name',
+  'Id',
+  'Prefix',
+  'Status',
+  'Games',
+  'Streams',
+  'Limits (min / day)',
+  'MCP scopes',
+  'Expires',
+  'Last used',
+  'Actions',
+] as const;
+type Column = (typeof COLUMNS)[number];
+
+/** A cell, labelled with its column (shown on the cards). */
+function Cell({ column, class: className, children }: { column: Column; class?: string; children: ComponentChildren }) {
+  return (
+    <td class={className} data-label={column}>
+      {children}
+    </td>
+  );
+}
+
+/**
+ * The keys as a table that fits the page at desktop widths (its cells wrap, the actions too), and
+ * as one card per key on a narrow screen (views.css): the page itself never scrolls sideways.
+ */
 function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
   if (keys.length === 0) return <p>No API keys yet.</p>;
   return (
-    <TableRegion
-      label="API keys"
-      heads={['Name', 'Id', 'Prefix', 'Status', 'Games', 'Streams', 'Limits (min / day)', 'MCP scopes', 'Expires', 'Last used', 'Actions']}
-    >
+    <TableRegion label="API keys" class="keys cards" heads={COLUMNS}>
       {keys.map((key) => (
         <tr key={key.id} data-key-id={key.id}>
           <th scope="row">
@@ -120,22 +150,26 @@ function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
             {key.description && <span class="sub">{key.description}</span>}
           </th>
           {/* The id the usage report, the audit log and "Rotated to" name a key by. */}
-          <td class="id">#{key.id}</td>
-          <td>
+          <Cell column="Id" class="id">
+            #{key.id}
+          </Cell>
+          <Cell column="Prefix">
             <code>{key.key_prefix}</code>
-          </td>
-          <td class="status">{keyStatus(key)}</td>
-          <td>{allowList(key.allowed_game_ids)}</td>
-          <td>{allowList(key.allowed_stream_ids)}</td>
-          <td>
-            {key.rate_limit_per_minute.toLocaleString()} / {key.rate_limit_per_day.toLocaleString()}
-          </td>
-          <td>{key.mcp_scopes.length ? key.mcp_scopes.join(', ') : 'none'}</td>
-          <td>{when(key.expires_at)}</td>
-          <td>{when(key.last_used_at)}</td>
-          <td class="actions">
+          </Cell>
+          <Cell column="Status" class="status">
+            {keyStatus(key)}
+          </Cell>
+          <Cell column="Games">{allowList(key.allowed_game_ids)}</Cell>
+          <Cell column="Streams">{allowList(key.allowed_stream_ids)}</Cell>
+          <Cell column="Limits (min / day)">
+            {formatNumber(key.rate_limit_per_minute)} / {formatNumber(key.rate_limit_per_day)}
+          </Cell>
+          <Cell column="MCP scopes">{key.mcp_scopes.length ? key.mcp_scopes.join(', ') : 'none'}</Cell>
+          <Cell column="Expires">{when(key.expires_at)}</Cell>
+          <Cell column="Last used">{when(key.last_used_at)}</Cell>
+          <Cell column="Actions" class="actions">
             <KeyActions apiKey={key} onOpen={onOpen} onSetActive={onSetActive} />
-          </td>
+          </Cell>
         </tr>
       ))}
     </TableRegion>
@@ -146,15 +180,18 @@ function KeysTable({ keys, onOpen, onSetActive }: TableProps) {
 function KeyActions({ apiKey: key, onOpen, onSetActive }: { apiKey: ApiKey } & Omit<TableProps, 'keys'>) {
   const label = (verb: string) => `${verb} ${keyName(key)}`;
   return (
-    <>
+    <div class="key-actions">
       <button type="button" aria-label={label('Edit')} onClick={() => onOpen({ kind: 'edit', key })}>
         Edit
       </button>
-      {key.is_active ? (
+      {/* Only what the service allows (docs/decisions.md#key-rotation): a rotated key can't be
+          reactivated, a revoked one can't be rotated, and a key is rotated once. */}
+      {key.is_active && (
         <button type="button" aria-label={label('Revoke')} onClick={() => onSetActive(key, false)}>
           Revoke
         </button>
-      ) : (
+      )}
+      {!key.is_active && key.rotated_to === null && (
         <button type="button" aria-label={label('Reactivate')} onClick={() => onSetActive(key, true)}>
           Reactivate
         </button>
@@ -167,6 +204,6 @@ function KeyActions({ apiKey: key, onOpen, onSetActive }: { apiKey: ApiKey } & O
       <button type="button" class="danger" aria-label={label('Delete')} onClick={() => onOpen({ kind: 'delete', key })}>
         Delete
       </button>
-    </>
+    </div>
   );
 }

@@ -4,6 +4,7 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import type uPlot from 'uplot';
+import { settleNavigatorLanguage } from './locale';
 
 /** One line: its name and a value per day. */
 export interface ChartSeries {
@@ -53,7 +54,9 @@ export function DayChart({ days, series, caption }: DayChartProps) {
   useEffect(() => {
     let stop: (() => void) | undefined;
     let gone = false;
-    // uPlot is loaded with the first chart (its own chunk): the other pages never download it.
+    // uPlot is loaded with the first chart (its own chunk): the other pages never download it. It
+    // reads navigator.language as it loads, which must then be a valid tag (parts/locale.ts).
+    settleNavigatorLanguage();
     void import('uplot').then(({ default: Plot }) => {
       if (!gone) stop = draw(Plot, box.current!, days, series);
     });

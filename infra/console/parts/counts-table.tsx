@@ -3,6 +3,7 @@
  * technology, so every figure it draws is also here), and the per-key breakdown.
  */
 import type { UsageCounts } from '../api';
+import { formatNumber } from './locale';
 import { TableRegion } from './page';
 
 /** The counts shown, in order, with their column names. */
@@ -37,7 +38,7 @@ export function CountsTable({ label, heads, rows }: { label: string; heads: read
         <tr key={row.head.join(' ')}>
           {row.head.map((h, i) => (i === 0 ? <th scope="row">{h}</th> : <td>{h}</td>))}
           {COUNTS.map(({ field }) => (
-            <td key={field}>{count(row.counts, field).toLocaleString()}</td>
+            <td key={field}>{formatNumber(count(row.counts, field))}</td>
           ))}
         </tr>
       ))}

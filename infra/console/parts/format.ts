@@ -1,4 +1,5 @@
 /** How values read in the tables: dates in the admin's locale and zone, lists, limits. */
+import { displayLocale } from './locale.js';
 
 /** A key in the keys page's messages and buttons: its name and prefix ("Browser key (dpk_737d)"). */
 export function keyName(key: { readonly name: string; readonly key_prefix: string }): string {
@@ -8,7 +9,7 @@ export function keyName(key: { readonly name: string; readonly key_prefix: strin
 /** A timestamp as a short local date and time, or "—". */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(iso).toLocaleString(displayLocale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** An allow-list: "all" when null, "none" when empty, else the ids. */

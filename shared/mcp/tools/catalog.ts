@@ -8,7 +8,7 @@
  * answer against the tool's output schema. A kind's names derive from it: its plural (tool names,
  * scopes) is `<kind>s`, its id's field (arguments, answers) `<kind>_id`.
  */
-import type { McpScope } from '../../domain/mcp-scopes.js';
+import { scopeOfTool } from '../../domain/mcp-scopes.js';
 import type { ApiKeyRecord, Playable } from '../../domain/model.js';
 import { playableView } from '../../domain/org-catalog.js';
 import { isAllowed, outOfScope } from '../../domain/scope.js';
@@ -29,7 +29,7 @@ const listTool = (kind: Kind): McpTool => ({
   name: `list_${kind}s`,
   title: `List ${kind}s`,
   description: `The ${kind}s of your organization that this API key may use (its allow-list), with their "Require API Session Token" setting and play page.`,
-  scope: `mcp:${kind}s:read` as McpScope,
+  scope: scopeOfTool(`list_${kind}s`),
   input: NoArgs,
   output: PlayableSchemas[kind].list,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -50,7 +50,7 @@ const getTool = (kind: Kind): McpTool => ({
   name: `get_${kind}`,
   title: `Get a ${kind}`,
   description: `One ${kind} of your organization, by ${kind}_id.`,
-  scope: `mcp:${kind}s:read` as McpScope,
+  scope: scopeOfTool(`get_${kind}`),
   input: PlayableSchemas[kind].get,
   output: PlayableSchemas[kind].view,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -72,7 +72,7 @@ const updateTool = (kind: Kind): McpTool => ({
   description:
     `Rename a ${kind} of your organization, or turn its "Require API Session Token" setting on or off ` +
     `(require_session_token). While it is off, the ${kind}'s play page plays without any session token.`,
-  scope: `mcp:${kind}s:write` as McpScope,
+  scope: scopeOfTool(`update_${kind}`),
   input: PlayableSchemas[kind].update,
   output: PlayableSchemas[kind].view,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

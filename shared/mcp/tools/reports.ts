@@ -2,6 +2,7 @@
 import type { SessionCounts } from '../../domain/reports.js';
 import { isAllowed, outOfScope, type Target } from '../../domain/scope.js';
 import { SessionReportArgs, SessionReportResult } from '../../schemas/mcp.js';
+import { scopeOfTool } from '../../domain/mcp-scopes.js';
 import { defineTool, reading } from '../tool.js';
 
 const counted = (counts: SessionCounts) =>
@@ -15,7 +16,7 @@ export const sessionReport = defineTool({
     'Sessions of your organization created per UTC day in a range of at most 31 days, with how many of them ' +
     'have been consumed, have expired, were revoked or are still active, per day, per game or stream and per ' +
     'API key. Filter with game_id, stream_id or key_id.',
-  scope: 'mcp:reports:read',
+  scope: scopeOfTool('get_session_report'),
   input: SessionReportArgs,
   output: SessionReportResult,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -1,6 +1,7 @@
 /** Session tools (mcp:sessions:write): the same rules, allow-lists and metering as the REST operations. */
 import type { Playable } from '../../domain/model.js';
 import { CreateSessionArgs, CreateSessionResult, RevokeSessionArgs, RevokeSessionResult } from '../../schemas/mcp.js';
+import { scopeOfTool } from '../../domain/mcp-scopes.js';
 import { baseUrl, defineTool } from '../tool.js';
 
 /** create_session: mint a token and its play link. */
@@ -12,7 +13,7 @@ export const createSession = defineTool({
     'and get the play link to send a player to. Give exactly one of game_id or stream_id (not both, not neither). ' +
     'The link works once; it expires after expires_in_minutes ' +
     '(default 1440). Optional external_ref and metadata are returned when the session is consumed.',
-  scope: 'mcp:sessions:write',
+  scope: scopeOfTool('create_session'),
   input: CreateSessionArgs,
   output: CreateSessionResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -35,7 +36,7 @@ export const revokeSession = defineTool({
   name: 'revoke_session',
   title: 'Revoke a play session',
   description: 'Cancel an active session token of your organization, so that its play link no longer works.',
-  scope: 'mcp:sessions:write',
+  scope: scopeOfTool('revoke_session'),
   input: RevokeSessionArgs,
   output: RevokeSessionResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
