@@ -162,7 +162,7 @@ function socketHandler(socketPath: string): DynamoDBClientConfig['requestHandler
 }
 
 /** Raw SDK client settings for a connection: the default credential chain for a real region. */
-export function clientConfig(connection: DynamoConnection): DynamoDBClientConfig {
+function clientConfig(connection: DynamoConnection): DynamoDBClientConfig {
   const region = awsRegionOf(connection.endpoint);
   if (region) return { region };
   const { endpoint, credentials, socketPath } = connection;

@@ -10,13 +10,13 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The environment of an `npm start`: the test's, less the variables that pick a DynamoDB, plus `env`. */
-export function npmStartEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+function npmStartEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DYNAMODB_BACKEND: _b, DYNAMODB_ENDPOINT: _e, DYNAMODB_LOCAL_ENDPOINTS: _l, DYNAMODB_TABLE_PREFIX: _p, ...rest } = process.env;
   return { ...rest, NODE_OPTIONS: '', ...env };
 }
 
 /** Spawn `npm start`'s script with `env` added to {@link npmStartEnv}. */
-export function spawnNpmStart(env: Record<string, string>): ChildProcess {
+function spawnNpmStart(env: Record<string, string>): ChildProcess {
   return spawn(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/start.ts'], {
     cwd: ROOT,
     env: npmStartEnv(env),
