@@ -5,11 +5,18 @@
  * `ReturnValuesOnConditionCheckFailure`, refuses an empty string as an index key, and returns only
  * projected attributes from an index.
  *
+ * Its port listens on every interface, and it takes any credentials without checking a signature.
+ * What keeps `npm start`'s data to the service (SECURITY.md, "Local run") is that, without
+ * `-sharedDb`, it keeps a database per access key id and region: the service signs with a random
+ * access key id kept in the (0700) data folder, so a request under any other id, a guess included,
+ * sees an empty database of its own. And it answers no browser origin's CORS preflight.
+ *
  * Plain JavaScript (types in `dynamo-local.d.ts`): jest loads its global setup
  * (`test/support/dynamo-local-setup.js`, one process per test worker) without the TypeScript transform.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -39,15 +46,50 @@ async function freePort() {
   return port;
 }
 
+/** The region the clients of DynamoDB Local sign for (part of the name of its database file). */
+const REGION = 'local';
+
+/**
+ * The `-cors` allow-list: DynamoDB Local's default is `*` (any origin). A browser's `Origin` is
+ * always `scheme://host[:port]` or `null`, so a name without a scheme matches none, and no page of
+ * any site gets an `Access-Control-Allow-Origin` from it.
+ */
+const NO_BROWSER_ORIGIN = 'no-origin.invalid';
+
+/**
+ * The access key id whose database holds the data of `folder`: made (random, 160 bits, letters
+ * and digits as DynamoDB Local requires) at the first start and kept in the folder, so the data is
+ * found again at the next start; in memory, a new one each start.
+ * @param {string | undefined} folder
+ */
+function accessKeyIdOf(folder) {
+  const fresh = () => randomBytes(20).toString('hex');
+  if (!folder) return fresh();
+  const file = join(folder, 'access-key-id');
+  if (!existsSync(file)) writeFileSync(file, fresh(), { mode: 0o600 });
+  const id = readFileSync(file, 'utf8').trim();
+  // A data folder of a run with `-sharedDb` (one database for every key): its data becomes this key's.
+  const shared = join(folder, 'shared-local-instance.db');
+  const own = join(folder, `${id}_${REGION}.db`);
+  if (existsSync(shared) && !existsSync(own)) renameSync(shared, own);
+  return id;
+}
+
 /**
  * Start DynamoDB Local on a free port; resolves once it answers HTTP.
- * @param {{ path?: string }} options `path` keeps the data on disk in this folder; in memory when absent
+ * @param {{ path?: string, shared?: boolean }} options `path` keeps the data on disk in this folder,
+ *   in memory when absent; `shared` (the test workers' processes only) keeps one database whatever
+ *   the credentials, instead of this process's own access key id
  */
 export async function startDynamoLocal(options = {}) {
   const folder = jarFolder();
   const port = await freePort();
+  const dbPath = options.path ? resolve(options.path) : undefined;
   // DynamoDB Local refuses a folder that does not exist yet; it holds live data, so owner only.
-  if (options.path) mkdirSync(resolve(options.path), { recursive: true, mode: 0o700 });
+  if (dbPath) mkdirSync(dbPath, { recursive: true, mode: 0o700 });
+  const credentials = options.shared
+    ? { accessKeyId: 'local', secretAccessKey: 'local' }
+    : { accessKeyId: accessKeyIdOf(dbPath), secretAccessKey: 'unchecked' };
   const args = [
     // One process serves every stack of a test worker; the serial collector keeps its footprint small.
     '-XX:+UseSerialGC',
@@ -57,14 +99,16 @@ export async function startDynamoLocal(options = {}) {
     join(folder, 'DynamoDBLocal.jar'),
     '-port',
     String(port),
-    // One database whatever the credentials and region (the bundles sign as a Lambda role would).
-    '-sharedDb',
+    // A test worker's: one database whatever the credentials and region (the bundles sign as a Lambda role would).
+    ...(options.shared ? ['-sharedDb'] : []),
+    '-cors',
+    NO_BROWSER_ORIGIN,
     // A test or local run sends nothing to AWS.
     '-disableTelemetry',
-    ...(options.path ? ['-dbPath', resolve(options.path)] : ['-inMemory']),
+    ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory']),
   ];
   // It writes dynamodb-local-metadata.json into its working folder: the data folder, or a temporary one.
-  const cwd = options.path ? resolve(options.path) : tmpdir();
+  const cwd = dbPath ?? tmpdir();
   const child = spawn('java', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-2000)));
@@ -79,6 +123,8 @@ export async function startDynamoLocal(options = {}) {
   }
   return {
     endpoint,
+    region: REGION,
+    credentials,
     pid: child.pid,
     close: async () => {
       process.off('exit', kill);

@@ -2,6 +2,10 @@
  * The DynamoDB of the local run and the tests: dynalite on disk (or in memory) by default, AWS's
  * DynamoDB Local or any given endpoint when asked (`docs/dynamodb-backends.md`), tables created
  * from THE tables table, and a sweeper standing in for DynamoDB TTL.
+ *
+ * Only the service reaches the data of `npm start` (SECURITY.md, "Local run"): dynalite listens on
+ * no network port, only on a Unix socket in a folder of its own that only this user can enter;
+ * DynamoDB Local (TCP only) keeps the data under an access key id kept secret in the data folder.
  */
 import {
   CreateTableCommand,
@@ -19,13 +23,32 @@ import {
 import { DeleteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, type AgentOptions, type RequestOptions } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { tableList, tables, type TableDefinition, type TableName } from '../../shared/tables.js';
+import { createDocumentClient } from '../../shared/store/dynamo-client.js';
 import { startDynamoLocal } from './dynamo-local.js';
+
+/**
+ * How a client reaches a DynamoDB: the endpoint, and the region and credentials it signs with (the
+ * emulators check no signature: DynamoDB Local keeps one database per access key id and region).
+ * For the embedded dynalite the requests go over `socketPath`, a Unix socket: the endpoint's host
+ * is then only a name. A real region's endpoint (`https://dynamodb.<region>.amazonaws.com`) is
+ * reached with the default AWS credential chain instead.
+ */
+export interface DynamoConnection {
+  readonly endpoint: string;
+  readonly region: string;
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly socketPath?: string;
+}
 
 /** A running DynamoDB for the local run or a test stack, with the physical names of its tables. */
 export interface EmbeddedDynamo {
-  readonly endpoint: string;
+  /** How to reach it (only the service and the tests of this process know the way to dynalite). */
+  readonly connection: DynamoConnection;
   /** Which engine this is, for `npm start` and test reports. */
   readonly backend: DynamoBackend['kind'];
   /** What `npm start` prints: the engine and where it runs. */
@@ -45,9 +68,9 @@ export interface EmbeddedDynamo {
 export type DynamoBackend = { kind: 'dynalite' } | { kind: 'local' } | { kind: 'endpoint'; endpoint: string };
 
 /**
- * The environment as it was when this module loaded: the local service sets `DYNAMODB_ENDPOINT`
- * itself once its DynamoDB runs (the functions read it), so a second stack in the same process
- * must not take the first one's endpoint for a given one.
+ * The environment as it was when this module loaded: the local service removes `DYNAMODB_ENDPOINT`
+ * once its DynamoDB runs (its functions get their client from it directly), so a second stack in
+ * the same process must read what was given, not what the first one left.
  */
 const given = {
   backend: process.env.DYNAMODB_BACKEND,
@@ -56,6 +79,9 @@ const given = {
   /** One DynamoDB Local per test worker, started by `test/support/dynamo-local-setup.js`. */
   workerEndpoints: process.env.DYNAMODB_LOCAL_ENDPOINTS,
 };
+
+/** What the clients of an emulator shared by every credential sign with (it checks no signature). */
+const SHARED_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 /**
  * The backend the environment asks for (see {@link DynamoBackend}): a given endpoint wins over
@@ -91,25 +117,35 @@ export async function startEmbeddedDynamo(
         ? workerEndpoint(given.workerEndpoints, process.env.JEST_WORKER_ID)
         : undefined;
   if (shared) {
+    const connection: DynamoConnection = { endpoint: shared, region: 'local', credentials: SHARED_CREDENTIALS };
     const tablePrefix = given.tablePrefix + (options.scratch ? `s${randomUUID().slice(0, 8)}-` : '');
     const description =
       backend.kind === 'local' ? `DynamoDB Local (this test worker's) at ${shared}` : `the DynamoDB at ${shared} (DYNAMODB_ENDPOINT)`;
-    const close = options.scratch ? () => deleteTables(shared, tablePrefix) : async () => undefined;
-    return { endpoint: shared, backend: backend.kind, description, tablePrefix, tableNames: prefixedTableNames(tablePrefix), close };
+    const close = options.scratch ? () => deleteTables(connection, tablePrefix) : async () => undefined;
+    return { connection, backend: backend.kind, description, tablePrefix, tableNames: prefixedTableNames(tablePrefix), close };
   }
   const tablePrefix = given.tablePrefix;
   if (backend.kind === 'local') {
     const jvm = await startDynamoLocal({ path: options.path ? `${options.path}-local` : undefined });
-    const description = `DynamoDB Local (Java, pid ${jvm.pid}) at ${jvm.endpoint}`;
-    return { ...jvm, backend: 'local', description, tablePrefix, tableNames: prefixedTableNames(tablePrefix) };
+    const { endpoint, region, credentials } = jvm;
+    const where = options.path ? 'kept in the data folder' : 'of this run';
+    return {
+      connection: { endpoint, region, credentials },
+      backend: 'local',
+      description: `DynamoDB Local (Java, pid ${jvm.pid}) at ${endpoint}, its data under an access key id ${where}`,
+      tablePrefix,
+      tableNames: prefixedTableNames(tablePrefix),
+      close: jvm.close,
+    };
   }
-  const endpoint = await startDynalite(options.path);
+  const { connection, close } = await startDynalite(options.path);
   return {
-    ...endpoint,
+    connection,
     backend: 'dynalite',
-    description: `dynalite (in process) at ${endpoint.endpoint}`,
+    description: 'dynalite (in process, no network port)',
     tablePrefix,
     tableNames: prefixedTableNames(tablePrefix),
+    close,
   };
 }
 
@@ -118,10 +154,45 @@ export function awsRegionOf(endpoint: string): string | undefined {
   return /^https:\/\/dynamodb\.([a-z0-9-]+)\.amazonaws\.com\/?$/.exec(endpoint)?.[1];
 }
 
-/** Client settings for an endpoint: the default credential chain for AWS, dummy ones for an emulator. */
-function endpointClientConfig(endpoint: string): DynamoDBClientConfig {
-  const region = awsRegionOf(endpoint);
-  return region ? { region } : { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+/** What the SDK sends dynalite's requests through: keep-alive connections to its Unix socket. */
+function socketHandler(socketPath: string): DynamoDBClientConfig['requestHandler'] {
+  // An agent's options reach the connections it makes, `socketPath` included (Node's own types omit it).
+  const options: AgentOptions & { socketPath: string } = { keepAlive: true, socketPath };
+  return { httpAgent: new Agent(options) };
+}
+
+/** Raw SDK client settings for a connection: the default credential chain for a real region. */
+function clientConfig(connection: DynamoConnection): DynamoDBClientConfig {
+  const region = awsRegionOf(connection.endpoint);
+  if (region) return { region };
+  const { endpoint, credentials, socketPath } = connection;
+  return { endpoint, region: connection.region, credentials, ...(socketPath ? { requestHandler: socketHandler(socketPath) } : {}) };
+}
+
+/**
+ * The service's document client (`createDocumentClient`: its retries, its translation of
+ * throttling) on a connection: what the local run's functions use, and the tests' raw reads.
+ */
+export function documentClient(connection: DynamoConnection): DynamoDBDocumentClient {
+  const region = awsRegionOf(connection.endpoint);
+  if (region) return createDocumentClient({ region });
+  const { endpoint, credentials, socketPath } = connection;
+  return createDocumentClient({
+    endpoint,
+    region: connection.region,
+    credentials,
+    ...(socketPath ? { requestHandler: socketHandler(socketPath) } : {}),
+  });
+}
+
+/**
+ * Where a plain `http.request` (the tests' recording proxy, the benchmark's proxy) sends a request
+ * to an emulator: dynalite's socket, or the endpoint's host and port.
+ */
+export function requestTarget(connection: DynamoConnection): Pick<RequestOptions, 'socketPath' | 'host' | 'port'> {
+  if (connection.socketPath) return { socketPath: connection.socketPath };
+  const url = new URL(connection.endpoint);
+  return { host: url.hostname, port: url.port };
 }
 
 /**
@@ -136,8 +207,8 @@ export function workerEndpoint(list: string | undefined, workerId: string | unde
 }
 
 /** Delete every table whose name holds the (random) prefix: the scratch tables of one stack, also under a label (`lifecycle-s1a2b3c4-keys`). */
-async function deleteTables(endpoint: string, prefix: string): Promise<void> {
-  const client = new DynamoDBClient(endpointClientConfig(endpoint));
+async function deleteTables(connection: DynamoConnection, prefix: string): Promise<void> {
+  const client = new DynamoDBClient(clientConfig(connection));
   try {
     let ExclusiveStartTableName: string | undefined;
     do {
@@ -152,20 +223,39 @@ async function deleteTables(endpoint: string, prefix: string): Promise<void> {
   }
 }
 
-/** Start dynalite on a free loopback port; `path` keeps the data on disk across restarts. */
-async function startDynalite(path: string | undefined): Promise<{ endpoint: string; close(): Promise<void> }> {
+/**
+ * Start dynalite with no network port: it listens on a Unix socket in a folder of its own (made
+ * 0700 by `mkdtemp`), which no other user can enter and no browser can address, so only this
+ * process (and other processes of this user) reach it. The folder goes when it closes, or when the
+ * process exits. `path` keeps the data on disk across restarts.
+ */
+async function startDynalite(path: string | undefined): Promise<{ connection: DynamoConnection; close(): Promise<void> }> {
+  const folder = mkdtempSync(join(tmpdir(), 'gsts-dynalite-'));
+  const removeFolder = () => rmSync(folder, { recursive: true, force: true });
+  process.once('exit', removeFolder);
+  const socketPath = join(folder, 'dynamodb.sock');
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   // Node closes idle keep-alive connections after 5 s; a client reusing one just as it closes gets
   // ECONNRESET (a conditional write then fails as a 500). DynamoDB keeps them far longer.
   server.keepAliveTimeout = 300_000;
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  try {
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve));
+  } catch (error) {
+    removeFolder();
+    process.off('exit', removeFolder);
+    throw error;
+  }
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    // The host names nothing: the socket carries every request.
+    connection: { endpoint: 'http://dynalite.localhost', region: 'local', credentials: SHARED_CREDENTIALS, socketPath },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();
-        server.close(() => resolve());
+        server.close(() => {
+          removeFolder();
+          process.off('exit', removeFolder);
+          resolve();
+        });
       }),
   };
 }
@@ -217,8 +307,8 @@ export function createTableInput(def: TableDefinition, tableName: string): Creat
  * Create every table that does not exist yet, and rebuild one whose indexes differ from its
  * definition (a data folder from before an index was added: dynalite cannot add an index in place).
  */
-export async function ensureTables(endpoint: string, names: Record<TableName, string> = localTableNames): Promise<void> {
-  const client = new DynamoDBClient(endpointClientConfig(endpoint));
+export async function ensureTables(connection: DynamoConnection, names: Record<TableName, string> = localTableNames): Promise<void> {
+  const client = new DynamoDBClient(clientConfig(connection));
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
   for (const [name, def] of Object.entries(tables) as [TableName, TableDefinition][]) {
     if (!existing.has(names[name])) {

@@ -3,8 +3,8 @@
  * provider (`/oidc`), credentials file, TTL sweeper and the local front. `npm start` and the
  * integration tests both use this.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Clock } from '../../shared/domain/clock.js';
@@ -14,7 +14,16 @@ import type { TableName } from '../../shared/tables.js';
 import { tableEnv } from '../../shared/table-env.js';
 import { DEV_AUDIENCE, loadDevSigningKey, tokenSigner, type TokenSigner } from './dev-signing-key.js';
 import { signInAs } from './dev-sign-in.js';
-import { awsRegionOf, ensureTables, localTableNames, startEmbeddedDynamo, startTtlSweeper, type EmbeddedDynamo } from './dynamo.js';
+import {
+  awsRegionOf,
+  documentClient,
+  ensureTables,
+  localTableNames,
+  startEmbeddedDynamo,
+  startTtlSweeper,
+  type DynamoConnection,
+  type EmbeddedDynamo,
+} from './dynamo.js';
 import { serveConsole } from './console.js';
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
@@ -44,7 +53,7 @@ export interface LocalServiceOptions {
    * A DynamoDB already running, and which engine it is (the benchmark runs dynalite or DynamoDB
    * Local in a process of its own); the embedded one is started in this process by default.
    */
-  readonly runningDynamo?: { readonly endpoint: string; readonly backend: EmbeddedDynamo['backend'] };
+  readonly runningDynamo?: { readonly connection: DynamoConnection; readonly backend: EmbeddedDynamo['backend'] };
   /**
    * Tables of this run only (tests): on a shared DynamoDB (a test worker's DynamoDB Local, a given
    * endpoint) they get a prefix of their own and are deleted on close.
@@ -71,78 +80,134 @@ export interface LocalService {
   readonly dynamoDescription: string;
   /** Which engine: dynalite ignores `ReturnValuesOnConditionCheckFailure`, the others honour it. */
   readonly dynamoBackend: EmbeddedDynamo['backend'];
+  /** How this process reaches the DynamoDB (the benchmark's proxy and raw client). */
+  readonly dynamoConnection: DynamoConnection;
   /** Physical table names (prefixed on a shared DynamoDB). */
   readonly tableNames: Record<TableName, string>;
   close(): Promise<void>;
 }
 
 /**
- * Start everything; resolves when the front listens. When a step fails, whatever had started
- * (database, front) is stopped before the error is thrown: nothing is left holding the process.
+ * The front's port is taken (or not this user's to open): nothing was started or created. The
+ * message is one line saying what to do (`npm start` prints it as it is).
+ */
+export class PortUnavailable extends Error {
+  constructor(
+    readonly port: number,
+    options: { cause: NodeJS.ErrnoException },
+  ) {
+    const other = port === 3000 ? 3001 : 3000;
+    super(
+      options.cause.code === 'EACCES'
+        ? `Port ${port} may not be opened by this user: choose another with PORT, e.g. PORT=${other} npm start`
+        : `Port ${port} is already in use (another npm start?): stop what listens on it, or choose another port with PORT, e.g. PORT=${other} npm start`,
+      options,
+    );
+    this.name = 'PortUnavailable';
+  }
+}
+
+/**
+ * Start everything; resolves when the front listens. The front's port is taken first, so a port in
+ * use ({@link PortUnavailable}) fails before anything is created. When a later step fails,
+ * whatever had started (database, front) is stopped before the error is thrown, and a data folder
+ * this start created is removed: nothing is left holding the process, nothing half-made on disk.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const dataDir = resolve(options.dataDir);
-  protectDataDir(dataDir);
-  const started: { dynamo?: Pick<EmbeddedDynamo, 'close'>; server?: Server; svc?: Services; stopSweeper?: () => void } = {};
+  // Requests that arrive while the service starts wait for it (as on a cold start).
+  const ready = settleable<IdentityProvider>();
+  const server = createFront({
+    loadHandler: async (fn) => {
+      await ready.promise;
+      return loadHandler(fn);
+    },
+    extra: [serveConsole, serveDemoGame],
+    mount: async (req, res, url) => (await ready.promise).serve(req, res, url),
+    loopbackOnly: true,
+  });
+  const port = options.port ?? 3000;
+  await listen(server, port);
+  const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+
+  const createdDataDir = !existsSync(dataDir);
+  const started: { dynamo?: Pick<EmbeddedDynamo, 'close'>; svc?: Services; stopSweeper?: () => void } = {};
   const close = async () => {
     started.stopSweeper?.();
-    if (started.server?.listening) await closeServer(started.server);
+    if (server.listening) await closeServer(server);
     started.svc?.client.destroy();
     await started.dynamo?.close();
   };
   try {
+    protectDataDir(dataDir);
     const running = options.runningDynamo;
     const dynamo = running
       ? {
           ...running,
-          description: `${running.backend === 'local' ? 'DynamoDB Local' : running.backend} (its own process) at ${running.endpoint}`,
+          description: `${running.backend === 'local' ? 'DynamoDB Local' : running.backend} (its own process)`,
           tableNames: localTableNames,
           close: async () => undefined,
         }
       : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), scratch: options.scratchTables ?? false });
     started.dynamo = dynamo;
-    const { tableNames } = dynamo;
-    await ensureTables(dynamo.endpoint, tableNames);
+    const { tableNames, connection } = dynamo;
+    await ensureTables(connection, tableNames);
 
-    const { server, baseUrl, idp, key } = await startFront(options.port ?? 3000, dataDir);
-    started.server = server;
+    const key = await loadDevSigningKey(dataDir);
+    const idp = createIdentityProvider({ baseUrl, key, audience: DEV_AUDIENCE, users: DEMO_USERS });
     const issuer = await tokenSigner(key, idp.issuer);
     configureLocalEnv(dataDir, dynamo, idp, baseUrl);
-    overrideServices({ clock: options.clock });
+    // The functions' client reaches the DynamoDB as this process does (dynalite: by its socket; DynamoDB
+    // Local: with its access key), which no variable of the environment could say.
+    overrideServices({ clock: options.clock, client: documentClient(connection) });
     const svc = (started.svc = services());
+    ready.resolve(idp);
 
     await seedCatalog(svc);
     const credentials = await writeDevCredentials(svc, { dataDir, baseUrl, idp, demoMcpKey: options.demoMcpKey });
     started.stopSweeper = startTtlSweeper(svc.client, tableNames, options.sweepIntervalMs, () => svc.clock.now());
     const { description: dynamoDescription, backend: dynamoBackend } = dynamo;
     const identityProvider = { issuer: idp.issuer, jwksUri: idp.jwksUri };
-    return { baseUrl, credentials, issuer, identityProvider, services: svc, server, dynamoDescription, dynamoBackend, tableNames, close };
+    return {
+      baseUrl,
+      credentials,
+      issuer,
+      identityProvider,
+      services: svc,
+      server,
+      dynamoDescription,
+      dynamoBackend,
+      dynamoConnection: connection,
+      tableNames,
+      close,
+    };
   } catch (error) {
+    ready.reject(error);
     await close().catch(() => undefined);
+    if (createdDataDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
 }
 
-/**
- * The front, listening on loopback only (requests for any other name are refused: DNS rebinding),
- * with the identity provider mounted under `/oidc` once the port, part of its issuer, is known.
- */
-async function startFront(port: number, dataDir: string) {
-  const mounted: { idp?: IdentityProvider } = {};
-  const mount = (req: IncomingMessage, res: ServerResponse, url: URL) => mounted.idp?.serve(req, res, url) ?? false;
-  const server = createFront({ loadHandler, extra: [serveConsole, serveDemoGame], mount, loopbackOnly: true });
-  await listen(server, port);
-  const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
-  const key = await loadDevSigningKey(dataDir);
-  const idp = (mounted.idp = createIdentityProvider({ baseUrl, key, audience: DEV_AUDIENCE, users: DEMO_USERS }));
-  return { server, baseUrl, idp, key };
+/** A promise and its settling functions; a rejection nobody awaits is not reported. */
+function settleable<T>(): { promise: Promise<T>; resolve(value: T): void; reject(reason: unknown): void } {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }
 
-/** Listen on loopback; a port already taken rejects (instead of an 'error' nobody awaits). */
+/** Listen on loopback; a port already taken (or not ours to take) rejects as {@link PortUnavailable}. */
 function listen(server: Server, port: number): Promise<void> {
   return new Promise<void>((done, fail) => {
-    server.once('error', fail).listen(port, '127.0.0.1', () => {
-      server.off('error', fail);
+    const refused = (error: NodeJS.ErrnoException) =>
+      fail(error.code === 'EADDRINUSE' || error.code === 'EACCES' ? new PortUnavailable(port, { cause: error }) : error);
+    server.once('error', refused).listen(port, '127.0.0.1', () => {
+      server.off('error', refused);
       done();
     });
   });
@@ -162,14 +227,14 @@ function closeServer(server: Server): Promise<void> {
  */
 function configureLocalEnv(
   dataDir: string,
-  dynamo: Pick<EmbeddedDynamo, 'endpoint' | 'tableNames'>,
+  dynamo: Pick<EmbeddedDynamo, 'connection' | 'tableNames'>,
   idp: IdentityProvider,
   baseUrl: string,
 ): void {
   delete process.env.JWT_JWKS;
   Object.assign(process.env, {
     ...tableEnv((name) => dynamo.tableNames[name]),
-    ...dynamoEnv(dynamo.endpoint),
+    ...dynamoEnv(dynamo.connection),
     JWT_ISSUER: idp.issuer,
     JWT_AUDIENCE: DEV_AUDIENCE,
     JWT_JWKS_URL: idp.jwksUri,
@@ -182,14 +247,13 @@ function configureLocalEnv(
 }
 
 /**
- * How the functions reach the DynamoDB: an emulator by its endpoint; a real region (a given
- * `https://dynamodb.<region>.amazonaws.com`) as in Lambda, by region and the default credentials.
+ * The region the functions run in: a real region's (a given `https://dynamodb.<region>.amazonaws.com`),
+ * as in Lambda. Their client is given to them (`overrideServices`), never an endpoint variable.
  */
-function dynamoEnv(endpoint: string): Record<string, string> {
-  const region = awsRegionOf(endpoint);
-  if (!region) return { DYNAMODB_ENDPOINT: endpoint };
+function dynamoEnv(connection: DynamoConnection): Record<string, string> {
   delete process.env.DYNAMODB_ENDPOINT;
-  return { AWS_REGION: region };
+  const region = awsRegionOf(connection.endpoint);
+  return region ? { AWS_REGION: region } : {};
 }
 
 /**

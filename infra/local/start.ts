@@ -7,11 +7,23 @@ import { fileURLToPath } from 'node:url';
 import { localConsole } from './console.js';
 import { demoPlayUrl } from './demo-game.js';
 import { startGuide } from './guide.js';
-import { startLocalService } from './service.js';
+import { PortUnavailable, startLocalService, type LocalService } from './service.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = process.env.DATA_DIR ?? '.local';
-const service = await startLocalService({ port, dataDir, demoMcpKey: true });
+
+/** The service, or (its port unavailable) one line saying what to do, and exit 1: nothing was created. */
+async function start(): Promise<LocalService> {
+  try {
+    return await startLocalService({ port, dataDir, demoMcpKey: true });
+  } catch (error) {
+    if (!(error instanceof PortUnavailable)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+const service = await start();
 // Built now, so that a broken console build shows at start rather than on the first visit.
 localConsole();
 const playLink = await demoPlayUrl(service.services, service.credentials.api_key, service.baseUrl);

@@ -168,6 +168,17 @@ export function wireAttribute(item: Record<string, unknown>, name: string): stri
 /** Why a call was refused before its first attempt (the cause of its `Overloaded`, in the request's log line). */
 const NO_TIME_LEFT = "no time left for a DynamoDB call before the request's deadline";
 
+/** Where the service's client sends its calls: a region in AWS; locally the embedded DynamoDB. */
+export interface DynamoClientOptions {
+  /** The embedded DynamoDB's endpoint (local run, tests); absent in AWS. */
+  readonly endpoint?: string | undefined;
+  readonly region?: string;
+  /** With an endpoint: what to sign with (DynamoDB Local keeps a database per access key id); fixed dummy ones by default. */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** With an endpoint: how requests travel (the local run's dynalite: over a Unix socket, `infra/local/dynamo.ts`). */
+  readonly requestHandler?: DynamoDBClientConfig['requestHandler'];
+}
+
 /**
  * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Calls are
  * retried by {@link RETRY_POLICY} (the SDK's own retries are off), in AWS a call that hangs fails
@@ -176,7 +187,7 @@ const NO_TIME_LEFT = "no time left for a DynamoDB call before the request's dead
  * starts that could end after the request's deadline: a call with no time for even one attempt,
  * or for the retry it needs, is `Overloaded` (503 with Retry-After).
  */
-export function createDocumentClient(options: { endpoint?: string | undefined; region?: string } = {}): DynamoDBDocumentClient {
+export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options)), {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -218,13 +229,14 @@ export function createDocumentClient(options: { endpoint?: string | undefined; r
 }
 
 /** The SDK client's settings: the embedded DynamoDB's endpoint locally, else the region with bounded timeouts. */
-function clientConfig(options: { endpoint?: string | undefined; region?: string }): DynamoDBClientConfig {
+function clientConfig(options: DynamoClientOptions): DynamoDBClientConfig {
   return options.endpoint
     ? {
         maxAttempts: 1,
         endpoint: options.endpoint,
         region: options.region ?? 'local',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        credentials: options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' },
+        ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
         // No timeouts against the embedded DynamoDB: it shares the process's event loop, so a wall
         // clock would measure the machine's load (a busy test run), not the store.
       }

@@ -6,16 +6,16 @@
  * as DynamoDB runs on its own machines, so an operation's latency counts its round trips.
  *
  * Run as a script (`node --import tsx dynamo-process.ts <folder>`), it prints one JSON line with
- * its endpoint and serves until killed; {@link startDynamoProcess} does that from the benchmark.
+ * how to reach it and serves until killed; {@link startDynamoProcess} does that from the benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
+import { startEmbeddedDynamo, type DynamoConnection, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
 
-/** The endpoint of the DynamoDB process, and which engine serves it. */
+/** How to reach the DynamoDB process (dynalite: its Unix socket), and which engine serves it. */
 export interface DynamoProcess {
-  readonly endpoint: string;
+  readonly connection: DynamoConnection;
   readonly backend: EmbeddedDynamo['backend'];
   close(): Promise<void>;
 }
@@ -41,9 +41,9 @@ export async function startDynamoProcess(folder: string, backend = benchBackend(
     child.once('exit', (code) => reject(new Error(`the DynamoDB process exited (${code}) before it listened`)));
     createInterface({ input: child.stdout! }).once('line', resolve);
   });
-  const { endpoint, backend: running } = JSON.parse(line) as Pick<DynamoProcess, 'endpoint' | 'backend'>;
+  const { connection, backend: running } = JSON.parse(line) as Pick<DynamoProcess, 'connection' | 'backend'>;
   return {
-    endpoint,
+    connection,
     backend: running,
     close: () =>
       new Promise<void>((resolve) => {
@@ -60,6 +60,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     path: process.argv[2],
     backend: { kind: benchBackend(['--backend', process.argv[3] ?? 'dynalite']) },
   });
-  process.stdout.write(JSON.stringify({ endpoint: dynamo.endpoint, backend: dynamo.backend }) + '\n');
+  process.stdout.write(JSON.stringify({ connection: dynamo.connection, backend: dynamo.backend }) + '\n');
   process.on('SIGTERM', () => process.exit(0));
 }

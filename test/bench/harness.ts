@@ -14,7 +14,7 @@ import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
 import { BlockIdAllocator } from '../../shared/domain/ids.js';
 import type { ApiKeyRecord } from '../../shared/domain/model.js';
 import { REQUEST_ANSWERED } from '../../shared/http/log-messages.js';
-import { createDocumentClient } from '../../shared/store/dynamo-client.js';
+import { documentClient } from '../../infra/local/dynamo.js';
 import { startDynamoProcess } from './dynamo-process.js';
 import { BenchHttp } from './http.js';
 
@@ -88,7 +88,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   // DynamoDB (dynalite, or DynamoDB Local) runs in a process of its own, as it runs on its own machines in AWS.
   const dynamo = await startDynamoProcess(join(dataDir, 'dynamodb'));
   // The TTL sweeper must not add calls to a measured request.
-  const runningDynamo = { endpoint: dynamo.endpoint, backend: dynamo.backend };
+  const runningDynamo = { connection: dynamo.connection, backend: dynamo.backend };
   const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000, runningDynamo });
   const s = service.services;
   const apiKey = generateRawKey();
@@ -103,7 +103,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   await s.stores.keys.create(keyRecord);
   const [acme, globex] = await Promise.all([service.issuer.sign('acme-admin'), service.issuer.sign('globex-admin')]);
   const http = new BenchHttp(service.baseUrl);
-  const raw = createDocumentClient({ endpoint: s.env.DYNAMODB_ENDPOINT });
+  const raw = documentClient(service.dynamoConnection);
   return {
     service,
     http,

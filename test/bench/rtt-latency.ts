@@ -9,7 +9,7 @@
  */
 import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
-import { createDocumentClient } from '../../shared/store/dynamo-client.js';
+import { documentClient } from '../../infra/local/dynamo.js';
 import { overrideServices } from '../../shared/services.js';
 import type { BenchStack } from './harness.js';
 import { measureLatency } from './latency.js';
@@ -31,7 +31,7 @@ export async function measureRttLatency(
   ops: readonly BenchOperation[],
   options: { rttMs: number; warmup: number; rounds: number },
 ): Promise<RttFigures> {
-  const client = createDocumentClient({ endpoint: stack.service.services.env.DYNAMODB_ENDPOINT });
+  const client = documentClient(stack.service.dynamoConnection);
   client.middlewareStack.add(roundTrip(options.rttMs), { step: 'initialize', name: 'modelledRoundTrip' });
   // Every part of the services is rebuilt on its next use with this client (shared/compose/base.ts).
   overrideServices({ client });

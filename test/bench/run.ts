@@ -65,7 +65,7 @@ const progress = (what: string) => process.stderr.write(`bench [${((performance.
 
 progress(`starting the local stack on ${BACKEND}`);
 const stack = await startBenchStack();
-const proxy = await DynamoProxy.start(stack.service.services.env.DYNAMODB_ENDPOINT!);
+const proxy = await DynamoProxy.start(stack.service.dynamoConnection);
 if (only !== undefined) {
   try {
     await runOnly(only);

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
+import { documentClient, ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
 import { AccountSeedSchema, parseSeedArgs, seedAccount } from '../../infra/seed-account.js';
 import { parseTierArgs } from '../../infra/set-org-tier.js';
 import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
@@ -12,7 +12,6 @@ import { hashApiKey } from '../../shared/domain/key-calls.js';
 import { OrgTiers } from '../../shared/domain/org-tiers.js';
 import { DynamoKeyStore } from '../../shared/store/key-store.js';
 import { DynamoCatalogStore } from '../../shared/store/catalog-store.js';
-import { createDocumentClient } from '../../shared/store/dynamo-client.js';
 import { stopAll } from '../support/teardown.js';
 
 let dynamo: EmbeddedDynamo;
@@ -20,8 +19,8 @@ let client: DynamoDBDocumentClient;
 let catalog: DynamoCatalogStore;
 beforeAll(async () => {
   dynamo = await startEmbeddedDynamo({ scratch: true });
-  await ensureTables(dynamo.endpoint, dynamo.tableNames);
-  client = createDocumentClient({ endpoint: dynamo.endpoint });
+  await ensureTables(dynamo.connection, dynamo.tableNames);
+  client = documentClient(dynamo.connection);
   catalog = new DynamoCatalogStore({ client, tableName: dynamo.tableNames.catalog });
 });
 // Each step runs even when the one before fails (or never started): no server outlives the file.

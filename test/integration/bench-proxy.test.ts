@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
+import { documentClient, ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
 import { Overloaded } from '../../shared/domain/errors.js';
-import { createDocumentClient, RETRY_POLICY } from '../../shared/store/dynamo-client.js';
+import { RETRY_POLICY } from '../../shared/store/dynamo-client.js';
 import { DynamoProxy } from '../bench/proxy/dynamo-proxy.js';
 import { stopAll } from '../support/teardown.js';
 
@@ -18,8 +18,8 @@ let proxy: DynamoProxy;
 
 beforeAll(async () => {
   dynamo = await startEmbeddedDynamo({ scratch: true });
-  await ensureTables(dynamo.endpoint, dynamo.tableNames);
-  proxy = await DynamoProxy.start(dynamo.endpoint);
+  await ensureTables(dynamo.connection, dynamo.tableNames);
+  proxy = await DynamoProxy.start(dynamo.connection);
 });
 // Each step runs even when the one before fails (or never started): no server outlives the file.
 afterAll(() =>
@@ -31,7 +31,7 @@ afterAll(() =>
 
 test('calls pass through the proxy unchanged', async () => {
   proxy.configure({});
-  const client = createDocumentClient({ endpoint: proxy.endpoint });
+  const client = documentClient(proxy.connection);
   await client.send(new PutCommand({ TableName: dynamo.tableNames.counters, Item: { pk: 'through', value: 3 } }));
   const { Item } = await client.send(
     new GetCommand({ TableName: dynamo.tableNames.counters, Key: { pk: 'through' }, ConsistentRead: true }),
@@ -43,7 +43,7 @@ test('calls pass through the proxy unchanged', async () => {
 test("a throttled call reaches the SDK as DynamoDB's exception, and the service's retry policy retries it", async () => {
   // 1,000 WCU/s / 10,000: a tenth of a unit per second, so the first write empties the bucket for ~10 s.
   proxy.configure({ partitions: { scale: 10_000, accel: 1 } });
-  const client = createDocumentClient({ endpoint: proxy.endpoint });
+  const client = documentClient(proxy.connection);
   await client.send(new PutCommand({ TableName: dynamo.tableNames.counters, Item: { pk: 'hot' } }));
   const error = await client.send(new PutCommand({ TableName: dynamo.tableNames.counters, Item: { pk: 'hot' } })).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(Overloaded);

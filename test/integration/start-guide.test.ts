@@ -79,7 +79,7 @@ withShell('the lines npm start prints', () => {
     // Every seeded demo user, the read-only ones included.
     expect(printed).toContain('(acme-admin, acme-member, acme-analyst, acme-viewer, globex-admin, tiny-admin)');
     // The backend it runs on (the default, with the way to switch), as the service reports it.
-    expect(printed).toMatch(/^DynamoDB: dynalite \(in process\) at http:\/\/\S+ {3}\(DYNAMODB_BACKEND=local for AWS's DynamoDB Local; /m);
+    expect(printed).toMatch(/^DynamoDB: dynalite \(in process, no network port\) {3}\(DYNAMODB_BACKEND=local for AWS's DynamoDB Local; /m);
   });
 
   test('each command line runs verbatim with bash from another folder: mint, validate, consume, list keys, fresh token', () => {

@@ -12,7 +12,14 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionCode } from '../../infra/functions.js';
-import { ensureTables, prefixedTableNames, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
+import {
+  documentClient,
+  ensureTables,
+  prefixedTableNames,
+  startEmbeddedDynamo,
+  type DynamoConnection,
+  type EmbeddedDynamo,
+} from '../../infra/local/dynamo.js';
 import { resetEnv } from '../../shared/env.js';
 import { overrideServices, services, type Services } from '../../shared/services.js';
 import { tableEnv } from '../../shared/table-env.js';
@@ -42,8 +49,8 @@ export interface BundledService {
   readonly tableNames: Readonly<Record<TableName, string>>;
   /** The table-name variables of the environment (`TOKENS_TABLE`, …) for those names. */
   readonly tableEnv: Readonly<Record<string, string>>;
-  /** dynalite itself: what the unbundled helpers of this process use (not recorded). */
-  readonly dynamoEndpoint: string;
+  /** dynalite itself (its Unix socket): what the unbundled helpers of this process use (not recorded). */
+  readonly dynamoConnection: DynamoConnection;
   /** The recording proxy in front of dynalite: what the bundles are pointed at. */
   readonly proxyEndpoint: string;
   /** Every call that went through the proxy, in the order DynamoDB answered them. */
@@ -88,22 +95,22 @@ export async function startBundledService(options: { label: string; functions: r
     dynamo = await startEmbeddedDynamo({ path: join(root, 'dynamodb'), scratch: true });
     tableNames = prefixedTableNames(`${label}-${dynamo.tablePrefix}`);
     env = tableEnv((name) => tableNames[name]);
-    await ensureTables(dynamo.endpoint, tableNames);
+    const dynamoConnection = dynamo.connection;
+    await ensureTables(dynamoConnection, tableNames);
     let proxyEndpoint: string;
-    ({ server: proxy, endpoint: proxyEndpoint } = await recordingProxy(dynamo.endpoint, calls));
+    ({ server: proxy, endpoint: proxyEndpoint } = await recordingProxy(dynamoConnection, calls));
     const [bundles, eventModule] = await built;
-    const dynamoEndpoint = dynamo.endpoint;
     return {
       root,
       bundles,
       eventModule,
       tableNames,
       tableEnv: env,
-      dynamoEndpoint,
+      dynamoConnection,
       proxyEndpoint,
       calls,
       close,
-      withServices: (work) => withLocalServices({ ...env, DYNAMODB_ENDPOINT: dynamoEndpoint }, work),
+      withServices: (work) => withLocalServices(env, dynamoConnection, work),
       functionEnv: () => functionEnv(env, root),
     };
   } catch (error) {
@@ -141,12 +148,16 @@ async function buildBundles(names: readonly string[], dir: string): Promise<Reco
   return Object.fromEntries(files);
 }
 
-/** The unbundled services of this process on the given environment, for one piece of work. */
-async function withLocalServices<T>(environment: Record<string, string>, work: (s: Services) => Promise<T>): Promise<T> {
+/** The unbundled services of this process on the given environment and DynamoDB, for one piece of work. */
+async function withLocalServices<T>(
+  environment: Record<string, string>,
+  connection: DynamoConnection,
+  work: (s: Services) => Promise<T>,
+): Promise<T> {
   const saved = { ...process.env };
   Object.assign(process.env, environment);
   resetEnv();
-  overrideServices({});
+  overrideServices({ client: documentClient(connection) });
   const s = services();
   try {
     return await work(s);

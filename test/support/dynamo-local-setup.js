@@ -3,7 +3,8 @@
  * `bundled-local`): one DynamoDB Local JVM per test worker, started before the workers (they
  * inherit DYNAMODB_LOCAL_ENDPOINTS and pick theirs by JEST_WORKER_ID, `infra/local/dynamo.ts`),
  * instead of one JVM per stack. Every stack namespaces its tables with a prefix of its own and
- * deletes them when it stops. Plain JavaScript: jest loads global setup files without the
+ * deletes them when it stops. They keep one database whatever the credentials (`-sharedDb`): the
+ * bundles sign as a Lambda role would, the local client as the local run does. Plain JavaScript: jest loads global setup files without the
  * TypeScript transform.
  *
  * Jest runs a global setup file once per path, with the project of the first test (in run order)
@@ -22,7 +23,7 @@ import { startDynamoLocal } from '../../infra/local/dynamo-local.js';
 export async function startWorkerDynamoLocals(globalConfig) {
   if (process.env.DYNAMODB_LOCAL_ENDPOINTS) return;
   const count = Math.max(1, globalConfig.maxWorkers);
-  const settled = await Promise.allSettled(Array.from({ length: count }, () => startDynamoLocal()));
+  const settled = await Promise.allSettled(Array.from({ length: count }, () => startDynamoLocal({ shared: true })));
   const started = settled.filter((s) => s.status === 'fulfilled').map((s) => s.value);
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed) {

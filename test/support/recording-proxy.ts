@@ -5,6 +5,7 @@
  */
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { requestTarget, type DynamoConnection } from '../../infra/local/dynamo.js';
 
 /** One DynamoDB call a bundle made, as the recording proxy saw it. */
 export interface DynamoCall {
@@ -25,9 +26,10 @@ export const STEP_PATH = '/__bundled-step';
 
 /**
  * An HTTP proxy to `target` that notes every DynamoDB call passing through it (when DynamoDB has
- * answered it), each with the child's step current at that moment.
+ * answered it), each with the child's step current at that moment. It listens on a loopback port,
+ * for the bundles in the child process: test-only (the local run's dynalite has no port).
  */
-export async function recordingProxy(target: string, into: DynamoCall[]): Promise<{ server: Server; endpoint: string }> {
+export async function recordingProxy(target: DynamoConnection, into: DynamoCall[]): Promise<{ server: Server; endpoint: string }> {
   let step: string | undefined;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -39,7 +41,8 @@ export async function recordingProxy(target: string, into: DynamoCall[]): Promis
         res.writeHead(204).end();
         return;
       }
-      const upstream = request(target, { method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const to = { ...requestTarget(target), method: req.method, path: req.url, headers: req.headers };
+      const upstream = request(to, (answer) => {
         const parts: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => parts.push(chunk));
         answer.on('end', () => {

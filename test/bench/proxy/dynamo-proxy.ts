@@ -10,6 +10,7 @@ import { createServer, request, Agent, type IncomingHttpHeaders, type Server } f
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { crc32 } from 'node:zlib';
+import { requestTarget, type DynamoConnection } from '../../../infra/local/dynamo.js';
 import { Partitions, type PartitionModel } from './partitions.js';
 import { charges, needsImage, type CallContext, type WireItem } from './wire-units.js';
 
@@ -31,21 +32,18 @@ export class DynamoProxy {
   private partitions: Partitions | undefined;
   private readonly indexPartitions = new Map<string, Record<string, string>>();
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 128 });
-  private readonly upstream: URL;
   /** Throttled calls by `table[/index] Operation` since the last {@link configure}. */
   readonly throttled = new Map<string, number>();
   /** Calls forwarded since the last {@link configure}. */
   calls = 0;
 
   private constructor(
-    upstream: string,
+    private readonly upstream: DynamoConnection,
     private readonly server: Server,
-  ) {
-    this.upstream = new URL(upstream);
-  }
+  ) {}
 
-  /** Start a proxy of the DynamoDB endpoint `upstream` on a free loopback port. */
-  static async start(upstream: string): Promise<DynamoProxy> {
+  /** Start a proxy of the DynamoDB `upstream` on a free loopback port (the benchmark's own network). */
+  static async start(upstream: DynamoConnection): Promise<DynamoProxy> {
     const ready: { proxy?: DynamoProxy } = {};
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -66,6 +64,12 @@ export class DynamoProxy {
   /** The endpoint to give a DynamoDB client. */
   get endpoint(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** How a client reaches the upstream through the proxy: its endpoint, the upstream's region and credentials. */
+  get connection(): DynamoConnection {
+    const { region, credentials } = this.upstream;
+    return { endpoint: this.endpoint, region, credentials };
   }
 
   /** New settings; buckets start full and the counters at zero. */
@@ -127,8 +131,7 @@ export class DynamoProxy {
       const r = request(
         {
           agent: this.agent,
-          host: this.upstream.hostname,
-          port: this.upstream.port,
+          ...requestTarget(this.upstream),
           method: 'POST',
           path: '/',
           headers: { ...rest, 'content-length': String(body.length) },

@@ -19,7 +19,7 @@ import { generateRawKey, newKeyRecord } from '../../../shared/domain/api-keys.js
 import type { Clock } from '../../../shared/domain/clock.js';
 import { BlockIdAllocator } from '../../../shared/domain/ids.js';
 import { resetEnv } from '../../../shared/env.js';
-import { createDocumentClient } from '../../../shared/store/dynamo-client.js';
+import { documentClient } from '../../../infra/local/dynamo.js';
 import { overrideServices } from '../../../shared/services.js';
 import type { BenchStack } from '../harness.js';
 import type { DynamoProxy } from '../proxy/dynamo-proxy.js';
@@ -47,7 +47,7 @@ export function enterScaled(stack: BenchStack, proxy: DynamoProxy, scale: number
       t0 = performance.now();
     },
   };
-  const client = createDocumentClient({ endpoint: proxy.endpoint });
+  const client = documentClient(proxy.connection);
   const freshContainer = () => overrideServices({ clock, client });
   proxy.configure({ partitions: { scale, accel } });
   freshContainer();
