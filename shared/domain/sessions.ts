@@ -3,7 +3,7 @@ import { isoTime, type Clock } from './clock.js';
 import { NotFound, TokenGone } from './errors.js';
 import type { SessionIdSource } from './session-ids.js';
 import type { KeyCalls } from './key-calls.js';
-import type { ApiKeyRecord, CallContext, Playable, TokenRecord, TokenStatus } from './model.js';
+import { uniqueRequestId, type ApiKeyRecord, type CallContext, type Playable, type TokenRecord, type TokenStatus } from './model.js';
 import type { CatalogStore, TokenStore } from './ports.js';
 import { assertInScope, type Target } from './scope.js';
 
@@ -185,7 +185,7 @@ export class Sessions {
       key,
       call,
       { action, token },
-      { run: () => tokens.revoke(token, key.org_id, isoTime(clock.now()), call.requestId) },
+      { run: () => tokens.revoke(token, key.org_id, isoTime(clock.now()), uniqueRequestId(call)) },
     );
     return this.view(revoked);
   }
