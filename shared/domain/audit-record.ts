@@ -1,6 +1,6 @@
 import { isoTime } from './clock.js';
 import type { AuditDiff } from './audit-diff.js';
-import type { AuditRecord, CallContext } from './model.js';
+import { uniqueRequestId, type AuditRecord, type CallContext } from './model.js';
 
 /** The key an audit record names: its prefix unknown when no key with that id was found. */
 export type AuditedKey = { readonly id: number; readonly key_prefix: string | null };
@@ -41,6 +41,8 @@ export function auditRecord(
     org_id: subject.orgId,
     at: isoTime(now),
     request_id: call.requestId,
+    // Where the caller chose the id: the gateway's too, which places the record (unique per request).
+    ...(uniqueRequestId(call) !== call.requestId && { gateway_request_id: uniqueRequestId(call) }),
     action: subject.action,
     status,
     key_id: key?.id ?? null,

@@ -7,6 +7,7 @@ import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
 import type { AuditStore, CounterStore, KeyStore, RefusalTallyStore } from './ports.js';
 import { ExhaustedShards } from './exhausted-shards.js';
+import { KnownKeys } from './known-keys.js';
 import { RefusalTally, type RefusalCount } from './refusal-tally.js';
 import {
   counterShards,
@@ -56,6 +57,8 @@ export interface CallSubject {
   readonly changes?: readonly string[];
   /** Updates: what the call is expected to change (`Effect.diff` corrects it). */
   readonly diff?: AuditDiff | null;
+  /** The success status answered when it is not 200 (an MCP notification: 202): the record says it. */
+  readonly answered?: number;
 }
 
 /**
@@ -110,6 +113,7 @@ export class KeyCalls {
   private readonly stamped = new Map<string, number>();
   private readonly exhausted = new ExhaustedShards();
   private readonly refusals = new RefusalTally();
+  private readonly known = new KnownKeys();
 
   constructor(private readonly deps: KeyCallsDeps) {}
 
@@ -119,13 +123,28 @@ export class KeyCalls {
    */
   async authenticate(credential: KeyCredential): Promise<ApiKeyRecord> {
     const key = await this.deps.keys.getByHash(credential.keyHash);
-    if (!key) throw new Unauthenticated('Invalid API key');
-    if (!key.is_active) throw new Unauthenticated('API key has been revoked');
-    if (key.expires_at !== null && Date.parse(key.expires_at) <= this.deps.clock.now()) {
-      throw new Unauthenticated('API key has expired');
+    try {
+      if (!key) throw new Unauthenticated('Invalid API key');
+      if (!key.is_active) throw new Unauthenticated('API key has been revoked');
+      if (key.expires_at !== null && Date.parse(key.expires_at) <= this.deps.clock.now()) {
+        throw new Unauthenticated('API key has expired');
+      }
+      if (!tierAllowsApi(key.org_tier)) throw new TierRequired();
+    } catch (refusal) {
+      this.known.refused(credential.keyHash);
+      throw refusal;
     }
-    if (!tierAllowsApi(key.org_tier)) throw new TierRequired();
+    this.known.valid(key);
     return key;
+  }
+
+  /**
+   * Whether the credential's key passed its last authentication in this container (and has not
+   * expired since): only then may a request write before its own authentication answers
+   * (`known-keys.ts`).
+   */
+  provenValid(credential: KeyCredential): boolean {
+    return this.known.has(credential.keyHash, this.deps.clock.now());
   }
 
   /**
@@ -146,7 +165,7 @@ export class KeyCalls {
       if (due) await this.addRefusals(due, now);
       throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, shards), now);
     }
-    const status = refusal ? statusOf(refusal) : 200;
+    const status = refusal ? statusOf(refusal) : (subject.answered ?? 200);
     const { record, ttl } = auditRecord(call, { ...subject, orgId: key.org_id, key }, status, now, this.deps.auditRetentionDays);
     const speculative = effect?.undo !== undefined;
 

@@ -95,11 +95,29 @@ export interface TokenRecord {
 
 /** Who made a call, for audit and logs. */
 export interface CallContext {
+  /**
+   * The request's id: the caller's `x-request-id` when valid, else the gateway's. One id everywhere:
+   * the answer's `request_id` and `x-request-id`, the log line and the audit record
+   * (docs/decisions.md#audit).
+   */
   readonly requestId: string;
+  /**
+   * The id API Gateway (or the local front) gave the request: unique, never the caller's choice.
+   * What must tell one request from every other uses it ({@link uniqueRequestId}). Absent: `requestId`.
+   */
+  readonly gatewayRequestId?: string;
   readonly sourceIp: string;
   readonly userAgent: string;
   /** Filled by the domain for key-authenticated calls; the HTTP bundle turns it into headers. */
   rateLimit?: RateLimitState;
+}
+
+/**
+ * The id that tells a request from every other: the gateway's, never the caller's `x-request-id`
+ * (which two requests may share): an audit record's item, a revocation's mark of its own request.
+ */
+export function uniqueRequestId(call: Pick<CallContext, 'requestId' | 'gatewayRequestId'>): string {
+  return call.gatewayRequestId ?? call.requestId;
 }
 
 /** One rate-limit window as the client should see it. */
@@ -120,7 +138,13 @@ export interface RateLimitState {
 export interface AuditRecord {
   readonly org_id: number;
   readonly at: string;
+  /** The request's id as answered (its `x-request-id`: the caller's when valid). */
   readonly request_id: string;
+  /**
+   * The gateway's id of the request, where the caller chose `request_id`: unique, so it places the
+   * record (`shared/store/audit-store.ts`) and two requests sharing an `x-request-id` keep a record each.
+   */
+  readonly gateway_request_id?: string;
   readonly action: string;
   /** HTTP status of the outcome. */
   readonly status: number;

@@ -3,7 +3,7 @@ import { isoTime, type Clock } from './clock.js';
 import { NotFound, OutOfScope, TokenGone } from './errors.js';
 import type { SessionIdSource } from './session-ids.js';
 import type { KeyCalls } from './key-calls.js';
-import type { ApiKeyRecord, CallContext, Playable, TokenRecord, TokenStatus } from './model.js';
+import { uniqueRequestId, type ApiKeyRecord, type CallContext, type Playable, type TokenRecord, type TokenStatus } from './model.js';
 import type { CatalogStore, TokenStore } from './ports.js';
 import { assertInScope, isAllowed, isRestricted, namedTarget, type Target } from './scope.js';
 
@@ -196,7 +196,7 @@ export class Sessions {
       {
         run: async () => {
           if (read) assertRevocable(key, await read);
-          return tokens.revoke(token, key.org_id, isoTime(clock.now()), call.requestId);
+          return tokens.revoke(token, key.org_id, isoTime(clock.now()), uniqueRequestId(call));
         },
       },
     );

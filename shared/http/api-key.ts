@@ -4,23 +4,28 @@
  * 1. the presented key's form (401 before anything else is looked at);
  * 2. the input (body, query, `Idempotency-Key`); a refused one is counted and audited once the key
  *    is authenticated, like any outcome of an authenticated call;
- * 3. one stage: the key's authentication (one strong read), the `Idempotency-Key` claim (one
- *    conditional put) and the operation's prefetch (reads that need no key);
+ * 3. one stage: the key's authentication (one strong read), the operation's prefetch (reads that
+ *    need no key) and, for a key proven valid in this container, the `Idempotency-Key` claim (one
+ *    conditional put); any other key's claim waits for its authentication (a stage more, once per
+ *    key and container), so that a caller without a valid key writes nothing
+ *    (docs/api.md#idempotent-retries, `domain/known-keys.ts`);
  * 4. a claim that finds a stored answer ends here: that answer, given again, is the response (a
- *    value; nothing is counted, minted or audited). Otherwise the operation runs with the key, and
- *    its rendered answer is stored for repeats, or the claim released.
+ *    value; nothing is counted, minted or audited). A refused claim (409 in progress, 422 another
+ *    body) is counted and audited like any call of the key (a 429 once it is out of quota).
+ *    Otherwise the operation runs with the key, and its rendered answer is stored for repeats, or
+ *    the claim released.
  *
  * A replay still needs a valid key (a revoked key is 401, not a replay). Stored: successes and
  * refusals the request itself caused (4xx); not stored: 429 (the retry may succeed later), 5xx (the
  * retry runs again), and refusals of the credential or the request's form, which come first.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DomainError, InvalidInput, statusOf } from '../domain/errors.js';
+import { Conflict, DomainError, InvalidInput, statusOf, Unprocessable } from '../domain/errors.js';
 import { asFollowUp, withinDeadline } from '../deadline.js';
 import { keyCredential, type KeyCalls, type KeyCredential } from '../domain/key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 import type { IdempotentCall, RouteDefinition } from '../operations/operation.js';
-import type { IdempotencyStore, IdempotentRequest } from '../store/idempotency-store.js';
+import type { Claim, IdempotencyStore, IdempotentRequest } from '../store/idempotency-store.js';
 import { bundle, type ApiContext, type OperationInput, type Wiring } from './api.js';
 import { logger } from './logger.js';
 import { annotate } from './request-log.js';
@@ -43,7 +48,12 @@ interface KeyRouteServices {
 }
 
 /** A call under an `Idempotency-Key`: the record it claims, and how a stored answer is given again. */
-type Claimed = { readonly request: IdempotentRequest; readonly replay: NonNullable<IdempotentCall['replay']> };
+type Claimed = {
+  readonly request: IdempotentRequest;
+  readonly replay: NonNullable<IdempotentCall['replay']>;
+  /** The audit action of a refused claim (409, 422). */
+  readonly action: string;
+};
 
 /** What the bundle hands over: the call, its services and the event. */
 interface CallBase {
@@ -91,10 +101,13 @@ async function serveKeyCall(
   const prefetched = wiring.prefetch?.(input, base.services) ?? Promise.resolve(undefined);
   // Awaited by the operation; if the request ends before (401, a replay), its failure must not go unhandled.
   prefetched.catch(() => undefined);
-  const claiming = idempotent ? services.idempotency!.claim(idempotent.request, remainingMs(context)) : undefined;
-  const key = await authenticated(services, credential, idempotent, claiming);
+  const claimNow = () => services.idempotency!.claim(idempotent!.request, remainingMs(context));
+  // A key proven valid in this container claims beside its key read; any other claims once it is
+  // authenticated, so that a caller without a valid key writes nothing (known-keys.ts).
+  const early = idempotent && services.keyCalls.provenValid(credential) ? claimNow() : undefined;
+  const key = await authenticated(services, credential, idempotent, early);
   annotate(call, { org_id: key.org_id });
-  const claim = await claiming;
+  const claim = idempotent ? await claimed(early ?? claimNow(), services.keyCalls, key, call, idempotent.action) : undefined;
   if (claim && !claim.claimed) return replayed(idempotent!.replay(claim.stored));
 
   const outcome = await outcomeOf(run({ ...base, ...input, key, prefetched }));
@@ -151,13 +164,15 @@ function claimFor(operation: RouteDefinition, body: unknown, credential: KeyCred
   return {
     request: { namespace: call.namespace, scope: credential.keyHash, key, payload: call.payload },
     replay: call.replay ?? ((answer) => answer),
+    action: call.action ?? operation.operation,
   };
 }
 
 /**
- * The key behind the credential, authenticated while the claim is written. The credential is judged
- * first: a replay needs a valid key as much as a first call does, and a key that fails gives its
- * claim up again (nothing is stored).
+ * The key behind the credential, authenticated while an early claim is written (a key proven valid
+ * here). The credential is judged first: a replay needs a valid key as much as a first call does,
+ * and a key that fails gives its claim up again (nothing is stored: a key revoked since this
+ * container last saw it valid writes and deletes one claim, then is forgotten).
  */
 async function authenticated(
   services: KeyRouteServices,
@@ -174,6 +189,26 @@ async function authenticated(
     });
   }
   throw key.reason;
+}
+
+/**
+ * The claim's outcome. Its refusals (409 in progress, 422 another body) are calls of a valid key
+ * like any other: counted and audited, so a key out of quota gets 429 for them instead
+ * (docs/api.md#idempotent-retries).
+ */
+async function claimed(
+  claiming: Promise<Claim<Result>>,
+  keyCalls: KeyCalls,
+  key: ApiKeyRecord,
+  call: CallContext,
+  action: string,
+): Promise<Claim<Result>> {
+  try {
+    return await claiming;
+  } catch (refusal) {
+    if (!(refusal instanceof Conflict || refusal instanceof Unprocessable)) throw refusal;
+    return keyCalls.meter(key, call, { action }, undefined, refusal);
+  }
 }
 
 /** Store a claimed call's answer for repeats, or release the claim when the outcome is not kept (429, 5xx). */

@@ -63,7 +63,9 @@ export function logRequest(request: AnsweredRequest): void {
     status,
     request_id: request.requestId,
     duration_ms: request.durationMs,
-    ...(request.call && request.call.requestId !== request.requestId ? { gateway_request_id: request.call.requestId } : {}),
+    ...(request.call?.gatewayRequestId !== undefined && request.call.gatewayRequestId !== request.requestId
+      ? { gateway_request_id: request.call.gatewayRequestId }
+      : {}),
     source_ip: request.call?.sourceIp,
     ...request.fields,
     ...(request.replayed ? { idempotent_replayed: true } : {}),

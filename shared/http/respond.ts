@@ -54,13 +54,17 @@ export function respond(
     before: (request) => {
       started.set(request, Date.now());
       const { requestContext, headers } = request.event;
+      // One id everywhere: the answer, the log line and the audit record (docs/decisions.md#audit);
+      // the gateway's stays beside it for what must be unique (`uniqueRequestId`).
+      const requestId = requestIdOf(headers ?? {}, requestContext.requestId);
       // The caller's address is the socket's until the origin check proves CloudFront forwarded the request (`origin-verify.ts`).
       request.context.call = {
-        requestId: requestContext.requestId,
+        requestId,
+        gatewayRequestId: requestContext.requestId,
         sourceIp: requestContext.http.sourceIp,
         userAgent: requestContext.http.userAgent ?? '',
       };
-      request.context.requestId = requestIdOf(headers ?? {}, requestContext.requestId);
+      request.context.requestId = requestId;
     },
     after: (request) => {
       request.response = finish(request, request.response!);

@@ -10,8 +10,9 @@
  * 2. transport headers the SDK would refuse, and a key with no `mcp:` scope, are refused (400, 403),
  *    counted and audited like any call of an authenticated key;
  * 3. the request is metered once: by the tool it calls, together with the tool's own write or read
- *    (one parallel stage), or, for any other method, with no effect, once the transport has answered
- *    (audited as that answer; a 429 replaces it).
+ *    (one parallel stage), or, for any other method and any notification (a message without `id`,
+ *    a `tools/call` too: no tool runs), with no effect, once the transport has answered (audited
+ *    with the status answered, 202 for a notification; a 429 replaces it).
  *
  * create_session is thus two sequential stages, as over REST.
  */
@@ -64,11 +65,14 @@ export async function serveMcp(
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const { key } = request;
   const toolCall = toolCallOf(request.message);
+  // A notification gets no JSON-RPC answer and runs no tool, a `tools/call` neither (docs/mcp.md,
+  // "Notifications"): metered as the transport answered it (202), like any other method.
+  const runsTool = toolCall !== undefined && !isNotification(request.message);
   // Caller-chosen strings reach the log only when they are names the protocol or the server knows: a
   // made-up method or tool name could carry anything (a token, a key), so it is logged as `unknown`.
   annotate(request.call, { mcp_method: knownMethod(request.message.method), mcp_tool: toolCall && (toolCall.tool?.name ?? 'unknown') });
   // By the server's own tool names only: a name the caller made up is `unknown`, never a dimension of its own.
-  if (toolCall) countToolCall(toolCall.tool?.name);
+  if (runsTool) countToolCall(toolCall.tool?.name);
   const meter = new RequestMeter(services.keyCalls, key, request.call, auditAction(request.message, toolCall));
   try {
     assertStreamableHttp(request.headers);
@@ -81,7 +85,7 @@ export async function serveMcp(
     await meter.refuse({}, new Forbidden('This API key has no MCP scope; an organization admin can grant some (mcp_scopes)'));
   }
 
-  const server = buildMcpServer({ key, call: request.call, services, meter, prefetched }, granted, toolCall?.name);
+  const server = buildMcpServer({ key, call: request.call, services, meter, prefetched }, granted, runsTool ? toolCall.name : undefined);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   const response = await transport.handleRequest(webRequest(request), { parsedBody: request.message });
@@ -96,9 +100,9 @@ export async function serveMcp(
 
   // Any other method is metered once the transport has answered, so that its audit record says
   // what the client got (the SDK refuses some messages the loose body schema lets through).
-  if (!toolCall) await meterAnswer(meter, result);
+  if (!runsTool) await meterAnswer(meter, result);
   // A tool call the SDK refused before any tool ran (invalid arguments, unknown tool) is still one call.
-  if (toolCall && !meter.metered) await refuseUnrun(meter, toolCall, granted);
+  if (runsTool && !meter.metered) await refuseUnrun(meter, toolCall, granted);
   if (meter.failure !== undefined) throw meter.failure;
   return result;
 }
@@ -132,6 +136,11 @@ function assertStreamableHttp(headers: McpHttpRequest['headers']): void {
   }
 }
 
+/** A JSON-RPC notification: a message without `id` (JSON-RPC 2.0 §4.1), never answered with a result. */
+function isNotification(message: McpRequestBody): boolean {
+  return message.id === undefined;
+}
+
 function toolCallOf(message: McpRequestBody): ToolCall | undefined {
   if (message.method !== 'tools/call') return undefined;
   const name = typeof message.params?.name === 'string' ? message.params.name : undefined;
@@ -143,7 +152,7 @@ function toolCallOf(message: McpRequestBody): ToolCall | undefined {
  * they are valid (the SDK refuses them otherwise); the bundle starts them alongside authentication.
  */
 export function prefetchTool(message: McpRequestBody, services: McpServices): Promise<unknown> {
-  const toolCall = toolCallOf(message);
+  const toolCall = isNotification(message) ? undefined : toolCallOf(message);
   const parsed = toolCall?.tool?.prefetch ? safeParse(toolCall.tool.input, toolCall.args) : undefined;
   if (!parsed?.success) return Promise.resolve(undefined);
   return toolCall!.tool!.prefetch!(parsed.data, services);
@@ -160,9 +169,10 @@ function grantedScopes(key: ApiKeyRecord): ReadonlySet<McpScope> {
   return new Set((key.mcp_scopes ?? []).filter(isMcpScope));
 }
 
-/** Meter a request that calls no tool: counted either way, audited as the transport answered it (or 429 instead). */
+/** Meter a request that runs no tool: counted either way, audited with the status answered (or 429 instead). */
 async function meterAnswer(meter: RequestMeter, result: APIGatewayProxyStructuredResultV2): Promise<void> {
-  if ((result.statusCode ?? 200) < 400) return meter.count();
+  const status = result.statusCode ?? 200;
+  if (status < 400) return meter.count(status);
   const refusal = new InvalidInput('Not a valid MCP message');
   await meter.refuse({}, refusal).catch((error: unknown) => {
     if (error !== refusal) throw error;

@@ -11,12 +11,19 @@ import type { McpRequestBody } from '../schemas/mcp.js';
 /** Tools whose calls honour `Idempotency-Key`. */
 const IDEMPOTENT_TOOLS: ReadonlySet<string> = new Set(['create_session']);
 
-/** The idempotency of an MCP message: for a call of an idempotent tool, keyed by tool, matched on its arguments. */
+/**
+ * The idempotency of an MCP message: for a call of an idempotent tool, keyed by tool, matched on its
+ * arguments. A notification (no `id`) runs no tool (docs/mcp.md, "Notifications"): it claims nothing,
+ * so it can never leave an empty answer for a later call to replay.
+ */
 export function idempotentToolCall(message: McpRequestBody): IdempotentCall | undefined {
   const name = message.params?.name;
   if (message.method !== 'tools/call' || typeof name !== 'string' || !IDEMPOTENT_TOOLS.has(name)) return undefined;
+  if (message.id === undefined) return undefined;
   return {
     namespace: `mcp:${name}`,
+    // The request's audit action (`endpoint.ts`), for a claim refused before the tool runs.
+    action: `mcp:tools/call:${name}`,
     payload: message.params?.arguments ?? {},
     replay: (stored) => readdressedTo(stored, message.id),
   };

@@ -37,9 +37,9 @@ export class RequestMeter {
     return this.keyCalls.meter(this.key, this.call, { ...subject, action: this.action }, effect);
   }
 
-  /** Count and audit a request that has nothing else to write. */
-  async count(): Promise<void> {
-    await this.run({}, NOTHING);
+  /** Count and audit a request that has nothing else to write, answered with `status` (202: a notification). */
+  async count(status = 200): Promise<void> {
+    await this.run(status === 200 ? {} : { answered: status }, NOTHING);
   }
 
   /** Count and audit the request as refused with `refusal`, which is then thrown (or a 429 that came first). */

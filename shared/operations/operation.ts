@@ -35,6 +35,8 @@ export interface IdempotentCall {
   readonly namespace: string;
   /** What a repeat must carry again (compared by hash). */
   readonly payload: unknown;
+  /** The audit action of a call whose claim is refused (409, 422): the operation's name unless given (an MCP tool's). */
+  readonly action?: string;
   /** Adapt a stored answer to the repeat (e.g. the JSON-RPC id of the new request). */
   readonly replay?: (stored: APIGatewayProxyStructuredResultV2) => APIGatewayProxyStructuredResultV2;
 }

@@ -15,7 +15,10 @@ import { hasTimeForCall, type StoreOptions } from './dynamo-client.js';
  */
 export const AUDIT_SHARDS = 8;
 
-/** The shard a request's audit record goes to first: a rewrite with the real outcome overwrites it. */
+/**
+ * The shard a request's audit record goes to first (by its unique id: the gateway's, see
+ * {@link recordId}): a rewrite with the real outcome overwrites it.
+ */
 export function auditShard(requestId: string): number {
   return createHash('sha256').update(requestId).digest().readUInt32BE(0) % AUDIT_SHARDS;
 }
@@ -25,9 +28,17 @@ export function auditPartition(orgId: number, requestId: string): string {
   return `${orgId}#${auditShard(requestId)}`;
 }
 
-/** Sort key of an audit record: time first (newest-first queries), request id for uniqueness. */
-function auditSortKey(record: Pick<AuditRecord, 'at' | 'request_id'>): string {
-  return `${record.at}#${record.request_id}`;
+/**
+ * The id that makes a record's item unique: the gateway's id of its request. `request_id` is the
+ * caller's `x-request-id` when it chose one, which two requests may share (docs/decisions.md#audit).
+ */
+function recordId(record: Pick<AuditRecord, 'request_id' | 'gateway_request_id'>): string {
+  return record.gateway_request_id ?? record.request_id;
+}
+
+/** Sort key of an audit record: time first (newest-first queries), its request's unique id. */
+function auditSortKey(record: Pick<AuditRecord, 'at' | 'request_id' | 'gateway_request_id'>): string {
+  return `${record.at}#${recordId(record)}`;
 }
 
 /** How much a filtered page (key, action or outcome) reads at most: reads per shard, of this many records each. */
@@ -87,7 +98,7 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
    * record already placed (a rewrite) goes where it is.
    */
   async put(record: AuditRecord, ttl: number): Promise<AuditRecord> {
-    const home = record.shard ?? auditShard(record.request_id);
+    const home = record.shard ?? auditShard(recordId(record));
     try {
       await this.write(record, ttl, home);
       return { ...record, shard: home };

@@ -9,6 +9,7 @@ import { routes } from '../../shared/routes.js';
 import type { DataAccess } from '../../shared/operations/operation.js';
 import {
   auditOfKey,
+  auditOfRequest,
   createTestKey,
   putKeyRecord,
   roomInMinute,
@@ -96,7 +97,7 @@ describe('Idempotency-Key on create-session', () => {
     expect((await auditOfKey(stack, key.record.id)).filter((r) => r.action === 'create-session')).toHaveLength(1);
   });
 
-  test('the same key with a different body: 422, nothing minted or counted', async () => {
+  test('the same key with a different body: 422, nothing minted; counted and audited like any call of a valid key', async () => {
     roomInMinute(stack);
     const key = await createTestKey(stack, UNLIMITED);
     const idem = freshKey();
@@ -111,7 +112,11 @@ describe('Idempotency-Key on create-session', () => {
       request_id: expect.any(String),
     });
     expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
-    expect(await windowCounts(stack, key.record)).toEqual(counts);
+    // docs/api.md#idempotent-retries: every call a valid key makes counts, its 422 included.
+    expect(await windowCounts(stack, key.record)).toEqual({ minute: counts.minute! + 1, day: counts.day! + 1 });
+    expect(await auditOfRequest(stack, 1, other.headers.get('x-request-id'))).toEqual([
+      expect.objectContaining({ action: 'create-session', status: 422, key_id: key.record.id }),
+    ]);
   });
 
   test('a duplicate while the first is still running: 409 with Retry-After; afterwards the first answer is replayed', async () => {
@@ -231,6 +236,93 @@ describe('Idempotency-Key on create-session', () => {
     const value = `a b~!{}"'`.padEnd(255, 'x');
     expect((await create(key, { game_id: 101 }, value)).status).toBe(200);
     expect((await create(key, { game_id: 101 }, value)).headers.get('idempotent-replayed')).toBe('true');
+  });
+});
+
+/** Keep a test that moves the clock by minutes inside one UTC day: from 23:50 on, start the next day. */
+function awayFromMidnight(): void {
+  const msOfDay = stack.clock.now() % 86_400_000;
+  if (msOfDay > 86_400_000 - 10 * 60_000) stack.clock.advance(86_400_000 - msOfDay + 200);
+}
+
+/** The DynamoDB calls of a measurement that write (a refused conditional write writes nothing). */
+const writesOf = (calls: readonly { action: string; table?: string; error?: string }[]) =>
+  calls.filter((c) => !['GetItem', 'Query', 'BatchGetItem'].includes(c.action) && !c.error).map((c) => `${c.action} ${c.table}`);
+
+describe('Idempotency-Key refusals are calls of the key (docs/api.md#idempotent-retries)', () => {
+  test("the issue's case: a 1/min, 2/day key retrying with another body gets 422 once, then 429; each counted and audited", async () => {
+    awayFromMidnight();
+    startOfNextMinute(stack);
+    const key = await createTestKey(stack, { rate_limit_per_minute: 1, rate_limit_per_day: 2 });
+    const idem = freshKey();
+    expect((await create(key, { game_id: 101 }, idem)).status).toBe(200);
+    stack.clock.advance(60_000);
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await create(key, { game_id: 102 }, idem));
+    expect(answers.map((a) => a.status)).toEqual([422, 429, 429, 429, 429]);
+    for (const limited of answers.slice(1)) expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await windowCounts(stack, key.record)).toEqual({ minute: 1, day: 2 });
+    // A minute later the day is spent: still 429, never a free 422.
+    stack.clock.advance(60_000);
+    expect((await create(key, { game_id: 102 }, idem)).status).toBe(429);
+    const audit = (await auditOfKey(stack, key.record.id)).map((r) => [r.action, r.status]);
+    // The counted refusals are audited; 429s answered from the container's memory are tallied instead (docs/architecture.md).
+    expect(audit.slice(0, 3)).toEqual([
+      ['create-session', 200],
+      ['create-session', 422],
+      ['create-session', 429],
+    ]);
+    expect(audit.slice(3).every(([, status]) => status === 429)).toBe(true);
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
+  });
+
+  test('a duplicate while the first runs: 409, counted and audited', async () => {
+    roomInMinute(stack);
+    const key = await createTestKey(stack, UNLIMITED);
+    const idem = freshKey();
+    const held = holdNext('tokens:PutItem');
+    const first = create(key, { game_id: 101 }, idem);
+    await held.reached;
+    const duplicate = await create(key, { game_id: 101 }, idem);
+    expect(duplicate.status).toBe(409);
+    held.release();
+    expect((await first).status).toBe(200);
+    expect(await windowCounts(stack, key.record)).toEqual({ minute: 2, day: 2 });
+    expect(await auditOfRequest(stack, 1, duplicate.headers.get('x-request-id'))).toEqual([
+      expect.objectContaining({ action: 'create-session', status: 409, key_id: key.record.id }),
+    ]);
+  });
+
+  test('an unknown, well-formed key with an Idempotency-Key writes nothing: one key read, 401', async () => {
+    const { value, calls } = await recorder.measure(() =>
+      create({ raw: `dpk_${'7'.repeat(40)}` } as TestKey, { game_id: 101 }, freshKey()),
+    );
+    expect(value.status).toBe(401);
+    expect(writesOf(calls)).toEqual([]);
+    expect(calls.filter((c) => c.table === 'idempotency')).toEqual([]);
+  });
+
+  test('a key this container has not yet seen valid: the claim waits for its authentication (a stage more, once)', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const first = await recorder.measure(() => create(key, { game_id: 101 }, freshKey()));
+    expect(first.value.status).toBe(200);
+    expect(describeStages(first.calls)).toMatch(/^[^|]*GetItem keys[^|]*\| PutItem idempotency \|/);
+    // Seen valid now: its next claim rides with the key read again.
+    const next = await recorder.measure(() => create(key, { game_id: 101 }, freshKey()));
+    expect(describeStages(next.calls)).toMatch(/^[^|]*PutItem idempotency[^|]*\|/);
+    expect(stageCount(next.calls)).toBe(3);
+  });
+
+  test('a key revoked after this container saw it valid: one claim written and released, then nothing', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    expect((await create(key, { game_id: 101 }, freshKey())).status).toBe(200);
+    await putKeyRecord(stack, { ...key.record, is_active: false });
+    const once = await recorder.measure(() => create(key, { game_id: 101 }, freshKey()));
+    expect(once.value.status).toBe(401);
+    expect(writesOf(once.calls).sort()).toEqual(['DeleteItem idempotency', 'PutItem idempotency']);
+    const then = await recorder.measure(() => create(key, { game_id: 101 }, freshKey()));
+    expect(then.value.status).toBe(401);
+    expect(writesOf(then.calls)).toEqual([]);
   });
 });
 

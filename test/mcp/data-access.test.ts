@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes } from '../../shared/routes.js';
 import type { DataAccess } from '../../shared/operations/operation.js';
-import { createTestKey, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
+import { createTestKey, putKeyRecord, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, postMcp, TOOL_SCOPES } from '../support/mcp.js';
 import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '../support/round-trips.js';
@@ -153,13 +153,13 @@ describe('data access of the mcp row of the routes table', () => {
     expect(used).toContain('counters:BatchGetItem');
   });
 
-  test('create_session with an Idempotency-Key: claim, store, replay (re-addressed to the new id), refused key releases', async () => {
-    const call = (id: number, args: Record<string, unknown>, apiKey = key.raw) =>
+  test('create_session with an Idempotency-Key: claim, store, replay (re-addressed to the new id), an unknown key writes nothing', async () => {
+    const call = (id: number, args: Record<string, unknown>, apiKey = key.raw, idempotencyKey = 'mcp-retry-1') =>
       traced(() =>
         postMcp(
           stack,
           { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_session', arguments: args } },
-          { 'x-api-key': apiKey, 'idempotency-key': 'mcp-retry-1' },
+          { 'x-api-key': apiKey, 'idempotency-key': idempotencyKey },
         ),
       );
     const first = await call(1, { game_id: 101 });
@@ -170,11 +170,22 @@ describe('data access of the mcp row of the routes table', () => {
     expect(replay.value.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.value.body).toMatchObject({ id: 2, result: { structuredContent: { token } } });
     expect(replay.calls.filter((c) => ['counters', 'tokens', 'audit'].includes(c.table ?? ''))).toEqual([]);
-    expect((await call(3, { game_id: 102 })).value.status).toBe(422);
-    // A well-formed key that is unknown: 401, and its claim on the key is deleted again.
+    // Another body: 422, counted and audited as the tool's call (docs/api.md#idempotent-retries).
+    const other = await call(3, { game_id: 102 });
+    expect(other.value.status).toBe(422);
+    expect(describeStages(other.calls)).toMatch(/\| UpdateItem counters \+ PutItem audit$/);
+    // A well-formed key that is unknown: 401, reads only (the key, the game unless cached), nothing
+    // written: its claim waits for authentication.
     const unknown = await call(4, { game_id: 101 }, `dpk_${'0'.repeat(40)}`);
     expect(unknown.value.status).toBe(401);
-    expect(unknown.calls.some((c) => c.table === 'idempotency' && c.action === 'DeleteItem')).toBe(true);
+    expect(unknown.calls.filter((c) => c.action !== 'GetItem' || c.table === 'idempotency')).toEqual([]);
+    // A key revoked since this container saw it valid: its one claim is written and deleted again.
+    const revoked = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: TOOL_SCOPES });
+    expect((await call(5, { game_id: 101 }, revoked.raw)).value.status).toBe(200);
+    await putKeyRecord(stack, { ...revoked.record, is_active: false });
+    const once = await call(6, { game_id: 101 }, revoked.raw, 'mcp-retry-2');
+    expect(once.value.status).toBe(401);
+    expect(once.calls.filter((c) => c.table === 'idempotency').map((c) => c.action)).toEqual(['PutItem', 'DeleteItem']);
   });
 
   test('every action used is declared, and every declared action is used (no spare permissions)', () => {

@@ -51,7 +51,8 @@ describe('metering: one HTTP request, one counted and audited call', () => {
     const audit = (await auditOfKey(stack, key.record.id)).sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     expect(audit.map((r) => [r.action, r.status])).toEqual([
       ['mcp:initialize', 200],
-      ['mcp:notifications/initialized', 200],
+      // A notification is answered 202 (no body), and its record says so (docs/mcp.md, "Notifications").
+      ['mcp:notifications/initialized', 202],
       ['mcp:tools/list', 200],
       ['mcp:tools/call:create_session', 200],
       ['mcp:tools/call:get_game', 400],

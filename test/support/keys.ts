@@ -8,7 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from
 import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/domain/api-keys.js';
 import type { ApiKeyRecord, AuditRecord, Tier } from '../../shared/domain/model.js';
 import { counterShards, counterSlot } from '../../shared/domain/rate-limit.js';
-import { auditPartition } from '../../shared/store/audit-store.js';
+import { AUDIT_SHARDS } from '../../shared/store/audit-store.js';
 import type { Stack } from './local-stack.js';
 
 /** A key made for a test: the raw key to present and the record stored for it. */
@@ -65,18 +65,25 @@ export async function auditOfKey(stack: Stack, keyId: number): Promise<AuditReco
   return items.sort((a, b) => `${a.at}#${a.request_id}`.localeCompare(`${b.at}#${b.request_id}`));
 }
 
-/** The audit record of one request of an organization, by its `x-request-id`. */
+/**
+ * The audit records of an organization's requests answered with this `x-request-id` (a caller may
+ * give two requests the same), oldest first.
+ */
 export async function auditOfRequest(stack: Stack, orgId: number, requestId: string | null): Promise<AuditRecord[]> {
-  const { Items } = await stack.services.client.send(
-    // A request's record lives on the shard its request id picks.
-    new QueryCommand({
-      TableName: stack.tableNames.audit,
-      KeyConditionExpression: 'pk = :p',
-      FilterExpression: 'request_id = :r',
-      ExpressionAttributeValues: { ':p': auditPartition(orgId, requestId ?? ''), ':r': requestId },
-    }),
+  // A record lives on the shard its request's unique (gateway) id picks: every shard is read.
+  const shards = await Promise.all(
+    Array.from({ length: AUDIT_SHARDS }, (_, shard) =>
+      stack.services.client.send(
+        new QueryCommand({
+          TableName: stack.tableNames.audit,
+          KeyConditionExpression: 'pk = :p',
+          FilterExpression: 'request_id = :r',
+          ExpressionAttributeValues: { ':p': `${orgId}#${shard}`, ':r': requestId },
+        }),
+      ),
+    ),
   );
-  return (Items ?? []) as AuditRecord[];
+  return shards.flatMap((s) => (s.Items ?? []) as AuditRecord[]).sort((a, b) => a.at.localeCompare(b.at));
 }
 
 /**
