@@ -7,6 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/errors.js';
+import { ANSWER_HEADERS } from '../../shared/http/envelope.js';
 import { errorResponse, withRequestId } from '../../shared/http/errors.js';
 import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
 import type { RouteDefinition } from '../../shared/operations/operation.js';
@@ -139,7 +140,8 @@ function toEvent(
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
-  const headers: Record<string, string | string[]> = {};
+  // The front's own answers (a redirect, a routing refusal) carry what every function's does.
+  const headers: Record<string, string | string[]> = { ...ANSWER_HEADERS };
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   res.writeHead(result.statusCode ?? 200, headers);
