@@ -24,7 +24,8 @@ const dynamoLocalSetup = { ...dynamoSetup, globalSetup: '<rootDir>/test/support/
 
 const tier = (name, extra = {}) => ({
   displayName: name,
-  testEnvironment: 'node',
+  // Node's environment, printing a file's console output only for what failed (TEST_CONSOLE=all: all of it).
+  testEnvironment: '<rootDir>/test/support/quiet-environment.js',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false }] },

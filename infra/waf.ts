@@ -12,7 +12,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorTable } from '../shared/domain/errors.js';
-import { jsonResponse } from '../shared/http/envelope.js';
+import { ANSWER_HEADERS, jsonResponse } from '../shared/http/envelope.js';
 
 /** The window the rate-based rule counts in (WAF allows 60, 120, 300 or 600 seconds). */
 export const WAF_WINDOW_SECONDS = 300;
@@ -72,7 +72,16 @@ export class EdgeRateLimit extends Construct {
               },
             },
           },
-          action: { block: { customResponse: { responseCode: TOO_MANY_STATUS, customResponseBodyKey: 'too-many-requests' } } },
+          action: {
+            block: {
+              customResponse: {
+                responseCode: TOO_MANY_STATUS,
+                customResponseBodyKey: 'too-many-requests',
+                // The WAF answers by itself: the headers every answer of the service carries (nosniff).
+                responseHeaders: Object.entries(ANSWER_HEADERS).map(([name, value]) => ({ name, value })),
+              },
+            },
+          },
           visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: WAF_RATE_RULE, sampledRequestsEnabled: true },
         },
       ],

@@ -7,6 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/errors.js';
+import { ANSWER_HEADERS } from '../../shared/http/envelope.js';
 import { errorResponse, withRequestId } from '../../shared/http/errors.js';
 import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
 import type { RouteDefinition } from '../../shared/operations/operation.js';
@@ -59,7 +60,11 @@ export function createFront(options: FrontOptions): Server {
     // A refusal is a named error, answered from THE error table like a function's; anything else failed.
     serve(options, req, res).catch((error: unknown) => {
       if (!(error instanceof DomainError)) console.error('local front failed', error);
-      if (!res.headersSent) send(res, withRequestId(errorResponse(error), randomUUID()));
+      if (res.headersSent) return;
+      // A body left unread (refused at the limit, or before it was read) is never read: the
+      // connection closes after the answer instead of being drained for the next request.
+      if (!req.complete) res.setHeader('connection', 'close');
+      send(res, withRequestId(errorResponse(error), randomUUID()));
     });
   });
   server.keepAliveTimeout = FRONT_KEEP_ALIVE_MS;
@@ -79,7 +84,6 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
   if (options.loopbackOnly) {
     const origin = req.headers.origin;
     if (!isLoopbackHost(req.headers.host) || (origin !== undefined && !isLoopbackHost(origin, true))) {
-      req.resume();
       throw new Forbidden('This local server answers only requests whose Host and Origin name this machine (localhost)');
     }
   }
@@ -104,15 +108,25 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
   send(res, result);
 }
 
+/**
+ * The request's body, or `'too-large'` as soon as it is known to pass {@link FRONT_BODY_LIMIT}: by
+ * its `Content-Length`, or once the bytes read pass the limit. Then nothing more is read (the
+ * request is paused and the answer closes the connection), however much the client still sends.
+ */
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  if (Number(req.headers['content-length']) > FRONT_BODY_LIMIT) return Promise.resolve('too-large');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size <= FRONT_BODY_LIMIT) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > FRONT_BODY_LIMIT ? 'too-large' : Buffer.concat(chunks)));
+      if (size <= FRONT_BODY_LIMIT) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      resolve('too-large');
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -139,7 +153,8 @@ function toEvent(
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
-  const headers: Record<string, string | string[]> = {};
+  // The front's own answers (a redirect, a routing refusal) carry what every function's does.
+  const headers: Record<string, string | string[]> = { ...ANSWER_HEADERS };
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   res.writeHead(result.statusCode ?? 200, headers);

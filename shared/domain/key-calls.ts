@@ -204,9 +204,14 @@ export class KeyCalls {
    * that one is full (two full shards refuse the call), and in a further one, up to three in all,
    * while they stay throttled through the store's retries (a hot shard: its neighbours share the
    * key's load, and a throttled write counted nothing).
+   *
+   * A refused call names the window that refused it: the day when every shard it tried refused for
+   * its day share (a minute's wait would not help there), else what this container knows of all the
+   * shards ({@link ExhaustedShards.refusingWindow}).
    */
   private async count(key: ApiKeyRecord, now: number, shards: number): Promise<Counted | { refusedBy: RateWindow['name'] }> {
     const tried = new Set<number>();
+    const refusedBy: RateWindow['name'][] = [];
     let full = 0;
     while (tried.size < MAX_SHARD_TRIES && full < 2) {
       const open = this.exhausted.open(key, now, shards).filter((s) => !tried.has(s));
@@ -223,9 +228,11 @@ export class KeyCalls {
       }
       if (!('refusedBy' in result)) return { slot, ...result };
       full++;
+      refusedBy.push(result.refusedBy);
       this.exhausted.remember(key, now, shards, shard, result.refusedBy);
     }
-    return { refusedBy: this.exhausted.refusingWindow(key, now, shards) };
+    const dayShares = refusedBy.length > 0 && refusedBy.every((w) => w === 'day');
+    return { refusedBy: dayShares ? 'day' : this.exhausted.refusingWindow(key, now, shards) };
   }
 
   /** The key's estimated counts after the call, per window (exact with one shard). */

@@ -158,11 +158,11 @@ function only(tokens: string[]): DayRecords {
 function daysOf(from: string, to: string): string[] {
   const start = Date.parse(`${from}T00:00:00.000Z`);
   const end = Date.parse(`${to}T00:00:00.000Z`);
-  if (!(start <= end)) throw new InvalidInput('to: must not be before from');
+  if (!(start <= end)) throw new InvalidInput('to: must not be before from', { param: 'to' });
   // A day is read up to the next day's start, which for 9999-12-31 has no four-digit year.
-  if (end >= LAST_DAY_MS) throw new InvalidInput('to: must be before 9999-12-31');
+  if (end >= LAST_DAY_MS) throw new InvalidInput('to: must be before 9999-12-31', { param: 'to' });
   const length = (end - start) / DAY_MS + 1;
-  if (length > MAX_REPORT_DAYS) throw new InvalidInput(`to: the range may span at most ${MAX_REPORT_DAYS} days`);
+  if (length > MAX_REPORT_DAYS) throw new InvalidInput(`to: the range may span at most ${MAX_REPORT_DAYS} days`, { param: 'to' });
   return Array.from({ length }, (_, i) => dayOf(start + i * DAY_MS));
 }
 

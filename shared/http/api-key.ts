@@ -152,7 +152,8 @@ async function validated(
 function idempotencyKeyOf(headers: Readonly<Record<string, string | undefined>>): string | undefined {
   const value = headers[IDEMPOTENCY_HEADER];
   if (value === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) throw new InvalidInput('Idempotency-Key: must be 1 to 255 printable ASCII characters');
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value))
+    throw new InvalidInput('Idempotency-Key: must be 1 to 255 printable ASCII characters', { param: 'Idempotency-Key' });
   return value;
 }
 

@@ -1,7 +1,15 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { RateLimitState } from '../domain/model.js';
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+/**
+ * Headers of every answer the service builds, whatever its type: `nosniff`, so that a browser never
+ * runs an answer (an error quoting the caller's input, a document) as another type than it says.
+ * `respond.ts` adds them to every function's answer, the local front to its own; the edge adds them
+ * too (`infra/edge.ts`), and the WAF's 429 names them itself (`infra/waf.ts`).
+ */
+export const ANSWER_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...ANSWER_HEADERS };
 
 /** What an error answer says: the message, its stable code, and the field at fault when one is. */
 interface ErrorPayload {

@@ -1,14 +1,14 @@
 /**
  * The middleware every bundle (JSON and HTML) puts first after the normalizers: the call context
- * (request id, caller's address), the answer's envelope headers (rate limit, `WWW-Authenticate`,
- * `x-request-id`), the error mapping, and the request's line and metrics (`request-log.ts`).
+ * (request id, caller's address), the answer's envelope headers (`nosniff`, rate limit,
+ * `WWW-Authenticate`, `x-request-id`), the error mapping, and the request's line and metrics (`request-log.ts`).
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { RouteDefinition } from '../operations/operation.js';
 import type { ApiContext } from './api.js';
 import { requestIdOf } from './caller.js';
-import { rateLimitHeaders } from './envelope.js';
+import { ANSWER_HEADERS, rateLimitHeaders } from './envelope.js';
 import { errorResponse, withRequestId } from './errors.js';
 import { logRequest } from './request-log.js';
 
@@ -34,6 +34,7 @@ export function respond(
     const status = response.statusCode ?? 200;
     const requestId = request.context.requestId ?? call?.requestId ?? '';
     const headers: Record<string, string> = {
+      ...ANSWER_HEADERS,
       ...(response.headers as Record<string, string>),
       ...rateLimitHeaders(call?.rateLimit),
       ...(status === 401 && auth && auth !== 'none' ? { 'www-authenticate': challenge(auth, request.event.headers ?? {}) } : {}),

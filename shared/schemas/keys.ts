@@ -119,7 +119,7 @@ export const RotateKeyBody = withMeta(
     org_id: Id,
     grace_period_minutes: withMeta(z.int().check(z.minimum(0), z.maximum(MAX_GRACE_MINUTES)), {
       description:
-        'Minutes the old key keeps working (0 to 10,080); 0 revokes it at once. Never beyond its own expires_at. A revoked key cannot be rotated (409).',
+        'Required, no default: minutes the old key keeps working (0 to 10,080); 0 revokes it at once. Never beyond its own expires_at. A revoked key cannot be rotated (409).',
       example: 60,
     }),
   }),

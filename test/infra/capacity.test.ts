@@ -227,6 +227,8 @@ describe('the WAF flag', () => {
     const body = JSON.parse(acl.Properties.CustomResponseBodies[rule.Action.Block.CustomResponse.CustomResponseBodyKey].Content);
     // The service's envelope with THE table's code; no request_id (a WAF body is fixed text).
     expect(body).toEqual({ success: false, error: expect.any(String), code: errorTable.RateLimited[1] });
+    // The headers every answer of the service carries (nosniff): the WAF's answer is its own.
+    expect(rule.Action.Block.CustomResponse.ResponseHeaders).toEqual([{ Name: 'x-content-type-options', Value: 'nosniff' }]);
     expect(distributionOf(json).WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
     // The web ACL satisfies cdk-nag's CFR2: no acknowledgement left, no finding.
     expect(nagAcknowledgements(service).map((a) => a.id)).not.toContain('AwsSolutions-CFR2');

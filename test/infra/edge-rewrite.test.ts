@@ -89,6 +89,7 @@ describe('requests that match no operation are answered at the edge like the loc
         headers: {
           'content-type': { value: 'application/json; charset=utf-8' },
           'cache-control': { value: 'no-store' },
+          'x-content-type-options': { value: 'nosniff' },
           'x-request-id': { value: 'test' },
         },
         body: {

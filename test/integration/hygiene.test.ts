@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { protectDataDir } from '../../infra/local/service.js';
 import { adminApi } from '../support/admin-api.js';
 import { createTestKey, type TestKey } from '../support/keys.js';
+import { INITIALIZE, postMcp } from '../support/mcp.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 
 let stack: Stack;
@@ -57,6 +58,40 @@ describe('WWW-Authenticate on every 401', () => {
     const forbidden = await adminApi(stack).list(2);
     expect(forbidden.status).toBe(403);
     expect(forbidden.headers.get('www-authenticate')).toBeNull();
+  });
+});
+
+describe('X-Content-Type-Options: nosniff on every answer', () => {
+  test("JSON and its refusals, OpenAPI, health, MCP, pages, redirects and the front's own refusals", async () => {
+    const answers = {
+      success: await stack.post('create-session', { game_id: 101 }, { 'x-api-key': key.raw }),
+      refusal: await stack.request('/api/org-api-keys?action=validate-session&token=x'),
+      unauthenticated: await stack.post('create-session', { game_id: 101 }),
+      routing: await stack.request('/api/nowhere'),
+      openapi: await stack.request('/api/openapi.json'),
+      health: await stack.request('/api/health'),
+      mcp: await postMcp(stack, INITIALIZE, { 'x-api-key': (await createTestKey(stack, { mcp_scopes: ['mcp:sessions:write'] })).raw }),
+      mcpRefused: await postMcp(stack, INITIALIZE),
+      page: await stack.request('/play/game/102'),
+      redirect: await stack.request('/play/game/102/', { redirect: 'manual' }),
+      tooLarge: await stack.post('consume-session', JSON.stringify({ token: 'x'.repeat(2 * 1024 * 1024) })),
+    };
+    const statuses = Object.fromEntries(Object.entries(answers).map(([what, res]) => [what, res.status]));
+    expect(statuses).toEqual({
+      success: 200,
+      refusal: 400,
+      unauthenticated: 401,
+      routing: 404,
+      openapi: 200,
+      health: 200,
+      mcp: 200,
+      mcpRefused: 401,
+      page: 200,
+      redirect: 301,
+      tooLarge: 413,
+    });
+    const sniffing = Object.entries(answers).filter(([, res]) => res.headers.get('x-content-type-options') !== 'nosniff');
+    expect(sniffing.map(([what]) => what)).toEqual([]);
   });
 });
 

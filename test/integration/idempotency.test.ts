@@ -218,14 +218,15 @@ describe('Idempotency-Key on create-session', () => {
     ['empty', ''],
     ['longer than 255', 'k'.repeat(256)],
     ['not printable ASCII', 'clé-é'],
-  ])('an invalid header (%s): 400 naming it, nothing minted', async (_case, value) => {
+  ])('an invalid header (%s): 400 naming it (param), nothing minted', async (_case, value) => {
     const key = await createTestKey(stack, UNLIMITED);
     const res = await create(key, { game_id: 101 }, value);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       success: false,
       error: 'Idempotency-Key: must be 1 to 255 printable ASCII characters',
-      code: expect.any(String),
+      code: 'invalid_input',
+      param: 'Idempotency-Key',
       request_id: expect.any(String),
     });
     expect(await tokensOfKey(stack, key.record.id)).toHaveLength(0);

@@ -168,11 +168,12 @@ describe('rotate-key', () => {
     [{ grace_period_minutes: 1.5 }],
     [{ grace_period_minutes: '60' }],
     [{}],
-  ])('grace_period_minutes out of bounds (%p): 400 naming the field', async (extra) => {
+  ])('grace_period_minutes out of bounds or missing (%p): 400 naming the field (it is required)', async (extra) => {
     const old = await newKey();
     const res = await admin.rotate({ id: old.id, org_id: 1, ...extra });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^grace_period_minutes\b/);
+    expect(res.body).toMatchObject({ code: 'invalid_input', param: 'grace_period_minutes' });
   });
 
   test('the upper bound (10,080 minutes) is accepted', async () => {

@@ -93,9 +93,10 @@ describe('usage', () => {
     [{ from: '2026-01-01', to: '2026-02-01' }, 'to: the range may span at most 31 days'],
     // The one day whose next day has no four-digit year (the reads go up to the next day's start).
     [{ from: '9999-12-31', to: '9999-12-31' }, 'to: must be before 9999-12-31'],
-  ])('a bad range %p is 400', async (range, message) => {
+  ])('a bad range %p is 400 naming to (param)', async (range, message) => {
     const res = await admin.usage({ org_id: 1, ...range });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(failure(message));
+    expect(res.body).toMatchObject({ code: 'invalid_input', param: 'to' });
   });
 });

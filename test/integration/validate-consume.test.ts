@@ -238,3 +238,20 @@ describe('expiry (injected clock)', () => {
     expect(view.body.data).toMatchObject({ valid: false, status: 'expired', stream_id: 201 });
   });
 });
+
+describe('docs/api.md, "What each call answers for a token"', () => {
+  test('an unknown token: 404 on validate, 410 on consume, 404 on revoke', async () => {
+    const token = randomUUID();
+    const replies = [await api.validate(token), await api.consume({ token }), await api.revoke({ token })];
+    expect(replies.map((r) => [r.status, r.body.code])).toEqual([
+      [404, 'not_found'],
+      [410, 'session_gone'],
+      [404, 'not_found'],
+    ]);
+  });
+
+  test('a token that is not a UUID: 400 naming token on all three', async () => {
+    const replies = [await api.validate('nope'), await api.consume({ token: 'nope' }), await api.revoke({ token: 'nope' })];
+    expect(replies.map((r) => [r.status, r.body.code, r.body.param])).toEqual(Array(3).fill([400, 'invalid_input', 'token']));
+  });
+});

@@ -469,7 +469,7 @@ export interface components {
             id: number;
             org_id: number;
             /**
-             * @description Minutes the old key keeps working (0 to 10,080); 0 revokes it at once. Never beyond its own expires_at. A revoked key cannot be rotated (409).
+             * @description Required, no default: minutes the old key keeps working (0 to 10,080); 0 revokes it at once. Never beyond its own expires_at. A revoked key cannot be rotated (409).
              * @example 60
              */
             grace_period_minutes: number;

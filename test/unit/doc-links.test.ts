@@ -81,6 +81,11 @@ describe('documentation links', () => {
     expect(readme).toContain('npm ci && npm test');
   });
 
+  test.each(DOCS)('%s: tells readers to call operations (console, REST, MCP), never a store method of the code', (file) => {
+    const markdown = readFileSync(join(ROOT, file), 'utf8');
+    expect(markdown.match(/\b[A-Z]\w*Store\.\w+\(/g) ?? []).toEqual([]);
+  });
+
   test('the anchor rule matches GitHub’s on the shapes the docs use', () => {
     expect([...anchorsOf('# Quick start\n## `npm start` & tests\n## Quick start\n```\n# not a heading\n```')]).toEqual([
       'quick-start',

@@ -140,6 +140,22 @@ describe('counter shards', () => {
     expect([counters.calls.length, audit.puts.length]).toEqual([writes, audits]);
   });
 
+  test('a call its shards’ day shares refuse names the day and the day’s reset, though other shards are not yet known full', async () => {
+    const { keyCalls, key, counters } = setup({ rate_limit_per_minute: 1200, rate_limit_per_day: 1000 }, 10);
+    // Every shard's day share used up by other containers: this container knows none of them full.
+    for (let s = 0; s < 4; s++) {
+      const slot = counterSlot(key, NOW, s, 4);
+      counters.counts.set(`${slot.counterKey} day`, slot.dayLimit);
+    }
+    const c = call(1);
+    const error = await keyCalls.meter(key, c, subject, { run: async () => 0 }).catch((e: unknown) => e);
+    const toMidnight = (Date.UTC(2026, 2, 5) - NOW) / 1000;
+    expect(error).toMatchObject({ name: 'RateLimited', window: 'day', retryAfterSeconds: toMidnight });
+    expect((error as Error).message).toContain('per day');
+    // The RateLimit header reads the same: the day, exhausted, resetting at midnight.
+    expect(c.rateLimit?.windows.find((w) => w.name === 'day')).toMatchObject({ remaining: 0, resetSeconds: toMidnight });
+  });
+
   test('a full shard makes the call try one other shard, so a call is refused only when two are full', async () => {
     const { keyCalls, key, counters, clock } = setup({ rate_limit_per_minute: 1200, rate_limit_per_day: 1_000_000 }, 10);
     // Fill shard 0's minute share behind this container's back (another container did).
