@@ -208,7 +208,11 @@ export class KeyCalls {
    * while they stay throttled through the store's retries (a hot shard: its neighbours share the
    * key's load, and a throttled write counted nothing).
    */
-  private async count(key: ApiKeyRecord, now: number, known: CounterLayout | undefined): Promise<Counted | { refusedBy: RateWindow['name'] }> {
+  private async count(
+    key: ApiKeyRecord,
+    now: number,
+    known: CounterLayout | undefined,
+  ): Promise<Counted | { refusedBy: RateWindow['name'] }> {
     let current = key;
     let layout = known;
     let sealed: number | undefined;
@@ -247,7 +251,12 @@ export class KeyCalls {
       let result: SlotCount;
       try {
         // A share of 0 (what earlier layouts of the day left is less than one per shard) is full.
-        result = slot.dayLimit === 0 ? { refusedBy: 'day' } : slot.minuteLimit === 0 ? { refusedBy: 'minute' } : await this.deps.counters.count(slot);
+        result =
+          slot.dayLimit === 0
+            ? { refusedBy: 'day' }
+            : slot.minuteLimit === 0
+              ? { refusedBy: 'minute' }
+              : await this.deps.counters.count(slot);
       } catch (error) {
         if (error instanceof Overloaded && tried.size < Math.min(MAX_SHARD_TRIES, layout.shards)) continue;
         throw error;

@@ -96,9 +96,7 @@ export interface CounterSlot {
  * `sealed`: the item's layout was closed by a limit change (`counter-layouts.ts`), nothing counted.
  */
 export type SlotCount =
-  | { readonly minute: number; readonly day: number }
-  | { readonly refusedBy: RateWindow['name'] }
-  | { readonly sealed: true };
+  { readonly minute: number; readonly day: number } | { readonly refusedBy: RateWindow['name'] } | { readonly sealed: true };
 
 /**
  * How many counter shards a key's windows are split into. One counter item lives in one partition,

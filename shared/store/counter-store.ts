@@ -97,7 +97,8 @@ export class DynamoCounterStore implements CounterStore, CounterLayoutStore, Ref
     let day = 0;
     for (const item of items) {
       day += countOf(item, DAY_COUNT);
-      for (const field of Object.keys(item).filter((f) => MINUTE_COUNT.test(f))) minutes[field] = (minutes[field] ?? 0) + countOf(item, field);
+      for (const field of Object.keys(item).filter((f) => MINUTE_COUNT.test(f)))
+        minutes[field] = (minutes[field] ?? 0) + countOf(item, field);
     }
     return { day, minutes };
   }
@@ -118,7 +119,9 @@ export class DynamoCounterStore implements CounterStore, CounterLayoutStore, Ref
             [TTL_ATTRIBUTE]: ttl,
           },
           ConditionExpression: replaces === 0 ? 'attribute_not_exists(pk)' : '#layout = :replaces',
-          ...(replaces === 0 ? {} : { ExpressionAttributeNames: { '#layout': 'layout' }, ExpressionAttributeValues: { ':replaces': replaces } }),
+          ...(replaces === 0
+            ? {}
+            : { ExpressionAttributeNames: { '#layout': 'layout' }, ExpressionAttributeValues: { ':replaces': replaces } }),
         }),
       );
       return true;
