@@ -1,4 +1,7 @@
-import type { RateLimitedKey, RateWindow } from './rate-limit.js';
+import type { CounterLayout, RateLimitedKey, RateWindow } from './rate-limit.js';
+
+/** The layout a memo is about: its index and shard count. */
+type Layout = Pick<CounterLayout, 'index' | 'shards'>;
 
 /** Keys remembered at most; beyond it the memory starts afresh (it is only a shortcut). */
 const MAX_KEYS = 10_000;
@@ -8,7 +11,7 @@ const DAY = 86_400_000;
 
 /** What one container knows about one key's counter shards in the current windows. */
 interface Memo {
-  /** The limits and shard count the memo was made under: any change starts it afresh. */
+  /** The limits and counter layout the memo was made under: any change starts it afresh. */
   readonly plan: string;
   readonly dayStart: number;
   minuteStart: number;
@@ -26,10 +29,10 @@ interface Memo {
 export class ExhaustedShards {
   private readonly byKey = new Map<number, Memo>();
 
-  /** The shards (0 .. shards-1) of the key not known to be full at `nowMs`. */
-  open(key: RateLimitedKey, nowMs: number, shards: number): number[] {
-    const memo = this.current(key, nowMs, shards);
-    const all = Array.from({ length: shards }, (_, shard) => shard);
+  /** The shards (0 .. shards-1) of the key's layout not known to be full at `nowMs`. */
+  open(key: RateLimitedKey, nowMs: number, layout: Layout): number[] {
+    const memo = this.current(key, nowMs, layout);
+    const all = Array.from({ length: layout.shards }, (_, shard) => shard);
     return memo ? all.filter((s) => !memo.dayFull.has(s) && !memo.minuteFull.has(s)) : all;
   }
 
@@ -37,18 +40,18 @@ export class ExhaustedShards {
    * The window to name when no shard is open: the day, when every shard's day share is used up (it
    * resets later), else the minute (some shard takes calls again when it resets).
    */
-  refusingWindow(key: RateLimitedKey, nowMs: number, shards: number): RateWindow['name'] {
-    const memo = this.current(key, nowMs, shards);
-    return memo && memo.dayFull.size === shards ? 'day' : 'minute';
+  refusingWindow(key: RateLimitedKey, nowMs: number, layout: Layout): RateWindow['name'] {
+    const memo = this.current(key, nowMs, layout);
+    return memo && memo.dayFull.size === layout.shards ? 'day' : 'minute';
   }
 
   /** Remember that `shard` refused a call of the key because `window` was full. */
-  remember(key: RateLimitedKey, nowMs: number, shards: number, shard: number, window: RateWindow['name']): void {
-    let memo = this.current(key, nowMs, shards);
+  remember(key: RateLimitedKey, nowMs: number, layout: Layout, shard: number, window: RateWindow['name']): void {
+    let memo = this.current(key, nowMs, layout);
     if (!memo) {
       if (this.byKey.size >= MAX_KEYS) this.byKey.clear();
       memo = {
-        plan: planOf(key, shards),
+        plan: planOf(key, layout),
         dayStart: Math.floor(nowMs / DAY) * DAY,
         minuteStart: Math.floor(nowMs / MINUTE) * MINUTE,
         dayFull: new Set(),
@@ -60,10 +63,10 @@ export class ExhaustedShards {
   }
 
   /** The key's memo if it still describes the windows at `nowMs` (the minute part renewed as time passes). */
-  private current(key: RateLimitedKey, nowMs: number, shards: number): Memo | undefined {
+  private current(key: RateLimitedKey, nowMs: number, layout: Layout): Memo | undefined {
     const memo = this.byKey.get(key.id);
     if (!memo) return undefined;
-    if (memo.plan !== planOf(key, shards) || memo.dayStart !== Math.floor(nowMs / DAY) * DAY) {
+    if (memo.plan !== planOf(key, layout) || memo.dayStart !== Math.floor(nowMs / DAY) * DAY) {
       this.byKey.delete(key.id);
       return undefined;
     }
@@ -76,6 +79,6 @@ export class ExhaustedShards {
   }
 }
 
-function planOf(key: RateLimitedKey, shards: number): string {
-  return `${key.rate_limit_per_minute}/${key.rate_limit_per_day}/${shards}`;
+function planOf(key: RateLimitedKey, layout: Layout): string {
+  return `${key.rate_limit_per_minute}/${key.rate_limit_per_day}/${layout.shards}/${layout.index}`;
 }

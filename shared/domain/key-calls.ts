@@ -5,17 +5,19 @@ import { auditRecord } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
 import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
-import type { AuditStore, CounterStore, KeyStore, RefusalTallyStore } from './ports.js';
+import type { AuditStore, CounterLayoutStore, CounterStore, KeyStore, RefusalTallyStore } from './ports.js';
+import { CounterLayouts, StaleKey } from './counter-layouts.js';
 import { ExhaustedShards } from './exhausted-shards.js';
 import { KnownKeys } from './known-keys.js';
 import { RefusalTally, type RefusalCount } from './refusal-tally.js';
 import {
-  counterShards,
   counterSlot,
   estimatedTotal,
   rateState,
   rateWindows,
+  remaining,
   secondsToReset,
+  type CounterLayout,
   type CounterSlot,
   type RateWindow,
   type SlotCount,
@@ -26,6 +28,11 @@ const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
 
 /** Most counter shards one call tries (`count()`): two when they are full, three when throttled. */
 const MAX_SHARD_TRIES = 3;
+/**
+ * Most counter layouts one call tries: a limit change closes the one it counted in (sealed), or
+ * the key it holds is older than the day's layout and is read again (`counter-layouts.ts`).
+ */
+const MAX_LAYOUT_TRIES = 4;
 
 /** A presented API key, reduced to what may be kept: its hash and its 8-character prefix. */
 export interface KeyCredential {
@@ -83,7 +90,7 @@ export interface Effect<T> {
 
 export interface KeyCallsDeps {
   readonly keys: Pick<KeyStore, 'getByHash' | 'touch'>;
-  readonly counters: CounterStore;
+  readonly counters: CounterStore & CounterLayoutStore;
   /** Where 429s answered from memory are tallied (`refusal-tally.ts`); absent: they are not counted. */
   readonly tallies?: Pick<RefusalTallyStore, 'addRefusals'>;
   readonly audit: AuditStore;
@@ -97,8 +104,17 @@ export interface KeyCallsDeps {
   readonly onBackgroundError?: (error: unknown, what: string) => void;
 }
 
-/** Where a call was counted: the shard's item and its counts after the call. */
-type Counted = { readonly slot: CounterSlot; readonly minute: number; readonly day: number };
+/**
+ * Where a call was counted: the shard's item and its counts after the call, in which layout, under
+ * which limits (the key as read again, when a limit change met the call).
+ */
+type Counted = {
+  readonly slot: CounterSlot;
+  readonly minute: number;
+  readonly day: number;
+  readonly layout: CounterLayout;
+  readonly key: ApiKeyRecord;
+};
 
 /**
  * Calls authenticated by an API key: authentication (one strongly consistent read), then one
@@ -114,8 +130,11 @@ export class KeyCalls {
   private readonly exhausted = new ExhaustedShards();
   private readonly refusals = new RefusalTally();
   private readonly known = new KnownKeys();
+  private readonly layouts: CounterLayouts;
 
-  constructor(private readonly deps: KeyCallsDeps) {}
+  constructor(private readonly deps: KeyCallsDeps) {
+    this.layouts = new CounterLayouts(deps.counters, deps.partitionWriteUnits);
+  }
 
   /**
    * The key behind a credential, if it may call the API now.
@@ -157,20 +176,21 @@ export class KeyCalls {
   async meter<T>(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect?: Effect<T>, refusal?: Error): Promise<T> {
     const { audit, clock } = this.deps;
     const now = clock.now();
-    const windows = rateWindows(key, now);
-    const shards = counterShards(key, this.deps.partitionWriteUnits);
-    if (this.exhausted.open(key, now, shards).length === 0) {
+    let windows = rateWindows(key, now);
+    // Known without a read, except on the day of a limit change (its first call in this container).
+    const layout = this.layouts.peek(key, now);
+    if (layout && this.exhausted.open(key, now, layout).length === 0) {
       // No count, no audit record: the refusal is tallied in memory, written in batches.
       const due = this.deps.tallies && this.refusals.note(key, now);
       if (due) await this.addRefusals(due, now);
-      throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, shards), now);
+      throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, layout), now);
     }
     const status = refusal ? statusOf(refusal) : (subject.answered ?? 200);
     const { record, ttl } = auditRecord(call, { ...subject, orgId: key.org_id, key }, status, now, this.deps.auditRetentionDays);
     const speculative = effect?.undo !== undefined;
 
     const [counted, early, audited] = await Promise.allSettled([
-      this.count(key, now, shards),
+      this.count(key, now, layout),
       speculative ? effect!.run() : Promise.resolve(undefined),
       audit.put(record, ttl),
       this.stampUse(key, now),
@@ -188,7 +208,9 @@ export class KeyCalls {
     if (count && 'refusedBy' in count) {
       throw await this.failed(this.rateLimited(call, windows, count.refusedBy, now), placed, ttl, audited, effect, done);
     }
-    call.rateLimit = rateState(windows, count ? this.totals(key, count) : [undefined, undefined], now);
+    // Counted under limits read again (a limit change met the call): the client is told those.
+    if (count && count.key !== key) windows = rateWindows(count.key, now);
+    call.rateLimit = rateState(windows, count ? this.totals(count) : [undefined, undefined], now);
     // A shared write that took effect stands: the call succeeds even if its first audit write failed.
     const failure: unknown = [counted, done, late ? undefined : audited].find((r) => r?.status === 'rejected')?.reason ?? refusal;
     if (failure === undefined) {
@@ -209,37 +231,78 @@ export class KeyCalls {
    * its day share (a minute's wait would not help there), else what this container knows of all the
    * shards ({@link ExhaustedShards.refusingWindow}).
    */
-  private async count(key: ApiKeyRecord, now: number, shards: number): Promise<Counted | { refusedBy: RateWindow['name'] }> {
+  private async count(
+    key: ApiKeyRecord,
+    now: number,
+    known: CounterLayout | undefined,
+  ): Promise<Counted | { refusedBy: RateWindow['name'] }> {
+    let current = key;
+    let layout = known;
+    let sealed: number | undefined;
+    for (let tries = 0; tries < MAX_LAYOUT_TRIES; tries++) {
+      try {
+        layout ??= await this.layouts.current(current, now, sealed);
+      } catch (error) {
+        if (!(error instanceof StaleKey)) throw error;
+        // The key changed since it was read: count under its limits as they are now.
+        current = (await this.deps.keys.getByHash(key.key_hash)) ?? current;
+        sealed = undefined;
+        continue;
+      }
+      const counted = await this.countIn(current, now, layout);
+      if (!('sealed' in counted)) return counted;
+      sealed = layout.index;
+      layout = undefined;
+    }
+    throw new Overloaded();
+  }
+
+  /** {@link count} in one layout; `sealed` when a limit change closed it. */
+  private async countIn(
+    key: ApiKeyRecord,
+    now: number,
+    layout: CounterLayout,
+  ): Promise<Counted | { refusedBy: RateWindow['name'] } | { sealed: true }> {
     const tried = new Set<number>();
     const refusedBy: RateWindow['name'][] = [];
     let full = 0;
     while (tried.size < MAX_SHARD_TRIES && full < 2) {
-      const open = this.exhausted.open(key, now, shards).filter((s) => !tried.has(s));
+      const open = this.exhausted.open(key, now, layout).filter((s) => !tried.has(s));
       if (open.length === 0) break;
       const shard = open[Math.floor((this.deps.random ?? Math.random)() * open.length)]!;
-      const slot = counterSlot(key, now, shard, shards);
+      const slot = counterSlot(key, now, shard, layout.shards, layout);
       tried.add(shard);
       let result: SlotCount;
       try {
-        result = await this.deps.counters.count(slot);
+        // A share of 0 (what earlier layouts of the day left is less than one per shard) is full.
+        result =
+          slot.dayLimit === 0
+            ? { refusedBy: 'day' }
+            : slot.minuteLimit === 0
+              ? { refusedBy: 'minute' }
+              : await this.deps.counters.count(slot);
       } catch (error) {
-        if (error instanceof Overloaded && tried.size < Math.min(MAX_SHARD_TRIES, shards)) continue;
+        if (error instanceof Overloaded && tried.size < Math.min(MAX_SHARD_TRIES, layout.shards)) continue;
         throw error;
       }
-      if (!('refusedBy' in result)) return { slot, ...result };
+      if ('sealed' in result) return result;
+      if (!('refusedBy' in result)) return { slot, ...result, layout, key };
       full++;
       refusedBy.push(result.refusedBy);
-      this.exhausted.remember(key, now, shards, shard, result.refusedBy);
+      this.exhausted.remember(key, now, layout, shard, result.refusedBy);
     }
     const dayShares = refusedBy.length > 0 && refusedBy.every((w) => w === 'day');
-    return { refusedBy: dayShares ? 'day' : this.exhausted.refusingWindow(key, now, shards) };
+    return { refusedBy: dayShares ? 'day' : this.exhausted.refusingWindow(key, now, layout) };
   }
 
-  /** The key's estimated counts after the call, per window (exact with one shard). */
-  private totals(key: ApiKeyRecord, count: Counted): [number, number] {
+  /** The key's estimated counts after the call, per window (exact with one shard): the layout's and those carried into it. */
+  private totals({ key, layout, slot, minute, day }: Counted): [number, number] {
+    const left = remaining(key, layout.carried, slot.minuteField);
+    const carriedMinute = key.rate_limit_per_minute - left.minute;
+    const carriedDay = key.rate_limit_per_day - left.day;
     return [
-      estimatedTotal(count.minute, count.slot.minuteLimit, key.rate_limit_per_minute),
-      estimatedTotal(count.day, count.slot.dayLimit, key.rate_limit_per_day),
+      Math.min(key.rate_limit_per_minute, carriedMinute + estimatedTotal(minute, slot.minuteLimit, left.minute)),
+      Math.min(key.rate_limit_per_day, carriedDay + estimatedTotal(day, slot.dayLimit, left.day)),
     ];
   }
 

@@ -66,6 +66,13 @@ export interface ApiKeyRecord {
   readonly created_at: string;
   readonly updated_at: string;
   readonly last_used_at: string | null;
+  /**
+   * Counts the changes of the key's limits (absent: 0, never changed); with `limits_changed_at`, the
+   * time of the last one, it tells a call whether the day's counter layout changed
+   * (shared/domain/counter-layouts.ts). Internal: never in a key's view.
+   */
+  readonly limits_version?: number;
+  readonly limits_changed_at?: string;
   /** Id of the key this one was rotated to (absent or null: never rotated). */
   readonly rotated_to?: number | null;
   /** Id of the key this one replaced by a rotation (absent or null: created directly). */

@@ -3,7 +3,7 @@
  * and turn conditional-write failures into the domain errors named here.
  */
 import type { ApiKeyRecord, AuditRecord, Org, Playable, Role, Tier, TokenRecord } from './model.js';
-import type { CounterSlot, SlotCount } from './rate-limit.js';
+import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
 import type { RefusalCount } from './refusal-tally.js';
 
 export interface TokenStore {
@@ -63,6 +63,25 @@ export interface CounterStore {
   count(slot: CounterSlot): Promise<SlotCount>;
   /** Reserve `size` consecutive ids of a sequence; returns the last one. */
   reserve(sequence: string, size: number): Promise<number>;
+}
+
+/**
+ * The counter layouts of a key's UTC day (`counter-layouts.ts`): stored only when the key's limits
+ * changed shortly before or during the day; a key whose limits did not never touches them.
+ */
+export interface CounterLayoutStore {
+  /** The key's stored layout of the day (strongly consistent); undefined: the day's first is in force. */
+  layoutOf(keyId: number, dayStart: number): Promise<CounterLayout | undefined>;
+  /**
+   * Close counter items to further counts (an absent one is created closed) and return what they
+   * hold together: from then on it never changes.
+   */
+  seal(counterKeys: readonly string[], ttl: number): Promise<CarriedCounts>;
+  /**
+   * Store `next` as the key's layout of the day, if layout `replaces` is still the stored one (0:
+   * none is stored). @returns whether it was stored
+   */
+  replaceLayout(keyId: number, dayStart: number, next: CounterLayout, replaces: number, ttl: number): Promise<boolean>;
 }
 
 export interface AuditStore {

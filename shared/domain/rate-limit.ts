@@ -43,7 +43,34 @@ const STALE_MINUTES_REMOVED = 10;
  */
 const SHARD_LOAD = 0.5;
 /** Most shards one key's counter is split into (a key's limits bound it long before this). */
-const MAX_COUNTER_SHARDS = 64;
+export const MAX_COUNTER_SHARDS = 64;
+
+/**
+ * What a key's windows already hold under the earlier counter layouts of the day (a limit changed
+ * mid-day, `counter-layouts.ts`): the day's count, and the count of each recent minute by its
+ * attribute (`m` and the minute of the UTC day).
+ */
+export interface CarriedCounts {
+  readonly day: number;
+  readonly minutes: Readonly<Record<string, number>>;
+}
+
+/** Nothing carried: the day's first layout. */
+export const NOTHING_CARRIED: CarriedCounts = { day: 0, minutes: {} };
+
+/**
+ * The counter items a key's calls of one UTC day count in: layout 0 is the day's first; each limit
+ * change during the day moves the key to the next one, which starts with what the earlier ones
+ * counted (`carried`) and shares only the rest of each limit among its `shards`
+ * (`counter-layouts.ts`, SECURITY.md "Rate limits across a limit change").
+ */
+export interface CounterLayout {
+  readonly index: number;
+  /** The key's `limits_version` the layout was made for (0: never changed). */
+  readonly version: number;
+  readonly shards: number;
+  readonly carried: CarriedCounts;
+}
 
 /**
  * The counter item of one shard of a key's windows. One item per key, UTC day and shard holds both
@@ -64,8 +91,12 @@ export interface CounterSlot {
   readonly ttl: number;
 }
 
-/** What counting a call in a shard did: the shard's counts after it, or the window that refused it. */
-export type SlotCount = { readonly minute: number; readonly day: number } | { readonly refusedBy: RateWindow['name'] };
+/**
+ * What counting a call in a shard did: the shard's counts after it, the window that refused it, or
+ * `sealed`: the item's layout was closed by a limit change (`counter-layouts.ts`), nothing counted.
+ */
+export type SlotCount =
+  { readonly minute: number; readonly day: number } | { readonly refusedBy: RateWindow['name'] } | { readonly sealed: true };
 
 /**
  * How many counter shards a key's windows are split into. One counter item lives in one partition,
@@ -85,20 +116,59 @@ export function shareOf(limit: number, shard: number, shards: number): number {
   return Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
 }
 
-/** The counter item of shard `shard` (of `shards`) of the key's windows at `nowMs`. */
-export function counterSlot(key: RateLimitedKey, nowMs: number, shard: number, shards: number): CounterSlot {
-  const dayStart = Math.floor(nowMs / DAY) * DAY;
+/** Start of the UTC day of `nowMs`. */
+export function dayStartOf(nowMs: number): number {
+  return Math.floor(nowMs / DAY) * DAY;
+}
+
+/** The attribute of the minute of `nowMs` in a counter item (`m` and the minute of the UTC day). */
+export function minuteFieldOf(nowMs: number): string {
+  return `m${Math.floor((nowMs - dayStartOf(nowMs)) / MINUTE)}`;
+}
+
+/** Epoch seconds after which a key's counter items of the day of `nowMs` may go (an hour after the day ends). */
+export function counterTtl(nowMs: number): number {
+  return Math.ceil((dayStartOf(nowMs) + DAY) / 1000) + 3600;
+}
+
+/** The counter item of one shard of one layout of a key's day (layout 0 keeps the names items had before layouts). */
+export function counterItemKey(keyId: number, dayStart: number, layoutIndex: number, shard: number): string {
+  return layoutIndex === 0 ? `rate#${keyId}#${dayStart}#${shard}` : `rate#${keyId}#${dayStart}#L${layoutIndex}#${shard}`;
+}
+
+/**
+ * The counter item of shard `shard` (of `shards`) of the key's windows at `nowMs`, in `layout`
+ * (the day's first by default): its shares are of what the earlier layouts left of each limit.
+ */
+export function counterSlot(
+  key: RateLimitedKey,
+  nowMs: number,
+  shard: number,
+  shards: number,
+  layout: Pick<CounterLayout, 'index' | 'carried'> = { index: 0, carried: NOTHING_CARRIED },
+): CounterSlot {
+  const dayStart = dayStartOf(nowMs);
   const minuteOfDay = Math.floor((nowMs - dayStart) / MINUTE);
   const stale: string[] = [];
   for (let m = minuteOfDay - 1; m >= Math.max(0, minuteOfDay - STALE_MINUTES_REMOVED); m--) stale.push(`m${m}`);
+  const minuteField = `m${minuteOfDay}`;
+  const left = remaining(key, layout.carried, minuteField);
   return {
-    counterKey: `rate#${key.id}#${dayStart}#${shard}`,
+    counterKey: counterItemKey(key.id, dayStart, layout.index, shard),
     shard,
-    minuteField: `m${minuteOfDay}`,
+    minuteField,
     staleMinuteFields: stale,
-    minuteLimit: shareOf(key.rate_limit_per_minute, shard, shards),
-    dayLimit: shareOf(key.rate_limit_per_day, shard, shards),
-    ttl: Math.ceil((dayStart + DAY) / 1000) + 3600,
+    minuteLimit: shareOf(left.minute, shard, shards),
+    dayLimit: shareOf(left.day, shard, shards),
+    ttl: counterTtl(nowMs),
+  };
+}
+
+/** What the earlier layouts of the day left of each limit (never below 0). */
+export function remaining(key: RateLimitedKey, carried: CarriedCounts, minuteField: string): { minute: number; day: number } {
+  return {
+    minute: Math.max(0, key.rate_limit_per_minute - (carried.minutes[minuteField] ?? 0)),
+    day: Math.max(0, key.rate_limit_per_day - carried.day),
   };
 }
 

@@ -1,19 +1,26 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CounterStore, RefusalTallies, RefusalTallyStore } from '../domain/ports.js';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CounterLayoutStore, CounterStore, RefusalTallies, RefusalTallyStore } from '../domain/ports.js';
 import type { RefusalCount } from '../domain/refusal-tally.js';
-import type { CounterSlot, SlotCount } from '../domain/rate-limit.js';
+import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from '../domain/rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
 import { batchGetMany } from './dynamo-reads.js';
 
 /** Attribute of a counter item holding the day's count (the minute's is `m<minute of day>`). */
 const DAY_COUNT = 'day';
+/** Attribute of a counter item closed by a limit change: it counts nothing more (`counter-layouts.ts`). */
+const SEALED = 'sealed';
+/** A minute's count attribute. */
+const MINUTE_COUNT = /^m\d+$/;
+
+/** The item holding a key's counter layout of a UTC day (absent: the day's first is in force). */
+const layoutKey = (keyId: number, dayStart: number): string => `rate#${keyId}#${dayStart}#layout`;
 
 /** The tally item of a key's 429s from memory on a UTC day. */
 const tallyKey = (keyId: number, day: string): string => `refused#${keyId}#${day}`;
 
-/** Rate-limit counter shards, id sequences and refusal tallies as atomic counter items. */
-export class DynamoCounterStore implements CounterStore, RefusalTallyStore {
+/** Rate-limit counter shards and their layouts, id sequences and refusal tallies as atomic counter items. */
+export class DynamoCounterStore implements CounterStore, CounterLayoutStore, RefusalTallyStore {
   constructor(private readonly options: StoreOptions) {}
 
   async count(slot: CounterSlot): Promise<SlotCount> {
@@ -26,9 +33,12 @@ export class DynamoCounterStore implements CounterStore, RefusalTallyStore {
           UpdateExpression:
             'SET #d = if_not_exists(#d, :zero) + :one, #m = if_not_exists(#m, :zero) + :one, #ttl = :ttl' +
             (stale.length > 0 ? ` REMOVE ${stale.join(', ')}` : ''),
-          // Both windows or neither: a call one window refuses is never counted in the other.
-          ConditionExpression: '(attribute_not_exists(#d) OR #d < :dayLimit) AND (attribute_not_exists(#m) OR #m < :minuteLimit)',
+          // Both windows or neither: a call one window refuses is never counted in the other. A
+          // sealed item belongs to a layout a limit change closed: what it holds was carried over.
+          ConditionExpression:
+            'attribute_not_exists(#sealed) AND (attribute_not_exists(#d) OR #d < :dayLimit) AND (attribute_not_exists(#m) OR #m < :minuteLimit)',
           ExpressionAttributeNames: {
+            '#sealed': SEALED,
             '#d': DAY_COUNT,
             '#m': slot.minuteField,
             '#ttl': TTL_ATTRIBUTE,
@@ -50,13 +60,81 @@ export class DynamoCounterStore implements CounterStore, RefusalTallyStore {
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
       const old = oldItemOf(error) ?? (await this.read(slot.counterKey));
+      if (old?.[SEALED] !== undefined) return { sealed: true };
       return { refusedBy: countOf(old, DAY_COUNT) >= slot.dayLimit ? 'day' : 'minute' };
     }
   }
 
+  async layoutOf(keyId: number, dayStart: number): Promise<CounterLayout | undefined> {
+    const item = await this.read(layoutKey(keyId, dayStart));
+    if (!item) return undefined;
+    return {
+      index: item.layout as number,
+      version: item.version as number,
+      shards: item.shards as number,
+      carried: { day: item.carried_day as number, minutes: (item.carried_minutes ?? {}) as Record<string, number> },
+    };
+  }
+
+  async seal(counterKeys: readonly string[], ttl: number): Promise<CarriedCounts> {
+    const items = await Promise.all(
+      counterKeys.map(async (counterKey) => {
+        const { Attributes } = await this.options.client.send(
+          // Sets fixed values: repeating it (another container closing the same layout) is harmless.
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: { pk: counterKey },
+            UpdateExpression: 'SET #sealed = :true, #ttl = if_not_exists(#ttl, :ttl)',
+            ExpressionAttributeNames: { '#sealed': SEALED, '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ':true': true, ':ttl': ttl },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes ?? {};
+      }),
+    );
+    const minutes: Record<string, number> = {};
+    let day = 0;
+    for (const item of items) {
+      day += countOf(item, DAY_COUNT);
+      for (const field of Object.keys(item).filter((f) => MINUTE_COUNT.test(f)))
+        minutes[field] = (minutes[field] ?? 0) + countOf(item, field);
+    }
+    return { day, minutes };
+  }
+
+  async replaceLayout(keyId: number, dayStart: number, next: CounterLayout, replaces: number, ttl: number): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: layoutKey(keyId, dayStart),
+            layout: next.index,
+            version: next.version,
+            shards: next.shards,
+            // Not `day` or `m<minute>`: the item counts no call of its own.
+            carried_day: next.carried.day,
+            carried_minutes: next.carried.minutes,
+            [TTL_ATTRIBUTE]: ttl,
+          },
+          ConditionExpression: replaces === 0 ? 'attribute_not_exists(pk)' : '#layout = :replaces',
+          ...(replaces === 0
+            ? {}
+            : { ExpressionAttributeNames: { '#layout': 'layout' }, ExpressionAttributeValues: { ':replaces': replaces } }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalFailure(error)) return false;
+      throw error;
+    }
+  }
+
   /**
-   * The counter item, read after a refusal on a backend that does not return the old item with it
-   * (the embedded dynalite ignores `ReturnValuesOnConditionCheckFailure`; DynamoDB honours it).
+   * A counter item, strongly consistent: read after a refusal on a backend that does not return the
+   * old item with it (the embedded dynalite ignores `ReturnValuesOnConditionCheckFailure`; DynamoDB
+   * honours it), and a key's layout item.
    */
   private async read(counterKey: string): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.options.client.send(

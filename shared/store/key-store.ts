@@ -90,8 +90,17 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
   }
 
   async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options: KeyUpdateOptions = {}): Promise<ApiKeyRecord> {
-    const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updated_at', updatedAtIso] as const];
+    const limitsChange = changes.rate_limit_per_minute !== undefined || changes.rate_limit_per_day !== undefined;
+    const entries = [
+      ...Object.entries(changes).filter(([, v]) => v !== undefined),
+      ['updated_at', updatedAtIso] as const,
+      // A new counter layout for the rest of the day (shared/domain/counter-layouts.ts).
+      ...(limitsChange ? [['limits_changed_at', updatedAtIso] as const] : []),
+    ];
     const { conditions, values, guard } = updateConditions(key, changes, options);
+    // The version only grows; should a retry count a change twice, a version is skipped, which is harmless.
+    const version = limitsChange ? ', limits_version = if_not_exists(limits_version, :zero) + :one' : '';
+    if (limitsChange) Object.assign(values, { ':zero': 0, ':one': 1 });
     try {
       const { Attributes } = await this.options.client.send(
         // Sets fixed values under a condition a repetition still meets: harmless to repeat.
@@ -99,7 +108,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
           idempotent({
             TableName: this.options.tableName,
             Key: { key_hash: key.key_hash },
-            UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+            UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}${version}`,
             ConditionExpression: conditions.join(' AND '),
             ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
             ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])), ...values },

@@ -1,8 +1,8 @@
 /** In-memory fakes of the domain's ports, for unit tests (no I/O). */
 import type { Clock } from '../../shared/domain/clock.js';
 import type { ApiKeyRecord, AuditRecord } from '../../shared/domain/model.js';
-import type { AuditStore, CounterStore, KeyStore } from '../../shared/domain/ports.js';
-import type { CounterSlot, SlotCount } from '../../shared/domain/rate-limit.js';
+import type { AuditStore, CounterLayoutStore, CounterStore, KeyStore } from '../../shared/domain/ports.js';
+import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from '../../shared/domain/rate-limit.js';
 
 /** A clock that stands still until moved. */
 export class FixedClock implements Clock {
@@ -16,9 +16,12 @@ export class FixedClock implements Clock {
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Counter shards in a map, with the same conditional semantics as the DynamoDB adapter. */
-export class MemoryCounterStore implements CounterStore {
+export class MemoryCounterStore implements CounterStore, CounterLayoutStore {
   /** Counts by `<counterKey> <field>` (`day` or `m<minute>`), and id sequences by `seq#<name>`. */
   readonly counts = new Map<string, number>();
+  /** Counter items closed by a limit change, and the stored layouts by `<key id> <day start>`. */
+  readonly sealed = new Set<string>();
+  readonly layouts = new Map<string, CounterLayout>();
   readonly calls: string[] = [];
   /** Make the next calls of a kind fail with this error. */
   failNext: Partial<Record<'count' | 'reserve', Error>> = {};
@@ -31,6 +34,7 @@ export class MemoryCounterStore implements CounterStore {
     const queued = this.failCounts.shift();
     if (queued) throw queued;
     this.throwIfFailing('count');
+    if (this.sealed.has(slot.counterKey)) return { sealed: true };
     const day = this.counts.get(`${slot.counterKey} day`) ?? 0;
     const minute = this.counts.get(`${slot.counterKey} ${slot.minuteField}`) ?? 0;
     if (day >= slot.dayLimit) return { refusedBy: 'day' };
@@ -38,6 +42,35 @@ export class MemoryCounterStore implements CounterStore {
     this.counts.set(`${slot.counterKey} day`, day + 1);
     this.counts.set(`${slot.counterKey} ${slot.minuteField}`, minute + 1);
     return { minute: minute + 1, day: day + 1 };
+  }
+
+  async layoutOf(keyId: number, dayStart: number): Promise<CounterLayout | undefined> {
+    await tick();
+    return this.layouts.get(`${keyId} ${dayStart}`);
+  }
+
+  async seal(counterKeys: readonly string[]): Promise<CarriedCounts> {
+    await tick();
+    const minutes: Record<string, number> = {};
+    let day = 0;
+    for (const counterKey of counterKeys) {
+      this.sealed.add(counterKey);
+      for (const [k, n] of this.counts) {
+        const [item, field] = k.split(' ');
+        if (item !== counterKey) continue;
+        if (field === 'day') day += n;
+        else minutes[field!] = (minutes[field!] ?? 0) + n;
+      }
+    }
+    return { day, minutes };
+  }
+
+  async replaceLayout(keyId: number, dayStart: number, next: CounterLayout, replaces: number): Promise<boolean> {
+    await tick();
+    const id = `${keyId} ${dayStart}`;
+    if ((this.layouts.get(id)?.index ?? 0) !== replaces) return false;
+    this.layouts.set(id, next);
+    return true;
   }
 
   async reserve(sequence: string, size: number): Promise<number> {
