@@ -1,0 +1,75 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RefusalCountChange, RefusalCountRow, RefusalKind, UsageRollupStore } from '../domain/ports.js';
+import { TTL_ATTRIBUTE } from '../tables.js';
+import { AUDIT_SHARDS, auditShard } from './audit-store.js';
+import type { StoreOptions } from './dynamo-client.js';
+import { queryPages } from './dynamo-reads.js';
+
+/** An id as a fixed-width sort-key part. */
+const pad = (id: number | null): string => String(id ?? 0).padStart(16, '0');
+
+/** The sort key's letter of each kind. */
+const KIND_LETTER: Readonly<Record<RefusalKind, string>> = { forbidden: 'f', rate_limited: 'l' };
+
+/**
+ * The usage rollup in the audit table, beside the audit records it counts: one small counter item
+ * per org, UTC day, kind, key, game or stream, and shard (`pk` = `usage#<org>#<shard>`, `sk` =
+ * `<day>#<kind>#<key>#<target>`), added to as refused calls happen. The shard is the refused call's
+ * audit shard (of its request id: a throttled audit write may move to the next shard, its count
+ * does not), so a rollup partition takes about the writes of the audit partition beside it
+ * (1,000 a second at most: shared/store/audit-store.ts); a counter item is a few dozen bytes, so
+ * each addition is one write unit. A report reads the range of days with one query per shard.
+ * The items expire with the audit records of their day (the audit retention after the day ends).
+ */
+export class DynamoUsageRollupStore implements UsageRollupStore {
+  constructor(private readonly options: StoreOptions) {}
+
+  async addRefusals(change: RefusalCountChange, ttl: number): Promise<void> {
+    const target = change.game_id !== null ? `g${pad(change.game_id)}` : change.stream_id !== null ? `s${pad(change.stream_id)}` : 'n';
+    await this.options.client.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: {
+          pk: `usage#${change.org_id}#${auditShard(change.spread)}`,
+          sk: `${change.day}#${KIND_LETTER[change.kind]}#${pad(change.key_id)}#${target}`,
+        },
+        // Not idempotent (an ADD repeated counts twice), so never retried after a lost answer (dynamo-client.ts).
+        UpdateExpression: 'ADD #count :n SET key_id = :key, game_id = :game, stream_id = :stream, #ttl = :ttl',
+        ExpressionAttributeNames: { '#count': 'count', '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: {
+          ':n': change.count,
+          ':key': change.key_id,
+          ':game': change.game_id,
+          ':stream': change.stream_id,
+          ':ttl': ttl,
+        },
+      }),
+    );
+  }
+
+  async refusalCounts(orgId: number, from: string, to: string): Promise<{ rows: RefusalCountRow[]; cut?: boolean }> {
+    const perShard = await Promise.all(
+      Array.from({ length: AUDIT_SHARDS }, (_, shard) =>
+        queryPages(this.options.client, {
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': `usage#${orgId}#${shard}`, ':from': from, ':to': `${to}#~` },
+        }),
+      ),
+    );
+    const rows = perShard
+      .flatMap((shard) => shard.items)
+      .map((item) => {
+        const [day, letter] = (item.sk as string).split('#') as [string, string];
+        return {
+          day,
+          kind: letter === 'f' ? ('forbidden' as const) : ('rate_limited' as const),
+          key_id: item.key_id as number,
+          game_id: (item.game_id as number | null | undefined) ?? null,
+          stream_id: (item.stream_id as number | null | undefined) ?? null,
+          count: item.count as number,
+        };
+      });
+    return perShard.some((shard) => shard.cut) ? { rows, cut: true } : { rows };
+  }
+}
