@@ -19,7 +19,9 @@ const KIND_LETTER: Readonly<Record<RefusalKind, string>> = { forbidden: 'f', rat
  * does not), so a rollup partition takes about the writes of the audit partition beside it
  * (1,000 a second at most: shared/store/audit-store.ts); a counter item is a few dozen bytes, so
  * each addition is one write unit. A report reads the range of days with one query per shard.
- * The items expire with the audit records of their day (the audit retention after the day ends).
+ * The sort key says everything but the count, so an item holds no attribute of an audit record's
+ * (no `key_id`: a scan of the log for a key's records never meets it; the audit log's queries
+ * never read `usage#` partitions). The items expire with the audit records of their day.
  */
 export class DynamoUsageRollupStore implements UsageRollupStore {
   constructor(private readonly options: StoreOptions) {}
@@ -34,15 +36,9 @@ export class DynamoUsageRollupStore implements UsageRollupStore {
           sk: `${change.day}#${KIND_LETTER[change.kind]}#${pad(change.key_id)}#${target}`,
         },
         // Not idempotent (an ADD repeated counts twice), so never retried after a lost answer (dynamo-client.ts).
-        UpdateExpression: 'ADD #count :n SET key_id = :key, game_id = :game, stream_id = :stream, #ttl = :ttl',
+        UpdateExpression: 'ADD #count :n SET #ttl = :ttl',
         ExpressionAttributeNames: { '#count': 'count', '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: {
-          ':n': change.count,
-          ':key': change.key_id,
-          ':game': change.game_id,
-          ':stream': change.stream_id,
-          ':ttl': ttl,
-        },
+        ExpressionAttributeValues: { ':n': change.count, ':ttl': ttl },
       }),
     );
   }
@@ -60,13 +56,14 @@ export class DynamoUsageRollupStore implements UsageRollupStore {
     const rows = perShard
       .flatMap((shard) => shard.items)
       .map((item) => {
-        const [day, letter] = (item.sk as string).split('#') as [string, string];
+        const [day, letter, key, target] = (item.sk as string).split('#') as [string, string, string, string];
+        const id = Number(target.slice(1));
         return {
           day,
           kind: letter === 'f' ? ('forbidden' as const) : ('rate_limited' as const),
-          key_id: item.key_id as number,
-          game_id: (item.game_id as number | null | undefined) ?? null,
-          stream_id: (item.stream_id as number | null | undefined) ?? null,
+          key_id: Number(key),
+          game_id: target.startsWith('g') ? id : null,
+          stream_id: target.startsWith('s') ? id : null,
           count: item.count as number,
         };
       });
