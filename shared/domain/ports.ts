@@ -253,7 +253,10 @@ export interface PlayableStore {
 export type PlayableChanges = Partial<Pick<Playable, 'name' | 'require_session_token'>>;
 
 /** A token as the session report counts it: who made it, for what, when, and its status. */
-export type ReportedToken = Pick<TokenRecord, 'token' | 'org_id' | 'key_id' | 'game_id' | 'stream_id' | 'status' | 'created_at' | 'expires_at'>;
+export type ReportedToken = Pick<
+  TokenRecord,
+  'token' | 'org_id' | 'key_id' | 'game_id' | 'stream_id' | 'status' | 'created_at' | 'expires_at'
+>;
 
 /** What the session report reads of the tokens (eventually consistent). */
 export interface TokenReportStore {

@@ -18,9 +18,7 @@ export interface UsageRequest {
  * any tier (an org keeps seeing its history).
  */
 export class Usage {
-  constructor(
-    private readonly deps: { readonly access: AdminAccess; readonly budget: ReportBudget; readonly reports: SessionReports },
-  ) {}
+  constructor(private readonly deps: { readonly access: AdminAccess; readonly budget: ReportBudget; readonly reports: SessionReports }) {}
 
   /** @throws Forbidden, InvalidInput (a reversed or too long range), ReportsLimited (429) */
   async report(admin: AdminIdentity, request: UsageRequest): Promise<SessionReport> {

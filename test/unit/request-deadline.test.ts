@@ -85,7 +85,7 @@ describe('the session report under a slow DynamoDB', () => {
   test('the rollup of refused calls stops paging when the deadline leaves no time for another page', async () => {
     const slow = slowDynamo((_, input) => {
       const page = (input.ExclusiveStartKey as { page: number } | undefined)?.page ?? 0;
-      const Items = [{ sk: `${DAY}#l#${String(page).padStart(16, "0")}#g0000000000000101`, count: 1 }];
+      const Items = [{ sk: `${DAY}#l#${String(page).padStart(16, '0')}#g0000000000000101`, count: 1 }];
       return { Items, LastEvaluatedKey: { page: page + 1 } };
     });
     const store = new DynamoUsageRollupStore({ client: slow.client, tableName: 'audit' });

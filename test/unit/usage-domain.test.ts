@@ -99,7 +99,9 @@ describe('SessionReports with refusals', () => {
   ];
   const reports = new SessionReports({
     store,
-    rollups: { refusalCounts: async (_org, from, to) => (asked.push([from, to]), { rows: rows.filter((r) => r.day >= from && r.day <= to) }) },
+    rollups: {
+      refusalCounts: async (_org, from, to) => (asked.push([from, to]), { rows: rows.filter((r) => r.day >= from && r.day <= to) }),
+    },
     clock: new FixedClock(NOW),
     tokenRetentionDays: 7,
   });
