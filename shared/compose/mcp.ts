@@ -4,7 +4,7 @@ import { ReportBudget } from '../domain/report-budget.js';
 import { SessionReports } from '../domain/reports.js';
 import { part } from './base.js';
 import { idempotentSessionServices, type IdempotentSessionServices } from './idempotency.js';
-import { catalogStore, counterStore, tokenReportStore, usageRollupStore } from './stores.js';
+import { catalogStore, counterStore, tokenReportStore, usageRollupReader } from './stores.js';
 
 /** What the MCP function needs. */
 export interface McpServices extends IdempotentSessionServices {
@@ -25,7 +25,7 @@ export const mcpServices = /* @__PURE__ */ part((): McpServices => {
     orgCatalog: new OrgCatalog(catalogStore()),
     reports: new SessionReports({
       store: tokenReportStore(),
-      rollups: usageRollupStore(),
+      rollups: usageRollupReader(),
       clock,
       tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
     }),

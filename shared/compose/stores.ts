@@ -11,6 +11,7 @@ import { DynamoKeyAuthStore } from '../store/key-auth-store.js';
 import { DynamoKeyStore } from '../store/key-store.js';
 import { DynamoTokenReportStore } from '../store/token-report-store.js';
 import { DynamoTokenStore } from '../store/token-store.js';
+import { DynamoUsageRollupReader } from '../store/usage-rollup-reads.js';
 import { DynamoUsageRollupStore } from '../store/usage-rollup-store.js';
 import { tables, type TableName } from '../tables.js';
 import { coreServices, part } from './base.js';
@@ -31,3 +32,4 @@ export const auditStore = /* @__PURE__ */ part(() => new DynamoAuditStore(option
 export const tokenReportStore = /* @__PURE__ */ part(() => new DynamoTokenReportStore(options('tokens')));
 /** The usage rollup lives in the audit table, beside the records it counts. */
 export const usageRollupStore = /* @__PURE__ */ part(() => new DynamoUsageRollupStore(options('audit')));
+export const usageRollupReader = /* @__PURE__ */ part(() => new DynamoUsageRollupReader(options('audit')));

@@ -6,7 +6,7 @@ import { SessionReports } from '../domain/reports.js';
 import { Usage } from '../domain/usage.js';
 import type { BearerServices } from './admin.js';
 import { coreServices, part, type CoreServices } from './base.js';
-import { catalogStore, counterStore, tokenReportStore, usageRollupStore } from './stores.js';
+import { catalogStore, counterStore, tokenReportStore, usageRollupReader } from './stores.js';
 
 /** What the usage function needs. */
 export interface UsageServices extends CoreServices, BearerServices {
@@ -19,7 +19,7 @@ export const usageServices = /* @__PURE__ */ part((): UsageServices => {
   const { clock, env } = core;
   const reports = new SessionReports({
     store: tokenReportStore(),
-    rollups: usageRollupStore(),
+    rollups: usageRollupReader(),
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });

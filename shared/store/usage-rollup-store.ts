@@ -1,9 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RefusalCountChange, RefusalCountRow, RefusalKind, UsageRollupStore } from '../domain/ports.js';
+import type { RefusalCountChange, RefusalKind, UsageRollupStore } from '../domain/ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
-import { AUDIT_SHARDS, auditShard } from './audit-store.js';
+import { auditShard } from './audit-store.js';
 import type { StoreOptions } from './dynamo-client.js';
-import { queryPages } from './dynamo-reads.js';
 
 /** An id as a fixed-width sort-key part. */
 const pad = (id: number | null): string => String(id ?? 0).padStart(16, '0');
@@ -18,12 +17,13 @@ const KIND_LETTER: Readonly<Record<RefusalKind, string>> = { forbidden: 'f', rat
  * audit shard (of its request id: a throttled audit write may move to the next shard, its count
  * does not), so a rollup partition takes about the writes of the audit partition beside it
  * (1,000 a second at most: shared/store/audit-store.ts); a counter item is a few dozen bytes, so
- * each addition is one write unit. A report reads the range of days with one query per shard.
+ * each addition is one write unit. A report reads the range of days with one query per shard
+ * (`usage-rollup-reads.ts`: apart, so that the functions that only count carry no paging code).
  * The sort key says everything but the count, so an item holds no attribute of an audit record's
  * (no `key_id`: a scan of the log for a key's records never meets it; the audit log's queries
  * never read `usage#` partitions). The items expire with the audit records of their day.
  */
-export class DynamoUsageRollupStore implements UsageRollupStore {
+export class DynamoUsageRollupStore implements Pick<UsageRollupStore, 'addRefusals'> {
   constructor(private readonly options: StoreOptions) {}
 
   async addRefusals(change: RefusalCountChange, ttl: number): Promise<void> {
@@ -41,32 +41,5 @@ export class DynamoUsageRollupStore implements UsageRollupStore {
         ExpressionAttributeValues: { ':n': change.count, ':ttl': ttl },
       }),
     );
-  }
-
-  async refusalCounts(orgId: number, from: string, to: string): Promise<{ rows: RefusalCountRow[]; cut?: boolean }> {
-    const perShard = await Promise.all(
-      Array.from({ length: AUDIT_SHARDS }, (_, shard) =>
-        queryPages(this.options.client, {
-          TableName: this.options.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': `usage#${orgId}#${shard}`, ':from': from, ':to': `${to}#~` },
-        }),
-      ),
-    );
-    const rows = perShard
-      .flatMap((shard) => shard.items)
-      .map((item) => {
-        const [day, letter, key, target] = (item.sk as string).split('#') as [string, string, string, string];
-        const id = Number(target.slice(1));
-        return {
-          day,
-          kind: letter === 'f' ? ('forbidden' as const) : ('rate_limited' as const),
-          key_id: Number(key),
-          game_id: target.startsWith('g') ? id : null,
-          stream_id: target.startsWith('s') ? id : null,
-          count: item.count as number,
-        };
-      });
-    return perShard.some((shard) => shard.cut) ? { rows, cut: true } : { rows };
   }
 }

@@ -14,7 +14,7 @@ import { SessionReports } from '../../shared/domain/reports.js';
 import { DynamoAuditStore } from '../../shared/store/audit-store.js';
 import { DynamoTokenReportStore } from '../../shared/store/token-report-store.js';
 import { REPORT_SHARDS } from '../../shared/store/token-store.js';
-import { DynamoUsageRollupStore } from '../../shared/store/usage-rollup-store.js';
+import { DynamoUsageRollupReader } from '../../shared/store/usage-rollup-reads.js';
 import { BATCH_GET_RETRY_ROUNDS, batchGetAll } from '../../shared/store/dynamo-reads.js';
 import { onFakeTime, slowDynamo, useSlowDynamo, type Answer } from '../support/slow-dynamo.js';
 
@@ -88,7 +88,7 @@ describe('the session report under a slow DynamoDB', () => {
       const Items = [{ sk: `${DAY}#l#${String(page).padStart(16, '0')}#g0000000000000101`, count: 1 }];
       return { Items, LastEvaluatedKey: { page: page + 1 } };
     });
-    const store = new DynamoUsageRollupStore({ client: slow.client, tableName: 'audit' });
+    const store = new DynamoUsageRollupReader({ client: slow.client, tableName: 'audit' });
     const { outcome, elapsed } = await invokedWith(TIMEOUT_MS, () => store.refusalCounts(1, DAY, DAY));
     const read = await outcome;
     expect(read.cut).toBe(true);
