@@ -45,7 +45,9 @@ function createTable(scope: Construct, def: TableDefinition): Table {
       indexName: index.name,
       partitionKey: attribute(index.partitionKey),
       sortKey: index.sortKey && attribute(index.sortKey),
-      projectionType: index.projection === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
+      ...(typeof index.projection === 'object'
+        ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection.include] }
+        : { projectionType: index.projection === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL }),
     });
   }
   return table;

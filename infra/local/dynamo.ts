@@ -296,7 +296,10 @@ export function createTableInput(def: TableDefinition, tableName: string): Creat
           GlobalSecondaryIndexes: def.indexes.map((i) => ({
             IndexName: i.name,
             KeySchema: keySchema(i.partitionKey, i.sortKey),
-            Projection: { ProjectionType: i.projection ?? ('ALL' as const) },
+            Projection:
+              typeof i.projection === 'object'
+                ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...i.projection.include] }
+                : { ProjectionType: i.projection ?? ('ALL' as const) },
           })),
         }
       : {}),

@@ -1,9 +1,10 @@
 /** The MCP server's part: create-session's part (sessions with idempotency), and the catalog and report tools' domain. */
 import { OrgCatalog } from '../domain/org-catalog.js';
+import { ReportBudget } from '../domain/report-budget.js';
 import { SessionReports } from '../domain/reports.js';
 import { part } from './base.js';
 import { idempotentSessionServices, type IdempotentSessionServices } from './idempotency.js';
-import { catalogStore, counterStore, tokenReportStore } from './stores.js';
+import { catalogStore, counterStore, tokenReportStore, usageRollupReader } from './stores.js';
 
 /** What the MCP function needs. */
 export interface McpServices extends IdempotentSessionServices {
@@ -11,6 +12,8 @@ export interface McpServices extends IdempotentSessionServices {
   readonly orgCatalog: OrgCatalog;
   /** Session reports (the report tool). */
   readonly reports: SessionReports;
+  /** The organizations' report budgets, shared with REST `usage` (the report tool). */
+  readonly reportBudget: ReportBudget;
 }
 
 /** The MCP part of this container's services. */
@@ -22,9 +25,10 @@ export const mcpServices = /* @__PURE__ */ part((): McpServices => {
     orgCatalog: new OrgCatalog(catalogStore()),
     reports: new SessionReports({
       store: tokenReportStore(),
-      tallies: counterStore(),
+      rollups: usageRollupReader(),
       clock,
       tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
     }),
+    reportBudget: new ReportBudget({ store: counterStore(), clock }),
   };
 });

@@ -7,7 +7,7 @@ import { SessionIdAllocator } from '../domain/session-ids.js';
 import { Sessions } from '../domain/sessions.js';
 import { logger } from '../http/logger.js';
 import { coreServices, part, type CoreServices } from './base.js';
-import { auditStore, catalogStore, counterStore, keyAuthStore, tokenStore } from './stores.js';
+import { auditStore, catalogStore, counterStore, keyAuthStore, tokenStore, usageRollupStore } from './stores.js';
 
 /**
  * Session ids: blocks of 100 (one counter write per 100 consumptions per container) drawn from 32
@@ -30,7 +30,7 @@ export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
   const keyCalls = new KeyCalls({
     keys: keyAuthStore(),
     counters: counterStore(),
-    tallies: counterStore(),
+    rollups: usageRollupStore(),
     audit: auditStore(),
     clock,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,

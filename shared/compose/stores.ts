@@ -11,6 +11,8 @@ import { DynamoKeyAuthStore } from '../store/key-auth-store.js';
 import { DynamoKeyStore } from '../store/key-store.js';
 import { DynamoTokenReportStore } from '../store/token-report-store.js';
 import { DynamoTokenStore } from '../store/token-store.js';
+import { DynamoUsageRollupReader } from '../store/usage-rollup-reads.js';
+import { DynamoUsageRollupStore } from '../store/usage-rollup-store.js';
 import { tables, type TableName } from '../tables.js';
 import { coreServices, part } from './base.js';
 
@@ -27,4 +29,7 @@ export const keyAuthStore = /* @__PURE__ */ part(() => new DynamoKeyAuthStore(op
 export const catalogStore = /* @__PURE__ */ part(() => new DynamoCatalogStore(options('catalog')));
 export const counterStore = /* @__PURE__ */ part(() => new DynamoCounterStore(options('counters')));
 export const auditStore = /* @__PURE__ */ part(() => new DynamoAuditStore(options('audit')));
-export const tokenReportStore = /* @__PURE__ */ part(() => new DynamoTokenReportStore(options('tokens'), options('audit')));
+export const tokenReportStore = /* @__PURE__ */ part(() => new DynamoTokenReportStore(options('tokens')));
+/** The usage rollup lives in the audit table, beside the records it counts. */
+export const usageRollupStore = /* @__PURE__ */ part(() => new DynamoUsageRollupStore(options('audit')));
+export const usageRollupReader = /* @__PURE__ */ part(() => new DynamoUsageRollupReader(options('audit')));

@@ -3,9 +3,9 @@ import { asFollowUp } from '../deadline.js';
 import { correctsDiff, type AuditDiff } from './audit-diff.js';
 import { auditRecord } from './audit-record.js';
 import { isoTime, type Clock } from './clock.js';
-import { Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
+import { errorStatus, Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from './errors.js';
 import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from './model.js';
-import type { AuditStore, CounterLayoutStore, CounterStore, KeyStore, RefusalTallyStore } from './ports.js';
+import type { AuditStore, CounterLayoutStore, CounterStore, KeyStore, RefusalKind, UsageRollupStore } from './ports.js';
 import { CounterLayouts, StaleKey } from './counter-layouts.js';
 import { ExhaustedShards } from './exhausted-shards.js';
 import { KnownKeys } from './known-keys.js';
@@ -91,8 +91,11 @@ export interface Effect<T> {
 export interface KeyCallsDeps {
   readonly keys: Pick<KeyStore, 'getByHash' | 'touch'>;
   readonly counters: CounterStore & CounterLayoutStore;
-  /** Where 429s answered from memory are tallied (`refusal-tally.ts`); absent: they are not counted. */
-  readonly tallies?: Pick<RefusalTallyStore, 'addRefusals'>;
+  /**
+   * The usage rollup (`usage-rollup-store.ts`): where refused calls are counted for the usage report,
+   * audited ones (403, 429) and the 429s answered from memory (`refusal-tally.ts`); absent: not counted.
+   */
+  readonly rollups?: Pick<UsageRollupStore, 'addRefusals'>;
   readonly audit: AuditStore;
   readonly clock: Clock;
   readonly auditRetentionDays: number;
@@ -181,7 +184,7 @@ export class KeyCalls {
     const layout = this.layouts.peek(key, now);
     if (layout && this.exhausted.open(key, now, layout).length === 0) {
       // No count, no audit record: the refusal is tallied in memory, written in batches.
-      const due = this.deps.tallies && this.refusals.note(key, now);
+      const due = this.deps.rollups && this.refusals.note(key, now);
       if (due) await this.addRefusals(due, now);
       throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, layout), now);
     }
@@ -194,7 +197,9 @@ export class KeyCalls {
       speculative ? effect!.run() : Promise.resolve(undefined),
       audit.put(record, ttl),
       this.stampUse(key, now),
-      this.addRefusals(this.deps.tallies && this.refusals.take(key), now),
+      this.addRefusals(this.deps.rollups && this.refusals.take(key), now),
+      // A call refused before it ran (403): counted for the report beside its audit record.
+      this.countRefusal(record, status, 1, ttl, true),
     ]);
     const count = counted.status === 'fulfilled' ? counted.value : undefined;
     // A rewrite of the record goes where the first write put it.
@@ -332,6 +337,11 @@ export class KeyCalls {
       if (undo) fixes.push(undo);
       const status = statusOf(failure);
       if (status !== record.status || audited.status === 'rejected') fixes.push(this.correction(record, status, ttl));
+      // The report's counts follow the record: the refusal it said is taken back, the one it now says added.
+      if (status !== record.status) {
+        fixes.push(['usage rollup', this.countRefusal(record, record.status, -1, ttl)]);
+        fixes.push(['usage rollup', this.countRefusal(record, status, 1, ttl)]);
+      }
       await this.compensate(fixes);
       return failure;
     });
@@ -368,11 +378,41 @@ export class KeyCalls {
     settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, fixes[i]![0]));
   }
 
-  /** Add a batch of refusals from memory to the key's tally; a failed write keeps it for the next batch. */
-  private async addRefusals(batch: RefusalCount | undefined, now: number): Promise<void> {
-    if (!batch || !this.deps.tallies) return;
+  /**
+   * Count `count` of an audited call's refusal (a 403 or 429 `status`; any other counts nothing) in
+   * the usage rollup, on its day, key and target. `quiet`: a failure is reported, never thrown (the
+   * first count runs beside the call's own writes and must not fail it; a correction's is reported
+   * by `compensate`).
+   */
+  private async countRefusal(record: AuditRecord, status: number, count: number, ttl: number, quiet = false): Promise<void> {
+    const kind: RefusalKind | undefined =
+      status === errorStatus.RateLimited ? 'rate_limited' : status === errorStatus.Forbidden ? 'forbidden' : undefined;
+    if (!kind || !this.deps.rollups || record.key_id === null) return;
+    const change = {
+      org_id: record.org_id,
+      spread: record.request_id,
+      day: record.at.slice(0, 10),
+      kind,
+      key_id: record.key_id,
+      game_id: record.game_id ?? null,
+      stream_id: record.stream_id ?? null,
+      count,
+    };
+    if (!quiet) return this.deps.rollups.addRefusals(change, ttl);
     try {
-      await this.deps.tallies.addRefusals(batch, Math.floor(now / 1000) + (this.deps.auditRetentionDays + 1) * 86_400);
+      await this.deps.rollups.addRefusals(change, ttl);
+    } catch (error) {
+      this.deps.onBackgroundError?.(error, 'usage rollup');
+    }
+  }
+
+  /** Add a batch of refusals from memory to the key's count in the usage rollup; a failed write keeps it for the next batch. */
+  private async addRefusals(batch: RefusalCount | undefined, now: number): Promise<void> {
+    if (!batch || !this.deps.rollups) return;
+    try {
+      const change = { org_id: batch.orgId, spread: `key#${batch.keyId}`, day: batch.day, kind: 'rate_limited' as const };
+      const target = { key_id: batch.keyId, game_id: null, stream_id: null, count: batch.count };
+      await this.deps.rollups.addRefusals({ ...change, ...target }, Math.floor(now / 1000) + (this.deps.auditRetentionDays + 1) * 86_400);
     } catch (error) {
       this.refusals.restore(batch, now);
       this.deps.onBackgroundError?.(error, 'refusal tally');

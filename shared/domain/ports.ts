@@ -4,7 +4,6 @@
  */
 import type { ApiKeyRecord, AuditRecord, Org, Playable, Role, Tier, TokenRecord } from './model.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
-import type { RefusalCount } from './refusal-tally.js';
 
 export interface TokenStore {
   /** Store a new token (never overwrites). `ttl` is epoch seconds. */
@@ -184,39 +183,48 @@ export interface OrgTierStore {
   setOrgTier(orgId: number, tier: Tier): Promise<{ tier: Tier; version: number }>;
 }
 
-/** A refused key call as the usage report counts it (its audit record). */
-export interface AuditedRefusal {
+/** What a refusal counted in the usage rollup is: forbidden (403) or rate limited (429). */
+export type RefusalKind = 'forbidden' | 'rate_limited';
+
+/**
+ * A count of refused key calls of one key on one UTC day (`usage-rollup-store.ts`): audited ones
+ * (403 out of scope, 429 by the counter) with their game or stream, and 429s answered from memory
+ * (`refusal-tally.ts`), which name neither (both null).
+ */
+export interface RefusalCountRow {
+  readonly day: string;
+  readonly kind: RefusalKind;
   readonly key_id: number;
-  /** The refusal's status: forbidden or rate limited (`statusOf` of `OutOfScope`, `RateLimited`). */
-  readonly status: number;
-  readonly at: string;
   readonly game_id: number | null;
   readonly stream_id: number | null;
+  readonly count: number;
 }
 
-/** What one day's audit records give the report. */
-export interface DayRecords {
-  readonly tokens: string[];
-  readonly refusals: AuditedRefusal[];
+/** A change to the usage rollup: `count` (negative: taken back) of one kind, key, day and target. */
+export interface RefusalCountChange extends RefusalCountRow {
+  readonly org_id: number;
   /**
-   * The read stopped at its bound (refused calls count toward it): the day may hold more records
-   * than these, so the report must say it is truncated even when it holds few tokens.
+   * What spreads the org's counts over its rollup partitions: the refused call's request id (so
+   * its count goes where its audit record went), or the key for counts from memory.
    */
-  readonly cut?: boolean;
+  readonly spread: string;
 }
 
-/** The tallies of 429s answered from memory (`refusal-tally.ts`), one item per key and UTC day. */
-export interface RefusalTallyStore {
-  /** Add a batch to its tally item. */
-  addRefusals(batch: RefusalCount, ttl: number): Promise<void>;
-  /** The tallies of these (key, day) pairs, by `<key_id>|<day>`; pairs without an item are absent. */
-  refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<RefusalTallies>;
+/** The usage rollup: refused key calls counted per org, day, key and target as they happen. */
+export interface UsageRollupStore {
+  /** Add a change to its counter (`ttl`: epoch seconds). */
+  addRefusals(change: RefusalCountChange, ttl: number): Promise<void>;
+  /** Every count of the org from `from` to `to` (UTC days, inclusive); `cut` when the deadline stopped the read. */
+  refusalCounts(orgId: number, from: string, to: string): Promise<{ readonly rows: RefusalCountRow[]; readonly cut?: boolean }>;
 }
 
-/** What {@link RefusalTallyStore.refusalTallies} read; `cut` when the request's deadline stopped it before every pair. */
-export interface RefusalTallies {
-  readonly tallies: Map<string, number>;
-  readonly cut?: boolean;
+/** Where the report requests of organizations are counted (`report-budget.ts`). */
+export interface ReportBudgetStore {
+  /**
+   * Count one report of the org in the minute starting at `minuteMs`, unless `limit` are counted
+   * already. @returns whether it was counted
+   */
+  takeReport(orgId: number, minuteMs: number, limit: number, ttl: number): Promise<boolean>;
 }
 
 /** One page of an organization's audit log, newest first. */
@@ -263,21 +271,25 @@ export interface PlayableStore {
 /** What an organization may change on its game or stream. */
 export type PlayableChanges = Partial<Pick<Playable, 'name' | 'require_session_token'>>;
 
-/** What the session report reads (eventually consistent). */
+/** A token as the session report counts it: who made it, for what, when, and its status. */
+export type ReportedToken = Pick<
+  TokenRecord,
+  'token' | 'org_id' | 'key_id' | 'game_id' | 'stream_id' | 'status' | 'created_at' | 'expires_at'
+>;
+
+/** What the session report reads of the tokens (eventually consistent). */
 export interface TokenReportStore {
-  /** Tokens an organization created on a UTC day (`yyyy-mm-dd`); stops paging once past `limit`. */
-  tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]>;
   /**
-   * The same read, with the day's refused key calls (403, 429) beside the tokens: one read of the
-   * day's audit records serves both. Absent: the report counts no refusals.
+   * The tokens an organization created from `from` to `to` (UTC days, inclusive): at most `limit`
+   * (`more` when there are others), `cut` when the request's deadline stopped the read.
    */
-  recordsOn?(orgId: number, day: string, limit: number): Promise<DayRecords>;
-  /** Read many tokens; one that is gone (cleaned up) is left out. */
-  getMany(tokens: readonly string[]): Promise<TokenReads>;
+  tokensCreated(orgId: number, from: string, to: string, limit: number): Promise<TokenReads>;
 }
 
-/** What {@link TokenReportStore.getMany} read; `cut` when the request's deadline stopped it before every token. */
+/** What {@link TokenReportStore.tokensCreated} read. */
 export interface TokenReads {
-  readonly records: TokenRecord[];
+  readonly records: ReportedToken[];
+  /** There are more tokens in the range than `limit`. */
+  readonly more?: boolean;
   readonly cut?: boolean;
 }

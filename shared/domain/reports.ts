@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
-import { errorStatus, InvalidInput } from './errors.js';
+import { InvalidInput } from './errors.js';
 import type { TokenRecord } from './model.js';
-import type { AuditedRefusal, DayRecords, RefusalTallies, RefusalTallyStore, TokenReportStore } from './ports.js';
+import type { RefusalCountRow, ReportedToken, TokenReportStore, UsageRollupStore } from './ports.js';
 import { ReportTable } from './report-table.js';
 import { isAllowed, isRestricted, namedTarget, type KeyScope } from './scope.js';
 import { statusAt } from './sessions.js';
@@ -9,12 +9,13 @@ import { statusAt } from './sessions.js';
 const DAY_MS = 86_400_000;
 /** 9999-12-31, the last day of four-digit years. */
 const LAST_DAY_MS = Date.parse('9999-12-31T00:00:00.000Z');
-/** The status of a refusal by rate limit (any other refusal the report counts is a 403). */
-const RATE_LIMITED = errorStatus.RateLimited;
 /** The shortest token lifetime: the soonest a token can expire, and so start its retention. */
 const MIN_LIFETIME_MS = 60_000;
 
-/** Longest date range of one report, in days (a month: a bounded number of index queries). */
+/** What a report without a rollup counts of refused calls: none. */
+const NO_REFUSALS: { readonly rows: RefusalCountRow[]; readonly cut?: boolean } = { rows: [] };
+
+/** Longest date range of one report, in days (a month). */
 export const MAX_REPORT_DAYS = 31;
 /** Most tokens one report reads; past it the report is cut short and says so. */
 export const MAX_REPORT_TOKENS = 20_000;
@@ -55,8 +56,8 @@ export interface SessionReport {
   readonly complete_from: string;
   /**
    * True when the range held more than {@link MAX_REPORT_TOKENS} tokens and only that many were
-   * counted, when a day's read of audit records stopped at its bound (many refused calls), or when
-   * the request's deadline stopped a read (a slow database): the counts are then lower bounds.
+   * counted, or when the request's deadline stopped a read (a slow database): the counts are then
+   * lower bounds.
    */
   readonly truncated: boolean;
   readonly totals: SessionCounts;
@@ -67,21 +68,22 @@ export interface SessionReport {
 
 export interface SessionReportsDeps {
   readonly store: TokenReportStore;
-  /** The tallies of 429s answered from memory (`refusal-tally.ts`); absent: only audited refusals count. */
-  readonly tallies?: Pick<RefusalTallyStore, 'refusalTallies'>;
+  /** The refused calls counted as they happened (`usage-rollup-store.ts`); absent: the report counts none. */
+  readonly rollups?: Pick<UsageRollupStore, 'refusalCounts'>;
   readonly clock: Clock;
   readonly tokenRetentionDays: number;
 }
 
 /**
- * Session reports, computed at read time from the tokens themselves: a token's creation day comes
- * from the audit record of its mint (written on the create path anyway), and its status from the
- * token (consumed, revoked, or expired by the clock). Nothing is counted on the create or consume
- * path, so reports add no write and no round trip there. Days are creation days: "consumed" on a day counts the sessions
+ * Session reports, from two reads made together, whatever the range (one query per partition of
+ * each: docs/architecture.md, "Usage"): the org's tokens of the range from the tokens' report index,
+ * which DynamoDB keeps as tokens are created, consumed and revoked (the status now comes from each
+ * token: consumed, revoked, or expired by the clock), and the refused key calls from the usage
+ * rollup, counted as they happen. Days are creation days: "consumed" on a day counts the sessions
  * created that day that have been consumed since. Refused calls are counted on the day they were
- * refused: those counted by the rate limit or refused after it (403) from their audit records (the
- * same read as the mints'), the 429s answered from memory from the key's tally of the day, which
- * names no game or stream (so by_target and a game or stream filter leave them out).
+ * refused: those counted by the rate limit or refused after it (403) with their game or stream, the
+ * 429s answered from memory (`refusal-tally.ts`) with neither (so by_target and a game or stream
+ * filter leave them out).
  */
 export class SessionReports {
   constructor(private readonly deps: SessionReportsDeps) {}
@@ -95,63 +97,29 @@ export class SessionReports {
   async report(orgId: number, request: ReportRequest, scope?: Omit<KeyScope, 'org_id'>): Promise<SessionReport> {
     const days = daysOf(request.from, request.to);
     const covers = (item: Matched) => matches(item, request) && (!scope || within(item, scope));
-    const { store, clock } = this.deps;
-    const perDay = await Promise.all(
-      days.map((day) =>
-        store.recordsOn ? store.recordsOn(orgId, day, MAX_REPORT_TOKENS) : store.tokensCreatedOn(orgId, day, MAX_REPORT_TOKENS).then(only),
-      ),
-    );
-    // A day's read may run a moment into the next (shared/store/token-report-store.ts): once each.
-    const found = [...new Set(perDay.flatMap((d) => d.tokens))];
-    const truncated = found.length > MAX_REPORT_TOKENS;
-    // A day's read cut short by refused calls may have missed tokens and refusals too.
-    const cut = perDay.some((d) => d.cut === true);
-    const [read, tallied] = await Promise.all([
-      store.getMany(truncated ? found.slice(0, MAX_REPORT_TOKENS) : found),
-      this.tallies(
-        perDay.flatMap((d) => d.refusals).filter((r) => r.status === RATE_LIMITED && covers(r)),
-        request,
-        scope !== undefined && isRestricted(scope),
-      ),
+    const { store, rollups, clock } = this.deps;
+    const [read, refused] = await Promise.all([
+      store.tokensCreated(orgId, request.from, request.to, MAX_REPORT_TOKENS),
+      rollups ? rollups.refusalCounts(orgId, request.from, request.to) : NO_REFUSALS,
     ]);
     const now = clock.now();
     const inRange = new Set(days);
-    const selected = read.records.filter((t) => t.org_id === orgId && inRange.has(t.created_at.slice(0, 10)) && covers(t));
-    const refusals = perDay.flatMap((d) => d.refusals).filter(covers);
+    // Each token once, of this org and range (a store may hand one twice, or one just outside).
+    const unique = new Map(read.records.map((t) => [t.token, t]));
+    const selected = [...unique.values()].filter((t) => t.org_id === orgId && inRange.has(createdOn(t)) && covers(t));
     const table = new ReportTable(days);
     for (const token of selected) table.add(createdOn(token), token, statusAt(token, now));
-    for (const refusal of refusals)
-      table.add(refusal.at.slice(0, 10), refusal, refusal.status === RATE_LIMITED ? 'rate_limited' : 'forbidden');
-    for (const [label, count] of tallied.tallies) {
-      const [keyId, date] = label.split('|') as [string, string];
-      table.add(date, { key_id: Number(keyId), game_id: null, stream_id: null }, 'rate_limited', count, false);
-    }
+    // A count from memory names no game or stream: per day and key only (ReportTable), never under a target filter.
+    for (const row of refused.rows) if (covers(row)) table.add(row.day, row, row.kind, row.count);
     return {
       from: request.from,
       to: request.to,
       complete_from: dayOf(Math.floor((now - this.deps.tokenRetentionDays * DAY_MS - MIN_LIFETIME_MS) / DAY_MS) * DAY_MS + DAY_MS),
-      // The tokens or tallies stopped at the request's deadline: the counts are what was read in time.
-      truncated: truncated || cut || read.cut === true || tallied.cut === true,
+      // More tokens than counted, or a read the request's deadline stopped: the counts are what was read.
+      truncated: read.more === true || read.cut === true || refused.cut === true,
       ...table.rows(),
     };
   }
-
-  /**
-   * The tallies of the (key, day) pairs with an audited 429: a key is only refused from memory
-   * once a counted call of it was refused that day in that container, so no other pair has one.
-   */
-  private async tallies(limited: readonly AuditedRefusal[], request: ReportRequest, restricted: boolean): Promise<RefusalTallies> {
-    // A tally names no game or stream: it has no place in a report of some games or streams only.
-    if (!this.deps.tallies || limited.length === 0 || restricted || request.game_id != null || request.stream_id != null) {
-      return { tallies: new Map() };
-    }
-    return this.deps.tallies.refusalTallies(limited.map((r) => ({ key_id: r.key_id, day: r.at.slice(0, 10) })));
-  }
-}
-
-/** A day's tokens without refusals (a store that cannot read them). */
-function only(tokens: string[]): DayRecords {
-  return { tokens, refusals: [] };
 }
 
 /** Every day from `from` to `to`, inclusive. */
@@ -170,7 +138,7 @@ function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-function createdOn(token: TokenRecord): string {
+function createdOn(token: Pick<ReportedToken, 'created_at'>): string {
   return token.created_at.slice(0, 10);
 }
 

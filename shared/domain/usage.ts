@@ -1,4 +1,5 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
+import type { ReportBudget } from './report-budget.js';
 import type { SessionReport, SessionReports } from './reports.js';
 
 /** What a member asks the usage of: an organization, a range of days, optionally one key. */
@@ -12,15 +13,17 @@ export interface UsageRequest {
 /**
  * The usage report for org members (owners, admins, analysts: docs/decisions.md#organization-roles):
  * the MCP session report's domain function. Unlike the other admin reads, the membership is checked
- * before the report is read, not beside it: a report reads a month of audit records, which nobody
- * outside the org may make the service do. Allowed at any tier (an org keeps seeing its history).
+ * before the report is read, not beside it, and then the org's report budget (`report-budget.ts`):
+ * nobody outside the org may make the service read its reports, nor spend its budget. Allowed at
+ * any tier (an org keeps seeing its history).
  */
 export class Usage {
-  constructor(private readonly deps: { readonly access: AdminAccess; readonly reports: SessionReports }) {}
+  constructor(private readonly deps: { readonly access: AdminAccess; readonly budget: ReportBudget; readonly reports: SessionReports }) {}
 
-  /** @throws Forbidden, InvalidInput (a reversed or too long range) */
+  /** @throws Forbidden, InvalidInput (a reversed or too long range), ReportsLimited (429) */
   async report(admin: AdminIdentity, request: UsageRequest): Promise<SessionReport> {
     await this.deps.access.authorize(admin, request.org_id, async () => undefined, { permission: 'usage', anyTier: true });
+    await this.deps.budget.take(request.org_id);
     return this.deps.reports.report(request.org_id, { from: request.from, to: request.to, key_id: request.key_id ?? null });
   }
 }

@@ -12,7 +12,8 @@ export const createSession = defineOperation({
     // `ReturnValuesOnConditionCheckFailure` (the embedded dynalite).
     counters: ['UpdateItem', 'GetItem'],
     tokens: ['PutItem', 'DeleteItem'],
-    audit: ['PutItem'],
+    // UpdateItem: refused calls counted in the usage rollup, beside their audit records.
+    audit: ['PutItem', 'UpdateItem'],
     // Only with an `Idempotency-Key`: claim (conditional put), read a stored answer, store one, release.
     idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
   },

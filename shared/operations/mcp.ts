@@ -7,18 +7,19 @@ import { defineOperation } from './operation.js';
  * mcp: the MCP server (one function and one operation for every JSON-RPC method). Each request
  * authenticates and meters like create-session; its tools mint and revoke tokens (and undo them when
  * the call is refused), read and change the org's games and streams, and read the session report
- * (the mints' audit records, then tokens).
+ * (the tokens' report index and the usage rollup, after the org's report budget).
  */
 export const mcp = defineOperation({
   operation: 'mcp',
   function: 'mcp',
   data: {
     keys: ['GetItem', 'UpdateItem'],
-    // BatchGetItem: the report's refusal tallies.
-    counters: ['UpdateItem', 'GetItem', 'BatchGetItem'],
-    audit: ['PutItem', 'Query'],
+    counters: ['UpdateItem', 'GetItem'],
+    // UpdateItem and Query: the usage rollup (refused calls), counted and read.
+    audit: ['PutItem', 'UpdateItem', 'Query'],
     catalog: ['GetItem', 'Query', 'UpdateItem'],
-    tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'BatchGetItem'],
+    // Query: the report index.
+    tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'Query'],
     // create_session with an `Idempotency-Key`, as REST create-session.
     idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
   },

@@ -5,7 +5,12 @@ import { API_PATH, defineOperation } from './operation.js';
 export const revokeSession = defineOperation({
   operation: 'revoke-session',
   function: 'revoke-session',
-  data: { keys: ['GetItem', 'UpdateItem'], counters: ['UpdateItem', 'GetItem'], tokens: ['UpdateItem', 'GetItem'], audit: ['PutItem'] },
+  data: {
+    keys: ['GetItem', 'UpdateItem'],
+    counters: ['UpdateItem', 'GetItem'],
+    tokens: ['UpdateItem', 'GetItem'],
+    audit: ['PutItem', 'UpdateItem'],
+  },
   parts: ['sessions'],
   method: 'POST',
   path: API_PATH,

@@ -1,10 +1,8 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CounterLayoutStore, CounterStore, RefusalTallies, RefusalTallyStore } from '../domain/ports.js';
-import type { RefusalCount } from '../domain/refusal-tally.js';
+import type { CounterLayoutStore, CounterStore, ReportBudgetStore } from '../domain/ports.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from '../domain/rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { isConditionalFailure, oldItemOf, type StoreOptions } from './dynamo-client.js';
-import { batchGetMany } from './dynamo-reads.js';
 
 /** Attribute of a counter item holding the day's count (the minute's is `m<minute of day>`). */
 const DAY_COUNT = 'day';
@@ -16,11 +14,8 @@ const MINUTE_COUNT = /^m\d+$/;
 /** The item holding a key's counter layout of a UTC day (absent: the day's first is in force). */
 const layoutKey = (keyId: number, dayStart: number): string => `rate#${keyId}#${dayStart}#layout`;
 
-/** The tally item of a key's 429s from memory on a UTC day. */
-const tallyKey = (keyId: number, day: string): string => `refused#${keyId}#${day}`;
-
-/** Rate-limit counter shards and their layouts, id sequences and refusal tallies as atomic counter items. */
-export class DynamoCounterStore implements CounterStore, CounterLayoutStore, RefusalTallyStore {
+/** Rate-limit counter shards and their layouts, id sequences and the report budgets as atomic counter items. */
+export class DynamoCounterStore implements CounterStore, CounterLayoutStore, ReportBudgetStore {
   constructor(private readonly options: StoreOptions) {}
 
   async count(slot: CounterSlot): Promise<SlotCount> {
@@ -143,33 +138,28 @@ export class DynamoCounterStore implements CounterStore, CounterLayoutStore, Ref
     return Item;
   }
 
-  async addRefusals(batch: RefusalCount, ttl: number): Promise<void> {
-    await this.options.client.send(
-      new UpdateCommand({
-        TableName: this.options.tableName,
-        Key: { pk: tallyKey(batch.keyId, batch.day) },
-        // Not idempotent (an ADD repeated counts twice), so never retried after a lost answer
-        // (dynamo-client.ts); the caller keeps such a batch for later, which may count it twice.
-        UpdateExpression: 'ADD #count :n SET org_id = :org, #ttl = :ttl',
-        ExpressionAttributeNames: { '#count': 'count', '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':n': batch.count, ':org': batch.orgId, ':ttl': ttl },
-      }),
-    );
-  }
-
   /**
-   * The tallies in batches, one after another ({@link batchGetMany}); a batch starts only while the
-   * request's deadline leaves time for its call, else the read is cut.
+   * One item per org and minute (`reports#<org>#<minute>`): a conditional ADD, refused once the
+   * minute holds `limit` (at most 30 counted a minute; refusals beyond are answered from memory by
+   * `ReportBudget`, so the item never runs hot).
    */
-  async refusalTallies(pairs: readonly { readonly key_id: number; readonly day: string }[]): Promise<RefusalTallies> {
-    const tallies = new Map<string, number>();
-    const keys = [...new Set(pairs.map((p) => tallyKey(p.key_id, p.day)))].map((pk) => ({ pk }));
-    const read = await batchGetMany(this.options.client, this.options.tableName, keys, 1);
-    for (const item of read.items) {
-      const [, keyId, day] = (item.pk as string).split('#');
-      tallies.set(`${keyId}|${day}`, item.count as number);
+  async takeReport(orgId: number, minuteMs: number, limit: number, ttl: number): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: `reports#${orgId}#${minuteMs}` },
+          UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+          ExpressionAttributeNames: { '#count': 'count', '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': ttl },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalFailure(error)) return false;
+      throw error;
     }
-    return read.cut ? { tallies, cut: true } : { tallies };
   }
 
   async reserve(sequence: string, size: number): Promise<number> {

@@ -6,6 +6,19 @@ import type { TokenStore } from '../domain/ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from './dynamo-client.js';
 
+/**
+ * Partitions of an org's tokens in the report index (`by_org_created`, shared/tables.ts): an index
+ * partition takes 1,000 writes a second, and each token is written there when created and again
+ * when consumed or revoked, so 16 partitions carry an org's tokens at twice the audit log's ceiling
+ * of 8 × 1,000 audited calls a second (shared/store/audit-store.ts). A report queries each once.
+ */
+export const REPORT_SHARDS = 16;
+
+/** The report index's partition of a token: its org and a shard from the token's random hex digits. */
+export function reportPartition(orgId: number, token: string): string {
+  return `${orgId}#${parseInt(token.slice(0, 2), 16) % REPORT_SHARDS}`;
+}
+
 /** Session tokens in DynamoDB, one item per token. */
 export class DynamoTokenStore implements TokenStore {
   constructor(private readonly options: StoreOptions) {}
@@ -19,6 +32,8 @@ export class DynamoTokenStore implements TokenStore {
           // Stored as JSON text: "arbitrary JSON" includes numbers DynamoDB cannot hold (beyond 2^53 for
           // the SDK, below 1e-130 or above 1e126 for DynamoDB), which as a map would fail the write.
           metadata: token.metadata === null ? null : JSON.stringify(token.metadata),
+          // The session report's index partition (`REPORT_SHARDS`).
+          org_shard: reportPartition(token.org_id, token.token),
           [TTL_ATTRIBUTE]: ttl,
         },
         ConditionExpression: 'attribute_not_exists(#token)',
@@ -126,7 +141,7 @@ export class DynamoTokenStore implements TokenStore {
 /** A stored item as the domain's record (without the storage-only attributes). */
 export function toRecord(item: Record<string, unknown>): TokenRecord {
   // `org_day` keyed a report index on items written before the report read audit records.
-  const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, exchange_attempts: _attempts, ...record } = item;
+  const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, org_shard: _shard, exchange_attempts: _attempts, ...record } = item;
   // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
   if (typeof record.metadata === 'string') record.metadata = JSON.parse(record.metadata);
   return record as unknown as TokenRecord;

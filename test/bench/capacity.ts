@@ -111,10 +111,11 @@ function indexWriteUnits(def: TableDefinition, before: Item | undefined, after: 
 
 /** The part of an item an index holds. */
 function projected(def: TableDefinition, index: IndexDefinition, item: Item): Item {
-  const projection = (index as { projection?: string }).projection ?? 'ALL';
+  const projection = index.projection ?? 'ALL';
   if (projection === 'ALL') return item;
   const names = [def.partitionKey, def.sortKey, index.partitionKey, index.sortKey].filter((k) => k).map((k) => k!.name);
-  return Object.fromEntries(names.map((n) => [n, item[n]]));
+  const included = typeof projection === 'object' ? projection.include : [];
+  return Object.fromEntries([...names, ...included].filter((n) => item[n] !== undefined).map((n) => [n, item[n]]));
 }
 
 function same(a: unknown, b: unknown): boolean {

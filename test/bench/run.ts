@@ -31,6 +31,7 @@ import { renderRtt, renderScale, rttScaleJson } from './report-scale.js';
 import { measureRttLatency, type RttFigures } from './rtt-latency.js';
 import { runScale, SCALE } from './scale/run-scale.js';
 import type { ScenarioResult } from './scale/scenario.js';
+import { measureUsageReport, renderUsageReport, usageReportJson, type UsageReportFigures } from './usage-report.js';
 
 /** `--name=value` of the command line. */
 function flag(name: string): string | undefined {
@@ -50,10 +51,10 @@ const SETTINGS = {
 } as const;
 
 const markdown = process.argv.includes('--markdown');
-/** `--only=rtt`, `--only=scale` or `--only=refusals`: just that phase (quick iteration); its tables and JSON keys only. */
+/** `--only=rtt`, `scale`, `refusals` or `usage-report`: just that phase (quick iteration); its tables and JSON keys only. */
 const only = flag('only');
-if (only !== undefined && only !== 'rtt' && only !== 'scale' && only !== 'refusals') {
-  throw new Error('--only takes rtt, scale or refusals');
+if (only !== undefined && only !== 'rtt' && only !== 'scale' && only !== 'refusals' && only !== 'usage-report') {
+  throw new Error('--only takes rtt, scale, refusals or usage-report');
 }
 /** The engine the run's DynamoDB is, as the report names it. */
 const BACKEND = benchBackend() === 'local' ? 'DynamoDB Local' : 'dynalite';
@@ -79,6 +80,7 @@ let result: BenchResult;
 let rtt: RttFigures;
 let scale: ScenarioResult[];
 let refusals: RefusalFigures;
+let usageReport: UsageReportFigures;
 try {
   const ops = await benchOperations(stack);
   const [token] = await mintTokens(stack, 1);
@@ -87,6 +89,8 @@ try {
   const stages = await measureStages(stack, ops, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
   progress('round-trip stages of refusals and replays');
   refusals = await measureRefusals(stack, BACKEND, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
+  progress('DynamoDB calls of a 31-day usage report');
+  usageReport = await measureUsageReport(stack, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
 
   progress(`latency: ${SETTINGS.latencyRounds} rounds of every operation, each beside a raw GetItem`);
   const extras = floors(stack);
@@ -174,19 +178,32 @@ progress('done');
 const tables = [
   renderTables(result, markdown),
   ...renderRefusals(refusals, markdown),
+  ...renderUsageReport(usageReport, markdown),
   ...renderRtt(rtt, markdown),
   ...renderScale(scale, markdown),
 ].join('\n');
-const json = { ...(JSON.parse(figuresJson(result)) as Record<string, unknown>), ...refusalsJson(refusals), ...rttScaleJson(rtt, scale) };
+const json = {
+  ...(JSON.parse(figuresJson(result)) as Record<string, unknown>),
+  ...refusalsJson(refusals),
+  ...usageReportJson(usageReport),
+  ...rttScaleJson(rtt, scale),
+};
 process.stdout.write(tables + '\n\n' + JSON.stringify(json) + '\n');
 // Connections the load generator or the SDK keep alive must not hold the process open.
 process.exit(0);
 
-/** `--only=rtt` / `--only=scale` / `--only=refusals`: one phase, its tables, and a JSON line with its keys and its targets. */
-async function runOnly(phase: 'rtt' | 'scale' | 'refusals'): Promise<void> {
+/** `--only=rtt` / `scale` / `refusals` / `usage-report`: one phase, its tables, and a JSON line with its keys and its targets. */
+async function runOnly(phase: 'rtt' | 'scale' | 'refusals' | 'usage-report'): Promise<void> {
   const lines: string[] = [];
   let json: Record<string, unknown>;
   let checks;
+  if (phase === 'usage-report') {
+    progress('DynamoDB calls of a 31-day usage report');
+    const r = await measureUsageReport(stack, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
+    progress('done');
+    process.stdout.write(renderUsageReport(r, markdown).join('\n') + '\n\n' + JSON.stringify(usageReportJson(r)) + '\n');
+    return;
+  }
   if (phase === 'refusals') {
     progress('round-trip stages of refusals and replays');
     const r = await measureRefusals(stack, BACKEND, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });

@@ -9,6 +9,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes } from '../../shared/routes.js';
 import type { DataAccess } from '../../shared/operations/operation.js';
+import { AUDIT_SHARDS } from '../../shared/store/audit-store.js';
+import { REPORT_SHARDS } from '../../shared/store/token-store.js';
 import { createTestKey, putKeyRecord, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, postMcp, TOOL_SCOPES } from '../support/mcp.js';
@@ -120,14 +122,17 @@ describe('sequential round trips', () => {
     expect(stageCount(calls)).toBe(3);
   });
 
-  test("get_session_report: the key read, then the mints' audit query and the batch read alongside the metering", async () => {
+  test("get_session_report: the key read, then the org's report budget beside the metering, then the report index and the rollup", async () => {
     // A mint of its own, so that today has one even when the run crossed midnight UTC since the others.
     ok((await tool('create_session', { game_id: 101 })).value);
     const today = new Date(stack.clock.now()).toISOString().slice(0, 10);
     const { value, calls } = await tool('get_session_report', { from: today, to: today });
     expect((value.structuredContent as { totals: { created: number } }).totals.created).toBeGreaterThan(0);
     expect(describeStages(calls)).toMatch(/^GetItem keys \| .*Query audit/);
-    expect(calls.filter((c) => c.action === 'BatchGetItem')).toHaveLength(1);
+    // One query per partition of the tokens' report index and of the usage rollup, and no token read by itself.
+    expect(calls.filter((c) => c.action === 'Query' && c.table === 'tokens')).toHaveLength(REPORT_SHARDS);
+    expect(calls.filter((c) => c.action === 'Query' && c.table === 'audit')).toHaveLength(AUDIT_SHARDS);
+    expect(calls.filter((c) => c.action === 'BatchGetItem')).toHaveLength(0);
     expect(stageCount(calls)).toBeLessThanOrEqual(3);
   });
 });
@@ -147,10 +152,12 @@ describe('data access of the mcp row of the routes table', () => {
     await expect(tool('create_session', { game_id: 101 }, c)).rejects.toMatchObject({ code: 429 });
     expect(used).toContain('tokens:DeleteItem');
     await c.close();
-    // A report of a day with an audited 429 reads that key's tally of 429s from memory.
+    // The audited 429 is counted in the usage rollup; a report reads the rollup and the report index.
+    expect(used).toContain('audit:UpdateItem');
     const today = new Date(stack.clock.now()).toISOString().slice(0, 10);
     ok((await tool('get_session_report', { from: today, to: today })).value);
-    expect(used).toContain('counters:BatchGetItem');
+    expect(used).toContain('audit:Query');
+    expect(used).toContain('tokens:Query');
   });
 
   test('create_session with an Idempotency-Key: claim, store, replay (re-addressed to the new id), an unknown key writes nothing', async () => {

@@ -1,7 +1,7 @@
 /** The session report's rules, on an in-memory index: range bounds, counting by status now, the read cap. */
 import { describe, expect, test } from '@jest/globals';
 import type { TokenRecord } from '../../shared/domain/model.js';
-import type { DayRecords, TokenReads, TokenReportStore } from '../../shared/domain/ports.js';
+import type { RefusalCountRow, TokenReads, TokenReportStore } from '../../shared/domain/ports.js';
 import { MAX_REPORT_DAYS, MAX_REPORT_TOKENS, SessionReports } from '../../shared/domain/reports.js';
 import { FixedClock } from '../support/fakes.js';
 
@@ -23,20 +23,17 @@ function token(n: number, over: Partial<TokenRecord> = {}): TokenRecord {
   };
 }
 
-/** The index and the table, in memory; records which days were queried and how many tokens were read. */
+/** The report index in memory; records which days were queried and how many tokens were read. */
 class MemoryReportStore implements TokenReportStore {
   readonly queried: string[] = [];
   read = 0;
   constructor(private readonly tokens: TokenRecord[]) {}
-  async tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]> {
-    this.queried.push(day);
-    const found = this.tokens.filter((t) => t.org_id === orgId && t.created_at.startsWith(day)).map((t) => t.token);
-    return found.slice(0, limit + 1);
-  }
-  async getMany(tokens: readonly string[]): Promise<TokenReads> {
-    this.read += tokens.length;
-    const wanted = new Set(tokens);
-    return { records: this.tokens.filter((t) => wanted.has(t.token)) };
+  async tokensCreated(orgId: number, from: string, to: string, limit: number): Promise<TokenReads> {
+    for (let day = from; day <= to; day = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10)) this.queried.push(day);
+    const found = this.tokens.filter((t) => t.org_id === orgId && t.created_at.slice(0, 10) >= from && t.created_at.slice(0, 10) <= to);
+    const records = found.slice(0, limit);
+    this.read += records.length;
+    return { records, ...(found.length > limit && { more: true }) };
   }
 }
 
@@ -91,11 +88,11 @@ describe('SessionReports', () => {
 });
 
 describe('a token minted at the very end of a day', () => {
-  /** Its mint's record is timed just after midnight: the next day's read finds it too. */
+  /** A store that hands it twice, and beside the next day's tokens too (a read running a moment past its range). */
   class LaggingStore extends MemoryReportStore {
-    override async tokensCreatedOn(orgId: number, day: string, limit: number): Promise<string[]> {
-      const own = await super.tokensCreatedOn(orgId, day, limit);
-      return day === '2026-03-09' ? [...own, late.token] : own.filter((t) => t !== late.token);
+    override async tokensCreated(orgId: number, from: string, to: string, limit: number): Promise<TokenReads> {
+      const own = await super.tokensCreated(orgId, from, to, limit);
+      return { records: [...own.records, late, late] };
     }
   }
   const late = token(77, { created_at: '2026-03-08T23:59:59.999Z' });
@@ -110,29 +107,29 @@ describe('a token minted at the very end of a day', () => {
   });
 });
 
-describe('a day whose audit read stopped at its bound', () => {
-  /** Few tokens, but the day's read of audit records (refused calls count toward its bound) was cut short. */
-  class CutStore extends MemoryReportStore {
-    async recordsOn(orgId: number, day: string, limit: number): Promise<DayRecords> {
-      return { tokens: await this.tokensCreatedOn(orgId, day, limit), refusals: [], cut: day === '2026-03-10' };
-    }
-  }
+describe('a range whose read of refused calls stopped short', () => {
+  /** Few tokens, but the read of the rollup of refused calls was cut short when it covers 2026-03-10. */
+  const rollups = {
+    refusalCounts: async (_org: number, _from: string, to: string) => ({ rows: [] as RefusalCountRow[], cut: to >= '2026-03-10' }),
+  };
+  const cutReports = (store: TokenReportStore) => new SessionReports({ store, rollups, clock: new FixedClock(NOW), tokenRetentionDays: 7 });
 
   test('the report says it is truncated though it counted fewer tokens than the cap', async () => {
-    const store = new CutStore([token(1), token(2, { created_at: '2026-03-09T08:00:00.000Z' })]);
-    const r = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-10' });
+    const store = new MemoryReportStore([token(1), token(2, { created_at: '2026-03-09T08:00:00.000Z' })]);
+    const r = await cutReports(store).report(1, { from: '2026-03-09', to: '2026-03-10' });
     expect(r.totals.created).toBe(2);
     expect(r.truncated).toBe(true);
-    const earlier = await reports(store).report(1, { from: '2026-03-09', to: '2026-03-09' });
+    const earlier = await cutReports(store).report(1, { from: '2026-03-09', to: '2026-03-09' });
     expect(earlier.truncated).toBe(false);
   });
 });
 
 describe("a read the request's deadline cut short", () => {
-  /** The tokens read in time: the first only (`shared/store/token-report-store.ts` stops between rounds of batches). */
+  /** The tokens read in time: the first only (`shared/store/token-report-store.ts` stops between pages). */
   class DeadlineStore extends MemoryReportStore {
-    override async getMany(tokens: readonly string[]): Promise<TokenReads> {
-      return { records: (await super.getMany(tokens.slice(0, 1))).records, cut: tokens.length > 1 };
+    override async tokensCreated(orgId: number, from: string, to: string, limit: number): Promise<TokenReads> {
+      const all = await super.tokensCreated(orgId, from, to, limit);
+      return { records: all.records.slice(0, 1), cut: all.records.length > 1 };
     }
   }
 
@@ -142,17 +139,16 @@ describe("a read the request's deadline cut short", () => {
     expect(r.truncated).toBe(true);
   });
 
-  /** A day with one audited 429, whose key's tally the deadline left unread. */
-  class LimitedStore extends MemoryReportStore {
-    async recordsOn(orgId: number, day: string, limit: number): Promise<DayRecords> {
-      const refused = { key_id: 7, status: 429, at: `${day}T09:00:00.000Z`, game_id: 101, stream_id: null };
-      return { tokens: await this.tokensCreatedOn(orgId, day, limit), refusals: [refused] };
-    }
-  }
+  /** A day with one audited 429, the rest of the rollup's read left undone by the deadline. */
+  const rollups = {
+    refusalCounts: async (_org: number, from: string) => ({
+      rows: [{ day: from, kind: 'rate_limited' as const, key_id: 7, game_id: 101, stream_id: null, count: 1 }],
+      cut: true,
+    }),
+  };
 
-  test('so do refusal tallies cut short', async () => {
-    const tallies = { refusalTallies: async () => ({ tallies: new Map<string, number>(), cut: true }) };
-    const deps = { store: new LimitedStore([token(1)]), tallies, clock: new FixedClock(NOW), tokenRetentionDays: 7 };
+  test('so do refusal counts cut short', async () => {
+    const deps = { store: new MemoryReportStore([token(1)]), rollups, clock: new FixedClock(NOW), tokenRetentionDays: 7 };
     const r = await new SessionReports(deps).report(1, { from: '2026-03-10', to: '2026-03-10' });
     expect(r).toMatchObject({ truncated: true, totals: { created: 1, rate_limited: 1 } });
   });

@@ -6,7 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import { AdminAccess } from '../../shared/domain/admin-access.js';
 import { diffOf } from '../../shared/domain/audit-diff.js';
 import type { Org, Role, TokenRecord } from '../../shared/domain/model.js';
-import type { DayRecords, TokenReportStore } from '../../shared/domain/ports.js';
+import type { RefusalCountRow, TokenReportStore } from '../../shared/domain/ports.js';
 import { RefusalTally } from '../../shared/domain/refusal-tally.js';
 import { SessionReports } from '../../shared/domain/reports.js';
 import { FixedClock } from '../support/fakes.js';
@@ -86,23 +86,22 @@ describe('SessionReports with refusals', () => {
   });
   const tokens = [token(1)];
   const store: TokenReportStore = {
-    tokensCreatedOn: async () => [],
-    recordsOn: async (_org: number, day: string): Promise<DayRecords> =>
-      day !== '2026-03-10'
-        ? { tokens: [], refusals: [] }
-        : {
-            tokens: tokens.map((t) => t.token),
-            refusals: [
-              { key_id: 7, status: 429, at: '2026-03-10T09:00:00.000Z', game_id: 101, stream_id: null },
-              { key_id: 8, status: 403, at: '2026-03-10T09:00:00.000Z', game_id: null, stream_id: 201 },
-            ],
-          },
-    getMany: async () => ({ records: tokens }),
+    tokensCreated: async (_org: number, from: string, to: string) => ({
+      records: tokens.filter((t) => t.created_at.slice(0, 10) >= from && t.created_at.slice(0, 10) <= to),
+    }),
   };
   const asked: unknown[] = [];
+  // Two audited refusals (with their game or stream) and the key's 40 429s from memory (with neither).
+  const rows: RefusalCountRow[] = [
+    { day: '2026-03-10', kind: 'rate_limited', key_id: 7, game_id: 101, stream_id: null, count: 1 },
+    { day: '2026-03-10', kind: 'forbidden', key_id: 8, game_id: null, stream_id: 201, count: 1 },
+    { day: '2026-03-10', kind: 'rate_limited', key_id: 7, game_id: null, stream_id: null, count: 40 },
+  ];
   const reports = new SessionReports({
     store,
-    tallies: { refusalTallies: async (pairs) => (asked.push(pairs), { tallies: new Map([['7|2026-03-10', 40]]) }) },
+    rollups: {
+      refusalCounts: async (_org, from, to) => (asked.push([from, to]), { rows: rows.filter((r) => r.day >= from && r.day <= to) }),
+    },
     clock: new FixedClock(NOW),
     tokenRetentionDays: 7,
   });
@@ -110,7 +109,7 @@ describe('SessionReports with refusals', () => {
 
   test('audited refusals count per day, target and key; tallies from memory per day and key only', async () => {
     const r = await reports.report(1, { from: '2026-03-09', to: '2026-03-10' });
-    expect(asked).toEqual([[{ key_id: 7, day: '2026-03-10' }]]);
+    expect(asked).toEqual([['2026-03-09', '2026-03-10']]);
     expect(r.totals).toEqual({ ...zero, created: 1, active: 1, rate_limited: 41, forbidden: 1 });
     expect(r.days).toEqual([
       { date: '2026-03-09', ...zero },

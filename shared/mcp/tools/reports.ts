@@ -15,7 +15,8 @@ export const sessionReport = defineTool({
   description:
     'Sessions of your organization created per UTC day in a range of at most 31 days, with how many of them ' +
     'have been consumed, have expired, were revoked or are still active, per day, per game or stream and per ' +
-    'API key. Filter with game_id, stream_id or key_id.',
+    'API key. Filter with game_id, stream_id or key_id. At most 30 reports a minute per organization, ' +
+    'together with the REST usage report; beyond, the request is answered 429 with Retry-After.',
   scope: scopeOfTool('get_session_report'),
   input: SessionReportArgs,
   output: SessionReportResult,
@@ -31,9 +32,15 @@ export const sessionReport = defineTool({
     ];
     const refused = filters.find((target) => !isAllowed(key, target));
     if (refused) await meter.refuse(subject, outOfScope(refused));
+    // The org's report budget is counted beside the key's count (the read's first stage), the
+    // report read once it is granted. Spent: 429 with Retry-After, as the key's own rate limit
+    // (it ends the HTTP request: shared/mcp/server.ts), audited as the call's outcome.
     const report = await meter.run(
       subject,
-      reading(() => services.reports.report(key.org_id, args, key)),
+      reading(async () => {
+        await services.reportBudget.take(key.org_id);
+        return services.reports.report(key.org_id, args, key);
+      }),
     );
     const days = report.days.filter((d) => d.created > 0).map((d) => `${d.date}: ${counted(d)}`);
     return {

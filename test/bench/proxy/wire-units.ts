@@ -70,7 +70,7 @@ export function needsImage(op: string, input: Record<string, unknown>): boolean 
   const def = tableOf(input.TableName);
   if (!def || def.indexes.length === 0) return false;
   const names = new Set(attributeNames(input));
-  return def.indexes.some((i) => (i.projection ?? 'ALL') === 'ALL' || indexKeys(i).some((k) => names.has(k)));
+  return def.indexes.some((i) => (i.projection ?? 'ALL') === 'ALL' || [...indexKeys(i), ...included(i)].some((k) => names.has(k)));
 }
 
 /** The charges of one call: estimated (no output yet) or actual (with the answer). */
@@ -193,9 +193,14 @@ function itemId(table: string, key: WireItem): string {
   return `${table}|${JSON.stringify(key)}`;
 }
 
+/** The non-key attributes an `INCLUDE` index projects (none for `ALL` or `KEYS_ONLY`). */
+function included(index: IndexDefinition): readonly string[] {
+  return typeof index.projection === 'object' ? index.projection.include : [];
+}
+
 function projected(def: TableDefinition, index: IndexDefinition, item: WireItem): WireItem {
   if ((index.projection ?? 'ALL') === 'ALL') return item;
-  const names = new Set([def.partitionKey.name, ...(def.sortKey ? [def.sortKey.name] : []), ...indexKeys(index)]);
+  const names = new Set([def.partitionKey.name, ...(def.sortKey ? [def.sortKey.name] : []), ...indexKeys(index), ...included(index)]);
   return Object.fromEntries(Object.entries(item).filter(([k]) => names.has(k)));
 }
 
