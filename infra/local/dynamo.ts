@@ -21,6 +21,7 @@ import dynalite from 'dynalite';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { tableList, tables, type TableDefinition, type TableName } from '../../shared/tables.js';
+import { addTransactions } from './dynalite-transactions.js';
 import { startDynamoLocal } from './dynamo-local.js';
 
 /** A running DynamoDB for the local run or a test stack, with the physical names of its tables. */
@@ -155,6 +156,8 @@ async function deleteTables(endpoint: string, prefix: string): Promise<void> {
 /** Start dynalite on a free loopback port; `path` keeps the data on disk across restarts. */
 async function startDynalite(path: string | undefined): Promise<{ endpoint: string; close(): Promise<void> }> {
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // dynalite has no transactions; the service writes an admin's new key in one (dynalite-transactions.ts).
+  addTransactions(server);
   // Node closes idle keep-alive connections after 5 s; a client reusing one just as it closes gets
   // ECONNRESET (a conditional write then fails as a 500). DynamoDB keeps them far longer.
   server.keepAliveTimeout = 300_000;
