@@ -16,12 +16,13 @@ export interface TierChange {
  * which carries a copy so that authentication stays one strongly consistent read. Once `change`
  * returns, the very next call of every key of the org is decided by the new tier.
  *
- * Races, and how they are closed (no transactions needed):
- * - A key created concurrently (create-key, rotate-key) copied the tier it read while being
- *   authorized. After storing it, `KeyAdmin` reads the org again (strongly consistent) and settles
- *   the key to what it reads. Either that read comes after this change's org write, and sees the new
- *   tier; or it comes before, and then the key was stored before this change started reading the
- *   keys (a strongly consistent scan), which therefore finds it.
+ * Races, and how they are closed:
+ * - A key created concurrently (create-key, rotate-key) copied the tier and `tier_version` it read
+ *   while being authorized, and is written in one transaction with a check that the org's item still
+ *   has that version (`KeyAdminStore.createInOrg`). Either the transaction comes before this
+ *   change's org write, and this change's scan of the keys (strongly consistent, started after that
+ *   write) finds the key; or it comes after, and the check refuses the key: below Business the
+ *   create is refused (TierRequired), else `KeyAdmin` stores it again with the new tier.
  * - Two changes of the same org: every copy carries the org's `tier_version`, and a key only takes
  *   a version at least as new as its own, so a slow earlier change never overwrites a later one.
  */

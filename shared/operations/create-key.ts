@@ -17,4 +17,6 @@ export const createKey = defineOperation({
   summary: 'Create an API key; the raw key is returned once',
   body: CreateKeyBody,
   response: CreatedApiKey,
+  // The org's tier changed twice while the key was being stored (shared/domain/key-admin.ts): try again.
+  errors: [409],
 });

@@ -39,7 +39,8 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
   }
 
   /**
-   * Store a new key with its id item, two conditional puts side by side (no transactions). The
+   * Store a new key with its id item, two conditional puts side by side, with no check of its org
+   * (the seed and tests; an admin's new key goes through {@link createInOrg}). The
    * caller answers "created" (the only place the raw key is ever shown) only when both landed; when
    * one fails the other is taken back. What a failure can leave: an id item alone is invisible (out
    * of every index, and every write through it is conditional on a key item, which is missing: 404);
