@@ -1,5 +1,3 @@
-import type { Tier } from './model.js';
-
 /**
  * THE refusals of the service and THE table that maps them. Code throws a named error; every
  * answer reads its status from {@link errorStatus} below: the JSON envelope and the HTML pages
@@ -91,20 +89,6 @@ export class Conflict extends DomainError {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-  }
-}
-/**
- * A new key's org changed its tier between the call's authorization and the key's write, to another
- * tier that allows keys (409 should it reach the client: the call may be repeated). The key was not
- * stored; `tier` and `version` are the org's now, for storing it again (shared/domain/org-tiers.ts).
- */
-export class TierChanged extends Conflict {
-  constructor(
-    readonly tier: Tier,
-    readonly version: number,
-    options?: { cause?: unknown },
-  ) {
-    super("The organization's tier changed while the key was being stored; try again", undefined, options);
   }
 }
 /** The request is well-formed but cannot be processed as sent (422): an `Idempotency-Key` reused with another body. */

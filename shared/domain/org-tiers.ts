@@ -1,3 +1,4 @@
+import { Conflict } from './errors.js';
 import type { Tier } from './model.js';
 import type { KeyTierStore, OrgTierStore } from './ports.js';
 
@@ -34,5 +35,21 @@ export class OrgTiers {
     const written = await this.deps.orgs.setOrgTier(orgId, tier);
     const keys = await this.deps.keys.setOrgTier(orgId, written.tier, written.version);
     return { org_id: orgId, tier: written.tier, version: written.version, keys };
+  }
+}
+
+/**
+ * A refusal of the key store (`KeyAdminStore.createInOrg`), answered as the error table's Conflict:
+ * a new key's org changed its tier between the call's authorization and the key's write, to another
+ * tier that allows keys (409 should it reach the client: the call may be repeated). The key was not
+ * stored; `tier` and `version` are the org's now, for storing it again ({@link OrgTiers}: the races).
+ */
+export class TierChanged extends Conflict {
+  constructor(
+    readonly tier: Tier,
+    readonly version: number,
+    options?: { cause?: unknown },
+  ) {
+    super("The organization's tier changed while the key was being stored; try again", undefined, options);
   }
 }

@@ -9,7 +9,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { asFollowUp } from '../deadline.js';
-import { Conflict, Forbidden, NotFound, TierChanged, TierRequired } from '../domain/errors.js';
+import { Conflict, Forbidden, NotFound, TierRequired } from '../domain/errors.js';
+import { TierChanged } from '../domain/org-tiers.js';
 import { tierAllowsApi, type ApiKeyRecord, type Tier } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
 import { retiredMessage } from '../domain/api-keys.js';
