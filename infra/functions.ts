@@ -86,13 +86,23 @@ const BUNDLING: BundlingOptions = {
   // Stand-ins that cut every bundle and cold start (figures in BENCHMARKS.md): the SDK's credential
   // chain, of which Lambda only ever uses the environment; `node:http` loaded without an ES module
   // namespace (whose creation loads Node's fetch implementation); the SDK's event-stream support,
-  // which no DynamoDB operation uses; and what the MCP SDK imports for paths the MCP server never
-  // takes (JSON Schema validation for elicitation, zod 3). See the files for why.
+  // which no DynamoDB operation uses; the client's endpoint-discovery cache (discovery is off), its
+  // pure-JavaScript SHA-256 (Node's crypto is always there), the JMESPath interpreter of which the
+  // idempotency store evaluates two fixed forms; and what the MCP SDK imports for paths the MCP
+  // server never takes (JSON Schema validation for elicitation, zod 3). See the files for why.
   esbuildArgs: {
     '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra', 'bundle', 'env-credentials.ts'),
     '--alias:node:http': join(PROJECT_ROOT, 'infra', 'bundle', 'node-http.ts'),
     '--alias:http': join(PROJECT_ROOT, 'infra', 'bundle', 'node-http.ts'),
     '--alias:@smithy/core/event-streams': join(PROJECT_ROOT, 'infra', 'bundle', 'no-event-streams.ts'),
+    '--alias:@aws-sdk/endpoint-cache': join(PROJECT_ROOT, 'infra', 'bundle', 'endpoint-cache.ts'),
+    '--alias:@smithy/core/checksum': join(PROJECT_ROOT, 'infra', 'bundle', 'sha256.ts'),
+    ...Object.fromEntries(
+      ['@aws-lambda-powertools/jmespath', '@aws-lambda-powertools/jmespath/functions'].map((name) => [
+        `--alias:${name}`,
+        join(PROJECT_ROOT, 'infra', 'bundle', 'jmespath.ts'),
+      ]),
+    ),
     ...Object.fromEntries(
       ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((name) => [
         `--alias:${name}`,

@@ -36,6 +36,8 @@ const OPERATIONS: Record<DynamoAction, Operation> = {
   PutItem: Operation.PUT_ITEM,
   UpdateItem: Operation.UPDATE_ITEM,
   DeleteItem: Operation.DELETE_ITEM,
+  // A transaction's check: CloudWatch counts the whole transaction (shared/store/key-store.ts).
+  ConditionCheckItem: Operation.TRANSACT_WRITE_ITEMS,
   Query: Operation.QUERY,
   BatchGetItem: Operation.BATCH_GET_ITEM,
 };

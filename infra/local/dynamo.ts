@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableList, tables, type TableDefinition, type TableName } from '../../shared/tables.js';
 import { createDocumentClient } from '../../shared/store/dynamo-client.js';
+import { addTransactions } from './dynalite-transactions.js';
 import { startDynamoLocal } from './dynamo-local.js';
 
 /**
@@ -235,6 +236,8 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
   process.once('exit', removeFolder);
   const socketPath = join(folder, 'dynamodb.sock');
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // dynalite has no transactions; the service writes an admin's new key in one (dynalite-transactions.ts).
+  addTransactions(server);
   // Node closes idle keep-alive connections after 5 s; a client reusing one just as it closes gets
   // ECONNRESET (a conditional write then fails as a 500). DynamoDB keeps them far longer.
   server.keepAliveTimeout = 300_000;

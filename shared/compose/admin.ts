@@ -28,7 +28,6 @@ export const adminServices = /* @__PURE__ */ part((): AdminServices => {
   const keyAdmin = new KeyAdmin({
     access,
     keys: keyStore(),
-    orgs: catalogStore(),
     audit: auditStore(),
     // Block size 1, as the seed uses: key ids stay dense and unique across containers.
     keyIds: new BlockIdAllocator(counterStore(), 'key_id', 1),

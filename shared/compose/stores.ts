@@ -23,7 +23,10 @@ function options(table: TableName): StoreOptions {
 }
 
 export const tokenStore = /* @__PURE__ */ part(() => new DynamoTokenStore(options('tokens')));
-export const keyStore = /* @__PURE__ */ part(() => new DynamoKeyStore(options('keys')));
+/** Key management's adapter: a new key is written with a check of its org's item in the catalog. */
+export const keyStore = /* @__PURE__ */ part(
+  () => new DynamoKeyStore({ ...options('keys'), catalogTableName: options('catalog').tableName }),
+);
 /** Authentication's share of the keys table: the session functions carry no key-management code. */
 export const keyAuthStore = /* @__PURE__ */ part(() => new DynamoKeyAuthStore(options('keys')));
 export const catalogStore = /* @__PURE__ */ part(() => new DynamoCatalogStore(options('catalog')));

@@ -5,9 +5,10 @@ import { generateRawKey, newKeyRecord } from './api-keys.js';
 import { diffOf } from './audit-diff.js';
 import { isoTime, type Clock } from './clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from './errors.js';
+import { TierChanged } from './org-tiers.js';
 import type { BlockIdAllocator } from './ids.js';
 import type { ApiKeyRecord, CallContext } from './model.js';
-import type { AuditStore, CatalogStore, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore } from './ports.js';
+import type { AuditStore, KeyAdminStore, KeyChanges, KeyLocation } from './ports.js';
 import {
   CHANGEABLE_KEY_PROPERTIES,
   keyView,
@@ -21,9 +22,7 @@ import {
 
 export interface KeyAdminDeps {
   readonly access: AdminAccess;
-  readonly keys: KeyAdminStore & Pick<KeyStore, 'create'> & Pick<KeyTierStore, 'settleTier'>;
-  /** The org, read again once a new key is stored (a concurrent tier change: shared/domain/org-tiers.ts). */
-  readonly orgs: Pick<CatalogStore, 'getOrg'>;
+  readonly keys: KeyAdminStore;
   readonly audit: AuditStore;
   readonly keyIds: BlockIdAllocator;
   readonly clock: Clock;
@@ -35,10 +34,10 @@ export interface KeyAdminDeps {
 /**
  * Key management for org admins: list, create, update (revoke, reactivate, edit), delete. Every
  * call is authorized from the catalog alongside its first read, performs its write together with
- * its audit record, and so needs two sequential database round trips; a new key (create, rotate)
- * then reads its org once more (a third), so that a concurrent tier change reaches it, and a
- * rotation reads the old key through its id item first (a fourth: the copy it makes must be the
- * key as it is, which the eventually consistent index cannot promise). Changes act
+ * its audit record, and so needs two sequential database round trips (a new key is written only
+ * while its org's tier is the one it copied: shared/domain/org-tiers.ts); a rotation reads the old
+ * key through its id item first (a third: the copy it makes must be the key as it is, which the
+ * eventually consistent index cannot promise). Changes act
  * on the very next create-session call, which reads the key strongly consistently and caches nothing.
  * List, revocation and deletion are allowed at any tier; everything else needs Business or higher.
  */
@@ -73,11 +72,13 @@ export class KeyAdmin {
     const raw = generateRawKey();
     const { org_id: _org, ...settings } = input;
     const record = newKeyRecord(raw, id, org, { ...settings, mcp_scopes: unique(settings.mcp_scopes ?? []) }, now);
-    await this.audit.audited({ admin, orgId: org.org_id, call, action: 'create-key' }, { key: record }, async () => {
-      await this.deps.keys.create(record);
-      await this.settleTier(record);
-    });
-    return { ...keyView(record), key: raw };
+    const stored = await this.audit.audited({ admin, orgId: org.org_id, call, action: 'create-key' }, { key: record }, () =>
+      underTier(record, async (r) => {
+        await this.deps.keys.createInOrg(r);
+        return r;
+      }),
+    );
+    return { ...keyView(stored), key: raw };
   }
 
   /**
@@ -115,7 +116,8 @@ export class KeyAdmin {
    * once. The key (its id item, then the key itself: both strongly consistent, so a key created a
    * moment ago is found), the membership and a new id are read together; then the new key, the old
    * key's retirement and the audit record are written together. If one write fails the other is taken back.
-   * @throws NotFound (no such key in the org), Conflict (already rotated, or rotated meanwhile)
+   * @throws NotFound (no such key in the org), Conflict (already rotated, or rotated meanwhile),
+   *   TierRequired (the org dropped below Business meanwhile: nothing changed)
    */
   async rotate(admin: AdminIdentity, input: RotateKeyInput, call: CallContext): Promise<RotatedKey> {
     const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'rotate-key' };
@@ -151,18 +153,16 @@ export class KeyAdmin {
     const retire = retirement(old, id, now, input.grace_period_minutes);
     const fields = Object.keys(retire) as (keyof KeyChanges & string)[];
     const diff = diffOf<KeyChanges>(old, { ...old, ...retire }, fields);
-    const retired = await this.audit.audited(adminCall, { key: old, changes: fields, diff }, async () => {
-      const done = await this.replace(old, record, retire, isoTime(now));
-      await this.settleTier(record);
-      return done;
-    });
-    return { ...keyView(record), key: raw, previous: keyView(retired) };
+    const { created, retired } = await this.audit.audited(adminCall, { key: old, changes: fields, diff }, () =>
+      underTier(record, async (r) => ({ created: r, retired: await this.replace(old, r, retire, isoTime(now)) })),
+    );
+    return { ...keyView(created), key: raw, previous: keyView(retired) };
   }
 
   /** Store the new key and retire the old one together; when either write fails, take the other back. */
   private async replace(old: ApiKeyRecord, record: ApiKeyRecord, retire: KeyChanges, atIso: string): Promise<ApiKeyRecord> {
     const { keys } = this.deps;
-    const [created, retired] = await Promise.allSettled([keys.create(record), keys.update(old, retire, atIso, { unrotated: true })]);
+    const [created, retired] = await Promise.allSettled([keys.createInOrg(record), keys.update(old, retire, atIso, { unrotated: true })]);
     if (created.status === 'fulfilled' && retired.status === 'fulfilled') return retired.value;
     // Take-backs of writes already made: they get their attempt even at the deadline.
     const settled = await asFollowUp(() => {
@@ -210,22 +210,24 @@ export class KeyAdmin {
     throw missing;
   }
 
-  /**
-   * A new key copied its org's tier while the call was authorized; a tier change may have happened
-   * since, and missed the key (it was not stored yet). Read the org again (strongly consistent),
-   * after the key is stored, and give the key what is read: `OrgTiers` (shared/domain/org-tiers.ts)
-   * says why this closes the race. Should the org have dropped below Business meanwhile, the key is
-   * still created (the call was authorized) and, like every key of the org, refused where presented.
-   */
-  private async settleTier(record: ApiKeyRecord): Promise<void> {
-    const org = await this.deps.orgs.getOrg(record.org_id);
-    if (!org || (org.tier_version ?? 0) === (record.org_tier_version ?? 0)) return;
-    await this.deps.keys.settleTier(record, org.tier, org.tier_version ?? 0);
-  }
-
   /** `expires_at` must lie ahead (by the domain clock, which tests move). */
   private assertFuture(expiresAt: string | null | undefined, nowMs: number): void {
     if (expiresAt && Date.parse(expiresAt) <= nowMs) throw new InvalidInput('expires_at: must be in the future');
+  }
+}
+
+/**
+ * Store a new key (`write`) under the tier it copied while the call was authorized. The store
+ * refuses it when the org's tier changed since (shared/domain/org-tiers.ts): below Business, the
+ * refusal stands (TierRequired, as the authorization would now answer); to another tier that allows
+ * keys, the key is written once more with that tier. A second change meanwhile answers 409.
+ */
+async function underTier<T>(record: ApiKeyRecord, write: (record: ApiKeyRecord) => Promise<T>): Promise<T> {
+  try {
+    return await write(record);
+  } catch (error) {
+    if (!(error instanceof TierChanged)) throw error;
+    return write({ ...record, org_tier: error.tier, org_tier_version: error.version });
   }
 }
 

@@ -1,3 +1,4 @@
+import { Conflict } from './errors.js';
 import type { Tier } from './model.js';
 import type { KeyTierStore, OrgTierStore } from './ports.js';
 
@@ -16,12 +17,13 @@ export interface TierChange {
  * which carries a copy so that authentication stays one strongly consistent read. Once `change`
  * returns, the very next call of every key of the org is decided by the new tier.
  *
- * Races, and how they are closed (no transactions needed):
- * - A key created concurrently (create-key, rotate-key) copied the tier it read while being
- *   authorized. After storing it, `KeyAdmin` reads the org again (strongly consistent) and settles
- *   the key to what it reads. Either that read comes after this change's org write, and sees the new
- *   tier; or it comes before, and then the key was stored before this change started reading the
- *   keys (a strongly consistent scan), which therefore finds it.
+ * Races, and how they are closed:
+ * - A key created concurrently (create-key, rotate-key) copied the tier and `tier_version` it read
+ *   while being authorized, and is written in one transaction with a check that the org's item still
+ *   has that version (`KeyAdminStore.createInOrg`). Either the transaction comes before this
+ *   change's org write, and this change's scan of the keys (strongly consistent, started after that
+ *   write) finds the key; or it comes after, and the check refuses the key: below Business the
+ *   create is refused (TierRequired), else `KeyAdmin` stores it again with the new tier.
  * - Two changes of the same org: every copy carries the org's `tier_version`, and a key only takes
  *   a version at least as new as its own, so a slow earlier change never overwrites a later one.
  */
@@ -33,5 +35,21 @@ export class OrgTiers {
     const written = await this.deps.orgs.setOrgTier(orgId, tier);
     const keys = await this.deps.keys.setOrgTier(orgId, written.tier, written.version);
     return { org_id: orgId, tier: written.tier, version: written.version, keys };
+  }
+}
+
+/**
+ * A refusal of the key store (`KeyAdminStore.createInOrg`), answered as the error table's Conflict:
+ * a new key's org changed its tier between the call's authorization and the key's write, to another
+ * tier that allows keys (409 should it reach the client: the call may be repeated). The key was not
+ * stored; `tier` and `version` are the org's now, for storing it again ({@link OrgTiers}: the races).
+ */
+export class TierChanged extends Conflict {
+  constructor(
+    readonly tier: Tier,
+    readonly version: number,
+    options?: { cause?: unknown },
+  ) {
+    super("The organization's tier changed while the key was being stored; try again", undefined, options);
   }
 }

@@ -126,6 +126,13 @@ export type KeyLocation = KeyAddress & Pick<ApiKeyRecord, 'key_prefix'>;
 
 /** Key management (org admins): the keys of an organization, addressed by (org_id, id). */
 export interface KeyAdminStore {
+  /**
+   * Store an admin's new key (never overwrites), in one write with the check that its org's tier is
+   * still the one the key copied (`org_tier_version`): a tier change racing the call cannot leave
+   * the key with the old tier (shared/domain/org-tiers.ts). Nothing is stored when it throws.
+   * @throws TierRequired (the org dropped below Business), TierChanged (to another tier allowing keys)
+   */
+  createInOrg(key: ApiKeyRecord): Promise<void>;
   /** Every key of an organization, by id. */
   listByOrg(orgId: number): Promise<ApiKeyRecord[]>;
   /**

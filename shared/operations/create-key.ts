@@ -5,9 +5,10 @@ import { API_PATH, defineOperation } from './operation.js';
 export const createKey = defineOperation({
   operation: 'create-key',
   function: 'create-key',
-  // keys UpdateItem: the new key takes a tier changed while it was being stored (shared/domain/org-tiers.ts);
-  // PutItem: the key and its id item; DeleteItem: either taken back when the other fails.
-  data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['PutItem', 'UpdateItem', 'DeleteItem'], audit: ['PutItem'] },
+  // One transaction: keys PutItem (the key and its id item) and catalog ConditionCheckItem (the org's
+  // tier is still the one the key copied: shared/domain/org-tiers.ts); catalog GetItem: membership and
+  // org, and the org again when the check refused and DynamoDB did not return it (dynalite).
+  data: { catalog: ['GetItem', 'ConditionCheckItem'], counters: ['UpdateItem'], keys: ['PutItem'], audit: ['PutItem'] },
   parts: ['admin'],
   method: 'POST',
   path: API_PATH,
@@ -16,4 +17,6 @@ export const createKey = defineOperation({
   summary: 'Create an API key; the raw key is returned once',
   body: CreateKeyBody,
   response: CreatedApiKey,
+  // The org's tier changed twice while the key was being stored (shared/domain/key-admin.ts): try again.
+  errors: [409],
 });

@@ -26,8 +26,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** DynamoDB actions a function performs, per logical table (feeds least-privilege IAM in CDK). */
 export type DataAccess = Partial<Record<TableName, readonly DynamoAction[]>>;
-/** A DynamoDB action, as IAM names it (`dynamodb:<action>`). */
-export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchGetItem';
+/**
+ * A DynamoDB action, as IAM names it (`dynamodb:<action>`). A transaction (`TransactWriteItems`) is
+ * allowed per item: `PutItem` for its puts, `ConditionCheckItem` for its checks.
+ */
+export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query' | 'BatchGetItem';
 
 /** Which calls of an operation are idempotent under an `Idempotency-Key`, and what a repeat must match. */
 export interface IdempotentCall {

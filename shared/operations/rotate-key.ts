@@ -4,12 +4,18 @@ import { API_PATH, defineOperation } from './operation.js';
 /**
  * rotate-key: an org admin replaces an API key (bearer). It reads the key, the membership and a new
  * key id together, then writes the new key, the old key's retirement and the audit record together;
- * a failed write is taken back (DeleteItem).
+ * a failed write is taken back (DeleteItem). The new key is written in one transaction with a check
+ * of its org's tier (catalog ConditionCheckItem: shared/domain/org-tiers.ts).
  */
 export const rotateKey = defineOperation({
   operation: 'rotate-key',
   function: 'rotate-key',
-  data: { catalog: ['GetItem'], counters: ['UpdateItem'], keys: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: ['PutItem'] },
+  data: {
+    catalog: ['GetItem', 'ConditionCheckItem'],
+    counters: ['UpdateItem'],
+    keys: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    audit: ['PutItem'],
+  },
   parts: ['admin'],
   method: 'POST',
   path: API_PATH,

@@ -21,7 +21,7 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
 
   async getOrg(orgId: number): Promise<Org | undefined> {
     const { Item } = await this.options.client.send(
-      new GetCommand({ TableName: this.options.tableName, Key: { pk: `ORG#${orgId}`, sk: 'ORG' }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.options.tableName, Key: orgKey(orgId), ConsistentRead: true }),
     );
     return Item ? toOrg(Item) : undefined;
   }
@@ -179,7 +179,7 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
       const { Attributes } = await this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
-          Key: { pk: `ORG#${orgId}`, sk: 'ORG' },
+          Key: orgKey(orgId),
           UpdateExpression: 'SET tier = :tier ADD tier_version :one',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':tier': tier, ':one': 1 },
@@ -192,6 +192,11 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
       throw error;
     }
   }
+}
+
+/** The table key of an organization's item (its tier, with `tier_version`, among its settings). */
+export function orgKey(orgId: number): { pk: string; sk: string } {
+  return { pk: `ORG#${orgId}`, sk: 'ORG' };
 }
 
 function playableKey(kind: Playable['kind'], id: number): { pk: string; sk: string } {

@@ -6,9 +6,10 @@
  * DELETE or rotation right after a create finds the key. An id item carries neither `org_id` nor
  * `id`: it stays out of `by_org` (sparse index) and out of the tier sweep's `org_id` filter.
  *
- * Written beside the key (no transactions: a project rule, and dynalite has none), so every
- * failure mode is named where the writes are (`DynamoKeyStore.create`, `remove`). A stale id item
- * (its key deleted meanwhile) is harmless: every admin write is conditional on the key item itself.
+ * Written beside the key: in one transaction with it when an admin creates a key
+ * (`DynamoKeyStore.createInOrg`), else side by side, so every failure mode is named where the
+ * writes are (`DynamoKeyStore.create`, `remove`). A stale id item (its key deleted meanwhile) is
+ * harmless: every admin write is conditional on the key item itself.
  */
 import { DeleteCommand, GetCommand, paginateScan, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../domain/model.js';
@@ -33,18 +34,22 @@ function idItemOf(key: KeyLocation): KeyIdItem {
   return { key_hash: idItemKey(key.id), target_hash: key.key_hash, target_org: key.org_id, key_prefix: key.key_prefix };
 }
 
-/** Store the id item of `key` (never pointing an id at another key; a repeat of the same put succeeds). */
+/** The put of `key`'s id item: never pointing an id at another key; a repeat of the same put succeeds. */
+export function idItemPut(
+  options: StoreOptions,
+  key: KeyLocation,
+): { TableName: string; Item: KeyIdItem; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+  return {
+    TableName: options.tableName,
+    Item: idItemOf(key),
+    ConditionExpression: 'attribute_not_exists(key_hash) OR target_hash = :hash',
+    ExpressionAttributeValues: { ':hash': key.key_hash },
+  };
+}
+
+/** Store the id item of `key` ({@link idItemPut}). */
 export async function putIdItem(options: StoreOptions, key: KeyLocation): Promise<void> {
-  await options.client.send(
-    new PutCommand(
-      idempotent({
-        TableName: options.tableName,
-        Item: idItemOf(key),
-        ConditionExpression: 'attribute_not_exists(key_hash) OR target_hash = :hash',
-        ExpressionAttributeValues: { ':hash': key.key_hash },
-      }),
-    ),
-  );
+  await options.client.send(new PutCommand(idempotent(idItemPut(options, key))));
 }
 
 /** Where the key `id` of `orgId` is, by a strongly consistent read; undefined when absent or of another org. */

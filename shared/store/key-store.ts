@@ -1,13 +1,33 @@
-import { DeleteCommand, paginateScan, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  paginateScan,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { asFollowUp } from '../deadline.js';
-import { Conflict, NotFound } from '../domain/errors.js';
-import type { ApiKeyRecord, Tier } from '../domain/model.js';
+import { Conflict, Forbidden, NotFound, TierRequired } from '../domain/errors.js';
+import { TierChanged } from '../domain/org-tiers.js';
+import { tierAllowsApi, type ApiKeyRecord, type Tier } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
 import { retiredMessage } from '../domain/api-keys.js';
 import { DynamoKeyAuthStore } from './key-auth-store.js';
-import { deleteIdItem, locateById, putIdItem } from './key-id-items.js';
+import { orgKey } from './catalog-store.js';
+import { deleteIdItem, idItemPut, locateById, putIdItem } from './key-id-items.js';
 import { updateConditions } from './key-update-conditions.js';
-import { idempotent, isConditionalFailure, oldItemOf, wireAttribute } from './dynamo-client.js';
+import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from './dynamo-client.js';
+
+/** The keys table's adapter options, plus the catalog's table, where a new key's org is checked. */
+export interface KeyStoreOptions extends StoreOptions {
+  /** The catalog table (its org items); only {@link DynamoKeyStore.createInOrg} needs it. */
+  readonly catalogTableName?: string;
+}
+
+/** Where the org's ConditionCheck sits in {@link DynamoKeyStore.createInOrg}'s transaction. */
+const ORG_CHECK = 2;
 import { queryItems } from './dynamo-reads.js';
 
 /**
@@ -15,8 +35,13 @@ import { queryItems } from './dynamo-reads.js';
  * plus key management and tier changes.
  */
 export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyAdminStore, KeyTierStore {
+  constructor(protected override readonly options: KeyStoreOptions) {
+    super(options);
+  }
+
   /**
-   * Store a new key with its id item, two conditional puts side by side (no transactions). The
+   * Store a new key with its id item, two conditional puts side by side, with no check of its org
+   * (the seed and tests; an admin's new key goes through {@link createInOrg}). The
    * caller answers "created" (the only place the raw key is ever shown) only when both landed; when
    * one fails the other is taken back. What a failure can leave: an id item alone is invisible (out
    * of every index, and every write through it is conditional on a key item, which is missing: 404);
@@ -39,19 +64,90 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     throw (idItem as PromiseRejectedResult).reason;
   }
 
+  /**
+   * Store an admin's new key, with its id item, while its org's tier is still the one the key copied
+   * (`org_tier_version`): one transaction of the two puts and a ConditionCheck on the org's item,
+   * so a tier change that lands between the call's authorization and this write (and whose sweep of
+   * the keys could not find this key yet) refuses it instead of leaving it with the old tier
+   * (shared/domain/org-tiers.ts). All or nothing: no take-back to make.
+   * @throws TierRequired (the org dropped below Business), TierChanged (to another tier that allows
+   *   keys: the caller may store the key again with it), Forbidden (the org is gone)
+   */
+  async createInOrg(key: ApiKeyRecord): Promise<void> {
+    const { catalogTableName } = this.options;
+    if (!catalogTableName) throw new Error('DynamoKeyStore.createInOrg needs catalogTableName');
+    const version = key.org_tier_version ?? 0;
+    try {
+      await this.options.client.send(
+        // Each condition accepts its own earlier application, and the token (one per call, kept by
+        // every retry of it) makes DynamoDB answer a repeat as the first: harmless to repeat.
+        new TransactWriteCommand(
+          idempotent({
+            ClientRequestToken: randomUUID(),
+            TransactItems: [
+              { Put: idItemPut(this.options, key) },
+              { Put: this.keyPut(key) },
+              {
+                ConditionCheck: {
+                  TableName: catalogTableName,
+                  Key: orgKey(key.org_id),
+                  // An org never given a tier change may have no tier_version (read as 0).
+                  ConditionExpression: `attribute_exists(pk) AND (tier_version = :v${version === 0 ? ' OR attribute_not_exists(tier_version)' : ''})`,
+                  ExpressionAttributeValues: { ':v': version },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+            ],
+          }),
+        ),
+      );
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[] }).CancellationReasons;
+      const org = reasons?.[ORG_CHECK];
+      if (!org?.Code || org.Code === 'None') throw error;
+      throw await this.orgRefusal(key, org.Item && Object.keys(org.Item).length > 0 ? org.Item : undefined, error);
+    }
+  }
+
+  /**
+   * Why the org's check refused a new key, as the domain's error: the org as the refusal returned
+   * it, else (dynalite ignores ReturnValuesOnConditionCheckFailure) as a read finds it, on the
+   * refusal path only.
+   */
+  private async orgRefusal(key: ApiKeyRecord, returned: Record<string, unknown> | undefined, cause: unknown): Promise<Error> {
+    const item =
+      returned ??
+      (
+        await this.options.client.send(
+          new GetCommand({ TableName: this.options.catalogTableName, Key: orgKey(key.org_id), ConsistentRead: true }),
+        )
+      ).Item;
+    if (!item) return new Forbidden(`You are not a member of organization ${key.org_id}`, { cause });
+    const tier = wireAttribute(item, 'tier') as Tier;
+    const version = Number(wireAttribute(item, 'tier_version') ?? 0);
+    if (!tierAllowsApi(tier)) return new TierRequired({ cause });
+    return new TierChanged(tier, version, { cause });
+  }
+
   private async putKey(key: ApiKeyRecord): Promise<void> {
-    await this.options.client.send(
-      new PutCommand(
-        idempotent({
-          TableName: this.options.tableName,
-          Item: key,
-          // The hash is of a fresh 160-bit random key: an item with it and this id can only be this
-          // very put, applied once already with its answer lost; the retry then succeeds.
-          ConditionExpression: 'attribute_not_exists(key_hash) OR (id = :id AND org_id = :org)',
-          ExpressionAttributeValues: { ':id': key.id, ':org': key.org_id },
-        }),
-      ),
-    );
+    await this.options.client.send(new PutCommand(idempotent(this.keyPut(key))));
+  }
+
+  /** The put of a new key item. */
+  private keyPut(key: ApiKeyRecord): {
+    TableName: string;
+    Item: ApiKeyRecord;
+    ConditionExpression: string;
+    ExpressionAttributeValues: Record<string, unknown>;
+  } {
+    return {
+      TableName: this.options.tableName,
+      Item: key,
+      // The hash is of a fresh 160-bit random key: an item with it and this id can only be this
+      // very put, applied once already with its answer lost; the retry then succeeds.
+      ConditionExpression: 'attribute_not_exists(key_hash) OR (id = :id AND org_id = :org)',
+      ExpressionAttributeValues: { ':id': key.id, ':org': key.org_id },
+    };
   }
 
   async listByOrg(orgId: number): Promise<ApiKeyRecord[]> {

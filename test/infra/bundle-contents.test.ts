@@ -43,3 +43,17 @@ describe.each([
     for (const fragment of lacks) expect([fragment, has(modules, fragment)]).toEqual([fragment, false]);
   });
 });
+
+test('no bundle carries what its stand-ins replace (infra/bundle/): the endpoint cache’s LRU, the JavaScript SHA-256, the JMESPath interpreter', async () => {
+  for (const name of ['create-session', 'create-key', 'mcp']) {
+    const modules = await bundledModules(name);
+    for (const fragment of [
+      'node_modules/mnemonist/',
+      'node_modules/@aws-sdk/endpoint-cache/',
+      'sha256/Sha256Js',
+      '@aws-lambda-powertools/jmespath/',
+    ]) {
+      expect([name, fragment, has(modules, fragment)]).toEqual([name, fragment, false]);
+    }
+  }
+});

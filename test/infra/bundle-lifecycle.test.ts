@@ -11,7 +11,8 @@
  *   consume, a consume or a revoke of a revoked token: 410), and domain errors by theirs (401, 410).
  * - esbuild aliases swap parts of the SDK and Node for stand-ins (`infra/bundle/`): the credential
  *   chain for the environment alone, `node:http` for the built-in module without an ES namespace,
- *   the SDK's event-stream support for nothing. The clients below are built and call DynamoDB with
+ *   the SDK's event-stream support for nothing, its endpoint cache and SHA-256 for smaller ones, and
+ *   the JMESPath interpreter for the idempotency store's two expressions. The clients below are built and call DynamoDB with
  *   them in place; in the `lambda` configuration the credentials come from the stand-in.
  * - The conditional writes are real ones, evaluated by the store, not by a fake.
  *
@@ -158,6 +159,13 @@ describe.each(CONFIGURATIONS)('bundled session lifecycle, $configuration configu
     expect(failed.every((c) => c.error === 'ConditionalCheckFailedException')).toBe(true);
   });
 
+  test('an Idempotency-Key: the answer given again, another body under the same key refused (422): the idempotency store’s JMESPath forms in the stand-in', () => {
+    expect(steps.idempotent!.status).toBe(200);
+    expect(steps.replayed).toMatchObject({ status: 200, headers: { 'idempotent-replayed': 'true' } });
+    expect(steps.replayed!.body).toEqual(steps.idempotent!.body);
+    expect(steps.keyReused!.status).toBe(422);
+  });
+
   test('the 410s are the token store’s conditional writes failing: second consume, consume and revoke of a revoked token', () => {
     const refusedTokenWrites = traffic.filter((c) => c.table === service!.tableNames.tokens && c.error !== undefined);
     expect(refusedTokenWrites).toEqual([
@@ -211,5 +219,9 @@ const LIFECYCLE_SCRIPT = `
   steps.consumedRevoked = await call('consume-session', { body: { token: second } });
   steps.revokedAgain = await call('revoke-session', { apiKey: input.apiKey, body: { token: second } });
   steps.unknownKey = await call('create-session', { apiKey: input.unknownKey, body: { game_id: input.gameId } });
+  const idempotent = { 'x-api-key': input.apiKey, 'idempotency-key': 'bundle-lifecycle-' + Math.random() };
+  steps.idempotent = await invoke('create-session', { body: { game_id: input.gameId }, headers: idempotent });
+  steps.replayed = await invoke('create-session', { body: { game_id: input.gameId }, headers: idempotent });
+  steps.keyReused = await invoke('create-session', { body: { stream_id: input.streamId }, headers: idempotent });
   done(steps);
 `;

@@ -2,9 +2,9 @@
  * The `data` of the key-management rows of THE routes table is exact (it becomes the functions' IAM
  * policies): every DynamoDB action a call performs is declared, and every declared one is used.
  * Each call also needs at most two sequential round trips (membership and org are read alongside
- * the operation's first read); a new key (create, rotate) reads its org once more after it is stored
- * (a concurrent tier change: shared/domain/org-tiers.ts), a third. A rotation reads the old key
- * through its id item, then the key itself (a fourth): it copies the key's settings, which must be
+ * the operation's first read; a new key is written in one transaction with a check of its org's
+ * tier: shared/domain/org-tiers.ts). A rotation reads the old key through its id item, then the key
+ * itself (a third): it copies the key's settings, which must be
  * the key as it is, and the `by_org` index that once served this read in one round trip is only
  * eventually consistent (a key just created or changed could be missed or copied stale:
  * shared/store/key-id-items.ts, test/integration/keys-index-lag.test.ts).
@@ -15,6 +15,7 @@ import type { DataAccess } from '../../shared/operations/operation.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { logicalTableName } from '../../infra/local/dynamo.js';
+import { returnsOldItemOnRefusal } from '../support/backend.js';
 
 let stack: Stack;
 let admin: AdminApi;
@@ -28,8 +29,10 @@ let trace: Trace = { actions: new Set(), stages: 0 };
 let completedStage = 0;
 /** `table:Action` of the next call to fail (an injected fault the code cannot explain: a 500). */
 let failNext: string | undefined;
-/** Something to do, untraced, right after the next `table:Action` call completed (an interleaving). */
-let afterNext: { readonly call: string; readonly run: () => Promise<unknown> } | undefined;
+/** Something to do, untraced, right after the next `table:Action` call (that `matches`) completed (an interleaving). */
+let afterNext:
+  | { readonly call: string; readonly matches?: (input: Record<string, unknown>) => boolean; readonly run: () => Promise<unknown> }
+  | undefined;
 let tracing = true;
 
 /** Document-client command names to IAM action names (low-level names only lose `Command`). */
@@ -39,23 +42,32 @@ const ACTION_OF: Record<string, string> = {
   Update: 'UpdateItem',
   Delete: 'DeleteItem',
   BatchGet: 'BatchGetItem',
+  ConditionCheck: 'ConditionCheckItem',
 };
+
+/** `table:Action` of each item of a call, as IAM allows it: a transaction's items one by one. */
+function actionsOf(name: string, input: { TableName?: string; TransactItems?: Record<string, { TableName: string }>[] }): string[] {
+  if (!input.TransactItems) return [`${logicalTableName(input.TableName ?? '')}:${ACTION_OF[name] ?? name}`];
+  return input.TransactItems.flatMap((item) =>
+    Object.entries(item).map(([kind, op]) => `${logicalTableName(op.TableName)}:${ACTION_OF[kind]}`),
+  );
+}
 
 beforeAll(async () => {
   stack = await startStack();
   admin = adminApi(stack);
   stack.services.client.middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { TableName?: string };
-      const table = logicalTableName(input.TableName ?? '');
+      const input = args.input as Parameters<typeof actionsOf>[1];
       const command = (context as { commandName?: string }).commandName ?? '';
       const name = command.replace(/Command$/, '');
       if (!tracing) return next(args);
-      trace.actions.add(`${table}:${ACTION_OF[name] ?? name}`);
+      const actions = actionsOf(name, input);
+      actions.forEach((a) => trace.actions.add(a));
       // A call's stage is one more than the deepest round trip finished before it started.
       const stage = completedStage + 1;
       trace.stages = Math.max(trace.stages, stage);
-      if (failNext === `${table}:${ACTION_OF[name] ?? name}`) {
+      if (failNext !== undefined && actions.includes(failNext)) {
         failNext = undefined;
         completedStage = Math.max(completedStage, stage);
         throw Object.assign(new Error('injected fault'), { name: 'InjectedFault' });
@@ -65,7 +77,7 @@ beforeAll(async () => {
       } finally {
         completedStage = Math.max(completedStage, stage);
         const after = afterNext;
-        if (after?.call === `${table}:${ACTION_OF[name] ?? name}`) {
+        if (after && actions.includes(after.call) && (after.matches?.(input as Record<string, unknown>) ?? true)) {
           afterNext = undefined;
           tracing = false;
           await after.run().finally(() => (tracing = true));
@@ -111,14 +123,14 @@ describe('data access and round trips of key management', () => {
   const used = new Map<string, Set<string>>();
 
   test.each(cases)(
-    '%s (%s): only declared actions, at most two sequential round trips (three for a new key, four for a rotation)',
+    '%s (%s): only declared actions, at most two sequential round trips (three for a rotation)',
     async (operation, _case, setup, call, status) => {
       const id = setup ? await setup() : 0;
       const t = await traced(() => call(id), status);
       const allowed = declared(operation);
       for (const action of t.actions) expect(allowed).toContain(action);
       expect(t.stages).toBeGreaterThanOrEqual(1);
-      expect(t.stages).toBeLessThanOrEqual(operation === 'rotate-key' ? 4 : operation === 'create-key' ? 3 : 2);
+      expect(t.stages).toBeLessThanOrEqual(operation === 'rotate-key' ? 3 : 2);
       const seen = used.get(operation) ?? new Set<string>();
       t.actions.forEach((a) => seen.add(a));
       used.set(operation, seen);
@@ -141,13 +153,13 @@ describe('data access and round trips of key management', () => {
     used.set('rotate-key', seen);
   });
 
-  test('create-key whose id item cannot be stored: the key is deleted again, the call fails (only declared actions)', async () => {
+  test('create-key whose write fails: nothing is stored (one transaction: no take-back), the call fails (only declared actions)', async () => {
     const before = (await admin.list(1)).body.data.length;
-    // The id item's put is the create's first keys PutItem.
+    // The key and its id item are the transaction's keys PutItems.
     failNext = 'keys:PutItem';
     const t = await traced(() => admin.create({ org_id: 1, name: 'half made' }), 500);
     for (const action of t.actions) expect(declared('create-key')).toContain(action);
-    expect(t.actions).toContain('keys:DeleteItem');
+    expect(t.actions).not.toContain('keys:DeleteItem');
     expect((await admin.list(1)).body.data).toHaveLength(before);
     const seen = used.get('create-key') ?? new Set<string>();
     t.actions.forEach((a) => seen.add(a));
@@ -167,12 +179,26 @@ describe('data access and round trips of key management', () => {
     used.set('delete-key', seen);
   });
 
-  test('create-key while the org’s tier changes: the new key takes the new tier (only declared actions)', async () => {
-    afterNext = { call: 'keys:PutItem', run: () => stack.services.stores.catalog.setOrgTier(1, 'business') };
-    const t = await traced(() => admin.create({ org_id: 1, name: 'raced' }), 200);
+  test('create-key while the org’s tier changes: the check refuses the first write, the key is written again with the new tier (only declared actions)', async () => {
+    let version = 0;
+    // Right after the authorization read the org (the org item's GetItem), its tier changes.
+    afterNext = {
+      call: 'catalog:GetItem',
+      matches: (input) => (input.Key as { sk?: string } | undefined)?.sk === 'ORG',
+      run: async () => (version = (await stack.services.stores.catalog.setOrgTier(1, 'business')).version),
+    };
+    trace = { actions: new Set(), stages: 0 };
+    completedStage = 0;
+    const res = await admin.create({ org_id: 1, name: 'raced' });
+    expect(res.status).toBe(200);
+    const t = { actions: new Set(trace.actions), stages: trace.stages };
     for (const action of t.actions) expect(declared('create-key')).toContain(action);
-    expect(t.actions).toContain('keys:UpdateItem');
-    expect(t.stages).toBe(4);
+    expect(t.actions).toContain('catalog:ConditionCheckItem');
+    // The refused transaction, (the org read where the refusal does not return it,) the transaction again.
+    expect(t.stages).toBe(returnsOldItemOnRefusal(stack) ? 3 : 4);
+    const stored = (await admin.list(1)).body.data.find((k: { id: number }) => k.id === res.body.data.id);
+    expect(stored).toBeDefined();
+    expect(await stack.services.stores.keys.findInOrg(1, res.body.data.id)).toMatchObject({ org_tier_version: version });
     const seen = used.get('create-key') ?? new Set<string>();
     t.actions.forEach((a) => seen.add(a));
     used.set('create-key', seen);

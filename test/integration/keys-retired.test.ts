@@ -142,7 +142,6 @@ describe('races: the key store’s conditions decide, not the earlier read', () 
     return new KeyAdmin({
       access: new AdminAccess(catalog),
       keys: store,
-      orgs: catalog,
       audit,
       keyIds: new BlockIdAllocator(counters, 'key_id', 1),
       clock: stack.clock,

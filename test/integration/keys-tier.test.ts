@@ -2,8 +2,9 @@
  * Tier enforcement (issue 13, finding 2): when an org drops below Business, every key of the org is
  * refused (403, the tier message) on its very next call, REST and MCP alike; the org's admins can
  * still list, revoke and delete its keys, while creating, reactivating, rotating and scope changes
- * need the tier. A key created while the tier changes still ends with the new tier, and a slow,
- * older tier change never overwrites a newer one.
+ * need the tier. A key created or rotated while the tier drops is refused (its write checks the org's
+ * tier in the same transaction), one created while it changes to another allowed tier takes that
+ * tier, and a slow, older tier change never overwrites a newer one.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -100,37 +101,70 @@ describe('an org dropping below Business', () => {
     expect((await createSession(a.key)).status).toBe(401);
   });
 
-  test('a key created while the tier changes (the change missed it) still ends with the new tier', async () => {
-    await tiers.change(ORG, 'business');
+  /**
+   * KeyAdmin over the stack's stores, where `meanwhile` runs just before the new key's first write:
+   * the create (or rotation) was authorized at the tier it read, then the whole tier change runs
+   * (its sweep finds no such key yet), then the key is written.
+   */
+  function racingKeyAdmin(meanwhile: () => Promise<unknown>): KeyAdmin {
     const { catalog, keys, counters, audit } = stack.services.stores;
-    // The interleaving that the change alone would get wrong: the create is authorized at Business,
-    // then the whole downgrade runs (and finds no such key), then the key is stored.
-    const keyAdmin = new KeyAdmin({
+    let pending: (() => Promise<unknown>) | undefined = meanwhile;
+    const store = Object.assign(Object.create(keys) as typeof keys, {
+      createInOrg: async (record: ApiKeyRecord) => {
+        const run = pending;
+        pending = undefined;
+        await run?.();
+        await keys.createInOrg(record);
+      },
+    });
+    return new KeyAdmin({
       access: new AdminAccess(catalog),
-      keys: {
-        ...Object.fromEntries(
-          ['listByOrg', 'findInOrg', 'locate', 'update', 'remove', 'settleTier'].map((m) => [m, (keys as any)[m].bind(keys)]),
-        ),
-        create: async (record: ApiKeyRecord) => {
-          await tiers.change(ORG, 'free');
-          await keys.create(record);
-        },
-      } as any,
-      orgs: catalog,
+      keys: store,
       audit,
       keyIds: new BlockIdAllocator(counters, 'key_id', 1),
       clock: stack.clock,
       auditRetentionDays: 90,
     });
-    const created = await keyAdmin.create(
-      { subject: 'down-admin' },
-      { org_id: ORG, name: 'raced' },
-      { requestId: 'race-1', sourceIp: '127.0.0.1', userAgent: 't' },
-    );
+  }
+  const call = (requestId: string) => ({ requestId, sourceIp: '127.0.0.1', userAgent: 't' });
+  const keyNamed = async (name: string) =>
+    ((await admin.list(ORG)).body.data as { id: number; name: string; rotated_to: number | null }[]).filter((k) => k.name === name);
+
+  test('a create racing a drop below Business (the change missed the key): refused with the tier message, no key left with the old tier', async () => {
+    await tiers.change(ORG, 'business');
+    const keyAdmin = racingKeyAdmin(() => tiers.change(ORG, 'free'));
+    await expect(keyAdmin.create({ subject: 'down-admin' }, { org_id: ORG, name: 'raced' }, call('race-1'))).rejects.toMatchObject({
+      name: 'TierRequired',
+      message: TIER_MESSAGE,
+    });
+    await tiers.change(ORG, 'business');
+    expect(await keyNamed('raced')).toEqual([]);
+  });
+
+  test('a create racing a change to another tier that allows keys: the key is stored with the new tier', async () => {
+    await tiers.change(ORG, 'business');
+    let version = 0;
+    const keyAdmin = racingKeyAdmin(async () => (version = (await tiers.change(ORG, 'enterprise')).version));
+    const created = await keyAdmin.create({ subject: 'down-admin' }, { org_id: ORG, name: 'raced up' }, call('race-2'));
     stack.secrets.noteRawKey(created.key);
-    expect((await storedKey(created.key)).org_tier).toBe('free');
-    const res = await createSession(created.key);
-    expect([res.status, res.body.error]).toEqual([403, TIER_MESSAGE]);
+    expect(await storedKey(created.key)).toMatchObject({ org_tier: 'enterprise', org_tier_version: version });
+    expect((await createSession(created.key)).status).toBe(200);
+    // The tier change after it reaches it as any key.
+    await tiers.change(ORG, 'pro');
+    expect((await storedKey(created.key)).org_tier).toBe('pro');
+    await tiers.change(ORG, 'business');
+  });
+
+  test('a rotation racing a drop below Business: refused with the tier message, the old key untouched, no new key', async () => {
+    await tiers.change(ORG, 'business');
+    const old = await newKey({ name: 'rotated while raced' });
+    const keyAdmin = racingKeyAdmin(() => tiers.change(ORG, 'free'));
+    await expect(
+      keyAdmin.rotate({ subject: 'down-admin' }, { id: old.id, org_id: ORG, grace_period_minutes: 0 }, call('race-3')),
+    ).rejects.toMatchObject({ name: 'TierRequired' });
+    await tiers.change(ORG, 'business');
+    expect((await keyNamed('rotated while raced')).map((k) => [k.id, k.rotated_to])).toEqual([[old.id, null]]);
+    expect((await createSession(old.key)).status).toBe(200);
   });
 
   test('a slow, older tier change never overwrites a newer one', async () => {

@@ -1543,6 +1543,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Conflict: the request is still being processed (Retry-After), the record was changed meanwhile, or a rotated or revoked key cannot take this change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {

@@ -48,11 +48,8 @@ class FakeKeys implements KeyAdminStore {
     this.byId.set(key.id, { ...current, ...restore, rotated_to: null });
     return true;
   }
-  async create(key: ApiKeyRecord) {
+  async createInOrg(key: ApiKeyRecord) {
     this.byId.set(key.id, key);
-  }
-  async settleTier() {
-    return true;
   }
 }
 
@@ -84,7 +81,6 @@ function setup() {
   const keyAdmin = new KeyAdmin({
     access: new AdminAccess(catalog),
     keys,
-    orgs: catalog,
     audit,
     keyIds: new BlockIdAllocator(counters, 'key_id', 1),
     clock: { now: () => NOW },

@@ -6,7 +6,8 @@
  * reads always are); a write is 1 KB units of the item, at least one (a refused conditional write
  * too); a write also writes each global secondary index holding the item, on the index's
  * partition of the item's index key (KEYS_ONLY: the keys' size). Transactions and Scans are not
- * modelled: the service uses none on a request path (the local TTL sweeper scans).
+ * modelled: the only transaction is an admin's new key (create-key, rotate-key), which no scenario
+ * loads, and no request path scans (the local TTL sweeper does).
  */
 import type { IndexDefinition, TableDefinition } from '../../../shared/tables.js';
 import { tableDefinitionOf } from '../../../infra/local/dynamo.js';
