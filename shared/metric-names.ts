@@ -2,7 +2,7 @@
  * The names of the service's own CloudWatch metrics and their dimensions, which the functions write
  * (`shared/metrics.ts`, embedded metric format lines) and the dashboard and alarms read
  * (`infra/monitoring.ts`): one constant each, so that renaming a metric cannot silently blind an
- * alarm. A module of its own, so that infra imports the words without the metrics library.
+ * alarm. A module of its own, so that infra imports the words without the metrics code.
  */
 
 /** The namespace of every metric the service writes. */
@@ -12,7 +12,7 @@ export const METRIC_NAMESPACE = 'GameSessionTokenService';
  * The dimensions. Each is low-cardinality by construction: `operation` is a routes-table name,
  * `reason` an error class of THE error table, `tool` an MCP tool of the server (or `unknown`).
  * No key, org, token or request id is ever a dimension (each value would be a metric of its own).
- * Powertools adds `service` (POWERTOOLS_SERVICE_NAME) to every set.
+ * Every set also names `service` (POWERTOOLS_SERVICE_NAME).
  */
 export const DIMENSIONS = { service: 'service', operation: 'operation', reason: 'reason', tool: 'tool' } as const;
 

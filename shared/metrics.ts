@@ -1,7 +1,9 @@
 /**
- * The service's metrics, written as CloudWatch embedded metric format (EMF) lines by Powertools
- * Metrics: CloudWatch extracts them from the function's log stream, so a metric costs no API call
- * and no time in the request. Names and dimensions: `metric-names.ts`.
+ * The service's metrics, written as CloudWatch embedded metric format (EMF) lines: CloudWatch
+ * extracts them from the function's log stream, so a metric costs no API call and no time in the
+ * request. Names and dimensions: `metric-names.ts`. Written here, not by Powertools Metrics (until
+ * issue 25), in the same form: a dozen lines instead of 10 KB in every bundle (BENCHMARKS.md,
+ * "Bundles and cold starts").
  *
  * What happens during a request (a DynamoDB retry, a token minted) is added to the container's
  * buffer and published on the request's own log line ({@link requestMetrics}), under the request's
@@ -9,11 +11,56 @@
  * local run serves requests concurrently in one process, where a retry may be published under a
  * neighbour's operation (the counts stay right).
  */
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { loggingEnv } from './env.js';
 import { DIMENSIONS, METRIC, METRIC_NAMESPACE, type MetricName } from './metric-names.js';
 
-const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: loggingEnv().POWERTOOLS_SERVICE_NAME });
+/** The units the service's metrics use (CloudWatch's names). */
+const UNIT = { count: 'Count', milliseconds: 'Milliseconds' } as const;
+type Unit = (typeof UNIT)[keyof typeof UNIT];
+
+/** EMF allows at most 100 values per metric on a line: a metric reaching it is written at once. */
+const MAX_VALUES = 100;
+
+/** The `service` dimension's value: the logger's service name, read once. */
+const SERVICE = loggingEnv().POWERTOOLS_SERVICE_NAME;
+
+/** The container's buffer of the current request's metrics, in the order first counted (a repeat adds a value). */
+const buffer = new Map<MetricName, { unit: Unit; values: number[] }>();
+
+function addMetric(name: MetricName, unit: Unit, value: number): void {
+  const stored = buffer.get(name);
+  if (!stored) buffer.set(name, { unit, values: [value] });
+  else {
+    stored.values.push(value);
+    if (stored.values.length === MAX_VALUES) writeLine(takeBuffer({}, [[DIMENSIONS.service]]));
+  }
+}
+
+/**
+ * The buffered metrics as the fields of an EMF line under the dimension `sets`, the buffer emptied.
+ * The fields' order and form are those Powertools Metrics wrote: `_aws`, the dimensions' values
+ * (`service` first), each metric's value (an array when counted more than once).
+ */
+function takeBuffer(dimensions: Readonly<Record<string, string>>, sets: string[][]): EmfFields {
+  const fields: EmfFields = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        { Namespace: METRIC_NAMESPACE, Dimensions: sets, Metrics: [...buffer].map(([name, { unit }]) => ({ Name: name, Unit: unit })) },
+      ],
+    },
+    [DIMENSIONS.service]: SERVICE,
+    ...dimensions,
+  };
+  for (const [name, { values }] of buffer) fields[name] = values.length === 1 ? values[0] : values;
+  buffer.clear();
+  return fields;
+}
+
+/** One EMF line on stdout, where Lambda's log stream (and CloudWatch's extraction) reads it. */
+function writeLine(fields: EmfFields): void {
+  process.stdout.write(`${JSON.stringify(fields)}\n`);
+}
 
 /** Token events by the operation (REST) or tool (MCP) that causes them when it succeeds. */
 const TOKEN_EVENTS: Readonly<Record<string, MetricName>> = {
@@ -26,7 +73,7 @@ const TOKEN_EVENTS: Readonly<Record<string, MetricName>> = {
 
 /** Count one event of the current request (published with it, under its operation). */
 export function countEvent(name: MetricName, value = 1): void {
-  metrics.addMetric(name, MetricUnit.Count, value);
+  addMetric(name, UNIT.count, value);
 }
 
 /** Count the token event of an operation or tool that succeeded, if it has one. */
@@ -55,20 +102,19 @@ export interface RequestOutcome {
  * field is the log line's own (the logger and the metrics read the same name).
  */
 export function requestMetrics(outcome: RequestOutcome): Record<string, unknown> {
-  metrics.addDimension(DIMENSIONS.operation, outcome.operation);
-  // And the service as a whole: the alarm on requests API Gateway answered without a function reads the total.
-  metrics.addDimensions({});
-  metrics.addMetric(METRIC.requests, MetricUnit.Count, 1);
-  metrics.addMetric(METRIC.latency, MetricUnit.Milliseconds, outcome.durationMs);
-  metrics.addMetric(METRIC.serverErrors, MetricUnit.Count, outcome.status >= 500 ? 1 : 0);
+  addMetric(METRIC.requests, UNIT.count, 1);
+  addMetric(METRIC.latency, UNIT.milliseconds, outcome.durationMs);
+  addMetric(METRIC.serverErrors, UNIT.count, outcome.status >= 500 ? 1 : 0);
   if (outcome.replayed) countEvent(METRIC.idempotentReplays);
   else if (outcome.status < 300) countTokenEvent(outcome.operation);
-  const { service: _service, ...fields } = metrics.serializeMetrics() as EmfFields;
-  metrics.clearMetrics();
-  metrics.clearDimensions();
+  // Under the operation, and the service as a whole: the alarm on requests API Gateway answered without a function reads the total.
+  const { service: _service, ...fields } = takeBuffer({ [DIMENSIONS.operation]: outcome.operation }, [
+    [DIMENSIONS.service, DIMENSIONS.operation],
+    [DIMENSIONS.service],
+  ]);
   if (outcome.reason === undefined || outcome.status >= 500) return fields;
   // A refusal on the same line, in a directive of its own (EMF allows several): its dimension sets
-  // name `reason`, which the request's own sets must not (and Powertools writes one directive only).
+  // name `reason`, which the request's own sets must not (and one directive names one list of sets).
   fields._aws.CloudWatchMetrics.push({
     Namespace: METRIC_NAMESPACE,
     // By operation and reason, and by reason alone: the service's 429s (partners out of quota) on one line of the dashboard.
@@ -76,20 +122,37 @@ export function requestMetrics(outcome: RequestOutcome): Record<string, unknown>
       [DIMENSIONS.service, DIMENSIONS.operation, DIMENSIONS.reason],
       [DIMENSIONS.service, DIMENSIONS.reason],
     ],
-    Metrics: [{ Name: METRIC.refusals, Unit: MetricUnit.Count }],
+    Metrics: [{ Name: METRIC.refusals, Unit: UNIT.count }],
   });
   return { ...fields, [DIMENSIONS.reason]: outcome.reason, [METRIC.refusals]: 1 };
 }
 
-/** The fields of an embedded-metric-format line, as Powertools serializes them. */
+/** The fields of an embedded-metric-format line. */
 interface EmfFields {
-  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
   [field: string]: unknown;
 }
 
 /** Count one MCP `tools/call` under its tool (a name the server does not have is `unknown`: no caller-made dimension). */
 export function countToolCall(tool: string | undefined): void {
-  const single = metrics.singleMetric();
-  single.addDimension(DIMENSIONS.tool, tool ?? 'unknown');
-  single.addMetric(METRIC.mcpToolCalls, MetricUnit.Count, 1);
+  // A line of its own, at once, under the tool alone: the request's buffer stays for its own line.
+  const line: EmfFields = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        {
+          Namespace: METRIC_NAMESPACE,
+          Dimensions: [[DIMENSIONS.service, DIMENSIONS.tool]],
+          Metrics: [{ Name: METRIC.mcpToolCalls, Unit: UNIT.count }],
+        },
+      ],
+    },
+    [DIMENSIONS.service]: SERVICE,
+    [DIMENSIONS.tool]: tool ?? 'unknown',
+    [METRIC.mcpToolCalls]: 1,
+  };
+  writeLine(line);
 }
