@@ -1,8 +1,8 @@
-import { adminServices } from '../shared/compose/admin.js';
+import { auditLogServices } from '../shared/compose/admin.js';
 import { api } from '../shared/http/api.js';
 import { auditLog } from '../shared/operations/audit-log.js';
 
 /** GET /api/org-api-keys?action=audit-log&org_id=<id>[&key_id=<id>][&audit_action=<a>][&outcome=<o>][&cursor=<c>][&limit=<n>] (bearer) */
-export const handler = api(auditLog, { services: adminServices }, ({ query: { audit_action, ...query }, admin, services }) =>
+export const handler = api(auditLog, { services: auditLogServices }, ({ query: { audit_action, ...query }, admin, services }) =>
   services.auditLog.read(admin, { ...query, action: audit_action }),
 );

@@ -14,11 +14,28 @@ export interface BearerServices {
   readonly bearer: BearerVerifier;
 }
 
-/** What the key-management functions need. */
-export interface AdminServices extends CoreServices, BearerServices {
-  readonly keyAdmin: KeyAdmin;
+/** What the audit-log function needs. */
+export interface AuditLogServices extends CoreServices, BearerServices {
   readonly auditLog: AuditLog;
 }
+
+/** What the key-management functions need. */
+export interface AdminServices extends AuditLogServices {
+  readonly keyAdmin: KeyAdmin;
+}
+
+/**
+ * The audit log alone, of the same part (the same environment, `shared/env-parts.ts`): the
+ * audit-log function's bundle carries no key administration (issue 25: bundles at most 300 KB).
+ */
+export const auditLogServices = /* @__PURE__ */ part((): AuditLogServices => {
+  const core = coreServices();
+  return {
+    ...core,
+    bearer: createBearerVerifier(core.env),
+    auditLog: new AuditLog({ access: new AdminAccess(catalogStore()), reader: auditStore() }),
+  };
+});
 
 /** The key-management part of this container's services. */
 export const adminServices = /* @__PURE__ */ part((): AdminServices => {
