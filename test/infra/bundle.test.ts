@@ -58,17 +58,17 @@ test('each function is a single ES module file', () => {
  * Bundle size (KB of 1,024 bytes, as CDK deploys it; BENCHMARKS.md, "Bundles and cold starts"): at
  * most 300 KB for every function but mcp (issue 25, item 10). The bundles still above it are held
  * to a ceiling of their own, under their size before issue 25 (key functions 324 KB, create-session
- * 347 KB), until they are cut further: a ceiling here only ever goes down.
+ * 347 KB), until they are cut further: a ceiling here only ever goes down (320 KB, then 311 and 310
+ * once the service wrote its own metrics lines).
  */
 const BUNDLE_LIMIT_KB = 300;
 const CEILING_KB: Readonly<Record<string, number>> = {
-  'create-session': 320,
-  'audit-log': 320,
-  'create-key': 320,
-  'delete-key': 320,
-  'list-keys': 320,
-  'rotate-key': 320,
-  'update-key': 320,
+  'create-session': 311,
+  'create-key': 310,
+  'delete-key': 310,
+  'list-keys': 310,
+  'rotate-key': 310,
+  'update-key': 310,
 };
 
 test('each bundle but mcp is at most 300 KB (the few still above it at most their ceiling)', () => {
