@@ -57,7 +57,7 @@ export const LOG_FORMAT = LoggingFormat.JSON;
 
 /**
  * Lambda's application log level for the level the code logs at (`POWERTOOLS_LOG_LEVEL`). Lambda sets
- * `AWS_LAMBDA_LOG_LEVEL` from it, which Powertools Logger obeys first, so both always agree.
+ * `AWS_LAMBDA_LOG_LEVEL` from it, which the logger (`shared/http/logger.ts`) obeys first, so both always agree.
  */
 const APPLICATION_LOG_LEVELS: Record<NonNullable<EnvInput['POWERTOOLS_LOG_LEVEL']>, ApplicationLogLevel> = {
   DEBUG: ApplicationLogLevel.DEBUG,
@@ -253,7 +253,7 @@ function functionProps(
     description: functionDescription(served, props.secretsRevision),
     role: own.role,
     logGroup: own.logGroup,
-    // JSON lets Lambda filter by level: Powertools' lines carry `level`, which Lambda reads.
+    // JSON lets Lambda filter by level: the service's lines carry `level`, which Lambda reads.
     loggingFormat: LOG_FORMAT,
     systemLogLevelV2: SYSTEM_LOG_LEVEL,
     applicationLogLevelV2: shared.applicationLogLevel,

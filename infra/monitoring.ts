@@ -249,7 +249,7 @@ export class ServiceMonitoring extends Construct {
 /** A metric of the service's own namespace, with its `service` dimension and any others. */
 export type ServiceMetric = (name: string, statistic: string, period: Duration, dimensions?: Record<string, string>) => Metric;
 
-/** The service's metrics under its `service` dimension (Powertools adds it to every dimension set). */
+/** The service's metrics under its `service` dimension (`shared/metrics.ts` names it in every dimension set). */
 function serviceMetric(serviceName: string): ServiceMetric {
   return (name, statistic, period, dimensions = {}) =>
     new Metric({

@@ -56,24 +56,13 @@ test('each function is a single ES module file', () => {
 
 /**
  * Bundle size (KB of 1,024 bytes, as CDK deploys it; BENCHMARKS.md, "Bundles and cold starts"): at
- * most 300 KB for every function but mcp (issue 25, item 10). The bundles still above it are held
- * to a ceiling of their own, under their size before issue 25 (key functions 324 KB, create-session
- * 347 KB), until they are cut further: a ceiling here only ever goes down (320 KB, then 311 and 310
- * once the service wrote its own metrics lines).
+ * most 300 KB for every function but mcp (issue 25, item 10).
  */
 const BUNDLE_LIMIT_KB = 300;
-const CEILING_KB: Readonly<Record<string, number>> = {
-  'create-session': 311,
-  'create-key': 310,
-  'delete-key': 310,
-  'list-keys': 310,
-  'rotate-key': 310,
-  'update-key': 310,
-};
 
-test('each bundle but mcp is at most 300 KB (the few still above it at most their ceiling)', () => {
+test('each bundle but mcp is at most 300 KB', () => {
   const sizes = names.filter((name) => name !== 'mcp').map((name) => [name, statSync(join(bundles.get(name)!, 'index.mjs')).size / 1024]);
-  const over = sizes.filter(([name, kb]) => (kb as number) > (CEILING_KB[name as string] ?? BUNDLE_LIMIT_KB));
+  const over = sizes.filter(([, kb]) => (kb as number) > BUNDLE_LIMIT_KB);
   expect(over).toEqual([]);
 });
 
