@@ -21,7 +21,6 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tableDefinitionOf } from './dynamo.js';
 
 type Item = Record<string, AttributeValue>;
@@ -40,8 +39,11 @@ interface TransactItem {
 
 const TARGET = 'DynamoDB_20120810.TransactWriteItems';
 
-/** Answer `TransactWriteItems` on a dynalite server; every other request goes to dynalite as before. */
-export function addTransactions(server: Server): void {
+/**
+ * Answer `TransactWriteItems` on a dynalite server; every other request goes to dynalite as before.
+ * `connect` makes the client through which the items are applied (dynalite itself, over its socket).
+ */
+export function addTransactions(server: Server, connect: () => DynamoDBClient): void {
   const dynalite = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
   let client: DynamoDBClient | undefined;
@@ -51,12 +53,7 @@ export function addTransactions(server: Server): void {
       for (const listener of dynalite) listener.call(server, req, res);
       return;
     }
-    client ??= new DynamoDBClient({
-      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      region: 'local',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-    });
+    client ??= connect();
     const self = client;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -236,8 +236,16 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
   process.once('exit', removeFolder);
   const socketPath = join(folder, 'dynamodb.sock');
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  // dynalite has no transactions; the service writes an admin's new key in one (dynalite-transactions.ts).
-  addTransactions(server);
+  // The host names nothing: the socket carries every request.
+  const connection: DynamoConnection = {
+    endpoint: 'http://dynalite.localhost',
+    region: 'local',
+    credentials: SHARED_CREDENTIALS,
+    socketPath,
+  };
+  // dynalite has no transactions; the service writes an admin's new key in one (dynalite-transactions.ts),
+  // whose items are applied through the same socket.
+  addTransactions(server, () => new DynamoDBClient({ ...clientConfig(connection), maxAttempts: 1 }));
   // Node closes idle keep-alive connections after 5 s; a client reusing one just as it closes gets
   // ECONNRESET (a conditional write then fails as a 500). DynamoDB keeps them far longer.
   server.keepAliveTimeout = 300_000;
@@ -249,8 +257,7 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
     throw error;
   }
   return {
-    // The host names nothing: the socket carries every request.
-    connection: { endpoint: 'http://dynalite.localhost', region: 'local', credentials: SHARED_CREDENTIALS, socketPath },
+    connection,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();
