@@ -65,7 +65,7 @@ export class StaleKey extends Error {
 }
 
 /** The key's `limits_version` (absent: 0, never changed). */
-export const limitsVersion = (key: LayoutKey): number => key.limits_version ?? 0;
+const limitsVersion = (key: LayoutKey): number => key.limits_version ?? 0;
 
 /** The day's first layout of a key whose limits did not change since shortly before the day began. */
 function firstLayout(key: LayoutKey, partitionWriteUnits: number): CounterLayout {

@@ -12,7 +12,7 @@ export const REPORTS_PER_MINUTE = 30;
  * The organization's report budget of the minute is spent: a `RateLimited` (429 `rate_limited` with
  * `Retry-After`, by THE error table) whose message names the budget rather than a key's window.
  */
-export class ReportsLimited extends RateLimited {
+class ReportsLimited extends RateLimited {
   constructor(retryAfterSeconds: number) {
     super('minute', retryAfterSeconds);
     this.message = `Report limit exceeded: at most ${REPORTS_PER_MINUTE} usage reports a minute per organization; retry in ${retryAfterSeconds} s`;

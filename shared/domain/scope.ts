@@ -39,7 +39,7 @@ export function outOfScope(target: Target): OutOfScope {
 }
 
 /** Refuse a target outside the key's allow-lists (its org is checked elsewhere). @throws OutOfScope */
-export function assertAllowed(key: Omit<KeyScope, 'org_id'>, target: Target): void {
+function assertAllowed(key: Omit<KeyScope, 'org_id'>, target: Target): void {
   if (!isAllowed(key, target)) throw outOfScope(target);
 }
 

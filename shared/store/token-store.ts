@@ -15,7 +15,7 @@ import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreO
 export const REPORT_SHARDS = 16;
 
 /** The report index's partition of a token: its org and a shard from the token's random hex digits. */
-export function reportPartition(orgId: number, token: string): string {
+function reportPartition(orgId: number, token: string): string {
   return `${orgId}#${parseInt(token.slice(0, 2), 16) % REPORT_SHARDS}`;
 }
 
@@ -139,7 +139,7 @@ export class DynamoTokenStore implements TokenStore {
 }
 
 /** A stored item as the domain's record (without the storage-only attributes). */
-export function toRecord(item: Record<string, unknown>): TokenRecord {
+function toRecord(item: Record<string, unknown>): TokenRecord {
   // `org_day` keyed a report index on items written before the report read audit records.
   const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, org_shard: _shard, exchange_attempts: _attempts, ...record } = item;
   // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
