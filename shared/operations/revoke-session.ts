@@ -7,7 +7,8 @@ export const revokeSession = defineOperation({
   function: 'revoke-session',
   data: {
     keys: ['GetItem', 'UpdateItem'],
-    counters: ['UpdateItem', 'GetItem'],
+    // PutItem: the day's new counter layout after a limit change (shared/domain/counter-layouts.ts).
+    counters: ['UpdateItem', 'GetItem', 'PutItem'],
     tokens: ['UpdateItem', 'GetItem'],
     audit: ['PutItem', 'UpdateItem'],
   },

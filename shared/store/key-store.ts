@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { asFollowUp } from '../deadline.js';
-import { Conflict, Forbidden, NotFound, TierRequired } from '../domain/errors.js';
+import { Conflict, Forbidden, NotFound, Overloaded, TierRequired } from '../domain/errors.js';
 import { TierChanged } from '../domain/org-tiers.js';
 import { tierAllowsApi, type ApiKeyRecord, type Tier } from '../domain/model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from '../domain/ports.js';
@@ -104,8 +104,15 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     } catch (error) {
       const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[] }).CancellationReasons;
       const org = reasons?.[ORG_CHECK];
-      if (!org?.Code || org.Code === 'None') throw error;
-      throw await this.orgRefusal(key, org.Item && Object.keys(org.Item).length > 0 ? org.Item : undefined, error);
+      if (org?.Code === 'ConditionalCheckFailed') {
+        throw await this.orgRefusal(key, org.Item && Object.keys(org.Item).length > 0 ? org.Item : undefined, error);
+      }
+      // A transaction cancelled by a concurrent transaction on one of its items, or by throttling:
+      // nothing was written, a retry may pass (503 with Retry-After, not a 500).
+      if (reasons?.some((r) => r.Code !== undefined && r.Code !== 'None' && r.Code !== 'ConditionalCheckFailed')) {
+        throw new Overloaded({ cause: error });
+      }
+      throw error;
     }
   }
 

@@ -31,8 +31,8 @@ const STAGE_TARGETS: Readonly<Record<string, number>> = {
   // counted before it touches it (SECURITY.md, "What may be speculative").
   revoke_session: 3,
   list_keys: 2,
-  // The org read again after the key is stored, so that a concurrent tier change reaches it (shared/domain/org-tiers.ts).
-  create_key: 3,
+  // The key written in one transaction with a check of the org's tier (shared/store/key-store.ts createInOrg).
+  create_key: 2,
   update_key: 2,
   delete_key: 2,
 };

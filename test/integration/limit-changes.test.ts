@@ -6,6 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { counterShards } from '../../shared/domain/rate-limit.js';
+import type { DataAccess } from '../../shared/operations/operation.js';
+import { routes } from '../../shared/routes.js';
+import { logicalTableName } from '../../infra/local/dynamo.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { createTestKey, startOfNextMinute, tokensOfKey, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
@@ -94,5 +97,36 @@ describe('a limit change mid-window never lets a key past its limits', () => {
     const last = await burst(key);
     expect(first + during + last).toBeLessThanOrEqual(20);
     expect(await tokensOfKey(stack, key.record.id)).toHaveLength(first + during + last);
+  });
+});
+
+describe('the hand-over to a new layout uses only what create-session may do (its IAM policy)', () => {
+  test('every DynamoDB action of the calls after a change across the threshold is declared', async () => {
+    const declared = routes.find((r) => r.operation === 'create-session')!.data as DataAccess;
+    const allowed = new Set(Object.entries(declared).flatMap(([table, actions]) => (actions ?? []).map((a) => `${table}:${a}`)));
+    const used = new Set<string>();
+    const name = 'declared-actions';
+    stack.services.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = ((context as { commandName?: string }).commandName ?? '').replace(/Command$/, '');
+        const action = { Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem' }[command] ?? command;
+        used.add(`${logicalTableName((args.input as { TableName?: string }).TableName ?? '')}:${action}`);
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      startOfNextMinute(stack);
+      const key = await createTestKey(stack, { rate_limit_per_minute: 100, rate_limit_per_day: 20 });
+      expect(await burst(key, 10)).toBe(10);
+      await patch(key, { rate_limit_per_minute: 100_000 });
+      used.clear();
+      expect(await burst(key, 20)).toBe(10);
+    } finally {
+      stack.services.client.middlewareStack.remove(name);
+    }
+    // The layout's conditional put is among them (the action the declaration once lacked).
+    expect(used).toContain('counters:PutItem');
+    for (const action of used) expect(allowed).toContain(action);
   });
 });
