@@ -122,6 +122,15 @@ export class SessionReports {
   }
 }
 
+/**
+ * Refuse a range no report may have (reversed, too long, past the calendar) before anything is
+ * counted or read: a report request refused for its form spends none of the org's report budget.
+ * @throws InvalidInput
+ */
+export function checkRange(request: { readonly from: string; readonly to: string }): void {
+  daysOf(request.from, request.to);
+}
+
 /** Every day from `from` to `to`, inclusive. */
 function daysOf(from: string, to: string): string[] {
   const start = Date.parse(`${from}T00:00:00.000Z`);

@@ -1,6 +1,6 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
 import type { ReportBudget } from './report-budget.js';
-import type { SessionReport, SessionReports } from './reports.js';
+import { checkRange, type SessionReport, type SessionReports } from './reports.js';
 
 /** What a member asks the usage of: an organization, a range of days, optionally one key. */
 export interface UsageRequest {
@@ -23,6 +23,7 @@ export class Usage {
   /** @throws Forbidden, InvalidInput (a reversed or too long range), ReportsLimited (429) */
   async report(admin: AdminIdentity, request: UsageRequest): Promise<SessionReport> {
     await this.deps.access.authorize(admin, request.org_id, async () => undefined, { permission: 'usage', anyTier: true });
+    checkRange(request);
     await this.deps.budget.take(request.org_id);
     return this.deps.reports.report(request.org_id, { from: request.from, to: request.to, key_id: request.key_id ?? null });
   }

@@ -19,9 +19,13 @@ export class DynamoTokenReportStore implements TokenReportStore {
   constructor(private readonly options: StoreOptions) {}
 
   async tokensCreated(orgId: number, from: string, to: string, limit: number): Promise<TokenReads> {
+    // Tokens spread evenly over the partitions (by their hash): each is read up to its share of the
+    // limit and a quarter more, in one page (`Limit`), so a report is one query per partition
+    // whatever the org's volume, and a cut report holds as much of every partition.
+    const quota = Math.ceil((limit / REPORT_SHARDS) * 1.25);
     const perShard = await Promise.all(
       Array.from({ length: REPORT_SHARDS }, (_, shard) =>
-        // Past the limit the report is cut short anyway: stop paging (and when the deadline leaves no time).
+        // Past the quota the report is cut short anyway: stop paging (and when the deadline leaves no time).
         queryPages(
           this.options.client,
           {
@@ -29,16 +33,20 @@ export class DynamoTokenReportStore implements TokenReportStore {
             IndexName: REPORT_INDEX,
             KeyConditionExpression: 'org_shard = :pk AND created_at BETWEEN :from AND :to',
             ExpressionAttributeValues: { ':pk': `${orgId}#${shard}`, ':from': from, ':to': `${to}T99` },
+            Limit: quota + 1,
           },
-          limit,
+          quota,
         ),
       ),
     );
-    const records = perShard.flatMap((shard) => shard.items).map(toReported);
-    // A shard stopped for its limit holds more; one stopped short of it ran out of time.
-    const more = records.length > limit || perShard.some((shard) => shard.items.length > limit);
-    const cut = perShard.some((shard) => shard.cut && shard.items.length <= limit);
-    return { records: records.slice(0, limit), ...(more && { more }), ...(cut && { cut }) };
+    const total = perShard.reduce((sum, shard) => sum + shard.items.length, 0);
+    // A partition stopped at its quota holds more; one stopped short of it ran out of time.
+    const more = total > limit || perShard.some((shard) => shard.items.length > quota);
+    const cut = perShard.some((shard) => shard.cut && shard.items.length <= quota);
+    // Cut short: the same share of every partition (the earliest of each), never one partition's first.
+    const share = Math.floor(limit / REPORT_SHARDS);
+    const items = perShard.flatMap((shard) => (more ? shard.items.slice(0, share) : shard.items));
+    return { records: items.map(toReported), ...(more && { more }), ...(cut && { cut }) };
   }
 }
 

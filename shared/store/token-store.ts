@@ -15,7 +15,7 @@ import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreO
 export const REPORT_SHARDS = 16;
 
 /** The report index's partition of a token: its org and a shard from the token's random hex digits. */
-function reportPartition(orgId: number, token: string): string {
+export function reportPartition(orgId: number, token: string): string {
   return `${orgId}#${parseInt(token.slice(0, 2), 16) % REPORT_SHARDS}`;
 }
 

@@ -11,6 +11,10 @@ import { startStack, type Stack } from '../support/local-stack.js';
 import { postMcp } from '../support/mcp.js';
 import { RoundTripRecorder } from '../support/round-trips.js';
 import { sessionsApi } from '../support/sessions-api.js';
+import { randomUUID } from 'node:crypto';
+import type { TokenRecord } from '../../shared/domain/model.js';
+import { DynamoTokenReportStore } from '../../shared/store/token-report-store.js';
+import { DynamoTokenStore, REPORT_SHARDS, reportPartition } from '../../shared/store/token-store.js';
 
 const DAY = 86_400_000;
 /** The bound of issue 25 on the DynamoDB calls of one 31-day report. */
@@ -116,10 +120,66 @@ describe('the report budget of an organization: 30 a minute, REST usage and MCP 
     expect((await mcpReport(reporter, today)).status).toBe(200);
   });
 
+  test('a report refused for its range (reversed, over 31 days) spends none of the budget, over REST and MCP', async () => {
+    startOfNextMinute(stack);
+    const reversed = { from: to, to: from === to ? '2000-01-01' : from };
+    const tooLong = { from: '2026-01-01', to: '2026-03-01' };
+    for (const range of [reversed, tooLong]) {
+      for (let i = 0; i < 10; i++) expect((await admin.usage({ org_id: 1, ...range })).status).toBe(400);
+      for (let i = 0; i < 10; i++) expect((await mcpReport(reporter, range)).body.result?.isError).toBe(true);
+    }
+    const today = { from: to, to };
+    for (let i = 0; i < 30; i++) expect((await admin.usage({ org_id: 1, ...today })).status).toBe(200);
+    expect((await admin.usage({ org_id: 1, ...today })).status).toBe(429);
+  });
+
   test('a caller outside the organization spends none of its budget', async () => {
     startOfNextMinute(stack);
     const today = { org_id: 1, from: to, to };
     for (let i = 0; i < 35; i++) expect((await admin.usage(today, 'globex-admin')).status).toBe(403);
     expect((await admin.usage(today)).status).toBe(200);
+  });
+});
+
+describe('a report of an org with more sessions than a report counts', () => {
+  test('one query per index partition, and the cut report holds the same share of every partition', async () => {
+    const options = { client: stack.services.client, tableName: stack.services.env.TOKENS_TABLE! };
+    const tokens = new DynamoTokenStore(options);
+    const reports = new DynamoTokenReportStore(options);
+    const orgId = 77;
+    const now = stack.clock.now();
+    const day = dayOf(now);
+    const created = new Date(now).toISOString();
+    const expires = new Date(now + DAY).toISOString();
+    for (let batch = 0; batch < 10; batch++) {
+      await Promise.all(
+        Array.from({ length: 40 }, () =>
+          tokens.put(
+            {
+              token: randomUUID(),
+              org_id: orgId,
+              key_id: 1,
+              game_id: 101,
+              stream_id: null,
+              external_ref: null,
+              metadata: null,
+              status: 'active',
+              created_at: created,
+              expires_at: expires,
+            } satisfies TokenRecord,
+            Math.ceil((now + 2 * DAY) / 1000),
+          ),
+        ),
+      );
+    }
+    // 400 sessions, a report of at most 64: cut short, each partition's share (4) and never more.
+    const { value, calls } = await recorder.measure(() => reports.tokensCreated(orgId, day, day, 64));
+    expect(calls).toHaveLength(REPORT_SHARDS);
+    expect(value.more).toBe(true);
+    expect(value.records).toHaveLength(64);
+    const perPartition = new Map<string, number>();
+    for (const r of value.records)
+      perPartition.set(reportPartition(orgId, r.token), (perPartition.get(reportPartition(orgId, r.token)) ?? 0) + 1);
+    expect([...perPartition.values()]).toEqual(Array.from({ length: REPORT_SHARDS }, () => 64 / REPORT_SHARDS));
   });
 });

@@ -1,5 +1,5 @@
 /** The session report tool (mcp:reports:read). */
-import type { SessionCounts } from '../../domain/reports.js';
+import { checkRange, type SessionCounts } from '../../domain/reports.js';
 import { isAllowed, outOfScope, type Target } from '../../domain/scope.js';
 import { SessionReportArgs, SessionReportResult } from '../../schemas/mcp.js';
 import { scopeOfTool } from '../../domain/mcp-scopes.js';
@@ -38,6 +38,8 @@ export const sessionReport = defineTool({
     const report = await meter.run(
       subject,
       reading(async () => {
+        // A range no report may have is refused before the budget is spent.
+        checkRange(args);
         await services.reportBudget.take(key.org_id);
         return services.reports.report(key.org_id, args, key);
       }),
