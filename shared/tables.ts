@@ -100,7 +100,12 @@ export const tables = {
       },
     ],
   },
-  /** Rate-limit windows and id-block sequences: small atomic counter items. */
+  /**
+   * Small atomic counter items: rate-limit windows (`rate#<key>#<day>#<shard>`, `…#L<n>#<shard>`
+   * after a limit change) and each key's counter layout of the day (`rate#<key>#<day>#layout`,
+   * shared/store/counter-store.ts), the organizations' report budgets (`reports#<org>#<minute>`)
+   * and the id-block sequences (`seq#<sequence>`).
+   */
   counters: {
     id: 'Counters',
     envVar: 'COUNTERS_TABLE',
@@ -114,6 +119,9 @@ export const tables = {
    * DynamoDB's split for heat, so one partition per org would cap an org at 1,000 audited calls a
    * second). No index on `key_id`: every audited call would pay an index write for it, while the
    * audit log's key filter is a rare read (a filtered query of the org's shards serves it).
+   * Beside them, the usage rollup: counts of refused calls per org, day, kind, key and target in
+   * `usage#<org_id>#<shard>` partitions (shared/store/usage-rollup-store.ts), which the audit log
+   * never reads.
    */
   audit: {
     id: 'Audit',
