@@ -3,7 +3,8 @@
  * own organization only; another organization's game or stream is "not found", like a missing one.
  * The key's allow-lists bound them as they bound create_session (docs/decisions.md#scopes): a list
  * shows only the allowed ones, and any other id is the "no access" tool error (403 out_of_scope,
- * counted and audited), refused before it is read or written.
+ * counted and audited), refused before anything is written (an update may have read the item beside
+ * authentication; nothing of it is answered).
  * One factory serves both kinds, so the tools' shapes are typed loosely here; the SDK validates every
  * answer against the tool's output schema. A kind's names derive from it: its plural (tool names,
  * scopes) is `<kind>s`, its id's field (arguments, answers) `<kind>_id`.
