@@ -30,7 +30,22 @@ export interface Sent {
  * `sent` is the batch's requests and answers, `fuzzKey` the key the generated requests present.
  */
 export function checkAttribution(name: string, sent: readonly Sent[], fuzzKey: TestKey, before: Snapshot, after: Snapshot): void {
-  const diff = diffTables(before, after);
+  const all = diffTables(before, after);
+  // The audit table also holds the usage rollup (`usage#` partitions: shared/store/usage-rollup-store.ts),
+  // checked on its own below; the rest of it is the audit records.
+  const isRollup = (item: Record<string, unknown>) => String(item.pk).startsWith('usage#');
+  const diff = {
+    ...all,
+    audit: {
+      added: all.audit.added.filter((r) => !isRollup(r)),
+      removed: all.audit.removed.filter((r) => !isRollup(r)),
+      changed: all.audit.changed.filter((c) => !isRollup(c.after)),
+    },
+  };
+  const rollupGrowth = [
+    ...all.audit.added.filter(isRollup).map((after) => ({ after, before: {} as Record<string, unknown> })),
+    ...all.audit.changed.filter((c) => isRollup(c.after)),
+  ].reduce((sum, c) => sum + Number(c.after.count) - Number(c.before.count ?? 0), 0);
   const byRequest = new Map(sent.filter((s) => s.requestId).map((s) => [s.requestId!, s]));
   const ok = sent.filter((s) => s.status === 200);
   const isMcp = (s: Sent) => s.request.path === MCP_PATH;
@@ -66,6 +81,9 @@ export function checkAttribution(name: string, sent: readonly Sent[], fuzzKey: T
     .map((s) => s.requestId);
   expect(diff.audit.added.filter((r) => refusedBeforeAuth.includes(String(r.request_id)))).toEqual([]);
   expect([...diff.audit.removed, ...diff.audit.changed]).toEqual([]);
+  // The usage rollup counts the refusals the report shows (403, 429) as they are audited: by exactly them.
+  expect(all.audit.removed.filter(isRollup)).toEqual([]);
+  expect(rollupGrowth).toBe(diff.audit.added.filter((r) => [403, 429].includes(Number(r.status))).length);
   // Counters: the fuzz key's windows count exactly its calls that passed authentication; the key-id
   // sequence moves only for creates that reached authorization (a refused one hands its id back).
   // One counter item per key, day and shard holds the day (`day`) and each minute (`m<minute>`);
