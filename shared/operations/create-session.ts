@@ -10,7 +10,7 @@ export const createSession = defineOperation({
     catalog: ['GetItem'],
     // Counting: one conditional write; its refusal is read back only on a backend without
     // `ReturnValuesOnConditionCheckFailure` (the embedded dynalite).
-    // PutItem: the day's new counter layout after a limit change (shared/domain/counter-layouts.ts).
+    // GetItem and PutItem also: the day's counter layout after a limit change (shared/domain/counter-layouts.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     tokens: ['PutItem', 'DeleteItem'],
     // UpdateItem: refused calls counted in the usage rollup, beside their audit records.

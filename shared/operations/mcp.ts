@@ -14,7 +14,7 @@ export const mcp = defineOperation({
   function: 'mcp',
   data: {
     keys: ['GetItem', 'UpdateItem'],
-    // PutItem: the day's new counter layout after a limit change (shared/domain/counter-layouts.ts).
+    // GetItem and PutItem also: the day's counter layout after a limit change (shared/domain/counter-layouts.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     // UpdateItem and Query: the usage rollup (refused calls), counted and read.
     audit: ['PutItem', 'UpdateItem', 'Query'],

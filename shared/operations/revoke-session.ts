@@ -7,7 +7,7 @@ export const revokeSession = defineOperation({
   function: 'revoke-session',
   data: {
     keys: ['GetItem', 'UpdateItem'],
-    // PutItem: the day's new counter layout after a limit change (shared/domain/counter-layouts.ts).
+    // GetItem and PutItem also: the day's counter layout after a limit change (shared/domain/counter-layouts.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     tokens: ['UpdateItem', 'GetItem'],
     audit: ['PutItem', 'UpdateItem'],
