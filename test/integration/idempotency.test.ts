@@ -119,7 +119,8 @@ describe('Idempotency-Key on create-session', () => {
     ]);
   });
 
-  test('a duplicate while the first is still running: 409 with Retry-After; afterwards the first answer is replayed', async () => {
+  test('a duplicate while the first is still running: 409 with Retry-After, counted and audited; afterwards the first answer is replayed', async () => {
+    roomInMinute(stack);
     const key = await createTestKey(stack, UNLIMITED);
     const idem = freshKey();
     const held = holdNext('tokens:PutItem');
@@ -137,6 +138,11 @@ describe('Idempotency-Key on create-session', () => {
     held.release();
     const done = await first;
     expect(done.status).toBe(200);
+    // docs/api.md#idempotent-retries: the 409 is a call of the key like any other.
+    expect(await windowCounts(stack, key.record)).toEqual({ minute: 2, day: 2 });
+    expect(await auditOfRequest(stack, 1, duplicate.headers.get('x-request-id'))).toEqual([
+      expect.objectContaining({ action: 'create-session', status: 409, key_id: key.record.id }),
+    ]);
     const later = await create(key, { game_id: 101 }, idem);
     expect(later.headers.get('idempotent-replayed')).toBe('true');
     expect(later.body.data.token).toBe(done.body.data.token);
@@ -275,23 +281,6 @@ describe('Idempotency-Key refusals are calls of the key (docs/api.md#idempotent-
     ]);
     expect(audit.slice(3).every(([, status]) => status === 429)).toBe(true);
     expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
-  });
-
-  test('a duplicate while the first runs: 409, counted and audited', async () => {
-    roomInMinute(stack);
-    const key = await createTestKey(stack, UNLIMITED);
-    const idem = freshKey();
-    const held = holdNext('tokens:PutItem');
-    const first = create(key, { game_id: 101 }, idem);
-    await held.reached;
-    const duplicate = await create(key, { game_id: 101 }, idem);
-    expect(duplicate.status).toBe(409);
-    held.release();
-    expect((await first).status).toBe(200);
-    expect(await windowCounts(stack, key.record)).toEqual({ minute: 2, day: 2 });
-    expect(await auditOfRequest(stack, 1, duplicate.headers.get('x-request-id'))).toEqual([
-      expect.objectContaining({ action: 'create-session', status: 409, key_id: key.record.id }),
-    ]);
   });
 
   test('an unknown, well-formed key with an Idempotency-Key writes nothing: one key read, 401', async () => {
