@@ -390,7 +390,8 @@ export class KeyCalls {
     if (!kind || !this.deps.rollups || record.key_id === null) return;
     const change = {
       org_id: record.org_id,
-      spread: record.request_id,
+      // The record's own shard (its request's unique id: a shared `x-request-id` must not heat one partition).
+      spread: record.gateway_request_id ?? record.request_id,
       day: record.at.slice(0, 10),
       kind,
       key_id: record.key_id,

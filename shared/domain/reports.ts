@@ -3,7 +3,7 @@ import { InvalidInput } from './errors.js';
 import type { TokenRecord } from './model.js';
 import type { RefusalCountRow, ReportedToken, TokenReportStore, UsageRollupStore } from './ports.js';
 import { ReportTable } from './report-table.js';
-import { isAllowed, isRestricted, namedTarget, type KeyScope } from './scope.js';
+import { allowsItem, type KeyScope } from './scope.js';
 import { statusAt } from './sessions.js';
 
 const DAY_MS = 86_400_000;
@@ -96,7 +96,7 @@ export class SessionReports {
    */
   async report(orgId: number, request: ReportRequest, scope?: Omit<KeyScope, 'org_id'>): Promise<SessionReport> {
     const days = daysOf(request.from, request.to);
-    const covers = (item: Matched) => matches(item, request) && (!scope || within(item, scope));
+    const covers = (item: Matched) => matches(item, request) && (!scope || allowsItem(scope, item));
     const { store, rollups, clock } = this.deps;
     const [read, refused] = await Promise.all([
       store.tokensCreated(orgId, request.from, request.to, MAX_REPORT_TOKENS),
@@ -160,11 +160,4 @@ function matches(item: Matched, request: ReportRequest): boolean {
     (request.stream_id == null || item.stream_id === request.stream_id) &&
     (request.key_id == null || item.key_id === request.key_id)
   );
-}
-
-/** Whether a key's allow-lists cover an item: any, when neither is set; else only an allowed game or stream. */
-function within(item: Matched, scope: Omit<KeyScope, 'org_id'>): boolean {
-  if (!isRestricted(scope)) return true;
-  const target = namedTarget(item);
-  return target !== undefined && isAllowed(scope, target);
 }

@@ -26,6 +26,16 @@ export function isRestricted(key: Omit<KeyScope, 'org_id'>): boolean {
   return key.allowed_game_ids != null || key.allowed_stream_ids != null;
 }
 
+/** Whether a key's allow-lists cover a token, report row or audited call: any when neither list is set, else only an allowed game or stream. */
+export function allowsItem(
+  key: Omit<KeyScope, 'org_id'>,
+  item: { readonly game_id: number | null; readonly stream_id: number | null },
+): boolean {
+  if (!isRestricted(key)) return true;
+  const target = namedTarget(item);
+  return target !== undefined && isAllowed(key, target);
+}
+
 /** The one game or stream a token, a report row or an audited call names (undefined: neither). */
 export function namedTarget(item: { readonly game_id: number | null; readonly stream_id: number | null }): Target | undefined {
   if (item.game_id != null) return { kind: 'game', id: item.game_id };

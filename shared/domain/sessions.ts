@@ -5,7 +5,7 @@ import type { SessionIdSource } from './session-ids.js';
 import type { KeyCalls } from './key-calls.js';
 import { uniqueRequestId, type ApiKeyRecord, type CallContext, type Playable, type TokenRecord, type TokenStatus } from './model.js';
 import type { CatalogStore, TokenStore } from './ports.js';
-import { assertInScope, isAllowed, isRestricted, namedTarget, type Target } from './scope.js';
+import { allowsItem, assertInScope, isRestricted, type Target } from './scope.js';
 
 /** A create-session request, already validated. */
 export interface CreateSessionInput {
@@ -225,6 +225,5 @@ export class Sessions {
  */
 function assertRevocable(key: ApiKeyRecord, record: TokenRecord | undefined): void {
   if (!record || record.org_id !== key.org_id) throw new NotFound('Session not found');
-  const target = namedTarget(record);
-  if (!target || !isAllowed(key, target)) throw new OutOfScope(`This API key has no access to this session's game or stream`);
+  if (!allowsItem(key, record)) throw new OutOfScope(`This API key has no access to this session's game or stream`);
 }

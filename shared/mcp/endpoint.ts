@@ -28,6 +28,7 @@ import type { McpServices } from '../compose/mcp.js';
 import { logger } from '../http/logger.js';
 import { annotate } from '../http/request-log.js';
 import { countToolCall } from '../metrics.js';
+import { isNotification } from './idempotency.js';
 import { RequestMeter } from './metering.js';
 import { buildMcpServer } from './server.js';
 import type { McpTool } from './tool.js';
@@ -134,11 +135,6 @@ function assertStreamableHttp(headers: McpHttpRequest['headers']): void {
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     throw new InvalidInput(`Unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
   }
-}
-
-/** A JSON-RPC notification: a message without `id` (JSON-RPC 2.0 §4.1), never answered with a result. */
-function isNotification(message: McpRequestBody): boolean {
-  return message.id === undefined;
 }
 
 function toolCallOf(message: McpRequestBody): ToolCall | undefined {

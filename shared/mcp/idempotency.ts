@@ -8,6 +8,11 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { IdempotentCall } from '../operations/operation.js';
 import type { McpRequestBody } from '../schemas/mcp.js';
 
+/** A JSON-RPC notification: a message without `id` (JSON-RPC 2.0 §4.1), never answered with a result. */
+export function isNotification(message: McpRequestBody): boolean {
+  return message.id === undefined;
+}
+
 /** Tools whose calls honour `Idempotency-Key`. */
 const IDEMPOTENT_TOOLS: ReadonlySet<string> = new Set(['create_session']);
 
@@ -19,7 +24,7 @@ const IDEMPOTENT_TOOLS: ReadonlySet<string> = new Set(['create_session']);
 export function idempotentToolCall(message: McpRequestBody): IdempotentCall | undefined {
   const name = message.params?.name;
   if (message.method !== 'tools/call' || typeof name !== 'string' || !IDEMPOTENT_TOOLS.has(name)) return undefined;
-  if (message.id === undefined) return undefined;
+  if (isNotification(message)) return undefined;
   return {
     namespace: `mcp:${name}`,
     // The request's audit action (`endpoint.ts`), for a claim refused before the tool runs.

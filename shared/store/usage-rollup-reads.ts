@@ -1,5 +1,12 @@
 import type { RefusalCountRow, UsageRollupStore } from '../domain/ports.js';
 import { AUDIT_SHARDS } from './audit-store.js';
+import { KIND_LETTER } from './usage-rollup-store.js';
+
+/** The kind of each sort-key letter (the inverse of {@link KIND_LETTER}). */
+const KIND_OF = Object.fromEntries(Object.entries(KIND_LETTER).map(([kind, letter]) => [letter, kind])) as Record<
+  string,
+  RefusalCountRow['kind']
+>;
 import type { StoreOptions } from './dynamo-client.js';
 import { queryPages } from './dynamo-reads.js';
 
@@ -28,7 +35,7 @@ export class DynamoUsageRollupReader implements Pick<UsageRollupStore, 'refusalC
         const id = Number(target.slice(1));
         return {
           day,
-          kind: letter === 'f' ? ('forbidden' as const) : ('rate_limited' as const),
+          kind: KIND_OF[letter]!,
           key_id: Number(key),
           game_id: target.startsWith('g') ? id : null,
           stream_id: target.startsWith('s') ? id : null,

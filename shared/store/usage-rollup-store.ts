@@ -8,7 +8,7 @@ import type { StoreOptions } from './dynamo-client.js';
 const pad = (id: number | null): string => String(id ?? 0).padStart(16, '0');
 
 /** The sort key's letter of each kind. */
-const KIND_LETTER: Readonly<Record<RefusalKind, string>> = { forbidden: 'f', rate_limited: 'l' };
+export const KIND_LETTER: Readonly<Record<RefusalKind, string>> = { forbidden: 'f', rate_limited: 'l' };
 
 /**
  * The usage rollup in the audit table, beside the audit records it counts: one small counter item

@@ -80,6 +80,19 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
+/** A business key of org 1 with no practical limit and the given MCP scopes, stored as the admin API would. */
+export async function createBenchKey(
+  s: LocalService['services'],
+  name: string,
+  mcpScopes: ApiKeyRecord['mcp_scopes'],
+): Promise<{ raw: string; record: ApiKeyRecord }> {
+  const raw = generateRawKey();
+  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
+  const record = newKeyRecord(raw, id, { org_id: 1, tier: 'business' }, { name, ...UNLIMITED, mcp_scopes: mcpScopes }, s.clock.now());
+  await s.stores.keys.create(record);
+  return { raw, record };
+}
+
 /** Start the stack; log lines of the service are routed to the returned {@link RequestLog}. */
 export async function startBenchStack(): Promise<BenchStack> {
   const log = new RequestLog();
@@ -91,16 +104,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   const runningDynamo = { connection: dynamo.connection, backend: dynamo.backend };
   const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000, runningDynamo });
   const s = service.services;
-  const apiKey = generateRawKey();
-  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
-  const keyRecord = newKeyRecord(
-    apiKey,
-    id,
-    { org_id: 1, tier: 'business' },
-    { name: 'bench', ...UNLIMITED, mcp_scopes: ['mcp:sessions:write'] },
-    s.clock.now(),
-  );
-  await s.stores.keys.create(keyRecord);
+  const { raw: apiKey, record: keyRecord } = await createBenchKey(s, 'bench', ['mcp:sessions:write']);
   const [acme, globex] = await Promise.all([service.issuer.sign('acme-admin'), service.issuer.sign('globex-admin')]);
   const http = new BenchHttp(service.baseUrl);
   const raw = documentClient(service.dynamoConnection);

@@ -5,12 +5,10 @@
  * the usage rollup a month cost 248 audit queries (31 days × 8 shards) and a batch read per 100
  * tokens; now a bounded number whatever the range holds (docs/architecture.md, "Usage").
  */
-import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
-import { BlockIdAllocator } from '../../shared/domain/ids.js';
 import { API_PATH } from '../../shared/operations/operation.js';
 import { routes } from '../../shared/routes.js';
 import { describeStages, RoundTripRecorder, stageCount } from '../support/round-trips.js';
-import type { BenchStack } from './harness.js';
+import { createBenchKey, type BenchStack } from './harness.js';
 import type { BenchRequest } from './http.js';
 import { mintTokens } from './operations.js';
 import { median } from './stats.js';
@@ -62,19 +60,7 @@ export async function measureUsageReport(stack: BenchStack, options: { warmup: n
 
 /** A key of org 1 with the report scope. */
 async function reportKey(stack: BenchStack): Promise<string> {
-  const s = stack.service.services;
-  const raw = generateRawKey();
-  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
-  const limits = { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000_000 };
-  const record = newKeyRecord(
-    raw,
-    id,
-    { org_id: 1, tier: 'business' },
-    { name: 'bench reports', ...limits, mcp_scopes: ['mcp:reports:read'] },
-    s.clock.now(),
-  );
-  await s.stores.keys.create(record);
-  return raw;
+  return (await createBenchKey(stack.service.services, 'bench reports', ['mcp:reports:read'])).raw;
 }
 
 async function measure(stack: BenchStack, request: BenchRequest, options: { warmup: number; samples: number }): Promise<UsageReportCost> {
