@@ -1,6 +1,6 @@
-import { sessionServices } from '../shared/compose/sessions.js';
-import { api } from '../shared/http/api.js';
-import { consumeSession } from '../shared/operations/consume-session.js';
+import { sessionServices } from '../shared/sessions/services.js';
+import { api } from '../shared/platform/http/pipeline.js';
+import { consumeSession } from '../shared/sessions/routes/consume-session.js';
 
 /** POST /api/org-api-keys?action=consume-session (no credential; atomic, once) */
 export const handler = api(consumeSession, { services: sessionServices }, ({ body, services }) =>

@@ -1,6 +1,6 @@
-import { idempotentSessionServices } from '../shared/compose/idempotency.js';
-import { keyApi } from '../shared/http/api-key.js';
-import { createSession } from '../shared/operations/create-session.js';
+import { idempotentSessionServices } from '../shared/sessions/idempotent-services.js';
+import { keyApi } from '../shared/keys/key-pipeline.js';
+import { createSession } from '../shared/sessions/routes/create-session.js';
 
 /** POST /api/org-api-keys?action=create-session (x-api-key; optional Idempotency-Key) */
 export const handler = keyApi(

@@ -1,8 +1,8 @@
-import { mcpServices } from '../shared/compose/mcp.js';
-import { keyApi } from '../shared/http/api-key.js';
+import { mcpServices } from '../shared/mcp/services.js';
+import { keyApi } from '../shared/keys/key-pipeline.js';
 import { prefetchTool, serveMcp } from '../shared/mcp/endpoint.js';
 import { assertAllowedOrigin } from '../shared/mcp/origin.js';
-import { mcp } from '../shared/operations/mcp.js';
+import { mcp } from '../shared/mcp/route.js';
 
 /** POST /api/mcp (x-api-key or Authorization: Bearer dpk_…): MCP Streamable HTTP, stateless, JSON responses; Idempotency-Key on create_session */
 export const handler = keyApi(

@@ -1,6 +1,6 @@
 import document from '../docs/openapi.json' with { type: 'json' };
-import { api } from '../shared/http/api.js';
-import { openapi } from '../shared/operations/openapi.js';
+import { api } from '../shared/platform/http/pipeline.js';
+import { openapi } from '../shared/meta/routes/openapi.js';
 
 /**
  * GET /api/openapi.json (no credential): the interface description. Served as generated from the

@@ -1,7 +1,7 @@
-import { playServices } from '../shared/compose/play.js';
-import { page } from '../shared/http/page.js';
-import { servePlay } from '../shared/http/play-requests.js';
-import { playPageOperations } from '../shared/operations/play-page.js';
+import { playServices } from '../shared/play/services.js';
+import { page } from '../shared/platform/http/page-pipeline.js';
+import { servePlay } from '../shared/play/play-requests.js';
+import { playPageOperations } from '../shared/play/routes.js';
 
 /**
  * GET /play/game/{id}, /play/stream/{id}, /game/{id}, /embed/{id}, /stream/{org_slug}/{id}

@@ -1,6 +1,6 @@
-import { catalogAdminServices } from '../shared/compose/catalog-admin.js';
-import { api } from '../shared/http/api.js';
-import { updateGame } from '../shared/operations/update-game.js';
+import { catalogAdminServices } from '../shared/catalog/services.js';
+import { api } from '../shared/platform/http/pipeline.js';
+import { updateGame } from '../shared/catalog/routes/update-game.js';
 
 /** PATCH /api/org-api-keys?action=update-game (bearer; owner, admin or editor of `org_id`) */
 export const handler = api(updateGame, { services: catalogAdminServices }, ({ body: { game_id, ...changes }, admin, call, services }) =>

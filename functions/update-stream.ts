@@ -1,6 +1,6 @@
-import { catalogAdminServices } from '../shared/compose/catalog-admin.js';
-import { api } from '../shared/http/api.js';
-import { updateStream } from '../shared/operations/update-stream.js';
+import { catalogAdminServices } from '../shared/catalog/services.js';
+import { api } from '../shared/platform/http/pipeline.js';
+import { updateStream } from '../shared/catalog/routes/update-stream.js';
 
 /** PATCH /api/org-api-keys?action=update-stream (bearer; owner, admin or editor of `org_id`) */
 export const handler = api(updateStream, { services: catalogAdminServices }, ({ body: { stream_id, ...changes }, admin, call, services }) =>

@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../shared/store/dynamo-client.js';
+import { createDocumentClient } from '../shared/platform/dynamo/client.js';
 
 /** `--<flag> <name> [--region <region>]`, or the usage line as the error. */
 export function tableArgs(argv: readonly string[], flag: string, usage: string): { table: string; region: string | undefined } {

@@ -4,8 +4,8 @@
  * The defaults are sized from the contract and explained in docs/deploy.md ("Capacity"); the
  * deployment overrides any of them with the `capacity` context.
  */
-import type { CapacityClass, RouteDefinition } from '../shared/operations/operation.js';
-import { originPath } from '../shared/operations/operation.js';
+import type { CapacityClass, RouteDefinition } from '../shared/platform/route.js';
+import { originPath } from '../shared/platform/route.js';
 import { answersHead } from '../shared/routes.js';
 
 /** A token bucket of API Gateway: steady requests per second and the bucket's size. */

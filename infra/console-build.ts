@@ -9,7 +9,7 @@ import { buildSync } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_PATH } from '../shared/operations/operation.js';
+import { API_PATH } from '../shared/platform/route.js';
 import type { ConsoleConfig } from './console/config-shape.js';
 
 /** The console's sources. */

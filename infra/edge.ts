@@ -26,8 +26,8 @@ import {
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ORIGIN_VERIFY_HEADER } from '../shared/http/origin-verify.js';
-import type { RouteDefinition } from '../shared/operations/operation.js';
+import { ORIGIN_VERIFY_HEADER } from '../shared/platform/http/origin-verify.js';
+import type { RouteDefinition } from '../shared/platform/route.js';
 import { ConsoleSite, type ConsoleSettings } from './console-site.js';
 import { edgeRewriteSource } from './edge-rewrite.js';
 import { EdgeRateLimit } from './waf.js';

@@ -23,11 +23,11 @@ import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { functionEnvVars, type EnvVar } from '../shared/env-parts.js';
-import type { EnvInput } from '../shared/env.js';
-import type { RouteDefinition } from '../shared/operations/operation.js';
+import { functionEnvVars, type EnvVar } from '../shared/platform/env-parts.js';
+import type { EnvInput } from '../shared/platform/env.js';
+import type { RouteDefinition } from '../shared/platform/route.js';
 import type { TableName } from '../shared/tables.js';
-import { tableEnv, type TableEnvVar } from '../shared/table-env.js';
+import { tableEnv, type TableEnvVar } from '../shared/platform/table-env.js';
 import { RESERVED_OPERATION } from './capacity.js';
 import { dataStatements, functionAccess, functionNames } from './permissions.js';
 import type { ServiceTables } from './tables.js';
@@ -57,7 +57,7 @@ export const LOG_FORMAT = LoggingFormat.JSON;
 
 /**
  * Lambda's application log level for the level the code logs at (`POWERTOOLS_LOG_LEVEL`). Lambda sets
- * `AWS_LAMBDA_LOG_LEVEL` from it, which the logger (`shared/http/logger.ts`) obeys first, so both always agree.
+ * `AWS_LAMBDA_LOG_LEVEL` from it, which the logger (`shared/platform/observability/logger.ts`) obeys first, so both always agree.
  */
 const APPLICATION_LOG_LEVELS: Record<NonNullable<EnvInput['POWERTOOLS_LOG_LEVEL']>, ApplicationLogLevel> = {
   DEBUG: ApplicationLogLevel.DEBUG,
@@ -283,8 +283,8 @@ function functionDescription(served: readonly RouteDefinition[], secretsRevision
 
 /**
  * The environment of the whole service, typed by the schema the code parses at start-up: adding a
- * variable to `shared/env.ts` fails the type check here until the stack decides its value. Each
- * function gets the part of it that its code reads (`shared/env-parts.ts`).
+ * variable to `shared/platform/env.ts` fails the type check here until the stack decides its value. Each
+ * function gets the part of it that its code reads (`shared/platform/env-parts.ts`).
  */
 function functionEnvironment(serviceTables: ServiceTables, settings: FunctionSettings): EnvInput {
   return { ...tableEnv((name) => serviceTables[name].tableName), ...settings };
@@ -294,7 +294,7 @@ function definedOnly(environment: EnvInput): Record<string, string> {
   return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-/** The variables of `environment` a function reads (`shared/env-parts.ts`): no secret or setting where it is not used. */
+/** The variables of `environment` a function reads (`shared/platform/env-parts.ts`): no secret or setting where it is not used. */
 function only(environment: Readonly<Record<string, string>>, vars: readonly EnvVar[]): Record<string, string> {
   return Object.fromEntries(Object.entries(environment).filter(([name]) => vars.includes(name as EnvVar)));
 }

@@ -21,7 +21,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { answersHead } from '../shared/routes.js';
-import { originPath, type RouteDefinition } from '../shared/operations/operation.js';
+import { originPath, type RouteDefinition } from '../shared/platform/route.js';
 import { routeThrottles, type CapacityPlan } from './capacity.js';
 import type { CustomDomain } from './edge.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';

@@ -80,7 +80,7 @@ function deployTimeSecrets(stack: ServiceStack): NagAcknowledgement[] {
       scope: stack.sessionIdKey,
       reason:
         'Rotating this key would change the session-id permutation, whose new ids could repeat ids already issued: it must never rotate ' +
-        '(shared/domain/id-permutation.ts). Session ids stay unique even if it leaked; they would only become predictable.',
+        '(shared/platform/id-permutation.ts). Session ids stay unique even if it leaked; they would only become predictable.',
     },
   ];
 }

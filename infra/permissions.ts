@@ -4,7 +4,7 @@
  * indexes only where it declares Query.
  */
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { DynamoAction, RouteDefinition } from '../shared/operations/operation.js';
+import type { DynamoAction, RouteDefinition } from '../shared/platform/route.js';
 import { tables, type TableName } from '../shared/tables.js';
 
 /** DynamoDB actions per logical table, sorted and without duplicates. */

@@ -11,8 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ROLES, TIERS, type Org, type Playable, type Role } from '../shared/domain/model.js';
-import { DynamoCatalogStore } from '../shared/store/catalog-store.js';
-import { createDocumentClient } from '../shared/store/dynamo-client.js';
+import { DynamoCatalogStore } from '../shared/catalog/catalog-store.js';
+import { createDocumentClient } from '../shared/platform/dynamo/client.js';
 
 const playable = z.object({
   id: z.number().int().positive(),

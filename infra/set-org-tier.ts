@@ -1,7 +1,7 @@
 /**
  * Change a deployed organization's tier (an operator, or the runbook of a billing change): the org
  * and then every one of its API keys, which carry a copy of the tier so that authentication stays
- * one read (`OrgTiers`, shared/domain/org-tiers.ts). Once it prints, the next call of every key of
+ * one read (`OrgTiers`, shared/keys/org-tiers.ts). Once it prints, the next call of every key of
  * the org is decided by the new tier: below Business, refused (403).
  *
  *   npx tsx infra/set-org-tier.ts --catalog-table <CatalogTableName> --keys-table <KeysTableName> \
@@ -12,10 +12,10 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TIERS, type Tier } from '../shared/domain/model.js';
-import { OrgTiers, type TierChange } from '../shared/domain/org-tiers.js';
-import { DynamoCatalogStore } from '../shared/store/catalog-store.js';
-import { createDocumentClient } from '../shared/store/dynamo-client.js';
-import { DynamoKeyStore } from '../shared/store/key-store.js';
+import { OrgTiers, type TierChange } from '../shared/keys/org-tiers.js';
+import { DynamoCatalogStore } from '../shared/catalog/catalog-store.js';
+import { createDocumentClient } from '../shared/platform/dynamo/client.js';
+import { DynamoKeyStore } from '../shared/keys/key-store.js';
 
 /** What the command line asks for. */
 export interface TierArgs {

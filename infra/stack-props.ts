@@ -5,7 +5,7 @@
  */
 import type { StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { RouteDefinition } from '../shared/operations/operation.js';
+import type { RouteDefinition } from '../shared/platform/route.js';
 import type { AlarmThresholds } from './alarm-thresholds.js';
 import type { AlarmTargets } from './alarm-topic.js';
 import type { CapacityPlan } from './capacity.js';

@@ -9,7 +9,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { routes as serviceRoutes } from '../shared/routes.js';
-import type { RouteDefinition } from '../shared/operations/operation.js';
+import type { RouteDefinition } from '../shared/platform/route.js';
 import { tables, type TableName } from '../shared/tables.js';
 import { alarmDestination } from './alarm-topic.js';
 import { DEFAULT_CAPACITY, planErrors, planTotals, type CapacityPlan } from './capacity.js';
@@ -120,7 +120,7 @@ export class ServiceStack extends Stack {
       ORIGIN_VERIFY_SECRET_ARN: this.originSecret.secretArn,
       MCP_ALLOWED_ORIGINS: props.mcpAllowedOrigins?.join(','),
       PUBLIC_BASE_URL: this.edge.baseUrl,
-      // The secrets' names only: the functions that use them read them at cold start (`shared/secrets.ts`).
+      // The secrets' names only: the functions that use them read them at cold start (`shared/platform/secrets.ts`).
       PLAY_COOKIE_SECRET: undefined, // the local run only
       SESSION_ID_KEY: undefined, // the local run only
       PLAY_COOKIE_SECRET_ARN: this.playCookieSecret.secretArn,
@@ -196,7 +196,7 @@ function serviceSecrets(stack: Stack): { originSecret: Secret; playCookieSecret:
     removalPolicy: RemovalPolicy.DESTROY,
   });
   // Kept whatever happens to the stack: a new key is a new permutation, whose ids may collide with
-  // ids already issued under this one (shared/domain/id-permutation.ts).
+  // ids already issued under this one (shared/platform/id-permutation.ts).
   const sessionIdKey = new Secret(stack, 'SessionIdKey', {
     description: 'Key of the session-id permutation (never rotate: ids issued under another key may repeat)',
     generateSecretString: { passwordLength: 64, excludePunctuation: true },

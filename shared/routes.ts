@@ -9,26 +9,26 @@
  * Every function file is named after its operation, except `play-page`, which serves the six
  * page operations (one bundle, one play domain).
  */
-import { auditLog } from './operations/audit-log.js';
-import { consumeSession } from './operations/consume-session.js';
-import { createKey } from './operations/create-key.js';
-import { createSession } from './operations/create-session.js';
-import { deleteKey } from './operations/delete-key.js';
-import { health } from './operations/health.js';
-import { listGames } from './operations/list-games.js';
-import { listKeys } from './operations/list-keys.js';
-import { listOrgs } from './operations/list-orgs.js';
-import { mcp } from './operations/mcp.js';
-import { openapi } from './operations/openapi.js';
-import { publicForms, type RouteDefinition } from './operations/operation.js';
-import { playPageOperations } from './operations/play-page.js';
-import { revokeSession } from './operations/revoke-session.js';
-import { rotateKey } from './operations/rotate-key.js';
-import { updateGame } from './operations/update-game.js';
-import { updateKey } from './operations/update-key.js';
-import { updateStream } from './operations/update-stream.js';
-import { usage } from './operations/usage.js';
-import { validateSession } from './operations/validate-session.js';
+import { auditLog } from './usage/routes/audit-log.js';
+import { consumeSession } from './sessions/routes/consume-session.js';
+import { createKey } from './keys/routes/create-key.js';
+import { createSession } from './sessions/routes/create-session.js';
+import { deleteKey } from './keys/routes/delete-key.js';
+import { health } from './meta/routes/health.js';
+import { listGames } from './catalog/routes/list-games.js';
+import { listKeys } from './keys/routes/list-keys.js';
+import { listOrgs } from './catalog/routes/list-orgs.js';
+import { mcp } from './mcp/route.js';
+import { openapi } from './meta/routes/openapi.js';
+import { publicForms, type RouteDefinition } from './platform/route.js';
+import { playPageOperations } from './play/routes.js';
+import { revokeSession } from './sessions/routes/revoke-session.js';
+import { rotateKey } from './keys/routes/rotate-key.js';
+import { updateGame } from './catalog/routes/update-game.js';
+import { updateKey } from './keys/routes/update-key.js';
+import { updateStream } from './catalog/routes/update-stream.js';
+import { usage } from './usage/routes/usage.js';
+import { validateSession } from './sessions/routes/validate-session.js';
 
 /** Every operation of the service, in the order the edge rewrite tries them and OpenAPI lists them. */
 export const routes = [

@@ -45,7 +45,7 @@ export const TTL_ATTRIBUTE = 'ttl';
 export const tables = {
   /**
    * Session tokens, one item per token, keyed by the token UUID. `by_org_created` is the session
-   * report's index (`shared/store/token-report-store.ts`): an org's tokens by creation time, spread
+   * report's index (`shared/usage/token-report-store.ts`): an org's tokens by creation time, spread
    * over `REPORT_SHARDS` partitions (`org_shard` = `<org_id>#<shard>`) so that no org's creates and
    * consumes crowd one index partition, projecting only what the report counts (about 150 bytes a
    * token: a 1 MB page holds thousands). DynamoDB keeps it as tokens are created, consumed, revoked:
@@ -85,7 +85,7 @@ export const tables = {
    * The organization catalog: orgs, memberships, games and streams (single-table). Games and
    * streams are keyed by their own id so that a lookup needs nothing but the request; `by_org`
    * lists an organization's games and streams (`ORG#<id>`) and a subject's memberships
-   * (`SUBJECT#<sub>`, list-orgs: shared/store/member-items.ts).
+   * (`SUBJECT#<sub>`, list-orgs: shared/catalog/member-items.ts).
    */
   catalog: {
     id: 'Catalog',
@@ -103,7 +103,7 @@ export const tables = {
   /**
    * Small atomic counter items: rate-limit windows (`rate#<key>#<day>#<shard>`, `…#L<n>#<shard>`
    * after a limit change) and each key's counter layout of the day (`rate#<key>#<day>#layout`,
-   * shared/store/counter-store.ts), the organizations' report budgets (`reports#<org>#<minute>`)
+   * shared/keys/counter-store.ts), the organizations' report budgets (`reports#<org>#<minute>`)
    * and the id-block sequences (`seq#<sequence>`).
    */
   counters: {
@@ -115,12 +115,12 @@ export const tables = {
   },
   /**
    * Audit records, newest first per organization, each org's spread over `AUDIT_SHARDS` partitions
-   * (`pk` = `<org_id>#<shard>`, see `shared/store/audit-store.ts`: a time-ordered sort key defeats
+   * (`pk` = `<org_id>#<shard>`, see `shared/audit/audit-store.ts`: a time-ordered sort key defeats
    * DynamoDB's split for heat, so one partition per org would cap an org at 1,000 audited calls a
    * second). No index on `key_id`: every audited call would pay an index write for it, while the
    * audit log's key filter is a rare read (a filtered query of the org's shards serves it).
    * Beside them, the usage rollup: counts of refused calls per org, day, kind, key and target in
-   * `usage#<org_id>#<shard>` partitions (shared/store/usage-rollup-store.ts), which the audit log
+   * `usage#<org_id>#<shard>` partitions (shared/audit/usage-rollup-store.ts), which the audit log
    * never reads.
    */
   audit: {

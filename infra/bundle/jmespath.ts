@@ -1,7 +1,7 @@
 /**
  * Stands in for `@aws-lambda-powertools/jmespath` (and its `/functions`) in the Lambda bundles (an
  * esbuild alias set in `infra/functions.ts`). Powertools' idempotency utility evaluates the two
- * expressions the idempotency store configures (`shared/store/idempotency-store.ts`): a
+ * expressions the idempotency store configures (`shared/keys/idempotency-store.ts`): a
  * multiselect list of fields (`[namespace, scope, key]`) and one field (`payload`). The full
  * JMESPath interpreter is 20 KB of each function that takes an `Idempotency-Key`; this evaluates
  * exactly those two forms as JMESPath does (`test/unit/bundle-stand-ins.test.ts` compares it with

@@ -6,8 +6,8 @@
 
 import { afterUnauthorized, beforeCall, type RenewalFacts } from './renewal';
 import type * as z from 'zod/mini';
-import type { AuditLogPage } from '../../shared/schemas/audit.js';
-import type { SessionReport } from '../../shared/schemas/reports.js';
+import type { AuditLogPage } from '../../shared/usage/audit-schemas.js';
+import type { SessionReport } from '../../shared/usage/report-schemas.js';
 
 /** A refused or failed call: the HTTP status, the service's message and its code. */
 export class ApiError extends Error {
@@ -120,12 +120,12 @@ export interface CreatedKey extends ApiKey {
   previous?: ApiKey;
 }
 
-/** The usage report: the service's own schema (`shared/schemas/reports.ts`; type-only, nothing of it is bundled). */
+/** The usage report: the service's own schema (`shared/usage/report-schemas.ts`; type-only, nothing of it is bundled). */
 export type UsageReport = z.output<typeof SessionReport>;
 /** One counts object of the usage report (per day, per key per day, totals). */
 export type UsageCounts = UsageReport['totals'];
 
-/** One audit record, as the service's schema says (`shared/schemas/audit.ts`). */
+/** One audit record, as the service's schema says (`shared/usage/audit-schemas.ts`). */
 export type AuditRecord = z.output<typeof AuditLogPage>['records'][number];
 /** What an update changed, field by field: before and after. */
 export type AuditDiff = NonNullable<AuditRecord['diff']>;

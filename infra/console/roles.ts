@@ -4,7 +4,7 @@
  * the service's own (`PERMISSIONS`, docs/decisions.md#organization-roles), imported, not copied; the
  * service still decides, and a refusal it answers is shown as before.
  */
-import { PERMISSIONS, type PermissionName } from '../../shared/domain/permissions.js';
+import { PERMISSIONS, type PermissionName } from '../../shared/catalog/permissions.js';
 import { tierAllowsApi } from '../../shared/domain/model.js';
 import type { OrgMembership } from './api';
 

@@ -5,8 +5,8 @@
  * strict CSP on every answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MethodNotAllowed, NotFound } from '../../shared/domain/errors.js';
-import { env } from '../../shared/env.js';
+import { MethodNotAllowed, NotFound } from '../../shared/platform/errors.js';
+import { env } from '../../shared/platform/env.js';
 import type { ConsoleConfig } from '../console/config-shape.js';
 import { bundleConsole, consoleConfig, consoleCsp, type ConsoleFiles } from '../console-build.js';
 import { DEV_AUDIENCE } from './dev-signing-key.js';

@@ -5,9 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { keyCredential } from '../../shared/domain/key-calls.js';
-import { playUrl } from '../../shared/domain/play.js';
-import type { Services } from '../../shared/services.js';
+import { keyCredential } from '../../shared/keys/key-calls.js';
+import { playUrl } from '../../shared/play/play.js';
+import type { Services } from './all-services.js';
 import { DEMO_GAME_PATH } from './seed.js';
 
 const PREFIX = DEMO_GAME_PATH.slice(0, DEMO_GAME_PATH.lastIndexOf('/') + 1);

@@ -28,7 +28,7 @@ import { Agent, type AgentOptions, type RequestOptions } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableList, tables, type TableDefinition, type TableName } from '../../shared/tables.js';
-import { createDocumentClient } from '../../shared/store/dynamo-client.js';
+import { createDocumentClient } from '../../shared/platform/dynamo/client.js';
 import { addTransactions } from './dynalite-transactions.js';
 import { startDynamoLocal } from './dynamo-local.js';
 

@@ -6,11 +6,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/domain/errors.js';
-import { ANSWER_HEADERS } from '../../shared/http/envelope.js';
-import { errorResponse, withRequestId } from '../../shared/http/errors.js';
-import { allowedMethods, routingResponse } from '../../shared/http/routing-errors.js';
-import type { RouteDefinition } from '../../shared/operations/operation.js';
+import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/platform/errors.js';
+import { ANSWER_HEADERS } from '../../shared/platform/http/headers.js';
+import { errorResponse, withRequestId } from '../../shared/platform/http/error-answers.js';
+import { allowedMethods, routingResponse } from '../../shared/unrouted.js';
+import type { RouteDefinition } from '../../shared/platform/route.js';
 import { canonicalPagePath, matchRoute } from '../../shared/routes.js';
 import { routeKey } from '../capacity.js';
 import { apiGatewayEvent, lambdaContext } from './api-event.js';

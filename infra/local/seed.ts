@@ -4,11 +4,11 @@
  * org 2 `globex` (enterprise): game 301, stream 401 (both required)
  * org 3 `tiny` (free): game 501
  */
-import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/domain/api-keys.js';
-import { BlockIdAllocator } from '../../shared/domain/ids.js';
-import { hashApiKey } from '../../shared/domain/key-calls.js';
+import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/keys/api-keys.js';
+import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { hashApiKey } from '../../shared/keys/key-calls.js';
 import type { Org, Playable, Role } from '../../shared/domain/model.js';
-import type { Services } from '../../shared/services.js';
+import type { Services } from './all-services.js';
 
 /** `allowed_origins`: who may frame the org's embed pages (acme: anyone, as a demo). */
 const DEMO_ORGS: readonly Org[] = [

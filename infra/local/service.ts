@@ -7,11 +7,11 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync,
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { Clock } from '../../shared/domain/clock.js';
-import { resetEnv } from '../../shared/env.js';
-import { overrideServices, services, type Services } from '../../shared/services.js';
+import type { Clock } from '../../shared/platform/clock.js';
+import { resetEnv } from '../../shared/platform/env.js';
+import { overrideServices, services, type Services } from './all-services.js';
 import type { TableName } from '../../shared/tables.js';
-import { tableEnv } from '../../shared/table-env.js';
+import { tableEnv } from '../../shared/platform/table-env.js';
 import { DEV_AUDIENCE, loadDevSigningKey, tokenSigner, type TokenSigner } from './dev-signing-key.js';
 import { signInAs } from './dev-sign-in.js';
 import {

@@ -1,5 +1,5 @@
 /** The records the domain works with. Field names follow the wire format (snake_case). */
-import type { AuditDiff } from './audit-diff.js';
+import type { AuditDiff } from '../audit/audit-diff.js';
 
 export const TIERS = ['free', 'pro', 'business', 'enterprise'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -58,7 +58,7 @@ export interface ApiKeyRecord {
   readonly mcp_scopes: readonly string[];
   /**
    * The owning org's tier, copied here so authentication stays one read. Every tier change reaches
-   * every key of the org (`OrgTiers.change`, shared/domain/org-tiers.ts).
+   * every key of the org (`OrgTiers.change`, shared/keys/org-tiers.ts).
    */
   readonly org_tier: Tier;
   /** The org's `tier_version` the copy was taken at (absent: 0). */
@@ -69,7 +69,7 @@ export interface ApiKeyRecord {
   /**
    * Counts the changes of the key's limits (absent: 0, never changed); with `limits_changed_at`, the
    * time of the last one, it tells a call whether the day's counter layout changed
-   * (shared/domain/counter-layouts.ts). Internal: never in a key's view.
+   * (shared/keys/counter-layouts.ts). Internal: never in a key's view.
    */
   readonly limits_version?: number;
   readonly limits_changed_at?: string;
@@ -149,7 +149,7 @@ export interface AuditRecord {
   readonly request_id: string;
   /**
    * The gateway's id of the request, where the caller chose `request_id`: unique, so it places the
-   * record (`shared/store/audit-store.ts`) and two requests sharing an `x-request-id` keep a record each.
+   * record (`shared/audit/audit-store.ts`) and two requests sharing an `x-request-id` keep a record each.
    */
   readonly gateway_request_id?: string;
   readonly action: string;
@@ -174,11 +174,11 @@ export interface AuditRecord {
   readonly diff?: AuditDiff | null;
   /**
    * A mint's whole token, stored only: the session report finds an org's tokens through the records
-   * of its mints (`shared/store/token-report-store.ts`). The audit log never returns it.
+   * of its mints (`shared/usage/token-report-store.ts`). The audit log never returns it.
    */
   readonly minted_token?: string;
   /**
-   * Where the store put it (`shared/store/audit-store.ts`: its org's shard), once it has: a rewrite
+   * Where the store put it (`shared/audit/audit-store.ts`: its org's shard), once it has: a rewrite
    * with the real outcome goes to the same item. Not stored.
    */
   readonly shard?: number;

@@ -3,7 +3,7 @@
  * and turn conditional-write failures into the domain errors named here.
  */
 import type { ApiKeyRecord, AuditRecord, Org, Playable, Role, Tier, TokenRecord } from './model.js';
-import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
+import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from '../keys/rate-limit.js';
 
 export interface TokenStore {
   /** Store a new token (never overwrites). `ttl` is epoch seconds. */
@@ -129,7 +129,7 @@ export interface KeyAdminStore {
   /**
    * Store an admin's new key (never overwrites), in one write with the check that its org's tier is
    * still the one the key copied (`org_tier_version`): a tier change racing the call cannot leave
-   * the key with the old tier (shared/domain/org-tiers.ts). Nothing is stored when it throws.
+   * the key with the old tier (shared/keys/org-tiers.ts). Nothing is stored when it throws.
    * @throws TierRequired (the org dropped below Business), TierChanged (to another tier allowing keys)
    */
   createInOrg(key: ApiKeyRecord): Promise<void>;

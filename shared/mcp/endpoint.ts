@@ -6,7 +6,7 @@
  *
  * 1. the bundle authenticates the key (one strong read) while a tool's prefetch
  *    ({@link prefetchTool}; create_session: the game or stream) is read alongside, and so is the
- *    `Idempotency-Key` claim of a create_session call (`shared/http/api-key.ts`);
+ *    `Idempotency-Key` claim of a create_session call (`shared/keys/key-pipeline.ts`);
  * 2. transport headers the SDK would refuse, and a key with no `mcp:` scope, are refused (400, 403),
  *    counted and audited like any call of an authenticated key;
  * 3. the request is metered once: by the tool it calls, together with the tool's own write or read
@@ -20,14 +20,14 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { safeParse } from 'zod/mini';
-import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
-import { isMcpScope, type McpScope } from '../domain/mcp-scopes.js';
+import { Forbidden, InvalidInput, NotFound } from '../platform/errors.js';
+import { isMcpScope, type McpScope } from '../keys/mcp-scopes.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
-import type { McpRequestBody } from '../schemas/mcp.js';
-import type { McpServices } from '../compose/mcp.js';
-import { logger } from '../http/logger.js';
-import { annotate } from '../http/request-log.js';
-import { countToolCall } from '../metrics.js';
+import type { McpRequestBody } from './schemas.js';
+import type { McpServices } from './services.js';
+import { logger } from '../platform/observability/logger.js';
+import { annotate } from '../platform/observability/request-log.js';
+import { countToolCall } from '../platform/observability/metrics.js';
 import { isNotification } from './idempotency.js';
 import { RequestMeter } from './metering.js';
 import { buildMcpServer } from './server.js';

@@ -5,8 +5,8 @@
  * ignores the header (listing and reading are safe to repeat anyway).
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { IdempotentCall } from '../operations/operation.js';
-import type { McpRequestBody } from '../schemas/mcp.js';
+import type { IdempotentCall } from '../platform/route.js';
+import type { McpRequestBody } from './schemas.js';
 
 /** A JSON-RPC notification: a message without `id` (JSON-RPC 2.0 §4.1), never answered with a result. */
 export function isNotification(message: McpRequestBody): boolean {

@@ -1,4 +1,4 @@
-import type { CallSubject, Effect, KeyCalls } from '../domain/key-calls.js';
+import type { CallSubject, Effect, KeyCalls } from '../keys/key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
 
 /** The effect of a call that only counts: nothing to perform, nothing to undo. */

@@ -1,4 +1,4 @@
-import { Forbidden } from '../domain/errors.js';
+import { Forbidden } from '../platform/errors.js';
 
 /**
  * The MCP Streamable HTTP specification asks servers to validate `Origin` (DNS rebinding: a page of

@@ -5,11 +5,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { Forbidden, isRequestRefusal } from '../domain/errors.js';
-import type { McpScope } from '../domain/mcp-scopes.js';
-import { noteToolRefusal } from '../http/request-log.js';
-import { countTokenEvent } from '../metrics.js';
-import { API_VERSION } from '../operations/operation.js';
+import { Forbidden, isRequestRefusal } from '../platform/errors.js';
+import type { McpScope } from '../keys/mcp-scopes.js';
+import { noteToolRefusal } from '../platform/observability/request-log.js';
+import { countTokenEvent } from '../platform/observability/metrics.js';
+import { API_VERSION } from '../platform/route.js';
 import type { RequestMeter } from './metering.js';
 import type { McpTool, ToolContext } from './tool.js';
 import { TOOLS } from './tools/index.js';

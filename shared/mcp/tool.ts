@@ -1,8 +1,8 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod/v4/core';
-import type { McpScope } from '../domain/mcp-scopes.js';
+import type { McpScope } from '../keys/mcp-scopes.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
-import type { McpServices } from '../compose/mcp.js';
+import type { McpServices } from './services.js';
 import type { RequestMeter } from './metering.js';
 
 /** What a tool works with during one request. */

@@ -5,14 +5,14 @@
  * what the floor costs beyond one GetItem is the price of the calls themselves on this machine.
  */
 import { randomUUID } from 'node:crypto';
-import { isoTime } from '../../shared/domain/clock.js';
+import { isoTime } from '../../shared/platform/clock.js';
 import type { TokenRecord } from '../../shared/domain/model.js';
-import { counterSlot } from '../../shared/domain/rate-limit.js';
+import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { localTableNames } from '../../infra/local/dynamo.js';
-import { DynamoAuditStore } from '../../shared/store/audit-store.js';
-import { DynamoCounterStore } from '../../shared/store/counter-store.js';
-import { DynamoKeyStore } from '../../shared/store/key-store.js';
-import { DynamoTokenStore } from '../../shared/store/token-store.js';
+import { DynamoAuditStore } from '../../shared/audit/audit-store.js';
+import { DynamoCounterStore } from '../../shared/keys/counter-store.js';
+import { DynamoKeyStore } from '../../shared/keys/key-store.js';
+import { DynamoTokenStore } from '../../shared/sessions/token-store.js';
 import type { BenchStack } from './harness.js';
 import { CREATE_BODY, TokenPool } from './operations.js';
 

@@ -4,7 +4,7 @@
  * in `prepare`, outside the measured time, from pools refilled in batches.
  */
 import { routes } from '../../shared/routes.js';
-import { API_PATH } from '../../shared/operations/operation.js';
+import { API_PATH } from '../../shared/platform/route.js';
 import type { BenchStack } from './harness.js';
 import type { BenchRequest, BenchResponse } from './http.js';
 

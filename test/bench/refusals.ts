@@ -6,9 +6,9 @@
  * the warm path (./stages.ts: warm-up, then recorded requests, medians), so a run on each backend
  * (`--backend local`) shows the difference; `--only=refusals` runs just this.
  */
-import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
-import { BlockIdAllocator } from '../../shared/domain/ids.js';
-import { API_PATH } from '../../shared/operations/operation.js';
+import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
+import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { API_PATH } from '../../shared/platform/route.js';
 import type { BenchStack } from './harness.js';
 import type { BenchRequest, BenchResponse } from './http.js';
 import { CREATE_BODY, TokenPool, type BenchOperation } from './operations.js';
@@ -77,7 +77,7 @@ async function refusalOperations(stack: BenchStack): Promise<BenchOperation[]> {
     },
     {
       // A new key per request: the container remembers a key's exhausted window and refuses its
-      // next calls from memory, with no write (shared/domain/exhausted-shards.ts).
+      // next calls from memory, with no write (shared/keys/exhausted-shards.ts).
       name: 'create_over_limit',
       operation: 'create-session',
       fn: 'create-session',

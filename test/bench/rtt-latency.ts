@@ -10,7 +10,7 @@
 import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
 import { documentClient } from '../../infra/local/dynamo.js';
-import { overrideServices } from '../../shared/services.js';
+import { overrideServices } from '../../infra/local/all-services.js';
 import type { BenchStack } from './harness.js';
 import { measureLatency } from './latency.js';
 import type { BenchOperation } from './operations.js';
@@ -33,7 +33,7 @@ export async function measureRttLatency(
 ): Promise<RttFigures> {
   const client = documentClient(stack.service.dynamoConnection);
   client.middlewareStack.add(roundTrip(options.rttMs), { step: 'initialize', name: 'modelledRoundTrip' });
-  // Every part of the services is rebuilt on its next use with this client (shared/compose/base.ts).
+  // Every part of the services is rebuilt on its next use with this client (shared/platform/services.ts).
   overrideServices({ client });
   try {
     const samples = await measureLatency(stack, ops, [], '', {

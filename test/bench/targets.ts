@@ -31,7 +31,7 @@ const STAGE_TARGETS: Readonly<Record<string, number>> = {
   // counted before it touches it (SECURITY.md, "What may be speculative").
   revoke_session: 3,
   list_keys: 2,
-  // The key written in one transaction with a check of the org's tier (shared/store/key-store.ts createInOrg).
+  // The key written in one transaction with a check of the org's tier (shared/keys/key-store.ts createInOrg).
   create_key: 2,
   update_key: 2,
   delete_key: 2,

@@ -9,7 +9,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
 import { localTableNames } from '../../infra/local/dynamo.js';
-import { API_PATH } from '../../shared/operations/operation.js';
+import { API_PATH } from '../../shared/platform/route.js';
 import type { BenchStack } from './harness.js';
 import { CREATE_BODY } from './operations.js';
 

@@ -5,7 +5,7 @@
  * the usage rollup a month cost 248 audit queries (31 days × 8 shards) and a batch read per 100
  * tokens; now a bounded number whatever the range holds (docs/architecture.md, "Usage").
  */
-import { API_PATH } from '../../shared/operations/operation.js';
+import { API_PATH } from '../../shared/platform/route.js';
 import { routes } from '../../shared/routes.js';
 import { describeStages, RoundTripRecorder, stageCount } from '../support/round-trips.js';
 import { createBenchKey, type BenchStack } from './harness.js';

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { MCP_SCOPES, toolsOfScope } from '../../shared/domain/mcp-scopes.js';
+import { MCP_SCOPES, toolsOfScope } from '../../shared/keys/mcp-scopes.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { launchBrowser } from '../support/browser.js';
 import { expectAccessible, openOrg, OUTPUT, row, signIn, statusIs, tab, type ConsoleTab } from '../support/console-page.js';
@@ -197,7 +197,7 @@ inBrowser('the admin console, as a newcomer met it', () => {
     await expect(dialog.getByLabel('Calls per minute').count()).resolves.toBe(1);
     await expect(dialog.getByLabel('Calls per day').count()).resolves.toBe(1);
     await expect(dialog.getByText(/each MCP request \(connecting takes two\)/).count()).resolves.toBe(1);
-    // Each scope's description: the tools it grants here, or that it grants none (shared/domain/mcp-scopes.ts).
+    // Each scope's description: the tools it grants here, or that it grants none (shared/keys/mcp-scopes.ts).
     for (const scope of MCP_SCOPES) {
       const box = dialog.getByRole('checkbox', { name: scope, exact: true });
       const described = await dialog.locator(`[id="${await box.getAttribute('aria-describedby')}"]`).textContent();

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Route } from 'playwright-core';
-import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
+import { PLAY_CATALOG_STALENESS_MS } from '../../shared/sessions/playable-cache.js';
 import { launchBrowser } from '../support/browser.js';
 import {
   expectAccessible,

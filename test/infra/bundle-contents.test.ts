@@ -18,11 +18,11 @@ async function bundledModules(name: string): Promise<string[]> {
 const has = (modules: readonly string[], fragment: string) => modules.some((m) => m.includes(fragment));
 
 const DYNAMODB = 'node_modules/@aws-sdk/client-dynamodb/';
-const SESSIONS = 'shared/compose/sessions.ts';
+const SESSIONS = 'shared/sessions/services.ts';
 const IDEMPOTENCY = 'node_modules/@aws-lambda-powertools/idempotency/';
-const ADMIN = 'shared/compose/admin.ts';
+const ADMIN = 'shared/keys/services.ts';
 const JWT = 'node_modules/aws-jwt-verify/';
-const PLAY = 'shared/compose/play.ts';
+const PLAY = 'shared/play/services.ts';
 const MCP = 'node_modules/@modelcontextprotocol/';
 
 describe.each([

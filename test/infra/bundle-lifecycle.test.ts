@@ -28,8 +28,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { DEMO_PLAYABLES, ensureDemoKey, seedCatalog } from '../../infra/local/seed.js';
-import { generateRawKey } from '../../shared/domain/api-keys.js';
-import { API_PATH } from '../../shared/operations/operation.js';
+import { generateRawKey } from '../../shared/keys/api-keys.js';
+import { API_PATH } from '../../shared/platform/route.js';
 import { routedTarget, runBundled, type Reply } from '../support/bundled-child.js';
 import { CONFIGURATIONS, startBundledService, type BundledService } from '../support/bundled.js';
 import type { DynamoCall } from '../support/recording-proxy.js';

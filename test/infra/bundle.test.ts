@@ -2,7 +2,7 @@
  * Real bundling: every function of the routes table, built by CDK with the local esbuild exactly as
  * `cdk synth` builds it (`functionCode()`, no Docker), is one ES module that Node 24 loads and that answers an
  * empty request without crashing (which proves the `require` banner and the bundled dependencies),
- * with only the variables CDK gives that function (`shared/env-parts.ts`).
+ * with only the variables CDK gives that function (`shared/platform/env-parts.ts`).
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { Stack } from 'aws-cdk-lib';
@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { functionCode, pascalCase } from '../../infra/functions.js';
 import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import { functionNames } from '../../infra/permissions.js';
-import { functionEnvVars } from '../../shared/env-parts.js';
+import { functionEnvVars } from '../../shared/platform/env-parts.js';
 import { routes } from '../../shared/routes.js';
-import { tableEnv } from '../../shared/table-env.js';
+import { tableEnv } from '../../shared/platform/table-env.js';
 import { cdkApp } from './fixture.js';
 
 const names = functionNames(routes);

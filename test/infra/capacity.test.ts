@@ -11,7 +11,7 @@ import { capacityPlan, readDeployContext } from '../../infra/config.js';
 import { buildDeployment } from '../../infra/deployment.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { WAF_RATE_RULE, WAF_WINDOW_SECONDS } from '../../infra/waf.js';
-import { errorTable } from '../../shared/domain/errors.js';
+import { errorTable } from '../../shared/platform/errors.js';
 import { routes } from '../../shared/routes.js';
 import { cdkApp, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
 

@@ -1,12 +1,12 @@
 /**
  * The functions' environments in the synthesized stack, against THE env schema and the parts that
- * read each variable (`shared/env-parts.ts`): each function gets exactly the variables its code
+ * read each variable (`shared/platform/env-parts.ts`): each function gets exactly the variables its code
  * reads, so a secret or setting reaches only the functions that use it.
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { functionAccess, functionNames } from '../../infra/permissions.js';
-import { envParts, functionEnvVars } from '../../shared/env-parts.js';
-import { EnvSchema } from '../../shared/env.js';
+import { envParts, functionEnvVars } from '../../shared/platform/env-parts.js';
+import { EnvSchema } from '../../shared/platform/env.js';
 import { routes } from '../../shared/routes.js';
 import { tables, type TableName } from '../../shared/tables.js';
 import { lookups, logicalId, synthesize, TEST_IDENTITY, type Synthesized } from './fixture.js';
@@ -67,7 +67,7 @@ describe('function environments', () => {
     const having = (variable: string) => fnNames.filter((name) => variable in variablesOf(name));
     const functionOf = (operation: string) => routes.find((r) => r.operation === operation)!.function;
     const bearer = fnNames.filter((name) => routes.some((r) => r.function === name && r.auth === 'bearer'));
-    // Secrets by name only, where they are read; never their values (read at cold start: shared/secrets.ts).
+    // Secrets by name only, where they are read; never their values (read at cold start: shared/platform/secrets.ts).
     expect(having('PLAY_COOKIE_SECRET_ARN')).toEqual([functionOf('play-session')]);
     expect(having('SESSION_ID_KEY_ARN')).toEqual([functionOf('consume-session')]);
     expect(having('PLAY_COOKIE_SECRET')).toEqual([]);

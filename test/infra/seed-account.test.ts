@@ -7,11 +7,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClient, ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
 import { AccountSeedSchema, parseSeedArgs, seedAccount } from '../../infra/seed-account.js';
 import { parseTierArgs } from '../../infra/set-org-tier.js';
-import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
-import { hashApiKey } from '../../shared/domain/key-calls.js';
-import { OrgTiers } from '../../shared/domain/org-tiers.js';
-import { DynamoKeyStore } from '../../shared/store/key-store.js';
-import { DynamoCatalogStore } from '../../shared/store/catalog-store.js';
+import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
+import { hashApiKey } from '../../shared/keys/key-calls.js';
+import { OrgTiers } from '../../shared/keys/org-tiers.js';
+import { DynamoKeyStore } from '../../shared/keys/key-store.js';
+import { DynamoCatalogStore } from '../../shared/catalog/catalog-store.js';
 import { stopAll } from '../support/teardown.js';
 
 let dynamo: EmbeddedDynamo;

@@ -13,7 +13,7 @@ import { DEFAULT_STACK_NAME, readDeployContext, serviceStackProps } from '../../
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { UNCONFIGURED_ISSUER } from '../../infra/stack-props.js';
 import { buildDeployment } from '../../infra/deployment.js';
-import { functionEnvVars } from '../../shared/env-parts.js';
+import { functionEnvVars } from '../../shared/platform/env-parts.js';
 import { routes } from '../../shared/routes.js';
 import { CDK_JSON_CONTEXT, cdkApp, logicalId, resourcesOf, synthesize, type Synthesized } from './fixture.js';
 import { readFileSync } from 'node:fs';

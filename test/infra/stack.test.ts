@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { FUNCTION_MEMORY_MB } from '../../infra/functions.js';
 import { createTableInput } from '../../infra/local/dynamo.js';
 import { functionAccess, functionNames } from '../../infra/permissions.js';
-import { functionEnvVars } from '../../shared/env-parts.js';
+import { functionEnvVars } from '../../shared/platform/env-parts.js';
 import { routes } from '../../shared/routes.js';
 import { tables, type TableDefinition, type TableName } from '../../shared/tables.js';
 import { lookups, asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';

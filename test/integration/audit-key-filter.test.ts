@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { AuditRecord } from '../../shared/domain/model.js';
 import type { AuditQuery } from '../../shared/domain/ports.js';
-import { DynamoAuditStore } from '../../shared/store/audit-store.js';
+import { DynamoAuditStore } from '../../shared/audit/audit-store.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 
 let stack: Stack;

@@ -2,14 +2,14 @@
  * The bench's DynamoDB proxy (test/bench/proxy/dynamo-proxy.ts) in front of the embedded DynamoDB:
  * it forwards calls unchanged, and a call over its partition's throughput is answered as DynamoDB
  * answers it, so that the SDK raises `ProvisionedThroughputExceededException` and the service's own
- * retry policy (RETRY_POLICY in shared/store/dynamo-client.ts) retries it, then gives up as
+ * retry policy (RETRY_POLICY in shared/platform/dynamo/client.ts) retries it, then gives up as
  * `Overloaded`.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, ensureTables, startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/dynamo.js';
-import { Overloaded } from '../../shared/domain/errors.js';
-import { RETRY_POLICY } from '../../shared/store/dynamo-client.js';
+import { Overloaded } from '../../shared/platform/errors.js';
+import { RETRY_POLICY } from '../../shared/platform/dynamo/client.js';
 import { DynamoProxy } from '../bench/proxy/dynamo-proxy.js';
 import { stopAll } from '../support/teardown.js';
 

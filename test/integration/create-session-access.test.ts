@@ -4,7 +4,7 @@
  * 403) and rule 3, scope (the key's org and its allow-lists of games and streams, else 403).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { generateRawKey } from '../../shared/domain/api-keys.js';
+import { generateRawKey } from '../../shared/keys/api-keys.js';
 import { createTestKey, deleteKeyRecord, putKeyRecord } from '../support/keys.js';
 import type { Stack } from '../support/local-stack.js';
 import { startPartnerStack, type PartnerStack } from '../support/partner-stack.js';

@@ -51,7 +51,7 @@ describe('DynamoDB limits that dynalite does not enforce', () => {
   test('every index projects ALL: the service reads whole items from its indexes (key list, memberships, catalog); but the report index, which projects what the report counts', () => {
     const indexes = tableList.flatMap((t) => t.indexes.map((i) => `${t.id}.${i.name}: ${JSON.stringify(i.projection ?? 'ALL')}`));
     expect(indexes.length).toBeGreaterThan(0);
-    // The session report reads a token's key, target, status and times from it (shared/store/token-report-store.ts).
+    // The session report reads a token's key, target, status and times from it (shared/usage/token-report-store.ts).
     expect(indexes.filter((i) => !i.endsWith(': "ALL"'))).toEqual([
       'Tokens.by_org_created: {"include":["org_id","key_id","game_id","stream_id","status","expires_at"]}',
     ]);

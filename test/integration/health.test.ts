@@ -3,8 +3,8 @@
  * `?deep=1`, one bounded read of the catalog table and its latency; a failed read is 503.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { Health } from '../../shared/domain/health.js';
-import { API_VERSION } from '../../shared/operations/operation.js';
+import { Health } from '../../shared/meta/health.js';
+import { API_VERSION } from '../../shared/platform/route.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { describeStages, RoundTripRecorder } from '../support/round-trips.js';
 

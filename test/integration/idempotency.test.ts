@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes } from '../../shared/routes.js';
-import type { DataAccess } from '../../shared/operations/operation.js';
+import type { DataAccess } from '../../shared/platform/route.js';
 import {
   auditOfKey,
   auditOfRequest,

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_RESOURCE, CONSOLE_CLIENT_ID } from '../../infra/local/identity-provider.js';
 import { DEMO_USERS } from '../../infra/local/seed.js';
-import { createBearerVerifier } from '../../shared/auth/jwt.js';
+import { createBearerVerifier } from '../../shared/platform/bearer.js';
 import {
   authorizationRequest,
   browser,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
+import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 

@@ -3,15 +3,15 @@
  * policies): every DynamoDB action a call performs is declared, and every declared one is used.
  * Each call also needs at most two sequential round trips (membership and org are read alongside
  * the operation's first read; a new key is written in one transaction with a check of its org's
- * tier: shared/domain/org-tiers.ts). A rotation reads the old key through its id item, then the key
+ * tier: shared/keys/org-tiers.ts). A rotation reads the old key through its id item, then the key
  * itself (a third): it copies the key's settings, which must be
  * the key as it is, and the `by_org` index that once served this read in one round trip is only
  * eventually consistent (a key just created or changed could be missed or copied stale:
- * shared/store/key-id-items.ts, test/integration/keys-index-lag.test.ts).
+ * shared/keys/key-id-items.ts, test/integration/keys-index-lag.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes } from '../../shared/routes.js';
-import type { DataAccess } from '../../shared/operations/operation.js';
+import type { DataAccess } from '../../shared/platform/route.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { logicalTableName } from '../../infra/local/dynamo.js';

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { parseBackfillArgs } from '../../infra/backfill-key-ids.js';
-import { backfillIdItems, idItemKey } from '../../shared/store/key-id-items.js';
+import { backfillIdItems, idItemKey } from '../../shared/keys/key-id-items.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { lagIndexes, type LaggingIndexes } from '../support/lagging-index.js';
 import { startStack, type Stack } from '../support/local-stack.js';

@@ -4,9 +4,9 @@
  * records of refused key operations keep the key id that was asked for (finding 9).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { AdminAccess } from '../../shared/domain/admin-access.js';
-import { BlockIdAllocator } from '../../shared/domain/ids.js';
-import { KeyAdmin } from '../../shared/domain/key-admin.js';
+import { AdminAccess } from '../../shared/catalog/admin-access.js';
+import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { KeyAdmin } from '../../shared/keys/key-admin.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { auditOfRequest } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';

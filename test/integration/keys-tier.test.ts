@@ -8,12 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { AdminAccess } from '../../shared/domain/admin-access.js';
-import { BlockIdAllocator } from '../../shared/domain/ids.js';
-import { KeyAdmin } from '../../shared/domain/key-admin.js';
-import { hashApiKey } from '../../shared/domain/key-calls.js';
+import { AdminAccess } from '../../shared/catalog/admin-access.js';
+import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { KeyAdmin } from '../../shared/keys/key-admin.js';
+import { hashApiKey } from '../../shared/keys/key-calls.js';
 import type { ApiKeyRecord } from '../../shared/domain/model.js';
-import { OrgTiers } from '../../shared/domain/org-tiers.js';
+import { OrgTiers } from '../../shared/keys/org-tiers.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { INITIALIZE, postMcp } from '../support/mcp.js';

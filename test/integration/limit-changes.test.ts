@@ -5,8 +5,8 @@
  * (PATCH) between bursts or in the middle of one. Runs on dynalite and on DynamoDB Local.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { counterShards } from '../../shared/domain/rate-limit.js';
-import type { DataAccess } from '../../shared/operations/operation.js';
+import { counterShards } from '../../shared/keys/rate-limit.js';
+import type { DataAccess } from '../../shared/platform/route.js';
 import { routes } from '../../shared/routes.js';
 import { logicalTableName } from '../../infra/local/dynamo.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localTableNames } from '../../infra/local/dynamo.js';
-import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
+import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
 import { addFigures } from '../support/figures.js';
 import { runNpmStart, type RunningNpmStart } from '../support/npm-start.js';
 import { canListTcpListeners, tcpListeners, type TcpListener } from '../support/tcp-listeners.js';

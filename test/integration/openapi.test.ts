@@ -7,11 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OPENAPI_FILE, openApiFileText } from '../../infra/openapi.js';
-import { API_PATH, originPath } from '../../shared/operations/operation.js';
-import { errorTable } from '../../shared/domain/errors.js';
+import { API_PATH, originPath } from '../../shared/platform/route.js';
+import { errorTable } from '../../shared/platform/errors.js';
 import { routes } from '../../shared/routes.js';
-import { CreateKeyBody } from '../../shared/schemas/keys.js';
-import { buildDocument } from '../../shared/schemas/openapi.js';
+import { CreateKeyBody } from '../../shared/keys/schemas.js';
+import { buildDocument } from '../../shared/meta/openapi-document.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 
 let stack: Stack;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
+import { PLAY_CATALOG_STALENESS_MS } from '../../shared/sessions/playable-cache.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { consume, partner, scriptNonce, statusOf, type Partner, type Target } from '../support/play-pages.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
+import { PLAY_CATALOG_STALENESS_MS } from '../../shared/sessions/playable-cache.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { consume, exchange, partner, statusOf, type Partner } from '../support/play-pages.js';
 

@@ -107,7 +107,7 @@ describe('round-trip stages on the warm path', () => {
   // Key management: membership, org and the first read together, then the write with its audit record.
   test.each([
     ['list-keys', 2, () => admin.list(1)],
-    // The key is written in one transaction with a check of the org's tier (shared/domain/org-tiers.ts).
+    // The key is written in one transaction with a check of the org's tier (shared/keys/org-tiers.ts).
     ['create-key', 2, () => admin.create({ org_id: 1, name: 'stages' })],
     ['update-key', 2, () => admin.update({ id: partner.record.id, org_id: 1, name: `stages ${Math.random()}` })],
     ['audit-log', 1, () => admin.audit({ org_id: 1, limit: 5 })],

@@ -5,7 +5,7 @@
  * Now ids are a keyed permutation of the counter and the exchange takes 5 attempts per token.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { MAX_EXCHANGE_ATTEMPTS } from '../../shared/domain/play.js';
+import { MAX_EXCHANGE_ATTEMPTS } from '../../shared/play/play.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { consume, exchange, partner, type Partner } from '../support/play-pages.js';
 

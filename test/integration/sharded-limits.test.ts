@@ -3,16 +3,16 @@
  * need several counter items (here by shrinking the partition budget, as the benchmark's scaled
  * simulation does) never admits a call past its limit under 50-way concurrency, counts every
  * admitted call in exactly one shard, and refuses only when its shards are full; also when its
- * limits change mid-window and the shard count with them (shared/domain/counter-layouts.ts).
+ * limits change mid-window and the shard count with them (shared/keys/counter-layouts.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { newKeyRecord, generateRawKey } from '../../shared/domain/api-keys.js';
-import { RateLimited } from '../../shared/domain/errors.js';
-import { KeyCalls } from '../../shared/domain/key-calls.js';
+import { newKeyRecord, generateRawKey } from '../../shared/keys/api-keys.js';
+import { RateLimited } from '../../shared/platform/errors.js';
+import { KeyCalls } from '../../shared/keys/key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../../shared/domain/model.js';
 import type { KeyChanges } from '../../shared/domain/ports.js';
-import { counterShards, counterSlot } from '../../shared/domain/rate-limit.js';
+import { counterShards, counterSlot } from '../../shared/keys/rate-limit.js';
 import { startOfNextMinute } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 

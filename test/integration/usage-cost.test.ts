@@ -13,8 +13,8 @@ import { RoundTripRecorder } from '../support/round-trips.js';
 import { sessionsApi } from '../support/sessions-api.js';
 import { randomUUID } from 'node:crypto';
 import type { TokenRecord } from '../../shared/domain/model.js';
-import { DynamoTokenReportStore } from '../../shared/store/token-report-store.js';
-import { DynamoTokenStore, REPORT_SHARDS, reportPartition } from '../../shared/store/token-store.js';
+import { DynamoTokenReportStore } from '../../shared/usage/token-report-store.js';
+import { DynamoTokenStore, REPORT_SHARDS, reportPartition } from '../../shared/sessions/token-store.js';
 
 const DAY = 86_400_000;
 /** The bound of issue 25 on the DynamoDB calls of one 31-day report. */

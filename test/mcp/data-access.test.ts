@@ -8,9 +8,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes } from '../../shared/routes.js';
-import type { DataAccess } from '../../shared/operations/operation.js';
-import { AUDIT_SHARDS } from '../../shared/store/audit-store.js';
-import { REPORT_SHARDS } from '../../shared/store/token-store.js';
+import type { DataAccess } from '../../shared/platform/route.js';
+import { AUDIT_SHARDS } from '../../shared/audit/audit-store.js';
+import { REPORT_SHARDS } from '../../shared/sessions/token-store.js';
 import { createTestKey, putKeyRecord, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, postMcp, TOOL_SCOPES } from '../support/mcp.js';
@@ -199,7 +199,7 @@ describe('data access of the mcp row of the routes table', () => {
     const changed = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: TOOL_SCOPES });
     const c = await connectMcp(stack, changed.raw);
     ok((await tool('create_session', { game_id: 101 }, c)).value);
-    // The limits changed now (as update-key records it: shared/domain/counter-layouts.ts).
+    // The limits changed now (as update-key records it: shared/keys/counter-layouts.ts).
     const now = new Date(stack.clock.now()).toISOString();
     await putKeyRecord(stack, {
       ...changed.record,

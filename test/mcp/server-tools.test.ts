@@ -5,7 +5,7 @@
  * key's own organization only. The protocol and scopes: server.test.ts.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { PLAY_CATALOG_STALENESS_MS } from '../../shared/domain/playable-cache.js';
+import { PLAY_CATALOG_STALENESS_MS } from '../../shared/sessions/playable-cache.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { auditOfKey, createTestKey, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';

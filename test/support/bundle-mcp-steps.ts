@@ -5,10 +5,10 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import type { McpScope } from '../../shared/domain/mcp-scopes.js';
+import type { McpScope } from '../../shared/keys/mcp-scopes.js';
 import { buildMcpServer } from '../../shared/mcp/server.js';
 import type { ToolContext } from '../../shared/mcp/tool.js';
-import { API_PATH } from '../../shared/operations/operation.js';
+import { API_PATH } from '../../shared/platform/route.js';
 import { routedTarget, runBundled, type Reply } from './bundled-child.js';
 import type { BundledService } from './bundled.js';
 import { MCP_HEADERS, MCP_PATH } from './mcp.js';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../infra/functions.js';
 import { routeKey } from '../../infra/capacity.js';
-import type { HttpMethod } from '../../shared/operations/operation.js';
+import type { HttpMethod } from '../../shared/platform/route.js';
 import { matchRoute } from '../../shared/routes.js';
 import type { BundledService } from './bundled.js';
 import { STEP_PATH } from './recording-proxy.js';

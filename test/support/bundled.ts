@@ -20,9 +20,9 @@ import {
   type DynamoConnection,
   type EmbeddedDynamo,
 } from '../../infra/local/dynamo.js';
-import { resetEnv } from '../../shared/env.js';
-import { overrideServices, services, type Services } from '../../shared/services.js';
-import { tableEnv } from '../../shared/table-env.js';
+import { resetEnv } from '../../shared/platform/env.js';
+import { overrideServices, services, type Services } from '../../infra/local/all-services.js';
+import { tableEnv } from '../../shared/platform/table-env.js';
 import type { TableName } from '../../shared/tables.js';
 import { buildEventModule } from './bundled-child.js';
 import { cdkEsbuildOptions } from './cdk-esbuild.js';
@@ -60,7 +60,7 @@ export interface BundledService {
    * does; the environment and the services are restored afterwards.
    */
   withServices<T>(work: (s: Services) => Promise<T>): Promise<T>;
-  /** The environment every configuration shares: what `shared/env.ts` requires and Lambda's own. */
+  /** The environment every configuration shares: what `shared/platform/env.ts` requires and Lambda's own. */
   functionEnv(): Record<string, string>;
   /** Stop the proxy and dynalite, remove the folder. */
   close(): Promise<void>;

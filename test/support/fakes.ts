@@ -1,8 +1,8 @@
 /** In-memory fakes of the domain's ports, for unit tests (no I/O). */
-import type { Clock } from '../../shared/domain/clock.js';
+import type { Clock } from '../../shared/platform/clock.js';
 import type { ApiKeyRecord, AuditRecord } from '../../shared/domain/model.js';
 import type { AuditStore, CounterLayoutStore, CounterStore, KeyStore } from '../../shared/domain/ports.js';
-import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from '../../shared/domain/rate-limit.js';
+import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from '../../shared/keys/rate-limit.js';
 
 /** A clock that stands still until moved. */
 export class FixedClock implements Clock {

@@ -7,7 +7,7 @@
  */
 import { logicalTableName } from '../../infra/local/dynamo.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isRetrySafe } from '../../shared/store/dynamo-client.js';
+import { isRetrySafe } from '../../shared/platform/dynamo/client.js';
 
 /** What goes wrong. */
 export type FaultKind = 'throttle' | 'conditional' | 'network' | 'timeout';

@@ -31,7 +31,7 @@ export interface Sent {
  */
 export function checkAttribution(name: string, sent: readonly Sent[], fuzzKey: TestKey, before: Snapshot, after: Snapshot): void {
   const all = diffTables(before, after);
-  // The audit table also holds the usage rollup (`usage#` partitions: shared/store/usage-rollup-store.ts),
+  // The audit table also holds the usage rollup (`usage#` partitions: shared/audit/usage-rollup-store.ts),
   // checked on its own below; the rest of it is the audit records.
   const isRollup = (item: Record<string, unknown>) => String(item.pk).startsWith('usage#');
   const diff = {
@@ -119,7 +119,7 @@ export function checkAttribution(name: string, sent: readonly Sent[], fuzzKey: T
   // Keys: created, changed or deleted only by a 200 admin answer naming them; the fuzz key only gets its use stamp.
   const adminIds = new Set(ok.map((s) => s.body?.data?.id).filter((id) => typeof id === 'number'));
   const keyChanges = [...diff.keys.added, ...diff.keys.removed, ...diff.keys.changed.map((c) => c.after)];
-  // A key's id item (`id#<key id>`: shared/store/key-id-items.ts) is explained by the same answer as its key.
+  // A key's id item (`id#<key id>`: shared/keys/key-id-items.ts) is explained by the same answer as its key.
   const idOf = (k: Record<string, unknown>) => (String(k.key_hash).startsWith('id#') ? Number(String(k.key_hash).slice(3)) : k.id);
   const unexplained = keyChanges.filter(
     (k) => !adminIds.has(idOf(k) as number) && !(k.id === fuzzKey.record.id && onlyUseStamp(diff.keys.changed, k)),

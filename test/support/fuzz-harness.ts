@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { generateRawKey } from '../../shared/domain/api-keys.js';
+import { generateRawKey } from '../../shared/keys/api-keys.js';
 import { adminApi } from './admin-api.js';
 import { addFigures, printFigures } from './figures.js';
 import { checkAttribution, MCP_PATH, type Sent } from './fuzz-attribution.js';

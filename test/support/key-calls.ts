@@ -2,10 +2,10 @@
  * The setup of the KeyCalls unit tests (`test/unit/key-calls*.test.ts`): one key of org 1 in
  * in-memory stores, a fixed clock, and the counts of the key's current windows.
  */
-import { newKeyRecord } from '../../shared/domain/api-keys.js';
-import { KeyCalls } from '../../shared/domain/key-calls.js';
+import { newKeyRecord } from '../../shared/keys/api-keys.js';
+import { KeyCalls } from '../../shared/keys/key-calls.js';
 import type { Tier } from '../../shared/domain/model.js';
-import { counterSlot } from '../../shared/domain/rate-limit.js';
+import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from './fakes.js';
 
 /** The raw key the setup's key record is made from. */

@@ -5,10 +5,10 @@
  * stay clear of the seed.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/domain/api-keys.js';
+import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/keys/api-keys.js';
 import type { ApiKeyRecord, AuditRecord, Tier } from '../../shared/domain/model.js';
-import { counterShards, counterSlot } from '../../shared/domain/rate-limit.js';
-import { AUDIT_SHARDS } from '../../shared/store/audit-store.js';
+import { counterShards, counterSlot } from '../../shared/keys/rate-limit.js';
+import { AUDIT_SHARDS } from '../../shared/audit/audit-store.js';
 import type { Stack } from './local-stack.js';
 
 /** A key made for a test: the raw key to present and the record stored for it. */

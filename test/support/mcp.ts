@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpScope } from '../../shared/domain/mcp-scopes.js';
+import type { McpScope } from '../../shared/keys/mcp-scopes.js';
 import type { Stack } from './local-stack.js';
 
 export const MCP_PATH = '/api/mcp';

@@ -3,7 +3,7 @@
  * 60/min would run out), minting, consuming and revoking through the public API, and the play
  * cookie exchange the page's script performs.
  */
-import { generateRawKey, newKeyRecord } from '../../shared/domain/api-keys.js';
+import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
 import type { Stack } from './local-stack.js';
 
 /** What a token is minted for. */

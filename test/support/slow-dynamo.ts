@@ -8,7 +8,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, jest } from '@jest/globals';
-import { createDocumentClient, RETRY_POLICY, WORST_CASE_ATTEMPT_MS } from '../../shared/store/dynamo-client.js';
+import { createDocumentClient, RETRY_POLICY, WORST_CASE_ATTEMPT_MS } from '../../shared/platform/dynamo/client.js';
 
 /** What the slow DynamoDB answers a command (`Query`, `BatchGet`...) with, given its input. */
 export type Answer = (command: string, input: Record<string, unknown>) => Record<string, unknown>;
@@ -21,7 +21,7 @@ export interface SlowDynamo {
 
 /**
  * For each test of the file: fake timers (except those the promise machinery needs), and the metric
- * lines the slow calls' retries publish (`shared/metrics.ts`) kept off the terminal.
+ * lines the slow calls' retries publish (`shared/platform/observability/metrics.ts`) kept off the terminal.
  */
 export function useSlowDynamo(): void {
   const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;

@@ -64,7 +64,7 @@ describe('the JMESPath stand-in evaluates the idempotency store’s two expressi
   // The interpreter Powertools' idempotency utility imports (its own copy, under its node_modules).
   const idempotencyRequire = createRequire(createRequire(import.meta.url).resolve('@aws-lambda-powertools/idempotency'));
   const real = idempotencyRequire('@aws-lambda-powertools/jmespath') as { search: (expression: string, data: unknown) => unknown };
-  // shared/store/idempotency-store.ts: eventKeyJmesPath and payloadValidationJmesPath.
+  // shared/keys/idempotency-store.ts: eventKeyJmesPath and payloadValidationJmesPath.
   const expressions = ['[namespace, scope, key]', 'payload'];
   const data: unknown[] = [
     { namespace: 'create-session', scope: 'ab12', key: 'k-1', payload: { game_id: 7, metadata: { a: [1, 2] } } },

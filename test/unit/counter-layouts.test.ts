@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { CounterLayouts, StaleKey, type LayoutKey } from '../../shared/domain/counter-layouts.js';
-import { counterItemKey, counterSlot, MAX_COUNTER_SHARDS } from '../../shared/domain/rate-limit.js';
+import { CounterLayouts, StaleKey, type LayoutKey } from '../../shared/keys/counter-layouts.js';
+import { counterItemKey, counterSlot, MAX_COUNTER_SHARDS } from '../../shared/keys/rate-limit.js';
 import { MemoryCounterStore } from '../support/fakes.js';
 
 const DAY = 86_400_000;

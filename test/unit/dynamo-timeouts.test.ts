@@ -9,10 +9,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, jest, test } from '@jest/globals';
 import { FUNCTION_TIMEOUT } from '../../infra/functions.js';
 import { apiGatewayEvent, lambdaContext } from '../../infra/local/api-event.js';
-import { ANSWER_MARGIN_MS, asFollowUp, FOLLOW_UP_GRACE_MS, timeLeftMs, withDeadline, withinDeadline } from '../../shared/deadline.js';
-import { Overloaded } from '../../shared/domain/errors.js';
-import { api } from '../../shared/http/api.js';
-import { openapi } from '../../shared/operations/openapi.js';
+import { ANSWER_MARGIN_MS, asFollowUp, FOLLOW_UP_GRACE_MS, timeLeftMs, withDeadline, withinDeadline } from '../../shared/platform/deadline.js';
+import { Overloaded } from '../../shared/platform/errors.js';
+import { api } from '../../shared/platform/http/pipeline.js';
+import { openapi } from '../../shared/meta/routes/openapi.js';
 import {
   createDocumentClient,
   DYNAMO_TIMEOUTS,
@@ -20,7 +20,7 @@ import {
   RETRY_POLICY,
   WORST_CASE_ATTEMPT_MS,
   worstCaseCallMs,
-} from '../../shared/store/dynamo-client.js';
+} from '../../shared/platform/dynamo/client.js';
 import { onFakeTime, slowDynamo, useSlowDynamo } from '../support/slow-dynamo.js';
 
 const TIMEOUT_MS = FUNCTION_TIMEOUT.toMilliseconds();

@@ -1,24 +1,24 @@
 /**
- * Per-function environments (`shared/env-parts.ts`): every variable of the env schema is read by
+ * Per-function environments (`shared/platform/env-parts.ts`): every variable of the env schema is read by
  * some part, every operation names its parts (its declaration's `parts`), and each function's parts
  * build on exactly the environment CDK gives that function, and not on less.
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { adminServices } from '../../shared/compose/admin.js';
-import { catalogAdminServices } from '../../shared/compose/catalog-admin.js';
-import { orgsServices } from '../../shared/compose/orgs.js';
-import { usageServices } from '../../shared/compose/usage.js';
-import { overrideServices } from '../../shared/compose/base.js';
-import { idempotencyServices } from '../../shared/compose/idempotency.js';
-import { healthServices } from '../../shared/compose/health.js';
-import { mcpServices } from '../../shared/compose/mcp.js';
-import { playServices } from '../../shared/compose/play.js';
-import { sessionServices } from '../../shared/compose/sessions.js';
-import { envParts, functionEnvVars, functionParts, type EnvPart, type EnvVar } from '../../shared/env-parts.js';
-import { env, EnvSchema, resetEnv } from '../../shared/env.js';
+import { adminServices } from '../../shared/keys/services.js';
+import { catalogAdminServices } from '../../shared/catalog/services.js';
+import { orgsServices } from '../../shared/catalog/org-services.js';
+import { usageServices } from '../../shared/usage/services.js';
+import { overrideServices } from '../../shared/platform/services.js';
+import { idempotencyServices } from '../../shared/sessions/idempotent-services.js';
+import { healthServices } from '../../shared/meta/health-services.js';
+import { mcpServices } from '../../shared/mcp/services.js';
+import { playServices } from '../../shared/play/services.js';
+import { sessionServices } from '../../shared/sessions/services.js';
+import { envParts, functionEnvVars, functionParts, type EnvPart, type EnvVar } from '../../shared/platform/env-parts.js';
+import { env, EnvSchema, resetEnv } from '../../shared/platform/env.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
-import { tableEnv } from '../../shared/table-env.js';
+import { tableEnv } from '../../shared/platform/table-env.js';
 
 /** A plausible value of every variable, as a deployment would set it. */
 const SAMPLE: Record<EnvVar, string> = {

@@ -1,11 +1,11 @@
 /**
  * docs/errors.md lists every code the service answers with, one row each, with the status THE error
- * table gives it (`shared/domain/errors.ts`), and nothing else: a partner programs against that page.
+ * table gives it (`shared/platform/errors.ts`), and nothing else: a partner programs against that page.
  */
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { errorTable } from '../../shared/domain/errors.js';
+import { errorTable } from '../../shared/platform/errors.js';
 
 const DOC = readFileSync(fileURLToPath(new URL('../../docs/errors.md', import.meta.url)), 'utf8');
 

@@ -1,17 +1,17 @@
 /**
- * THE error table (`shared/domain/errors.ts`): every named error has its row, every answer of a
+ * THE error table (`shared/platform/errors.ts`): every named error has its row, every answer of a
  * refusal (JSON, pages, play refusals, MCP, routing) reads it, 5xx answers say nothing but the
  * row's words, and no other production file decides an error status itself.
  */
 import { describe, expect, test } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as errors from '../../shared/domain/errors.js';
-import { DomainError, errorStatus, errorTable, isRequestRefusal, Overloaded, RateLimited } from '../../shared/domain/errors.js';
-import { refusalError, type PlayRefusal } from '../../shared/domain/play.js';
-import { errorOutcome, errorResponse, namedError } from '../../shared/http/errors.js';
-import { allowedMethods, routingError, routingErrors, routingResponse, type RoutingRefusal } from '../../shared/http/routing-errors.js';
-import { API_PATH } from '../../shared/operations/operation.js';
+import * as errors from '../../shared/platform/errors.js';
+import { DomainError, errorStatus, errorTable, isRequestRefusal, Overloaded, RateLimited } from '../../shared/platform/errors.js';
+import { refusalError, type PlayRefusal } from '../../shared/play/play.js';
+import { errorOutcome, errorResponse, namedError } from '../../shared/platform/http/error-answers.js';
+import { allowedMethods, routingError, routingErrors, routingResponse, type RoutingRefusal } from '../../shared/unrouted.js';
+import { API_PATH } from '../../shared/platform/route.js';
 
 type AnyErrorClass = new (...args: unknown[]) => DomainError;
 /** Every named error class the module exports. */

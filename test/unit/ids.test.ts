@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { BlockIdAllocator } from '../../shared/domain/ids.js';
+import { BlockIdAllocator } from '../../shared/platform/ids.js';
 import type { CounterStore } from '../../shared/domain/ports.js';
 import { MemoryCounterStore } from '../support/fakes.js';
 

@@ -1,13 +1,13 @@
 /**
- * The admin JWT lifetime cap is configurable (`JWT_MAX_LIFETIME_SECONDS`, shared/env.ts): the same
+ * The admin JWT lifetime cap is configurable (`JWT_MAX_LIFETIME_SECONDS`, shared/platform/env.ts): the same
  * token passes under the default (24 h) and is refused under a 1 h cap. The attack matrix itself
  * runs over HTTP in test/integration/keys-auth.test.ts.
  */
 import { describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { createBearerVerifier } from '../../shared/auth/jwt.js';
-import { EnvSchema } from '../../shared/env.js';
-import { tableEnv } from '../../shared/table-env.js';
+import { createBearerVerifier } from '../../shared/platform/bearer.js';
+import { EnvSchema } from '../../shared/platform/env.js';
+import { tableEnv } from '../../shared/platform/table-env.js';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'game-session-token-service';

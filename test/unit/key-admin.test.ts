@@ -4,11 +4,11 @@
  * fails after the change took effect does not fail the call, and is reported.
  */
 import { describe, expect, test } from '@jest/globals';
-import { AdminAccess } from '../../shared/domain/admin-access.js';
-import { newKeyRecord } from '../../shared/domain/api-keys.js';
-import { NotFound } from '../../shared/domain/errors.js';
-import { BlockIdAllocator } from '../../shared/domain/ids.js';
-import { KeyAdmin } from '../../shared/domain/key-admin.js';
+import { AdminAccess } from '../../shared/catalog/admin-access.js';
+import { newKeyRecord } from '../../shared/keys/api-keys.js';
+import { NotFound } from '../../shared/platform/errors.js';
+import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { KeyAdmin } from '../../shared/keys/key-admin.js';
 import type { ApiKeyRecord, AuditRecord, CallContext, Org, Role } from '../../shared/domain/model.js';
 import type { AuditStore, CounterStore, KeyAddress, KeyAdminStore, KeyChanges } from '../../shared/domain/ports.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
-import { newKeyRecord } from '../../shared/domain/api-keys.js';
-import { Overloaded, RateLimited, TokenGone } from '../../shared/domain/errors.js';
-import { KeyCalls, type Effect } from '../../shared/domain/key-calls.js';
+import { newKeyRecord } from '../../shared/keys/api-keys.js';
+import { Overloaded, RateLimited, TokenGone } from '../../shared/platform/errors.js';
+import { KeyCalls, type Effect } from '../../shared/keys/key-calls.js';
 import type { CallContext } from '../../shared/domain/model.js';
-import { counterShards, counterSlot, shareOf } from '../../shared/domain/rate-limit.js';
+import { counterShards, counterSlot, shareOf } from '../../shared/keys/rate-limit.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from '../support/fakes.js';
 
 const RAW = `dpk_${'0123456789abcdef'.repeat(2)}01234567`;

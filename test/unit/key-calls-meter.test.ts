@@ -5,11 +5,11 @@
  * whole token or the raw key in the audit.
  */
 import { describe, expect, jest, test } from '@jest/globals';
-import { OutOfScope, Overloaded, RateLimited, TokenGone } from '../../shared/domain/errors.js';
-import type { AuditDiff } from '../../shared/domain/audit-diff.js';
-import type { Effect } from '../../shared/domain/key-calls.js';
+import { OutOfScope, Overloaded, RateLimited, TokenGone } from '../../shared/platform/errors.js';
+import type { AuditDiff } from '../../shared/audit/audit-diff.js';
+import type { Effect } from '../../shared/keys/key-calls.js';
 import type { CallContext } from '../../shared/domain/model.js';
-import { counterSlot } from '../../shared/domain/rate-limit.js';
+import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { NOW, RAW, setup } from '../support/key-calls.js';
 
 const call = (): CallContext => ({ requestId: 'req-1', sourceIp: '203.0.113.9', userAgent: 'ua/1' });

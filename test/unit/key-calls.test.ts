@@ -4,8 +4,8 @@
  * or Enterprise org. Metering: key-calls-meter.test.ts.
  */
 import { describe, expect, test } from '@jest/globals';
-import { TierRequired, Unauthenticated } from '../../shared/domain/errors.js';
-import { hashApiKey, keyCredential } from '../../shared/domain/key-calls.js';
+import { TierRequired, Unauthenticated } from '../../shared/platform/errors.js';
+import { hashApiKey, keyCredential } from '../../shared/keys/key-calls.js';
 import { NOW, RAW, setup } from '../support/key-calls.js';
 
 describe('keyCredential', () => {

@@ -1,5 +1,5 @@
 /**
- * The JWKS fetcher of the local run (shared/auth/loopback-jwks.ts): plain HTTP for this machine's
+ * The JWKS fetcher of the local run (infra/local/loopback-jwks.ts): plain HTTP for this machine's
  * names only. A JWKS URL anywhere else never gets this fetcher, and the fetcher itself refuses one
  * (a key set over plain HTTP from another host could be replaced on the way).
  */
@@ -7,7 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import { FetchError, NonRetryableFetchError } from 'aws-jwt-verify/error';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isLoopbackHttpUrl, loopbackJwksCache } from '../../shared/auth/loopback-jwks.js';
+import { isLoopbackHttpUrl, loopbackJwksCache } from '../../infra/local/loopback-jwks.js';
 
 describe('which URLs are fetched over plain HTTP', () => {
   test.each([

@@ -1,9 +1,9 @@
 /**
- * The one scope -> tool table (shared/domain/mcp-scopes.ts): the MCP server's tools take their
+ * The one scope -> tool table (shared/keys/mcp-scopes.ts): the MCP server's tools take their
  * scope from it, and the console marks from it the scopes that grant no tool here (issue 25, item 8).
  */
 import { describe, expect, test } from '@jest/globals';
-import { MCP_SCOPE_TOOLS, MCP_SCOPES, scopeOfTool, toolsOfScope } from '../../shared/domain/mcp-scopes.js';
+import { MCP_SCOPE_TOOLS, MCP_SCOPES, scopeOfTool, toolsOfScope } from '../../shared/keys/mcp-scopes.js';
 import { TOOLS } from '../../shared/mcp/tools/index.js';
 
 describe('the MCP scope -> tool table', () => {

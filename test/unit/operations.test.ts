@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { readdirSync } from 'node:fs';
-import { API_PATH, defineOperation, type RouteDefinition } from '../../shared/operations/operation.js';
+import { API_PATH, defineOperation, type RouteDefinition } from '../../shared/platform/route.js';
 import { routes } from '../../shared/routes.js';
 
 const FUNCTIONS_DIR = new URL('../../functions/', import.meta.url);

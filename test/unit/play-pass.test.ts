@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { PlayPassSigner, type PlayPass } from '../../shared/domain/play-pass.js';
-import { playCookie, playCookieName } from '../../shared/http/play-requests.js';
+import { PlayPassSigner, type PlayPass } from '../../shared/play/play-pass.js';
+import { playCookie, playCookieName } from '../../shared/play/play-requests.js';
 
 const secret = 'a'.repeat(32);
 const signer = new PlayPassSigner(() => secret);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import type { Org, Playable, Role } from '../../shared/domain/model.js';
-import { PLAYABLE_CACHE_MS, PlayableCache } from '../../shared/domain/playable-cache.js';
+import { PLAYABLE_CACHE_MS, PlayableCache } from '../../shared/sessions/playable-cache.js';
 import type { CatalogStore } from '../../shared/domain/ports.js';
 import { FixedClock } from '../support/fakes.js';
 

@@ -4,14 +4,14 @@
  * for keys whose rate window is exhausted, and the undo of a write whose outcome is unknown.
  */
 import { describe, expect, test } from '@jest/globals';
-import { newKeyRecord } from '../../shared/domain/api-keys.js';
-import { RateLimited, TokenGone } from '../../shared/domain/errors.js';
-import { BlockIdAllocator } from '../../shared/domain/ids.js';
-import { KeyCalls, type Effect } from '../../shared/domain/key-calls.js';
+import { newKeyRecord } from '../../shared/keys/api-keys.js';
+import { RateLimited, TokenGone } from '../../shared/platform/errors.js';
+import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { KeyCalls, type Effect } from '../../shared/keys/key-calls.js';
 import type { CallContext } from '../../shared/domain/model.js';
-import { counterSlot } from '../../shared/domain/rate-limit.js';
-import { assertJsonText, MAX_JSON_DEPTH } from '../../shared/http/limits.js';
-import { idempotent, isRetrySafe, isThrottling, isTransient, mayRetry } from '../../shared/store/dynamo-client.js';
+import { counterSlot } from '../../shared/keys/rate-limit.js';
+import { assertJsonText, MAX_JSON_DEPTH } from '../../shared/platform/http/limits.js';
+import { idempotent, isRetrySafe, isThrottling, isTransient, mayRetry } from '../../shared/platform/dynamo/client.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from '../support/fakes.js';
 
 const throttled = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });

@@ -1,7 +1,7 @@
 /** The per-organization report budget (docs/decisions.md#usage-reports): 30 a minute, then 429 from memory. */
 import { describe, expect, test } from '@jest/globals';
-import { RateLimited, statusOf } from '../../shared/domain/errors.js';
-import { REPORTS_PER_MINUTE, ReportBudget } from '../../shared/domain/report-budget.js';
+import { RateLimited, statusOf } from '../../shared/platform/errors.js';
+import { REPORTS_PER_MINUTE, ReportBudget } from '../../shared/usage/report-budget.js';
 import type { ReportBudgetStore } from '../../shared/domain/ports.js';
 
 /** Counter items in memory, with the writes they took. */

@@ -2,7 +2,7 @@
 import { describe, expect, test } from '@jest/globals';
 import type { TokenRecord } from '../../shared/domain/model.js';
 import type { RefusalCountRow, TokenReads, TokenReportStore } from '../../shared/domain/ports.js';
-import { MAX_REPORT_DAYS, MAX_REPORT_TOKENS, SessionReports } from '../../shared/domain/reports.js';
+import { MAX_REPORT_DAYS, MAX_REPORT_TOKENS, SessionReports } from '../../shared/usage/reports.js';
 import { FixedClock } from '../support/fakes.js';
 
 const NOW = Date.parse('2026-03-10T12:00:00.000Z');
@@ -125,7 +125,7 @@ describe('a range whose read of refused calls stopped short', () => {
 });
 
 describe("a read the request's deadline cut short", () => {
-  /** The tokens read in time: the first only (`shared/store/token-report-store.ts` stops between pages). */
+  /** The tokens read in time: the first only (`shared/usage/token-report-store.ts` stops between pages). */
   class DeadlineStore extends MemoryReportStore {
     override async tokensCreated(orgId: number, from: string, to: string, limit: number): Promise<TokenReads> {
       const all = await super.tokensCreated(orgId, from, to, limit);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { routingErrors } from '../../shared/http/routing-errors.js';
-import { API_PATH, originPath, type RouteDefinition } from '../../shared/operations/operation.js';
+import { routingErrors } from '../../shared/unrouted.js';
+import { API_PATH, originPath, type RouteDefinition } from '../../shared/platform/route.js';
 import { matchRoute, routes } from '../../shared/routes.js';
 
 const route = (operation: string, method: RouteDefinition['method'], path: string, action?: string): RouteDefinition => ({

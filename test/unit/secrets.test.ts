@@ -1,11 +1,11 @@
 /**
- * The service's secrets where they are used (`shared/secrets.ts`): in AWS the environment names a
+ * The service's secrets where they are used (`shared/platform/secrets.ts`): in AWS the environment names a
  * secret and its value is read once per container before the first operation runs; locally the
  * value itself is in the environment and nothing is read. The source is faked: no AWS here.
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { EnvSchema } from '../../shared/env.js';
-import { loadSecrets, secret, useSecretSource } from '../../shared/secrets.js';
+import { EnvSchema } from '../../shared/platform/env.js';
+import { loadSecrets, secret, useSecretSource } from '../../shared/platform/secrets.js';
 
 const PLAY_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:play-cookie';
 const VALUE = 'v'.repeat(64);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { IdPermutation } from '../../shared/domain/id-permutation.js';
-import { SessionIdAllocator } from '../../shared/domain/session-ids.js';
+import { IdPermutation } from '../../shared/platform/id-permutation.js';
+import { SessionIdAllocator } from '../../shared/sessions/session-ids.js';
 import { MemoryCounterStore } from '../support/fakes.js';
 
 const SECRET = 'k'.repeat(40);

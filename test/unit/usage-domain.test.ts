@@ -3,12 +3,12 @@
  * after values of an update, the report's refused-call counts, and who may do what.
  */
 import { describe, expect, test } from '@jest/globals';
-import { AdminAccess } from '../../shared/domain/admin-access.js';
-import { diffOf } from '../../shared/domain/audit-diff.js';
+import { AdminAccess } from '../../shared/catalog/admin-access.js';
+import { diffOf } from '../../shared/audit/audit-diff.js';
 import type { Org, Role, TokenRecord } from '../../shared/domain/model.js';
 import type { RefusalCountRow, TokenReportStore } from '../../shared/domain/ports.js';
-import { RefusalTally } from '../../shared/domain/refusal-tally.js';
-import { SessionReports } from '../../shared/domain/reports.js';
+import { RefusalTally } from '../../shared/keys/refusal-tally.js';
+import { SessionReports } from '../../shared/usage/reports.js';
 import { FixedClock } from '../support/fakes.js';
 
 const NOW = Date.parse('2026-03-10T12:00:00.000Z');

@@ -1,8 +1,8 @@
 /** Validation failures as the 400 messages clients read: the field, then what is wrong with it. */
 import { describe, expect, test } from '@jest/globals';
-import { InvalidInput } from '../../shared/domain/errors.js';
-import { parseWith } from '../../shared/http/validation.js';
-import { ConsumeSessionBody, CreateSessionBody } from '../../shared/schemas/sessions.js';
+import { InvalidInput } from '../../shared/platform/errors.js';
+import { parseWith } from '../../shared/platform/http/validation.js';
+import { ConsumeSessionBody, CreateSessionBody } from '../../shared/sessions/schemas.js';
 
 const TOKEN = '3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b';
 

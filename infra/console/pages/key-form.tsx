@@ -4,7 +4,7 @@
  */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { MCP_SCOPES, toolsOfScope } from '../../../shared/domain/mcp-scopes.js';
+import { MCP_SCOPES, toolsOfScope } from '../../../shared/keys/mcp-scopes.js';
 import type { ApiKey, CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
 import { Dialog, DialogButtons } from '../parts/dialog';
@@ -208,7 +208,7 @@ function ExpiryField({ existing, value, onInput }: { existing?: ApiKey; value: s
 
 /**
  * The MCP scopes as checkboxes, each described by the tools it grants here; the specification's
- * scopes that grant none on this server yet (shared/domain/mcp-scopes.ts, the one scope -> tool
+ * scopes that grant none on this server yet (shared/keys/mcp-scopes.ts, the one scope -> tool
  * table) say so, so that nobody expects a tool from them.
  */
 function Scopes({ selected, onChange }: { selected: readonly string[]; onChange: (scopes: string[]) => void }) {

@@ -24,7 +24,7 @@ export interface AuditAnswer<R extends AuditRow> {
 
 /**
  * The actions that only read: `list-keys`, which the console itself sends for every keys page and
- * key picker (shared/domain/key-admin.ts: `list` notes it). Reading the audit log, usage or games is
+ * key picker (shared/keys/key-admin.ts: `list` notes it). Reading the audit log, usage or games is
  * not recorded at all.
  */
 export const READ_ACTIONS: ReadonlySet<string> = new Set(['list-keys']);

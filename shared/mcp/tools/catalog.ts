@@ -9,12 +9,12 @@
  * answer against the tool's output schema. A kind's names derive from it: its plural (tool names,
  * scopes) is `<kind>s`, its id's field (arguments, answers) `<kind>_id`.
  */
-import { scopeOfTool } from '../../domain/mcp-scopes.js';
+import { scopeOfTool } from '../../keys/mcp-scopes.js';
 import type { ApiKeyRecord, Playable } from '../../domain/model.js';
-import { playableView } from '../../domain/org-catalog.js';
-import { isAllowed, outOfScope } from '../../domain/scope.js';
-import { NoArgs, PlayableSchemas } from '../../schemas/mcp.js';
-import type { McpServices } from '../../compose/mcp.js';
+import { playableView } from '../../catalog/org-catalog.js';
+import { isAllowed, outOfScope } from '../../sessions/scope.js';
+import { NoArgs, PlayableSchemas } from '../schemas.js';
+import type { McpServices } from '../services.js';
 import type { RequestMeter } from '../metering.js';
 import { baseUrl, reading, type McpTool } from '../tool.js';
 

@@ -1,8 +1,8 @@
 /** The session report tool (mcp:reports:read). */
-import { checkRange, type SessionCounts } from '../../domain/reports.js';
-import { isAllowed, outOfScope, type Target } from '../../domain/scope.js';
-import { SessionReportArgs, SessionReportResult } from '../../schemas/mcp.js';
-import { scopeOfTool } from '../../domain/mcp-scopes.js';
+import { checkRange, type SessionCounts } from '../../usage/reports.js';
+import { isAllowed, outOfScope, type Target } from '../../sessions/scope.js';
+import { SessionReportArgs, SessionReportResult } from '../schemas.js';
+import { scopeOfTool } from '../../keys/mcp-scopes.js';
 import { defineTool, reading } from '../tool.js';
 
 const counted = (counts: SessionCounts) =>

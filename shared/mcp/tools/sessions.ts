@@ -1,7 +1,7 @@
 /** Session tools (mcp:sessions:write): the same rules, allow-lists and metering as the REST operations. */
 import type { Playable } from '../../domain/model.js';
-import { CreateSessionArgs, CreateSessionResult, RevokeSessionArgs, RevokeSessionResult } from '../../schemas/mcp.js';
-import { scopeOfTool } from '../../domain/mcp-scopes.js';
+import { CreateSessionArgs, CreateSessionResult, RevokeSessionArgs, RevokeSessionResult } from '../schemas.js';
+import { scopeOfTool } from '../../keys/mcp-scopes.js';
 import { baseUrl, defineTool } from '../tool.js';
 
 /** create_session: mint a token and its play link. */

@@ -7,8 +7,8 @@
  * method); an error is a 5xx when the service's error table says so. Checks: no 5xx, every session
  * id handed out once.
  */
-import { statusOf } from '../../../shared/domain/errors.js';
-import { sessionServices, type SessionServices } from '../../../shared/compose/sessions.js';
+import { statusOf } from '../../../shared/platform/errors.js';
+import { sessionServices, type SessionServices } from '../../../shared/sessions/services.js';
 import type { BenchStack } from '../harness.js';
 import { mintTokens } from '../operations.js';
 import type { DynamoProxy } from '../proxy/dynamo-proxy.js';

@@ -15,12 +15,12 @@
  * at A = 1 the retries are exact.
  */
 import { performance } from 'node:perf_hooks';
-import { generateRawKey, newKeyRecord } from '../../../shared/domain/api-keys.js';
-import type { Clock } from '../../../shared/domain/clock.js';
-import { BlockIdAllocator } from '../../../shared/domain/ids.js';
-import { resetEnv } from '../../../shared/env.js';
+import { generateRawKey, newKeyRecord } from '../../../shared/keys/api-keys.js';
+import type { Clock } from '../../../shared/platform/clock.js';
+import { BlockIdAllocator } from '../../../shared/platform/ids.js';
+import { resetEnv } from '../../../shared/platform/env.js';
 import { documentClient } from '../../../infra/local/dynamo.js';
-import { overrideServices } from '../../../shared/services.js';
+import { overrideServices } from '../../../infra/local/all-services.js';
 import type { BenchStack } from '../harness.js';
 import type { DynamoProxy } from '../proxy/dynamo-proxy.js';
 import { PARTITION_WRITE_UNITS } from '../proxy/partitions.js';

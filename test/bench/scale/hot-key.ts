@@ -5,7 +5,7 @@
  * ends, so the requests in flight across a minute's end are refusals and the attribution is exact.
  * Checks: admitted never above the limit in any minute, at least 97% of it in every full minute, no 5xx.
  */
-import { API_PATH } from '../../../shared/operations/operation.js';
+import { API_PATH } from '../../../shared/platform/route.js';
 import type { BenchStack } from '../harness.js';
 import { CREATE_BODY } from '../operations.js';
 import type { DynamoProxy } from '../proxy/dynamo-proxy.js';

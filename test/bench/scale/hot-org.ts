@@ -4,7 +4,7 @@
  * org; before, also the tokens' `by_org_day` index) carry the heat. Checks: no token put throttled
  * (the table or an index), no 5xx.
  */
-import { API_PATH } from '../../../shared/operations/operation.js';
+import { API_PATH } from '../../../shared/platform/route.js';
 import type { BenchStack } from '../harness.js';
 import { CREATE_BODY } from '../operations.js';
 import type { DynamoProxy } from '../proxy/dynamo-proxy.js';

@@ -1,0 +1,62 @@
+import { isoTime } from '../platform/clock.js';
+import type { AuditDiff } from './audit-diff.js';
+import { uniqueRequestId, type AuditRecord, type CallContext } from '../domain/model.js';
+
+/** The key an audit record names: its prefix unknown when no key with that id was found. */
+export type AuditedKey = { readonly id: number; readonly key_prefix: string | null };
+
+/** What one call's audit record says beyond the call itself (who sent it, from where) and its outcome. */
+interface AuditSubject {
+  readonly orgId: number;
+  readonly action: string;
+  readonly key: AuditedKey | null;
+  /** The admin's subject, for key-management calls. */
+  readonly actor?: string | null;
+  readonly game_id?: number | null;
+  readonly stream_id?: number | null;
+  /** The token concerned: the record keeps its first 8 characters. */
+  readonly token?: string | null;
+  /** The call mints `token`: the record then keeps it whole too, for the session report. */
+  readonly minted?: boolean;
+  /** Key-management calls: the key properties the call set; absent on metered calls. */
+  readonly changes?: readonly string[] | null;
+  /** Updates: what changed, before and after. */
+  readonly diff?: AuditDiff | null;
+}
+
+/**
+ * The audit record of a call that ended with `status` at `now`, and its expiry (epoch seconds,
+ * `retentionDays` later): the one place both key management (`key-admin.ts`) and metered key calls
+ * (`key-calls.ts`) build theirs.
+ */
+export function auditRecord(
+  call: CallContext,
+  subject: AuditSubject,
+  status: number,
+  now: number,
+  retentionDays: number,
+): { record: AuditRecord; ttl: number } {
+  const { key, token } = subject;
+  const record: AuditRecord = {
+    org_id: subject.orgId,
+    at: isoTime(now),
+    request_id: call.requestId,
+    // Where the caller chose the id: the gateway's too, which places the record (unique per request).
+    ...(uniqueRequestId(call) !== call.requestId && { gateway_request_id: uniqueRequestId(call) }),
+    action: subject.action,
+    status,
+    key_id: key?.id ?? null,
+    key_prefix: key?.key_prefix ?? null,
+    actor: subject.actor ?? null,
+    game_id: subject.game_id ?? null,
+    stream_id: subject.stream_id ?? null,
+    token_prefix: token ? token.slice(0, 8) : null,
+    ...(subject.minted && token && { minted_token: token }),
+    source_ip: call.sourceIp,
+    user_agent: call.userAgent,
+    // Absent, not null, where the call changes no key property by nature (a metered call).
+    ...(subject.changes !== undefined && { changes: subject.changes }),
+    ...(subject.diff != null && { diff: subject.diff }),
+  };
+  return { record, ttl: Math.floor(now / 1000) + retentionDays * 86_400 };
+}

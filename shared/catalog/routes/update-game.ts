@@ -1,0 +1,23 @@
+import { UpdateGameBody, UpdatedGame } from '../schemas.js';
+import { API_PATH, defineOperation } from '../../platform/route.js';
+
+/**
+ * update-game: an owner, admin or editor renames a game of the organization or turns its "Require API
+ * Session Token" setting on or off (bearer): the MCP update_game tool's domain. The game is read
+ * alongside the membership and the org, then changed (one conditional write) beside its audit record.
+ */
+export const updateGame = defineOperation({
+  operation: 'update-game',
+  function: 'update-game',
+  data: { catalog: ['GetItem', 'UpdateItem'], audit: ['PutItem'] },
+  parts: ['catalogAdmin'],
+  method: 'PATCH',
+  path: API_PATH,
+  action: 'update-game',
+  auth: 'bearer',
+  capacity: 'admin',
+  summary: 'Change a game of the organization: its name or its “Require API Session Token” setting',
+  body: UpdateGameBody,
+  response: UpdatedGame,
+  errors: [404],
+});

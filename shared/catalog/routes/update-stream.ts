@@ -1,0 +1,23 @@
+import { UpdateStreamBody, UpdatedStream } from '../schemas.js';
+import { API_PATH, defineOperation } from '../../platform/route.js';
+
+/**
+ * update-stream: an owner, admin or editor renames a stream of the organization or turns its "Require API
+ * Session Token" setting on or off (bearer): the MCP update_stream tool's domain. The stream is read
+ * alongside the membership and the org, then changed (one conditional write) beside its audit record.
+ */
+export const updateStream = defineOperation({
+  operation: 'update-stream',
+  function: 'update-stream',
+  data: { catalog: ['GetItem', 'UpdateItem'], audit: ['PutItem'] },
+  parts: ['catalogAdmin'],
+  method: 'PATCH',
+  path: API_PATH,
+  action: 'update-stream',
+  auth: 'bearer',
+  capacity: 'admin',
+  summary: 'Change a stream of the organization: its name or its “Require API Session Token” setting',
+  body: UpdateStreamBody,
+  response: UpdatedStream,
+  errors: [404],
+});

@@ -1,0 +1,186 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CounterLayoutStore, CounterStore, ReportBudgetStore } from '../domain/ports.js';
+import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
+import { TTL_ATTRIBUTE } from '../tables.js';
+import { isConditionalFailure, oldItemOf, type StoreOptions } from '../platform/dynamo/client.js';
+
+/** Attribute of a counter item holding the day's count (the minute's is `m<minute of day>`). */
+const DAY_COUNT = 'day';
+/** Attribute of a counter item closed by a limit change: it counts nothing more (`counter-layouts.ts`). */
+const SEALED = 'sealed';
+/** A minute's count attribute. */
+const MINUTE_COUNT = /^m\d+$/;
+
+/** The item holding a key's counter layout of a UTC day (absent: the day's first is in force). */
+const layoutKey = (keyId: number, dayStart: number): string => `rate#${keyId}#${dayStart}#layout`;
+
+/** Rate-limit counter shards and their layouts, id sequences and the report budgets as atomic counter items. */
+export class DynamoCounterStore implements CounterStore, CounterLayoutStore, ReportBudgetStore {
+  constructor(private readonly options: StoreOptions) {}
+
+  async count(slot: CounterSlot): Promise<SlotCount> {
+    const stale = slot.staleMinuteFields.map((_, i) => `#s${i}`);
+    try {
+      const { Attributes } = await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: slot.counterKey },
+          UpdateExpression:
+            'SET #d = if_not_exists(#d, :zero) + :one, #m = if_not_exists(#m, :zero) + :one, #ttl = :ttl' +
+            (stale.length > 0 ? ` REMOVE ${stale.join(', ')}` : ''),
+          // Both windows or neither: a call one window refuses is never counted in the other. A
+          // sealed item belongs to a layout a limit change closed: what it holds was carried over.
+          ConditionExpression:
+            'attribute_not_exists(#sealed) AND (attribute_not_exists(#d) OR #d < :dayLimit) AND (attribute_not_exists(#m) OR #m < :minuteLimit)',
+          ExpressionAttributeNames: {
+            '#sealed': SEALED,
+            '#d': DAY_COUNT,
+            '#m': slot.minuteField,
+            '#ttl': TTL_ATTRIBUTE,
+            ...Object.fromEntries(slot.staleMinuteFields.map((field, i) => [`#s${i}`, field])),
+          },
+          ExpressionAttributeValues: {
+            ':zero': 0,
+            ':one': 1,
+            ':dayLimit': slot.dayLimit,
+            ':minuteLimit': slot.minuteLimit,
+            ':ttl': slot.ttl,
+          },
+          ReturnValues: 'UPDATED_NEW',
+          // DynamoDB answers a refusal with the item as it was: which window refused costs no read.
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { minute: Attributes![slot.minuteField] as number, day: Attributes![DAY_COUNT] as number };
+    } catch (error) {
+      if (!isConditionalFailure(error)) throw error;
+      const old = oldItemOf(error) ?? (await this.read(slot.counterKey));
+      if (old?.[SEALED] !== undefined) return { sealed: true };
+      return { refusedBy: countOf(old, DAY_COUNT) >= slot.dayLimit ? 'day' : 'minute' };
+    }
+  }
+
+  async layoutOf(keyId: number, dayStart: number): Promise<CounterLayout | undefined> {
+    const item = await this.read(layoutKey(keyId, dayStart));
+    if (!item) return undefined;
+    return {
+      index: item.layout as number,
+      version: item.version as number,
+      shards: item.shards as number,
+      carried: { day: item.carried_day as number, minutes: (item.carried_minutes ?? {}) as Record<string, number> },
+    };
+  }
+
+  async seal(counterKeys: readonly string[], ttl: number): Promise<CarriedCounts> {
+    const items = await Promise.all(
+      counterKeys.map(async (counterKey) => {
+        const { Attributes } = await this.options.client.send(
+          // Sets fixed values: repeating it (another container closing the same layout) is harmless.
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: { pk: counterKey },
+            UpdateExpression: 'SET #sealed = :true, #ttl = if_not_exists(#ttl, :ttl)',
+            ExpressionAttributeNames: { '#sealed': SEALED, '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ':true': true, ':ttl': ttl },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes ?? {};
+      }),
+    );
+    const minutes: Record<string, number> = {};
+    let day = 0;
+    for (const item of items) {
+      day += countOf(item, DAY_COUNT);
+      for (const field of Object.keys(item).filter((f) => MINUTE_COUNT.test(f)))
+        minutes[field] = (minutes[field] ?? 0) + countOf(item, field);
+    }
+    return { day, minutes };
+  }
+
+  async replaceLayout(keyId: number, dayStart: number, next: CounterLayout, replaces: number, ttl: number): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: layoutKey(keyId, dayStart),
+            layout: next.index,
+            version: next.version,
+            shards: next.shards,
+            // Not `day` or `m<minute>`: the item counts no call of its own.
+            carried_day: next.carried.day,
+            carried_minutes: next.carried.minutes,
+            [TTL_ATTRIBUTE]: ttl,
+          },
+          ConditionExpression: replaces === 0 ? 'attribute_not_exists(pk)' : '#layout = :replaces',
+          ...(replaces === 0
+            ? {}
+            : { ExpressionAttributeNames: { '#layout': 'layout' }, ExpressionAttributeValues: { ':replaces': replaces } }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * A counter item, strongly consistent: read after a refusal on a backend that does not return the
+   * old item with it (the embedded dynalite ignores `ReturnValuesOnConditionCheckFailure`; DynamoDB
+   * honours it), and a key's layout item.
+   */
+  private async read(counterKey: string): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.options.client.send(
+      new GetCommand({ TableName: this.options.tableName, Key: { pk: counterKey }, ConsistentRead: true }),
+    );
+    return Item;
+  }
+
+  /**
+   * One item per org and minute (`reports#<org>#<minute>`): a conditional ADD, refused once the
+   * minute holds `limit` (at most 30 counted a minute; refusals beyond are answered from memory by
+   * `ReportBudget`, so the item never runs hot).
+   */
+  async takeReport(orgId: number, minuteMs: number, limit: number, ttl: number): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: `reports#${orgId}#${minuteMs}` },
+          UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+          ExpressionAttributeNames: { '#count': 'count', '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': ttl },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async reserve(sequence: string, size: number): Promise<number> {
+    const { Attributes } = await this.options.client.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: { pk: `seq#${sequence}` },
+        UpdateExpression: 'ADD #count :size',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':size': size },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Attributes!.count as number;
+  }
+}
+
+/** A count attribute of an item, marshalled (`{N: "5"}`, as the low-level error carries it) or not. */
+function countOf(item: Record<string, unknown> | undefined, field: string): number {
+  const value = item?.[field];
+  if (typeof value === 'number') return value;
+  const n = (value as { N?: string } | undefined)?.N;
+  return n === undefined ? 0 : Number(n);
+}

@@ -1,0 +1,434 @@
+import { createHash } from 'node:crypto';
+import { asFollowUp } from '../platform/deadline.js';
+import { correctsDiff, type AuditDiff } from '../audit/audit-diff.js';
+import { auditRecord } from '../audit/audit-record.js';
+import { isoTime, type Clock } from '../platform/clock.js';
+import { errorStatus, Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from '../platform/errors.js';
+import { tierAllowsApi, type ApiKeyRecord, type AuditRecord, type CallContext } from '../domain/model.js';
+import type { AuditStore, CounterLayoutStore, CounterStore, KeyStore, RefusalKind, UsageRollupStore } from '../domain/ports.js';
+import { CounterLayouts, StaleKey } from './counter-layouts.js';
+import { ExhaustedShards } from './exhausted-shards.js';
+import { KnownKeys } from './known-keys.js';
+import { RefusalTally, type RefusalCount } from './refusal-tally.js';
+import {
+  counterSlot,
+  estimatedTotal,
+  rateState,
+  rateWindows,
+  remaining,
+  secondsToReset,
+  type CounterLayout,
+  type CounterSlot,
+  type RateWindow,
+  type SlotCount,
+} from './rate-limit.js';
+
+/** The raw API key format: `dpk_` and 40 hex characters. */
+const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
+
+/** Most counter shards one call tries (`count()`): two when they are full, three when throttled. */
+const MAX_SHARD_TRIES = 3;
+/**
+ * Most counter layouts one call tries: a limit change closes the one it counted in (sealed), or
+ * the key it holds is older than the day's layout and is read again (`counter-layouts.ts`).
+ */
+const MAX_LAYOUT_TRIES = 4;
+
+/** A presented API key, reduced to what may be kept: its hash and its 8-character prefix. */
+export interface KeyCredential {
+  readonly keyHash: string;
+  readonly keyPrefix: string;
+}
+
+/** SHA-256 (hex) of a raw key: the only form in which a key is ever stored. */
+export function hashApiKey(rawKey: string): string {
+  return createHash('sha256').update(rawKey).digest('hex');
+}
+
+/** Reduce a presented key to a credential. @throws Unauthenticated when it is malformed. */
+export function keyCredential(rawKey: string | undefined): KeyCredential {
+  if (!rawKey) throw new Unauthenticated('Missing API key (x-api-key header)');
+  if (!API_KEY_PATTERN.test(rawKey)) throw new Unauthenticated('Invalid API key');
+  return { keyHash: hashApiKey(rawKey), keyPrefix: rawKey.slice(0, 8) };
+}
+
+/** What a metered call did, for its audit record. */
+export interface CallSubject {
+  readonly action: string;
+  readonly game_id?: number | null;
+  readonly stream_id?: number | null;
+  readonly token?: string | null;
+  /** The call mints `token` (its audit record then keeps it whole, for the session report). */
+  readonly minted?: boolean;
+  /** Updates: the fields the call sets. */
+  readonly changes?: readonly string[];
+  /** Updates: what the call is expected to change (`Effect.diff` corrects it). */
+  readonly diff?: AuditDiff | null;
+  /** The success status answered when it is not 200 (an MCP notification: 202): the record says it. */
+  readonly answered?: number;
+}
+
+/**
+ * The main write (or read) of a metered call. With an `undo` it is **speculative**: it runs in
+ * parallel with the count, and is taken back when the call is refused after all. Only a write
+ * nobody else can see or change before the outcome is known may be speculative (a brand-new token:
+ * its id is returned only on success). A write of a shared item (a game's settings, a token's
+ * revocation) has no `undo`: it runs only once the call has been counted, so a refused call never
+ * touches it and no undo can overwrite someone else's write (SECURITY.md, "What may be speculative").
+ */
+export interface Effect<T> {
+  run(): Promise<T>;
+  /**
+   * Take the write back. Called with the run's result, or with `undefined` when the run failed
+   * without a verdict (a network error or timeout: it may have been applied, its answer lost), so
+   * an undo must also be harmless when the run never applied.
+   */
+  undo?(result: T | undefined): Promise<void>;
+  /** What the run's result says it changed: the call's audit record (its own item) is corrected to it. */
+  diff?(result: T): AuditDiff;
+}
+
+export interface KeyCallsDeps {
+  readonly keys: Pick<KeyStore, 'getByHash' | 'touch'>;
+  readonly counters: CounterStore & CounterLayoutStore;
+  /**
+   * The usage rollup (`usage-rollup-store.ts`): where refused calls are counted for the usage report,
+   * audited ones (403, 429) and the 429s answered from memory (`refusal-tally.ts`); absent: not counted.
+   */
+  readonly rollups?: Pick<UsageRollupStore, 'addRefusals'>;
+  readonly audit: AuditStore;
+  readonly clock: Clock;
+  readonly auditRetentionDays: number;
+  /** Writes per second one DynamoDB partition takes (1,000): sizes the counter shards. */
+  readonly partitionWriteUnits: number;
+  /** Picks a counter shard (uniform in [0, 1)); `Math.random` by default. */
+  readonly random?: () => number;
+  /** Reports a failure that must not fail the call (a compensation or a use stamp). */
+  readonly onBackgroundError?: (error: unknown, what: string) => void;
+}
+
+/**
+ * Where a call was counted: the shard's item and its counts after the call, in which layout, under
+ * which limits (the key as read again, when a limit change met the call).
+ */
+type Counted = {
+  readonly slot: CounterSlot;
+  readonly minute: number;
+  readonly day: number;
+  readonly layout: CounterLayout;
+  readonly key: ApiKeyRecord;
+};
+
+/**
+ * Calls authenticated by an API key: authentication (one strongly consistent read), then one
+ * parallel stage that counts the call in both rate windows (one conditional write on the key's
+ * counter item, see `rate-limit.ts`), writes its audit record and performs a speculative main write.
+ * A main write of a shared item follows the count as a stage of its own. When any part refuses or
+ * fails, the speculative write is undone and the audit record is rewritten with the real outcome;
+ * a refused count counted nothing, so counters never need an undo.
+ */
+export class KeyCalls {
+  /** Minute in which this container last stamped a key's `last_used_at`, by key hash. */
+  private readonly stamped = new Map<string, number>();
+  private readonly exhausted = new ExhaustedShards();
+  private readonly refusals = new RefusalTally();
+  private readonly known = new KnownKeys();
+  private readonly layouts: CounterLayouts;
+
+  constructor(private readonly deps: KeyCallsDeps) {
+    this.layouts = new CounterLayouts(deps.counters, deps.partitionWriteUnits);
+  }
+
+  /**
+   * The key behind a credential, if it may call the API now.
+   * @throws Unauthenticated (unknown, revoked, expired), TierRequired
+   */
+  async authenticate(credential: KeyCredential): Promise<ApiKeyRecord> {
+    const key = await this.deps.keys.getByHash(credential.keyHash);
+    try {
+      if (!key) throw new Unauthenticated('Invalid API key');
+      if (!key.is_active) throw new Unauthenticated('API key has been revoked');
+      if (key.expires_at !== null && Date.parse(key.expires_at) <= this.deps.clock.now()) {
+        throw new Unauthenticated('API key has expired');
+      }
+      if (!tierAllowsApi(key.org_tier)) throw new TierRequired();
+    } catch (refusal) {
+      this.known.refused(credential.keyHash);
+      throw refusal;
+    }
+    this.known.valid(key);
+    return key;
+  }
+
+  /**
+   * Whether the credential's key passed its last authentication in this container (and has not
+   * expired since): only then may a request write before its own authentication answers
+   * (`known-keys.ts`).
+   */
+  provenValid(credential: KeyCredential): boolean {
+    return this.known.has(credential.keyHash, this.deps.clock.now());
+  }
+
+  /**
+   * Count, perform and audit one call of an authenticated key. `refusal`, when given, is the error
+   * the call ends with after being counted (it was refused after authentication, e.g. out of
+   * scope): it is audited with its status and thrown.
+   */
+  async meter<T>(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect: Effect<T>): Promise<T>;
+  async meter(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect: undefined, refusal: Error): Promise<never>;
+  async meter<T>(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect?: Effect<T>, refusal?: Error): Promise<T> {
+    const { audit, clock } = this.deps;
+    const now = clock.now();
+    let windows = rateWindows(key, now);
+    // Known without a read, except on the day of a limit change (its first call in this container).
+    const layout = this.layouts.peek(key, now);
+    if (layout && this.exhausted.open(key, now, layout).length === 0) {
+      // No count, no audit record: the refusal is tallied in memory, written in batches.
+      const due = this.deps.rollups && this.refusals.note(key, now);
+      if (due) await this.addRefusals(due, now);
+      throw this.rateLimited(call, windows, this.exhausted.refusingWindow(key, now, layout), now);
+    }
+    const status = refusal ? statusOf(refusal) : (subject.answered ?? 200);
+    const { record, ttl } = auditRecord(call, { ...subject, orgId: key.org_id, key }, status, now, this.deps.auditRetentionDays);
+    const speculative = effect?.undo !== undefined;
+
+    const [counted, early, audited] = await Promise.allSettled([
+      this.count(key, now, layout),
+      speculative ? effect!.run() : Promise.resolve(undefined),
+      audit.put(record, ttl),
+      this.stampUse(key, now),
+      this.addRefusals(this.deps.rollups && this.refusals.take(key), now),
+      // A call refused before it ran (403): counted for the report beside its audit record.
+      this.countRefusal(record, status, 1, ttl, true),
+    ]);
+    const count = counted.status === 'fulfilled' ? counted.value : undefined;
+    // A rewrite of the record goes where the first write put it.
+    const placed = audited.status === 'fulfilled' ? audited.value : record;
+    // A shared item is written only once the call is known to count (and to be refused by nothing else).
+    const late =
+      effect && !speculative && count && !('refusedBy' in count) && !refusal ? (await Promise.allSettled([effect.run()]))[0] : undefined;
+    const done = late ?? early;
+
+    // Refused by the rate limit: the record says 429 (it said the outcome expected: 200, or the refusal's).
+    if (count && 'refusedBy' in count) {
+      throw await this.failed(this.rateLimited(call, windows, count.refusedBy, now), placed, ttl, audited, effect, done);
+    }
+    // Counted under limits read again (a limit change met the call): the client is told those.
+    if (count && count.key !== key) windows = rateWindows(count.key, now);
+    call.rateLimit = rateState(windows, count ? this.totals(count) : [undefined, undefined], now);
+    // A shared write that took effect stands: the call succeeds even if its first audit write failed.
+    const failure: unknown = [counted, done, late ? undefined : audited].find((r) => r?.status === 'rejected')?.reason ?? refusal;
+    if (failure === undefined) {
+      const value = (done as PromiseFulfilledResult<T>).value;
+      await this.recordSuccess(placed, ttl, audited.status === 'rejected', effect?.diff?.(value));
+      return value;
+    }
+    throw await this.failed(failure, placed, ttl, audited, effect, done);
+  }
+
+  /**
+   * Count the call in one shard of the key's counter not known to be full; in one other shard if
+   * that one is full (two full shards refuse the call), and in a further one, up to three in all,
+   * while they stay throttled through the store's retries (a hot shard: its neighbours share the
+   * key's load, and a throttled write counted nothing).
+   *
+   * A refused call names the window that refused it: the day when every shard it tried refused for
+   * its day share (a minute's wait would not help there), else what this container knows of all the
+   * shards ({@link ExhaustedShards.refusingWindow}).
+   */
+  private async count(
+    key: ApiKeyRecord,
+    now: number,
+    known: CounterLayout | undefined,
+  ): Promise<Counted | { refusedBy: RateWindow['name'] }> {
+    let current = key;
+    let layout = known;
+    let sealed: number | undefined;
+    for (let tries = 0; tries < MAX_LAYOUT_TRIES; tries++) {
+      try {
+        layout ??= await this.layouts.current(current, now, sealed);
+      } catch (error) {
+        if (!(error instanceof StaleKey)) throw error;
+        // The key changed since it was read: count under its limits as they are now.
+        current = (await this.deps.keys.getByHash(key.key_hash)) ?? current;
+        sealed = undefined;
+        continue;
+      }
+      const counted = await this.countIn(current, now, layout);
+      if (!('sealed' in counted)) return counted;
+      sealed = layout.index;
+      layout = undefined;
+    }
+    throw new Overloaded();
+  }
+
+  /** {@link count} in one layout; `sealed` when a limit change closed it. */
+  private async countIn(
+    key: ApiKeyRecord,
+    now: number,
+    layout: CounterLayout,
+  ): Promise<Counted | { refusedBy: RateWindow['name'] } | { sealed: true }> {
+    const tried = new Set<number>();
+    const refusedBy: RateWindow['name'][] = [];
+    let full = 0;
+    while (tried.size < MAX_SHARD_TRIES && full < 2) {
+      const open = this.exhausted.open(key, now, layout).filter((s) => !tried.has(s));
+      if (open.length === 0) break;
+      const shard = open[Math.floor((this.deps.random ?? Math.random)() * open.length)]!;
+      const slot = counterSlot(key, now, shard, layout.shards, layout);
+      tried.add(shard);
+      let result: SlotCount;
+      try {
+        // A share of 0 (what earlier layouts of the day left is less than one per shard) is full.
+        result =
+          slot.dayLimit === 0
+            ? { refusedBy: 'day' }
+            : slot.minuteLimit === 0
+              ? { refusedBy: 'minute' }
+              : await this.deps.counters.count(slot);
+      } catch (error) {
+        if (error instanceof Overloaded && tried.size < Math.min(MAX_SHARD_TRIES, layout.shards)) continue;
+        throw error;
+      }
+      if ('sealed' in result) return result;
+      if (!('refusedBy' in result)) return { slot, ...result, layout, key };
+      full++;
+      refusedBy.push(result.refusedBy);
+      this.exhausted.remember(key, now, layout, shard, result.refusedBy);
+    }
+    const dayShares = refusedBy.length > 0 && refusedBy.every((w) => w === 'day');
+    return { refusedBy: dayShares ? 'day' : this.exhausted.refusingWindow(key, now, layout) };
+  }
+
+  /** The key's estimated counts after the call, per window (exact with one shard): the layout's and those carried into it. */
+  private totals({ key, layout, slot, minute, day }: Counted): [number, number] {
+    const left = remaining(key, layout.carried, slot.minuteField);
+    const carriedMinute = key.rate_limit_per_minute - left.minute;
+    const carriedDay = key.rate_limit_per_day - left.day;
+    return [
+      Math.min(key.rate_limit_per_minute, carriedMinute + estimatedTotal(minute, slot.minuteLimit, left.minute)),
+      Math.min(key.rate_limit_per_day, carriedDay + estimatedTotal(day, slot.dayLimit, left.day)),
+    ];
+  }
+
+  private rateLimited(call: CallContext, windows: readonly RateWindow[], by: RateWindow['name'], now: number): RateLimited {
+    call.rateLimit = rateState(
+      windows,
+      windows.map((w) => (w.name === by ? 'exhausted' : undefined)),
+      now,
+    );
+    const exhausted = windows.find((x) => x.name === by)!;
+    return new RateLimited(exhausted.name, secondsToReset(exhausted, now));
+  }
+
+  /** A call that failed or was refused (by the rate limit too): speculative write undone, audit corrected. */
+  private async failed<T>(
+    failure: unknown,
+    record: AuditRecord,
+    ttl: number,
+    audited: PromiseSettledResult<AuditRecord>,
+    effect: Effect<T> | undefined,
+    done: PromiseSettledResult<T | undefined>,
+  ): Promise<unknown> {
+    // Follow-ups of writes already made: they get their attempt even at the deadline.
+    return asFollowUp(async () => {
+      const fixes: [string, Promise<unknown>][] = [];
+      const undo = this.undoOf(effect, done);
+      if (undo) fixes.push(undo);
+      const status = statusOf(failure);
+      if (status !== record.status || audited.status === 'rejected') fixes.push(this.correction(record, status, ttl));
+      // The report's counts follow the record: the refusal it said is taken back, the one it now says added.
+      if (status !== record.status) {
+        fixes.push(['usage rollup', this.countRefusal(record, record.status, -1, ttl)]);
+        fixes.push(['usage rollup', this.countRefusal(record, status, 1, ttl)]);
+      }
+      await this.compensate(fixes);
+      return failure;
+    });
+  }
+
+  /** The undo a failed call owes: a speculative write that applied, or may have (no verdict). */
+  private undoOf<T>(effect: Effect<T> | undefined, done: PromiseSettledResult<T | undefined>): [string, Promise<unknown>] | undefined {
+    if (!effect?.undo) return undefined;
+    if (done.status === 'fulfilled') return ['compensation: undo', effect.undo(done.value)];
+    // A run that failed with an error no domain rule explains may have been applied: undo it too.
+    return statusOf(done.reason) === 500 ? ['compensation: undo', effect.undo(undefined)] : undefined;
+  }
+
+  private correction(record: AuditRecord, status: number, ttl: number): [string, Promise<unknown>] {
+    // Should this fail too, the record may still say 200: the log line names the request and the real outcome.
+    const what = `compensation: audit record of request ${record.request_id} must say ${status}`;
+    return [what, this.deps.audit.put({ ...record, status }, ttl)];
+  }
+
+  /**
+   * After a success: the record written again if its first write failed, and with the write's own
+   * diff when that says otherwise (`correctsDiff`).
+   */
+  private async recordSuccess(placed: AuditRecord, ttl: number, rewrite: boolean, real: AuditDiff | undefined): Promise<void> {
+    const corrects = correctsDiff(real, placed.diff);
+    const what = rewrite ? 'audit record' : `compensation: diff of audit record ${placed.request_id}`;
+    if (rewrite || corrects)
+      await asFollowUp(() => this.compensate([[what, this.deps.audit.put(corrects ? { ...placed, diff: real } : placed, ttl)]]));
+  }
+
+  /** Run compensations in parallel; the call's outcome is decided, so a failing one is only reported. */
+  private async compensate(fixes: readonly [string, Promise<unknown>][]): Promise<void> {
+    const settled = await Promise.allSettled(fixes.map(([, p]) => p));
+    settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, fixes[i]![0]));
+  }
+
+  /**
+   * Count `count` of an audited call's refusal (a 403 or 429 `status`; any other counts nothing) in
+   * the usage rollup, on its day, key and target. `quiet`: a failure is reported, never thrown (the
+   * first count runs beside the call's own writes and must not fail it; a correction's is reported
+   * by `compensate`).
+   */
+  private async countRefusal(record: AuditRecord, status: number, count: number, ttl: number, quiet = false): Promise<void> {
+    const kind: RefusalKind | undefined =
+      status === errorStatus.RateLimited ? 'rate_limited' : status === errorStatus.Forbidden ? 'forbidden' : undefined;
+    if (!kind || !this.deps.rollups || record.key_id === null) return;
+    const change = {
+      org_id: record.org_id,
+      // The record's own shard (its request's unique id: a shared `x-request-id` must not heat one partition).
+      spread: record.gateway_request_id ?? record.request_id,
+      day: record.at.slice(0, 10),
+      kind,
+      key_id: record.key_id,
+      game_id: record.game_id ?? null,
+      stream_id: record.stream_id ?? null,
+      count,
+    };
+    if (!quiet) return this.deps.rollups.addRefusals(change, ttl);
+    try {
+      await this.deps.rollups.addRefusals(change, ttl);
+    } catch (error) {
+      this.deps.onBackgroundError?.(error, 'usage rollup');
+    }
+  }
+
+  /** Add a batch of refusals from memory to the key's count in the usage rollup; a failed write keeps it for the next batch. */
+  private async addRefusals(batch: RefusalCount | undefined, now: number): Promise<void> {
+    if (!batch || !this.deps.rollups) return;
+    try {
+      const change = { org_id: batch.orgId, spread: `key#${batch.keyId}`, day: batch.day, kind: 'rate_limited' as const };
+      const target = { key_id: batch.keyId, game_id: null, stream_id: null, count: batch.count };
+      await this.deps.rollups.addRefusals({ ...change, ...target }, Math.floor(now / 1000) + (this.deps.auditRetentionDays + 1) * 86_400);
+    } catch (error) {
+      this.refusals.restore(batch, now);
+      this.deps.onBackgroundError?.(error, 'refusal tally');
+    }
+  }
+
+  /** `last_used_at` at minute precision: at most one write per key, minute and container. */
+  private async stampUse(key: ApiKeyRecord, now: number): Promise<void> {
+    const minute = Math.floor(now / 60_000);
+    if (this.stamped.get(key.key_hash) === minute) return;
+    this.stamped.set(key.key_hash, minute);
+    try {
+      await this.deps.keys.touch(key.key_hash, isoTime(now));
+    } catch (error) {
+      this.deps.onBackgroundError?.(error, 'last_used_at');
+    }
+  }
+}

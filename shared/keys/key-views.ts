@@ -1,0 +1,92 @@
+/** The admin's picture of API keys: the views key management answers with, and the inputs it takes. */
+import type { KeySettings } from './api-keys.js';
+import type { ApiKeyRecord } from '../domain/model.js';
+import type { KeyChanges } from '../domain/ports.js';
+
+/** A key as org admins see it: every stored property except the hash and the internal tier copy. */
+export interface KeyView {
+  id: number;
+  org_id: number;
+  name: string;
+  description: string | null;
+  key_prefix: string;
+  allowed_game_ids: readonly number[] | null;
+  allowed_stream_ids: readonly number[] | null;
+  rate_limit_per_minute: number;
+  rate_limit_per_day: number;
+  expires_at: string | null;
+  is_active: boolean;
+  mcp_scopes: readonly string[];
+  created_at: string;
+  updated_at: string;
+  last_used_at: string | null;
+  /** The key this one was rotated to; null when it never was. */
+  rotated_to: number | null;
+  /** The key this one replaced by a rotation; null when it was created directly. */
+  rotated_from: number | null;
+}
+
+/** The create-key answer: the view plus the raw key, which is never available again. */
+export interface CreatedKey extends KeyView {
+  key: string;
+}
+
+/** A validated create-key request. */
+export interface CreateKeyInput extends KeySettings {
+  readonly org_id: number;
+}
+
+/** The rotate-key answer: the new key (raw key included, this once) and the old key as it now stands. */
+export interface RotatedKey extends CreatedKey {
+  previous: KeyView;
+}
+
+/** A validated rotate-key request. */
+export interface RotateKeyInput {
+  readonly id: number;
+  readonly org_id: number;
+  /** Minutes the old key keeps working; 0 revokes it at once. */
+  readonly grace_period_minutes: number;
+}
+
+/** A validated update-key request: the key's address and the properties to change. */
+export interface UpdateKeyInput extends KeyChanges {
+  readonly id: number;
+  readonly org_id: number;
+}
+
+/** The properties an update may carry, in the order the audit record lists them. */
+export const CHANGEABLE_KEY_PROPERTIES = [
+  'is_active',
+  'name',
+  'description',
+  'allowed_game_ids',
+  'allowed_stream_ids',
+  'rate_limit_per_minute',
+  'rate_limit_per_day',
+  'expires_at',
+  'mcp_scopes',
+] as const satisfies readonly (keyof KeyChanges)[];
+
+/** The admin's picture of a key: never the raw key, never the hash. */
+export function keyView(key: ApiKeyRecord): KeyView {
+  return {
+    id: key.id,
+    org_id: key.org_id,
+    name: key.name,
+    description: key.description,
+    key_prefix: key.key_prefix,
+    allowed_game_ids: key.allowed_game_ids,
+    allowed_stream_ids: key.allowed_stream_ids,
+    rate_limit_per_minute: key.rate_limit_per_minute,
+    rate_limit_per_day: key.rate_limit_per_day,
+    expires_at: key.expires_at,
+    is_active: key.is_active,
+    mcp_scopes: key.mcp_scopes,
+    created_at: key.created_at,
+    updated_at: key.updated_at,
+    last_used_at: key.last_used_at ?? null,
+    rotated_to: key.rotated_to ?? null,
+    rotated_from: key.rotated_from ?? null,
+  };
+}

@@ -1,0 +1,19 @@
+import { DeletedApiKey, DeleteKeyQuery } from '../schemas.js';
+import { API_PATH, defineOperation } from '../../platform/route.js';
+
+/** delete-key: an org admin deletes an API key (bearer); the change is written with its audit record. */
+export const deleteKey = defineOperation({
+  operation: 'delete-key',
+  function: 'delete-key',
+  // keys GetItem: the key's id item; PutItem: the id item put back when the key's delete fails.
+  data: { catalog: ['GetItem'], keys: ['GetItem', 'DeleteItem', 'PutItem'], audit: ['PutItem'] },
+  parts: ['admin'],
+  method: 'DELETE',
+  path: API_PATH,
+  auth: 'bearer',
+  capacity: 'admin',
+  summary: 'Delete an API key permanently',
+  query: DeleteKeyQuery,
+  response: DeletedApiKey,
+  errors: [404],
+});

@@ -1,0 +1,42 @@
+import { idempotentToolCall } from './idempotency.js';
+import { McpRequestBody, McpResponseBody } from './schemas.js';
+import { IdempotencyKeyHeader, ReplayedHeader } from '../sessions/schemas.js';
+import { defineOperation } from '../platform/route.js';
+
+/**
+ * mcp: the MCP server (one function and one operation for every JSON-RPC method). Each request
+ * authenticates and meters like create-session; its tools mint and revoke tokens (and undo them when
+ * the call is refused), read and change the org's games and streams, and read the session report
+ * (the tokens' report index and the usage rollup, after the org's report budget).
+ */
+export const mcp = defineOperation({
+  operation: 'mcp',
+  function: 'mcp',
+  data: {
+    keys: ['GetItem', 'UpdateItem'],
+    // GetItem and PutItem also: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
+    counters: ['UpdateItem', 'GetItem', 'PutItem'],
+    // UpdateItem and Query: the usage rollup (refused calls), counted and read.
+    audit: ['PutItem', 'UpdateItem', 'Query'],
+    catalog: ['GetItem', 'Query', 'UpdateItem'],
+    // Query: the report index.
+    tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'Query'],
+    // create_session with an `Idempotency-Key`, as REST create-session.
+    idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+  },
+  parts: ['sessions', 'idempotency', 'mcp'],
+  method: 'POST',
+  path: '/api/mcp',
+  auth: 'apiKey',
+  capacity: 'key',
+  summary: 'Remote MCP server for agents (Streamable HTTP, stateless, JSON responses); tools by the key’s MCP scopes',
+  // The JSON-RPC answer is the MCP SDK's, not the envelope; HTTP-level refusals (401, 403, 429) are.
+  body: McpRequestBody,
+  response: McpResponseBody,
+  reply: 'transport',
+  // `Idempotency-Key` applies to tools/call of create_session only (the same rules as REST).
+  headers: IdempotencyKeyHeader,
+  responseHeaders: ReplayedHeader,
+  errors: [409, 422],
+  idempotent: idempotentToolCall,
+});

@@ -1,0 +1,94 @@
+/**
+ * Schemas of the MCP server: the JSON-RPC message the endpoint accepts (validated before the key is
+ * looked up, and documented loosely in the OpenAPI document), and the input and output of every
+ * tool. Tool schemas are inline objects (no component ids): a tool's `inputSchema` must be an
+ * object schema, not a `$ref`. Session fields reuse the REST schemas, so both paths share their rules.
+ */
+import * as z from 'zod/mini';
+import { Id, SessionToken, withMeta } from '../platform/schemas.js';
+import '../sessions/schema-docs.js';
+import { PlayableChanges, PlayableFields, PlayUrl, someChange } from '../catalog/schemas.js';
+import { Day, SessionReportFields } from '../usage/report-schemas.js';
+import { CreatedSession, CreateSessionFields, SessionView } from '../sessions/schemas.js';
+
+/** One JSON-RPC 2.0 message (request or notification) of the MCP Streamable HTTP transport. */
+export const McpRequestBody = withMeta(
+  z.looseObject({
+    jsonrpc: z.literal('2.0'),
+    id: withMeta(z.optional(z.union([z.string(), z.int()])), { description: 'Absent for a notification.' }),
+    method: withMeta(z.optional(z.string().check(z.minLength(1), z.maxLength(128))), { example: 'tools/call' }),
+    params: z.optional(z.record(z.string(), z.unknown())),
+  }),
+  {
+    id: 'McpMessage',
+    description:
+      'A JSON-RPC 2.0 message of the Model Context Protocol (Streamable HTTP, stateless): `initialize`, ' +
+      '`tools/list`, `tools/call`, notifications. One message per request (no batches).',
+  },
+);
+export type McpRequestBody = z.output<typeof McpRequestBody>;
+
+/** The JSON-RPC answer (documentation only: the MCP SDK writes it). */
+export const McpResponseBody = withMeta(
+  z.looseObject({
+    jsonrpc: z.literal('2.0'),
+    id: z.nullable(z.union([z.string(), z.int()])),
+    result: z.optional(z.record(z.string(), z.unknown())),
+    error: z.optional(z.object({ code: z.int(), message: z.string() })),
+  }),
+  { id: 'McpResult', description: 'The JSON-RPC response; a tool refusal is a result with `isError: true`.' },
+);
+
+// --- sessions (mcp:sessions:write)
+
+/** create_session: the REST create-session body, rules included. */
+export const CreateSessionArgs = CreateSessionFields;
+/** create_session: the REST answer plus the ready play link. */
+export const CreateSessionResult = z.extend(CreatedSession, {
+  // Output schemas are published as they answer: the plain string, not the input's lower-casing transform.
+  token: withMeta(z.uuid(), { description: 'The single-use session token.' }),
+  play_url: withMeta(PlayUrl, { description: 'The play page with this token: send the player here. The link works once.' }),
+});
+
+/** revoke_session: the token. */
+export const RevokeSessionArgs = z.object({ token: withMeta(SessionToken, { description: 'The session token to revoke.' }) });
+/** revoke_session: the token's public view, as REST revoke-session answers it. */
+export const RevokeSessionResult = z.object(SessionView.shape);
+
+// --- games and streams (mcp:games:*, mcp:streams:*)
+
+const GameId = withMeta(Id, { description: 'The game’s id (list_games lists them).' });
+const StreamId = withMeta(Id, { description: 'The stream’s id (list_streams lists them).' });
+
+/** The schemas of the game tools and of the stream tools. */
+export const PlayableSchemas = {
+  game: {
+    view: z.object({ game_id: Id, ...PlayableFields }),
+    list: z.object({ games: z.array(z.object({ game_id: Id, ...PlayableFields })) }),
+    get: z.object({ game_id: GameId }),
+    update: z.object({ game_id: GameId, ...PlayableChanges }).check(someChange),
+  },
+  stream: {
+    view: z.object({ stream_id: Id, ...PlayableFields }),
+    list: z.object({ streams: z.array(z.object({ stream_id: Id, ...PlayableFields })) }),
+    get: z.object({ stream_id: StreamId }),
+    update: z.object({ stream_id: StreamId, ...PlayableChanges }).check(someChange),
+  },
+} as const;
+
+/** Tools that take no argument (list_games, list_streams). */
+export const NoArgs = z.object({});
+
+// --- reports (mcp:reports:read): shared with REST usage (`reports.ts`)
+
+/** get_session_report: the range of creation days and optional filters. */
+export const SessionReportArgs = z.object({
+  from: withMeta(Day, { description: 'First creation day of the range (UTC).' }),
+  to: withMeta(Day, { description: 'Last creation day, inclusive; at most 31 days after from.' }),
+  game_id: withMeta(z.optional(Id), { description: 'Only sessions of this game.' }),
+  stream_id: withMeta(z.optional(Id), { description: 'Only sessions of this stream.' }),
+  key_id: withMeta(z.optional(Id), { description: 'Only sessions minted with this API key.' }),
+});
+
+/** get_session_report: the counts (see `SessionReport` in the domain). */
+export const SessionReportResult = SessionReportFields;

@@ -1,0 +1,34 @@
+/** The MCP server's part: create-session's part (sessions with idempotency), and the catalog and report tools' domain. */
+import { OrgCatalog } from '../catalog/org-catalog.js';
+import { ReportBudget } from '../usage/report-budget.js';
+import { SessionReports } from '../usage/reports.js';
+import { part } from '../platform/services.js';
+import { idempotentSessionServices, type IdempotentSessionServices } from '../sessions/idempotent-services.js';
+import { catalogStore, counterStore, tokenReportStore, usageRollupReader } from '../platform/stores.js';
+
+/** What the MCP function needs. */
+export interface McpServices extends IdempotentSessionServices {
+  /** An organization's own games and streams (the catalog tools). */
+  readonly orgCatalog: OrgCatalog;
+  /** Session reports (the report tool). */
+  readonly reports: SessionReports;
+  /** The organizations' report budgets, shared with REST `usage` (the report tool). */
+  readonly reportBudget: ReportBudget;
+}
+
+/** The MCP part of this container's services. */
+export const mcpServices = /* @__PURE__ */ part((): McpServices => {
+  const sessions = idempotentSessionServices();
+  const { clock, env } = sessions;
+  return {
+    ...sessions,
+    orgCatalog: new OrgCatalog(catalogStore()),
+    reports: new SessionReports({
+      store: tokenReportStore(),
+      rollups: usageRollupReader(),
+      clock,
+      tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
+    }),
+    reportBudget: new ReportBudget({ store: counterStore(), clock }),
+  };
+});

@@ -1,0 +1,258 @@
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { timeLeftMs } from '../deadline.js';
+import { Overloaded } from '../errors.js';
+import { METRIC } from '../observability/metric-names.js';
+import { countEvent } from '../observability/metrics.js';
+
+/** What every DynamoDB adapter's constructor takes. */
+export interface StoreOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+const THROTTLING = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+/** Failures whose request may or may not have been applied: the answer, not the request, was lost. */
+const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'InternalServerError', 'ServiceUnavailable']);
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const TRANSIENT_STATUS = new Set([500, 502, 503, 504]);
+
+/** Commands that only read: repeating them is always harmless. */
+const READS = new Set(['Get', 'GetItem', 'BatchGet', 'BatchGetItem', 'Query', 'Scan', 'TransactGet', 'TransactGetItems']);
+/** Writes that are idempotent when they carry no condition: the same item put or deleted again. */
+const PLAIN_OVERWRITES = new Set(['Put', 'PutItem', 'Delete', 'DeleteItem']);
+
+/**
+ * How the service retries DynamoDB calls (the SDK's own retries are off, because they repeat every
+ * command on network errors and timeouts, which is wrong for conditional and counting writes): a
+ * throttled call (refused, so not applied) is retried whatever it is; a call that failed without
+ * an answer (network error, timeout, 5xx: it may have been applied) is retried only when repeating
+ * it is harmless. Attempts are spaced by "full jitter" backoff.
+ */
+export const RETRY_POLICY = { maxAttempts: 3, baseDelayMs: 25, maxDelayMs: 400 } as const;
+
+/**
+ * How long one attempt may take in AWS: the TCP/TLS connection, then the answer (the socket idle
+ * that long fails the attempt). DynamoDB answers in milliseconds; these only bound a hang. Together
+ * with {@link RETRY_POLICY} they bound a call ({@link worstCaseCallMs}), which a unit test holds
+ * against the function timeout.
+ */
+export const DYNAMO_TIMEOUTS = { connectionTimeoutMs: 200, requestTimeoutMs: 450 } as const;
+
+/** The longest one attempt can take in AWS: it hangs to both timeouts. */
+export const WORST_CASE_ATTEMPT_MS = DYNAMO_TIMEOUTS.connectionTimeoutMs + DYNAMO_TIMEOUTS.requestTimeoutMs;
+
+// Computed once, not per call of a loop that pages or batches ({@link hasTimeForCall}).
+const WORST_CASE_CALL_MS = (() => {
+  let backoffs = 0;
+  for (let n = 1; n < RETRY_POLICY.maxAttempts; n++) backoffs += backoffBoundMs(n);
+  return RETRY_POLICY.maxAttempts * WORST_CASE_ATTEMPT_MS + backoffs;
+})();
+
+/**
+ * The longest one DynamoDB call can take: every attempt hangs to both timeouts, and every backoff
+ * waits its longest. A loop that pages or batches starts a call only with this much time left
+ * before the request's deadline (`shared/platform/deadline.ts`), so that the call has its retries.
+ */
+export function worstCaseCallMs(): number {
+  return WORST_CASE_CALL_MS;
+}
+
+/** Clients of the embedded DynamoDB (local run and tests), which {@link hasTimeFor} exempts. */
+const localClients = new WeakSet<object>();
+
+/**
+ * Whether the request's deadline (`shared/platform/deadline.ts`) leaves `ms` more for a call of `client`.
+ * Always for the embedded DynamoDB: it has no timeouts, so no deadline either (it shares the
+ * process's event loop, and a wall clock would measure the machine's load, not the store).
+ */
+export function hasTimeFor(client: object, ms: number): boolean {
+  return localClients.has(client) || timeLeftMs() >= ms;
+}
+
+/** Whether the request's deadline leaves time for one more call of `client` at its worst ({@link worstCaseCallMs}). */
+export function hasTimeForCall(client: object): boolean {
+  return hasTimeFor(client, worstCaseCallMs());
+}
+
+/** Inputs of conditional writes marked {@link idempotent}; the SDK hands the same object to the middleware. */
+const idempotentInputs = new WeakSet<object>();
+
+/**
+ * Mark a command input whose repetition is harmless although it is a conditional or updating write
+ * (its condition accepts its own earlier application, or it only sets fixed values), so that a
+ * failure without an answer may be retried.
+ */
+export function idempotent<T extends object>(input: T): T {
+  idempotentInputs.add(input);
+  return input;
+}
+
+/** The error was DynamoDB refusing the request for capacity: nothing was applied. */
+export function isThrottling(error: unknown): boolean {
+  return THROTTLING.has((error as { name?: string } | null)?.name ?? '');
+}
+
+/** The error left the request's outcome unknown (it may have been applied). */
+export function isTransient(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return (
+    TRANSIENT_NAMES.has(e?.name ?? '') || TRANSIENT_CODES.has(e?.code ?? '') || TRANSIENT_STATUS.has(e?.$metadata?.httpStatusCode ?? 0)
+  );
+}
+
+/**
+ * Whether a command may be sent again after a failure that left its outcome unknown: reads, plain
+ * puts and deletes without a condition, and inputs marked {@link idempotent}.
+ */
+export function isRetrySafe(commandName: string | undefined, input: unknown): boolean {
+  const name = (commandName ?? '').replace(/Command$/, '');
+  if (READS.has(name)) return true;
+  if (typeof input === 'object' && input !== null && idempotentInputs.has(input)) return true;
+  return PLAIN_OVERWRITES.has(name) && !(input as { ConditionExpression?: string } | null)?.ConditionExpression;
+}
+
+/** Whether a failed attempt of a command may be repeated. */
+export function mayRetry(error: unknown, commandName: string | undefined, input: unknown): boolean {
+  return isThrottling(error) || (isTransient(error) && isRetrySafe(commandName, input));
+}
+
+/** The longest delay before attempt `attempt + 1`: exponential, capped. */
+function backoffBoundMs(attempt: number): number {
+  return Math.min(RETRY_POLICY.maxDelayMs, RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1));
+}
+
+/** Delay before attempt `attempt + 1`: uniformly random up to its bound (full jitter). */
+function backoffMs(attempt: number): number {
+  return Math.random() * backoffBoundMs(attempt);
+}
+
+/** Name of a DynamoDB conditional-write failure. */
+export function isConditionalFailure(error: unknown): boolean {
+  return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * The item as it was, which a refused conditional write sent back with
+ * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` (DynamoDB does; the embedded dynalite ignores the
+ * option, so a caller falls back to a read there). Undefined when absent or empty.
+ */
+export function oldItemOf(error: unknown): Record<string, unknown> | undefined {
+  const item = (error as { Item?: Record<string, unknown> } | null)?.Item;
+  return item && Object.keys(item).length > 0 ? item : undefined;
+}
+
+/**
+ * One scalar attribute of an item that came with a refusal ({@link oldItemOf}): the document client
+ * does not unmarshall errors, so DynamoDB's wire form (`{ N: '7' }`) is read here; a plain value
+ * passes as it is. Undefined when absent.
+ */
+export function wireAttribute(item: Record<string, unknown>, name: string): string | number | boolean | null | undefined {
+  const value = item[name] as { S?: string; N?: string; BOOL?: boolean; NULL?: boolean } | string | number | boolean | null | undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (value.N !== undefined) return Number(value.N);
+  if (value.NULL) return null;
+  return value.S ?? value.BOOL;
+}
+
+/** Why a call was refused before its first attempt (the cause of its `Overloaded`, in the request's log line). */
+const NO_TIME_LEFT = "no time left for a DynamoDB call before the request's deadline";
+
+/** Where the service's client sends its calls: a region in AWS; locally the embedded DynamoDB. */
+export interface DynamoClientOptions {
+  /** The embedded DynamoDB's endpoint (local run, tests); absent in AWS. */
+  readonly endpoint?: string | undefined;
+  readonly region?: string;
+  /** With an endpoint: what to sign with (DynamoDB Local keeps a database per access key id); fixed dummy ones by default. */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** With an endpoint: how requests travel (the local run's dynalite: over a Unix socket, `infra/local/dynamo.ts`). */
+  readonly requestHandler?: DynamoDBClientConfig['requestHandler'];
+}
+
+/**
+ * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Calls are
+ * retried by {@link RETRY_POLICY} (the SDK's own retries are off), in AWS a call that hangs fails
+ * after `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so
+ * every adapter and handler answers 503 with Retry-After instead of a bare 500. In AWS no attempt
+ * starts that could end after the request's deadline: a call with no time for even one attempt,
+ * or for the retry it needs, is `Overloaded` (503 with Retry-After).
+ */
+export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options)), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (isThrottling(error)) throw new Overloaded({ cause: error });
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'translateThrottling' },
+  );
+  // Inside the translation (lower priority runs later), so that it sees the SDK's own errors.
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      // No attempt that could end after the request's deadline: the function answers in time instead.
+      if (!hasTimeFor(client, WORST_CASE_ATTEMPT_MS)) throw new Overloaded({ cause: new Error(NO_TIME_LEFT) });
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await next(args);
+        } catch (error) {
+          // Counted per attempt, under the request's operation (`shared/platform/observability/metrics.ts`): capacity on-call can see before it is a 503.
+          if (isThrottling(error)) countEvent(METRIC.dynamoThrottles);
+          if (attempt >= RETRY_POLICY.maxAttempts || !mayRetry(error, context.commandName, args.input)) throw error;
+          const delay = backoffMs(attempt);
+          // A retry the deadline leaves no time for: the store is slow or throttling, so a 503 with Retry-After.
+          if (!hasTimeFor(client, delay + WORST_CASE_ATTEMPT_MS)) throw new Overloaded({ cause: error });
+          countEvent(METRIC.dynamoRetries);
+          await new Promise((resolve) => setTimeout(resolve, delay));
+        }
+      }
+    },
+    { step: 'initialize', priority: 'low', name: 'retrySafely' },
+  );
+  if (options.endpoint) localClients.add(client);
+  return client;
+}
+
+/** The SDK client's settings: the embedded DynamoDB's endpoint locally, else the region with bounded timeouts. */
+function clientConfig(options: DynamoClientOptions): DynamoDBClientConfig {
+  return options.endpoint
+    ? {
+        maxAttempts: 1,
+        endpoint: options.endpoint,
+        region: options.region ?? 'local',
+        credentials: options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' },
+        ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
+        // No timeouts against the embedded DynamoDB: it shares the process's event loop, so a wall
+        // clock would measure the machine's load (a busy test run), not the store.
+      }
+    : {
+        maxAttempts: 1,
+        region: options.region ?? process.env.AWS_REGION,
+        // A DynamoDB call answers in milliseconds; one that hangs must fail well inside the Lambda timeout.
+        requestHandler: {
+          connectionTimeout: DYNAMO_TIMEOUTS.connectionTimeoutMs,
+          requestTimeout: DYNAMO_TIMEOUTS.requestTimeoutMs,
+          throwOnRequestTimeout: true,
+        },
+      };
+}
+
+/** An id in a sort key, zero-padded so that keys sort as the ids do (`ORG#0000000000000012`). */
+export function sortableId(id: number): string {
+  return String(id).padStart(16, '0');
+}

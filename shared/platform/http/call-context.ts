@@ -1,0 +1,108 @@
+/**
+ * The middleware every bundle (JSON and HTML) puts first after the normalizers: the call context
+ * (request id, caller's address), the answer's envelope headers (`nosniff`, rate limit,
+ * `WWW-Authenticate`, `x-request-id`), the error mapping, and the request's line and metrics (`request-log.ts`).
+ */
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { RouteDefinition } from '../route.js';
+import type { ApiContext } from './pipeline.js';
+import { requestIdOf } from './caller.js';
+import { ANSWER_HEADERS, rateLimitHeaders } from './headers.js';
+import { errorResponse, withRequestId } from './error-answers.js';
+import { logRequest } from '../observability/request-log.js';
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+type Request = middy.Request<Event, Result, Error, ApiContext>;
+
+/** The header that marks a stored answer given again: `api-key.ts` sets it, the request line reads it. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/**
+ * Call context, envelope headers, error mapping and the request's log line. The HTML page bundle
+ * reuses it with its own error renderer and an operation read from the event.
+ */
+export function respond(
+  operation: Pick<RouteDefinition, 'operation' | 'auth'> | ((event: Event) => string),
+  renderError: (error: unknown) => Result = errorResponse,
+): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+  const started = new WeakMap<object, number>();
+  const auth = typeof operation === 'function' ? undefined : operation.auth;
+  const finish = (request: Request, response: Result): Result => {
+    const { call } = request.context;
+    const status = response.statusCode ?? 200;
+    const requestId = request.context.requestId ?? call?.requestId ?? '';
+    const headers: Record<string, string> = {
+      ...ANSWER_HEADERS,
+      ...(response.headers as Record<string, string>),
+      ...rateLimitHeaders(call?.rateLimit),
+      ...(status === 401 && auth && auth !== 'none' ? { 'www-authenticate': challenge(auth, request.event.headers ?? {}) } : {}),
+    };
+    logRequest({
+      operation: typeof operation === 'function' ? operation(request.event) : operation.operation,
+      status,
+      requestId,
+      durationMs: Date.now() - (started.get(request) ?? Date.now()),
+      call,
+      error: request.error ?? request.context.refusal,
+      replayed: headers[REPLAYED_HEADER] === 'true',
+      fields: { key_prefix: keyPrefixOf(request.event), actor: request.context.admin?.subject },
+    });
+    return withRequestId({ ...response, headers }, requestId);
+  };
+  return {
+    before: (request) => {
+      started.set(request, Date.now());
+      const { requestContext, headers } = request.event;
+      // One id everywhere: the answer, the log line and the audit record (docs/decisions.md#audit);
+      // the gateway's stays beside it for what must be unique (`uniqueRequestId`).
+      const requestId = requestIdOf(headers ?? {}, requestContext.requestId);
+      // The caller's address is the socket's until the origin check proves CloudFront forwarded the request (`origin-verify.ts`).
+      request.context.call = {
+        requestId,
+        gatewayRequestId: requestContext.requestId,
+        sourceIp: requestContext.http.sourceIp,
+        userAgent: requestContext.http.userAgent ?? '',
+      };
+      request.context.requestId = requestId;
+    },
+    after: (request) => {
+      request.response = finish(request, request.response!);
+    },
+    onError: (request) => {
+      request.response = finish(request, renderError(request.error));
+    },
+  };
+}
+
+/** The realm every challenge names. */
+const REALM = 'game-session-token-service';
+
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 9110 §11.6.1), naming the credential the route
+ * takes, so that a client knows what to send. Key routes (REST and MCP) take an API key: the
+ * `ApiKey` scheme, naming its header; an MCP client reading it asks its user for a key instead of
+ * starting an OAuth flow (which a `Bearer` challenge would suggest). Admin routes take an OIDC JWT:
+ * `Bearer` (RFC 6750), with `error="invalid_token"` when one was presented.
+ */
+function challenge(auth: 'apiKey' | 'bearer', headers: Readonly<Record<string, string | undefined>>): string {
+  if (auth === 'apiKey') return `ApiKey realm="${REALM}", header="x-api-key"`;
+  return headers.authorization ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`;
+}
+
+/** The presented key's 8-character prefix, the only part of it that may be logged. */
+function keyPrefixOf(event: Event): string | undefined {
+  const key = presentedApiKey(event.headers ?? {});
+  return key ? key.slice(0, 8) : undefined;
+}
+
+/**
+ * The API key a request presents: `x-api-key`, or else `Authorization: Bearer dpk_...` (what MCP
+ * clients configure). A bearer value that is not an API key (an admin's JWT) is not one.
+ */
+export function presentedApiKey(headers: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (headers['x-api-key']) return headers['x-api-key'];
+  const bearer = /^Bearer\s+(dpk_\S*)$/i.exec(headers.authorization ?? '');
+  return bearer?.[1];
+}

@@ -1,0 +1,58 @@
+/**
+ * The composition root's foundation. Each Lambda function imports only the parts it uses (see the
+ * other files of this folder), so its bundle carries only their code: the session functions
+ * carry no JWT verifier, no admin domain and no idempotency library (figures in BENCHMARKS.md).
+ * Every part is built once per container (module scope, so a warm Lambda reuses the client and its
+ * keep-alive connections), and all parts share one core (environment, clock, DynamoDB client) and
+ * the store adapters of `stores.ts`.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { systemClock, type Clock } from './clock.js';
+import { env, type Env } from './env.js';
+import { createDocumentClient } from './dynamo/client.js';
+
+/** What every part shares. */
+export interface CoreServices {
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly client: DynamoDBDocumentClient;
+}
+
+/** What tests and the local runner may replace. */
+export interface ServiceOverrides {
+  readonly clock?: Clock;
+  readonly client?: DynamoDBDocumentClient;
+}
+
+let overrides: ServiceOverrides = {};
+/** Bumped by {@link overrideServices}: every part built before is rebuilt on its next use. */
+let generation = 0;
+
+/** Replace parts of the services (tests, local runner); every part is rebuilt on its next use. */
+export function overrideServices(next: ServiceOverrides): void {
+  overrides = next;
+  generation += 1;
+}
+
+/**
+ * Declare a part of the services: `build` runs on the part's first use (not at import, so the
+ * local runner can set the environment first) and again only after {@link overrideServices}.
+ * Declarations are marked pure where they are made, so a bundle drops the parts it never uses.
+ */
+export function part<T>(build: () => T): () => T {
+  let built: { readonly generation: number; readonly value: T } | undefined;
+  return () => {
+    if (built?.generation !== generation) built = { generation, value: build() };
+    return built.value;
+  };
+}
+
+/** The core of this container's services. */
+export const coreServices = /* @__PURE__ */ part((): CoreServices => {
+  const parsed = env();
+  return {
+    env: parsed,
+    clock: overrides.clock ?? systemClock,
+    client: overrides.client ?? createDocumentClient({ endpoint: parsed.DYNAMODB_ENDPOINT }),
+  };
+});

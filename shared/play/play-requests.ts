@@ -1,0 +1,82 @@
+/**
+ * The play-page function's requests: the five page shapes onto the play domain and back to HTML,
+ * and the script's exchange of a just-consumed session for the play cookie.
+ */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Playable } from '../domain/model.js';
+import type { IssuedPass, PlayPages } from './play.js';
+import type { Env } from '../platform/env.js';
+import { API_PATH } from '../platform/route.js';
+import { playSession, type playPageOperations } from './routes.js';
+import { QueryId } from '../platform/schemas.js';
+import { PlaySessionBody } from './schemas.js';
+import { htmlResponse, noContent, type PageInput } from '../platform/http/page-pipeline.js';
+import { playView, type PageShape } from './play-views.js';
+import { parseWith } from '../platform/http/validation.js';
+
+/** The name of an operation of the play-page function. */
+type PlayOperation = (typeof playPageOperations)[number]['operation'];
+
+/** What the play-page requests use of the function's services. */
+export interface PlayRequestServices {
+  readonly env: Pick<Env, 'PUBLIC_BASE_URL'>;
+  readonly play: PlayPages;
+}
+
+/** Which game or stream each page operation addresses (path parameter), and whether it is the embed shape. */
+const SHAPES: Partial<Record<PlayOperation, PageShape & { readonly idParam: 'game_id' | 'stream_id' }>> = {
+  'play-game-page': { kind: 'game', idParam: 'game_id', embed: false },
+  'play-stream-page': { kind: 'stream', idParam: 'stream_id', embed: false },
+  'game-page': { kind: 'game', idParam: 'game_id', embed: false },
+  'embed-page': { kind: 'game', idParam: 'game_id', embed: true },
+  'stream-page': { kind: 'stream', idParam: 'stream_id', embed: false },
+};
+
+const ENDPOINTS = {
+  consumeUrl: `${API_PATH}?action=consume-session`,
+  passUrl: playSession.path,
+};
+
+/** Serve one request of the play-page function. */
+export async function servePlay(input: PageInput<PlayRequestServices>): Promise<APIGatewayProxyStructuredResultV2> {
+  const { route, params, query, cookies, body, services } = input;
+  const secure = new URL(services.env.PUBLIC_BASE_URL).protocol === 'https:';
+  const shape = SHAPES[route.operation as PlayOperation];
+  if (!shape) {
+    const request = parseWith(PlaySessionBody, body, 'body');
+    const issued = await services.play.issuePass(request.token, request.session_id);
+    return noContent([playCookie(issued, { secure, embed: request.embed })]);
+  }
+  const id = QueryId.safeParse(params[shape.idParam] ?? '');
+  const decision = await services.play.open({
+    kind: shape.kind,
+    id: id.success ? id.data : null,
+    orgSlug: params.org_slug,
+    embed: shape.embed,
+    token: query.session_token,
+    pass: id.success ? cookies[playCookieName(shape.kind, id.data, secure)] : undefined,
+  });
+  return htmlResponse(playView(decision, shape, ENDPOINTS));
+}
+
+/**
+ * One cookie per game or stream, so that playing one never ends the session of another. Over
+ * https the `__Host-` prefix pins it to this host, path `/` and `Secure`.
+ */
+export function playCookieName(kind: Playable['kind'], id: number, secure: boolean): string {
+  return `${secure ? '__Host-' : ''}play_${kind}_${id}`;
+}
+
+/**
+ * The play cookie: HttpOnly (the page's scripts and the game never see it), `SameSite=Lax` so a
+ * partner's link opens with it. An embed page lives in a partner's iframe, a third-party context
+ * where only `SameSite=None; Secure` cookies work, partitioned per top-level site (CHIPS); over
+ * plain http (local runs) that is impossible and the embed falls back to Lax.
+ */
+export function playCookie(issued: IssuedPass, options: { secure: boolean; embed: boolean }): string {
+  const { pass, value, maxAgeSeconds } = issued;
+  const attributes = [`${playCookieName(pass.kind, pass.id, options.secure)}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly'];
+  if (options.secure) attributes.push('Secure');
+  attributes.push(options.secure && options.embed ? 'SameSite=None; Partitioned' : 'SameSite=Lax');
+  return attributes.join('; ');
+}

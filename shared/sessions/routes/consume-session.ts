@@ -1,0 +1,19 @@
+import { ConsumedSession, ConsumeSessionBody } from '../schemas.js';
+import { API_PATH, defineOperation } from '../../platform/route.js';
+
+/** consume-session: use a session token, atomically and once (no credential). */
+export const consumeSession = defineOperation({
+  operation: 'consume-session',
+  function: 'consume-session',
+  data: { tokens: ['UpdateItem'], counters: ['UpdateItem'] },
+  parts: ['sessions', 'sessionIds'],
+  method: 'POST',
+  path: API_PATH,
+  action: 'consume-session',
+  auth: 'none',
+  capacity: 'token',
+  summary: 'Consume a session token, atomically and once',
+  body: ConsumeSessionBody,
+  response: ConsumedSession,
+  errors: [410],
+});

@@ -1,0 +1,34 @@
+import { CreatedSession, CreateSessionBody, IdempotencyKeyHeader, ReplayedHeader } from '../schemas.js';
+import { API_PATH, defineOperation } from '../../platform/route.js';
+
+/** create-session: a partner's server mints a single-use session token (optional `Idempotency-Key`). */
+export const createSession = defineOperation({
+  operation: 'create-session',
+  function: 'create-session',
+  data: {
+    keys: ['GetItem', 'UpdateItem'],
+    catalog: ['GetItem'],
+    // Counting: one conditional write; its refusal is read back only on a backend without
+    // `ReturnValuesOnConditionCheckFailure` (the embedded dynalite).
+    // GetItem and PutItem also: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
+    counters: ['UpdateItem', 'GetItem', 'PutItem'],
+    tokens: ['PutItem', 'DeleteItem'],
+    // UpdateItem: refused calls counted in the usage rollup, beside their audit records.
+    audit: ['PutItem', 'UpdateItem'],
+    // Only with an `Idempotency-Key`: claim (conditional put), read a stored answer, store one, release.
+    idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+  },
+  parts: ['sessions', 'idempotency'],
+  method: 'POST',
+  path: API_PATH,
+  action: 'create-session',
+  auth: 'apiKey',
+  capacity: 'key',
+  summary: 'Mint a single-use session token for one game or stream',
+  body: CreateSessionBody,
+  response: CreatedSession,
+  headers: IdempotencyKeyHeader,
+  responseHeaders: ReplayedHeader,
+  errors: [409, 422],
+  idempotent: true,
+});

@@ -1,0 +1,25 @@
+import { RevokeSessionBody, SessionView } from '../schemas.js';
+import { API_PATH, defineOperation } from '../../platform/route.js';
+
+/** revoke-session: a partner's server cancels an active token of its organization. */
+export const revokeSession = defineOperation({
+  operation: 'revoke-session',
+  function: 'revoke-session',
+  data: {
+    keys: ['GetItem', 'UpdateItem'],
+    // GetItem and PutItem also: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
+    counters: ['UpdateItem', 'GetItem', 'PutItem'],
+    tokens: ['UpdateItem', 'GetItem'],
+    audit: ['PutItem', 'UpdateItem'],
+  },
+  parts: ['sessions'],
+  method: 'POST',
+  path: API_PATH,
+  action: 'revoke-session',
+  auth: 'apiKey',
+  capacity: 'key',
+  summary: 'Revoke an active session token of the key’s organization',
+  body: RevokeSessionBody,
+  response: SessionView,
+  errors: [404, 410],
+});

@@ -1,0 +1,148 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Forbidden, NotFound, TokenGone } from '../platform/errors.js';
+import { NO_PLAY_PASS } from '../play/play.js';
+import type { TokenRecord } from '../domain/model.js';
+import type { TokenStore } from '../domain/ports.js';
+import { TTL_ATTRIBUTE } from '../tables.js';
+import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from '../platform/dynamo/client.js';
+
+/**
+ * Partitions of an org's tokens in the report index (`by_org_created`, shared/tables.ts): an index
+ * partition takes 1,000 writes a second, and each token is written there when created and again
+ * when consumed or revoked, so 16 partitions carry an org's tokens at twice the audit log's ceiling
+ * of 8 × 1,000 audited calls a second (shared/audit/audit-store.ts). A report queries each once.
+ */
+export const REPORT_SHARDS = 16;
+
+/** The report index's partition of a token: its org and a shard from the token's random hex digits. */
+export function reportPartition(orgId: number, token: string): string {
+  return `${orgId}#${parseInt(token.slice(0, 2), 16) % REPORT_SHARDS}`;
+}
+
+/** Session tokens in DynamoDB, one item per token. */
+export class DynamoTokenStore implements TokenStore {
+  constructor(private readonly options: StoreOptions) {}
+
+  async put(token: TokenRecord, ttl: number): Promise<void> {
+    await this.options.client.send(
+      new PutCommand({
+        TableName: this.options.tableName,
+        Item: {
+          ...token,
+          // Stored as JSON text: "arbitrary JSON" includes numbers DynamoDB cannot hold (beyond 2^53 for
+          // the SDK, below 1e-130 or above 1e126 for DynamoDB), which as a map would fail the write.
+          metadata: token.metadata === null ? null : JSON.stringify(token.metadata),
+          // The session report's index partition (`REPORT_SHARDS`).
+          org_shard: reportPartition(token.org_id, token.token),
+          [TTL_ATTRIBUTE]: ttl,
+        },
+        ConditionExpression: 'attribute_not_exists(#token)',
+        ExpressionAttributeNames: { '#token': 'token' },
+      }),
+    );
+  }
+
+  async get(token: string): Promise<TokenRecord | undefined> {
+    const { Item } = await this.options.client.send(
+      new GetCommand({ TableName: this.options.tableName, Key: { token }, ConsistentRead: true }),
+    );
+    return Item ? toRecord(Item) : undefined;
+  }
+
+  async consume(token: string, nowIso: string, sessionId: number, playerUuid: string | null): Promise<TokenRecord> {
+    try {
+      const { Attributes } = await this.options.client.send(
+        new UpdateCommand(
+          idempotent({
+            TableName: this.options.tableName,
+            Key: { token },
+            UpdateExpression: 'SET #status = :consumed, session_id = :sid, player_uuid = :player, consumed_at = :now',
+            // A missing item fails the condition too: unknown tokens are gone like used ones. Session
+            // ids are unique per consumption, so `session_id = :sid` only accepts this very call
+            // applied once already (its answer lost): the retry then succeeds instead of a false 410.
+            ConditionExpression: '(#status = :active AND expires_at > :now) OR session_id = :sid',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':consumed': 'consumed',
+              ':active': 'active',
+              ':sid': sessionId,
+              ':player': playerUuid,
+              ':now': nowIso,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return toRecord(Attributes!);
+    } catch (error) {
+      if (isConditionalFailure(error)) throw new TokenGone({ cause: error });
+      throw error;
+    }
+  }
+
+  async revoke(token: string, orgId: number, nowIso: string, requestId: string): Promise<TokenRecord> {
+    try {
+      const { Attributes } = await this.options.client.send(
+        new UpdateCommand(
+          idempotent({
+            TableName: this.options.tableName,
+            Key: { token },
+            UpdateExpression: 'SET #status = :revoked, revoked_at = :now, revoked_by = :rid',
+            // `revoked_by = :rid` accepts only this request's own earlier application (a retry).
+            ConditionExpression: '(#status = :active AND expires_at > :now AND org_id = :org) OR revoked_by = :rid',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':revoked': 'revoked', ':active': 'active', ':now': nowIso, ':org': orgId, ':rid': requestId },
+            ReturnValues: 'ALL_NEW',
+            // The refusal carries the item, which tells "not yours" from "not active" without a read.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+      return toRecord(Attributes!);
+    } catch (error) {
+      if (!isConditionalFailure(error)) throw error;
+      // A second read only where the refusal came without the item: dynalite ignores
+      // ReturnValuesOnConditionCheckFailure (DynamoDB honours it), or there is no such token.
+      const old = oldItemOf(error);
+      const ownerOrg = old ? wireAttribute(old, 'org_id') : (await this.get(token))?.org_id;
+      if (ownerOrg !== orgId) throw new NotFound('Session not found', { cause: error });
+      throw new TokenGone({ cause: error });
+    }
+  }
+
+  async countExchange(token: string, maxAttempts: number): Promise<TokenRecord> {
+    try {
+      const { Attributes } = await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { token },
+          UpdateExpression: 'ADD exchange_attempts :one',
+          ConditionExpression: 'attribute_exists(#token) AND (attribute_not_exists(exchange_attempts) OR exchange_attempts < :max)',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':one': 1, ':max': maxAttempts },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return toRecord(Attributes!);
+    } catch (error) {
+      if (!isConditionalFailure(error)) throw error;
+      const exists = oldItemOf(error) !== undefined || (await this.get(token)) !== undefined;
+      if (!exists) throw new NotFound('Session not found', { cause: error });
+      throw new Forbidden(NO_PLAY_PASS, { cause: error });
+    }
+  }
+
+  async delete(token: string): Promise<void> {
+    await this.options.client.send(new DeleteCommand({ TableName: this.options.tableName, Key: { token } }));
+  }
+}
+
+/** A stored item as the domain's record (without the storage-only attributes). */
+function toRecord(item: Record<string, unknown>): TokenRecord {
+  // `org_day` keyed a report index on items written before the report read audit records.
+  const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, org_shard: _shard, exchange_attempts: _attempts, ...record } = item;
+  // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
+  if (typeof record.metadata === 'string') record.metadata = JSON.parse(record.metadata);
+  return record as unknown as TokenRecord;
+}

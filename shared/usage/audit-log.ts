@@ -1,0 +1,67 @@
+import type { AdminAccess, AdminIdentity } from '../catalog/admin-access.js';
+import type { AuditDiff } from '../audit/audit-diff.js';
+import type { AuditRecord } from '../domain/model.js';
+import type { AuditQuery, AuditReader } from '../domain/ports.js';
+
+/** One record as the audit-log operation returns it. */
+export interface AuditEntry {
+  org_id: number;
+  at: string;
+  request_id: string;
+  action: string;
+  status: number;
+  key_id: number | null;
+  key_prefix: string | null;
+  actor: string | null;
+  game_id: number | null;
+  stream_id: number | null;
+  token_prefix: string | null;
+  source_ip: string;
+  user_agent: string;
+  changes: readonly string[] | null;
+  diff: AuditDiff | null;
+}
+
+/** A page of the audit log as the operation returns it. */
+export interface AuditLogPage {
+  records: AuditEntry[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  next_cursor: string | null;
+}
+
+/**
+ * The audit log as org admins read it: their organization's records (key usage, key management,
+ * game and stream settings), newest first, optionally of one key, one action and one outcome, in
+ * cursor pages. Reading the log is not itself recorded, so
+ * the log is not filled with its own reads.
+ */
+export class AuditLog {
+  constructor(private readonly deps: { readonly access: AdminAccess; readonly reader: AuditReader }) {}
+
+  /** One page of an organization's log. @throws Forbidden, TierRequired, InvalidInput (cursor) */
+  async read(admin: AdminIdentity, query: AuditQuery): Promise<AuditLogPage> {
+    const { value: page } = await this.deps.access.authorize(admin, query.org_id, () => this.deps.reader.page(query));
+    return { records: page.records.map(auditEntry), next_cursor: page.cursor };
+  }
+}
+
+/** A stored record in the log's public shape (absent optional fields read as null). */
+function auditEntry(record: AuditRecord): AuditEntry {
+  return {
+    org_id: record.org_id,
+    at: record.at,
+    request_id: record.request_id,
+    action: record.action,
+    status: record.status,
+    key_id: record.key_id ?? null,
+    key_prefix: record.key_prefix ?? null,
+    actor: record.actor ?? null,
+    game_id: record.game_id ?? null,
+    stream_id: record.stream_id ?? null,
+    token_prefix: record.token_prefix ?? null,
+    source_ip: record.source_ip,
+    user_agent: record.user_agent,
+    changes: record.changes ?? null,
+    diff: record.diff ?? null,
+  };
+}
