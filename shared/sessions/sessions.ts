@@ -3,7 +3,14 @@ import { isoTime, type Clock } from '../platform/clock.js';
 import { NotFound, OutOfScope, TokenGone } from '../platform/errors.js';
 import type { SessionIdSource } from './session-ids.js';
 import type { KeyCalls } from '../keys/key-calls.js';
-import { uniqueRequestId, type ApiKeyRecord, type CallContext, type Playable, type TokenRecord, type TokenStatus } from '../domain/model.js';
+import {
+  uniqueRequestId,
+  type ApiKeyRecord,
+  type CallContext,
+  type Playable,
+  type TokenRecord,
+  type TokenStatus,
+} from '../domain/model.js';
 import type { CatalogStore, TokenStore } from '../domain/ports.js';
 import { allowsItem, assertInScope, isRestricted, type Target } from './scope.js';
 
