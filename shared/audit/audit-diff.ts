@@ -4,11 +4,16 @@
  * never is one), so a record never carries a secret.
  */
 
-/** One field's change. */
-export interface FieldChange {
-  readonly before: unknown;
-  readonly after: unknown;
-}
+import * as z from 'zod/mini';
+import { withMeta } from '../platform/schemas.js';
+
+/** A changed field's value: a name, a flag, a limit, an expiry, an allow-list or scope list, or null. */
+const FieldValue = z.nullable(z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.number(), z.string()]))]));
+type FieldValue = z.output<typeof FieldValue>;
+
+/** One field's change (the audit log's schema, and the type the domain writes). */
+export const FieldChange = withMeta(z.object({ before: FieldValue, after: FieldValue }), { id: 'FieldChange' });
+export type FieldChange = Readonly<z.output<typeof FieldChange>>;
 
 /** The changes of one update, by field; only fields whose value changed. */
 export type AuditDiff = Readonly<Record<string, FieldChange>>;
@@ -22,7 +27,8 @@ export function diffOf<T extends object>(before: T, after: T, fields: readonly (
   for (const field of fields) {
     const was = before[field] ?? null;
     const is = after[field] ?? null;
-    if (JSON.stringify(was) !== JSON.stringify(is)) diff[field] = { before: was, after: is };
+    // The fields compared are an update's settable ones, each a FieldValue (the schemas of those updates say so).
+    if (JSON.stringify(was) !== JSON.stringify(is)) diff[field] = { before: was as FieldValue, after: is as FieldValue };
   }
   return diff;
 }

@@ -30,7 +30,7 @@ export class CatalogAdmin {
   constructor(private readonly deps: CatalogAdminDeps) {}
 
   /** The organization's games and streams, by id (every member). */
-  async list(admin: AdminIdentity, orgId: number): Promise<{ games: PlayableView[]; streams: PlayableView[] }> {
+  async list(admin: AdminIdentity, orgId: number): Promise<{ games: PlayableView<'game'>[]; streams: PlayableView<'stream'>[] }> {
     const { catalog } = this.deps;
     const {
       value: [games, streams],
@@ -38,7 +38,10 @@ export class CatalogAdmin {
       permission: 'catalogRead',
       anyTier: true,
     });
-    return { games: games.map((p) => this.view(p)), streams: streams.map((p) => this.view(p)) };
+    return {
+      games: games.map((p) => this.view(p as Playable & { kind: 'game' })),
+      streams: streams.map((p) => this.view(p as Playable & { kind: 'stream' })),
+    };
   }
 
   /**
@@ -47,7 +50,12 @@ export class CatalogAdmin {
    * for the record), then changed with one conditional write beside its audit record: two round trips.
    * @throws Forbidden, TierRequired, NotFound (absent, or another org's: audited as 404)
    */
-  async update(admin: AdminIdentity, kind: Playable['kind'], input: PlayableUpdateInput, call: CallContext): Promise<PlayableView> {
+  async update<K extends Playable['kind']>(
+    admin: AdminIdentity,
+    kind: K,
+    input: PlayableUpdateInput,
+    call: CallContext,
+  ): Promise<PlayableView<K>> {
     const { org_id: orgId, id } = input;
     const adminCall: AdminCall = { admin, orgId, call, action: `update-${kind}` };
     const effect = this.deps.catalog.update(orgId, kind, id, input);
@@ -62,10 +70,10 @@ export class CatalogAdmin {
     const { changes, diff } = this.deps.catalog.expectedAudit(orgId, seen, input);
     // The write's own answer says what the game was (effect.diff): a change made since the read shows there.
     const { after } = await this.deps.audit.audited(adminCall, { ...target, changes, diff }, () => effect.run(), effect.diff);
-    return this.view(after);
+    return this.view(after as Playable & { kind: K });
   }
 
-  private view(playable: Playable): PlayableView {
+  private view<K extends Playable['kind']>(playable: Playable & { readonly kind: K }): PlayableView<K> {
     return playableView(playable, this.deps.baseUrl);
   }
 }

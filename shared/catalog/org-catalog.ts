@@ -3,29 +3,23 @@ import { InvalidInput, NotFound } from '../platform/errors.js';
 import type { Effect } from '../keys/key-calls.js';
 import type { Playable } from '../domain/model.js';
 import type { PlayableChanges, PlayableStore } from '../domain/ports.js';
+import type * as z from 'zod/mini';
+import type { GameView, StreamView } from './schemas.js';
 
-/**
- * A game or stream as members and keys see it (MCP tools, REST list-games): id, settings, play page.
- * A type, not an interface: the tools' answers are JSON objects (index signature).
- */
-export type PlayableView = {
-  /** A game's id (games only). */
-  readonly game_id?: number;
-  /** A stream's id (streams only). */
-  readonly stream_id?: number;
-  readonly name: string;
-  readonly require_session_token: boolean;
-  readonly play_url: string;
-};
+/** A game or stream as members and keys see it (MCP tools, REST list-games): id, settings, play page (the schemas' shapes). */
+export type PlayableView<K extends Playable['kind'] = Playable['kind']> = K extends 'game'
+  ? z.output<typeof GameView>
+  : z.output<typeof StreamView>;
 
 /** A game or stream in its members' view; `baseUrl` is the service's public address (no trailing slash). */
-export function playableView(playable: Playable, baseUrl: string): PlayableView {
+export function playableView<K extends Playable['kind']>(playable: Playable & { readonly kind: K }, baseUrl: string): PlayableView<K> {
+  // The id's name follows the kind (`game_id`, `stream_id`), which a computed key cannot tell the compiler.
   return {
     [`${playable.kind}_id`]: playable.id,
     name: playable.name,
     require_session_token: playable.require_session_token,
     play_url: `${baseUrl}/play/${playable.kind}/${playable.id}`,
-  };
+  } as PlayableView<K>;
 }
 
 /** The fields an update may change, in the order a record lists them. */

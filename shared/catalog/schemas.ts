@@ -36,8 +36,8 @@ export const someChange = z.refine<{ name?: string | undefined; require_session_
   { message: 'give name or require_session_token (or both)' },
 );
 
-const GameView = withMeta(z.object({ game_id: Id, ...PlayableFields }), { id: 'Game' });
-const StreamView = withMeta(z.object({ stream_id: Id, ...PlayableFields }), { id: 'Stream' });
+export const GameView = withMeta(z.object({ game_id: Id, ...PlayableFields }), { id: 'Game' });
+export const StreamView = withMeta(z.object({ stream_id: Id, ...PlayableFields }), { id: 'Stream' });
 
 /** list-games: the organization's games and streams (any member). */
 export const ListGamesQuery = z.object({ org_id: QueryId });

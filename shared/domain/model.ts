@@ -1,4 +1,5 @@
 /** The records the domain works with. Field names follow the wire format (snake_case). */
+import type { McpScope } from '../keys/mcp-scopes.js';
 import type { AuditDiff } from '../audit/audit-diff.js';
 
 export const TIERS = ['free', 'pro', 'business', 'enterprise'] as const;
@@ -55,7 +56,7 @@ export interface ApiKeyRecord {
   readonly rate_limit_per_day: number;
   readonly expires_at: string | null;
   readonly is_active: boolean;
-  readonly mcp_scopes: readonly string[];
+  readonly mcp_scopes: readonly McpScope[];
   /**
    * The owning org's tier, copied here so authentication stays one read. Every tier change reaches
    * every key of the org (`OrgTiers.change`, shared/keys/org-tiers.ts).

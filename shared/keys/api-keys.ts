@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isoTime } from '../platform/clock.js';
 import { hashApiKey } from './key-calls.js';
 import type { ApiKeyRecord, Tier } from '../domain/model.js';
+import type { McpScope } from './mcp-scopes.js';
 
 /** Defaults of a new key (spec: Limits). */
 export const KEY_DEFAULTS = { rate_limit_per_minute: 60, rate_limit_per_day: 10_000 } as const;
@@ -20,7 +21,7 @@ export interface KeySettings {
   readonly rate_limit_per_minute?: number;
   readonly rate_limit_per_day?: number;
   readonly expires_at?: string | null;
-  readonly mcp_scopes?: readonly string[];
+  readonly mcp_scopes?: readonly McpScope[];
 }
 
 /** The stored record of a new key: its hash and prefix, never the raw key. */

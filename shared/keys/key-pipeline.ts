@@ -24,7 +24,7 @@ import { Conflict, DomainError, InvalidInput, statusOf, Unprocessable } from '..
 import { asFollowUp, withinDeadline } from '../platform/deadline.js';
 import { keyCredential, type KeyCalls, type KeyCredential } from './key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../domain/model.js';
-import type { IdempotentCall, RouteDefinition } from '../platform/route.js';
+import type { Answer, IdempotentCall, RouteDefinition } from '../platform/route.js';
 import type { Claim, IdempotencyStore, IdempotentRequest } from './idempotency-store.js';
 import { bundle, type ApiContext, type OperationInput, type Wiring } from '../platform/http/pipeline.js';
 import { logger } from '../platform/observability/logger.js';
@@ -71,7 +71,7 @@ interface CallBase {
 export function keyApi<const D extends RouteDefinition & { readonly auth: 'apiKey' }, S, P = undefined>(
   operation: D,
   wiring: Wiring<D, S, P>,
-  run: (input: OperationInput<D, S, P>) => Promise<unknown>,
+  run: (input: OperationInput<D, S, P>) => Promise<Answer<D>>,
 ) {
   // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).
   const handler = bundle(operation, wiring).handler(

@@ -2,6 +2,10 @@ import { idempotentToolCall } from './idempotency.js';
 import { McpRequestBody, McpResponseBody } from './schemas.js';
 import { IdempotencyKeyHeader, ReplayedHeader } from '../sessions/schemas.js';
 import { defineOperation } from '../platform/route.js';
+import { mcpServices } from './services.js';
+import { keyApi } from '../keys/key-pipeline.js';
+import { prefetchTool, serveMcp } from './endpoint.js';
+import { assertAllowedOrigin } from './origin.js';
 
 /**
  * mcp: the MCP server (one function and one operation for every JSON-RPC method). Each request
@@ -40,3 +44,21 @@ export const mcp = defineOperation({
   errors: [409, 422],
   idempotent: idempotentToolCall,
 });
+
+/** POST /api/mcp (x-api-key or Authorization: Bearer dpk_…): MCP Streamable HTTP, stateless, JSON responses; Idempotency-Key on create_session */
+export const handler = /* @__PURE__ */ keyApi(
+  mcp,
+  {
+    services: mcpServices,
+    // The called tool's reads that need no key (create_session: the game or stream), alongside authentication.
+    prefetch: ({ body }, services) => prefetchTool(body, services),
+    // Browsers only from the allow-list (DNS rebinding), before the key is even looked at.
+    guard: (event, services) => assertAllowedOrigin(event.headers.origin, services.env.MCP_ALLOWED_ORIGINS),
+  },
+  ({ body, key, call, services, event, prefetched }) =>
+    serveMcp(
+      { message: body, key, call, headers: event.headers, url: new URL(event.rawPath, services.env.PUBLIC_BASE_URL).href },
+      services,
+      prefetched,
+    ),
+);

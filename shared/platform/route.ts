@@ -104,6 +104,19 @@ export interface RouteDefinition {
   readonly idempotent?: true | ((body: never) => IdempotentCall | undefined);
 }
 
+/**
+ * What a route's handler answers with: its response schema's output, so that the compiler holds
+ * every answer against the schema the OpenAPI document (and every generated client) is made from.
+ */
+export type Answer<D extends RouteDefinition> = D['reply'] extends 'transport'
+  ? APIGatewayProxyStructuredResultV2
+  : D['response'] extends z.$ZodType
+    ? Frozen<z.output<D['response']>>
+    : unknown;
+
+/** A value read-only all the way down: an answer is built, never changed, so read-only arrays satisfy it too. */
+export type Frozen<T> = T extends (infer E)[] ? readonly Frozen<E>[] : T extends object ? { readonly [K in keyof T]: Frozen<T[K]> } : T;
+
 /** Declare an operation (keeps its literal types: the bundle's input types follow its `auth` and schemas). */
 export function defineOperation<const D extends RouteDefinition>(definition: D): D {
   return definition;

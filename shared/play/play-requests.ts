@@ -7,12 +7,13 @@ import type { Playable } from '../domain/model.js';
 import type { IssuedPass, PlayPages } from './play.js';
 import type { Env } from '../platform/env.js';
 import { API_PATH } from '../platform/route.js';
-import { playSession, type playPageOperations } from './routes.js';
+import { playPageOperations, playSession } from './routes.js';
 import { QueryId } from '../platform/schemas.js';
 import { PlaySessionBody } from './schemas.js';
-import { htmlResponse, noContent, type PageInput } from '../platform/http/page-pipeline.js';
+import { htmlResponse, noContent, page, type PageInput } from '../platform/http/page-pipeline.js';
 import { playView, type PageShape } from './play-views.js';
 import { parseWith } from '../platform/http/validation.js';
+import { playServices } from './services.js';
 
 /** The name of an operation of the play-page function. */
 type PlayOperation = (typeof playPageOperations)[number]['operation'];
@@ -80,3 +81,10 @@ export function playCookie(issued: IssuedPass, options: { secure: boolean; embed
   attributes.push(options.secure && options.embed ? 'SameSite=None; Partitioned' : 'SameSite=Lax');
   return attributes.join('; ');
 }
+
+/**
+ * GET /play/game/{id}, /play/stream/{id}, /game/{id}, /embed/{id}, /stream/{org_slug}/{id}
+ * (`?session_token=` when the game or stream requires one; HTML), and POST /play/session (the
+ * page's script trades the session it has just consumed for the play cookie).
+ */
+export const handler = /* @__PURE__ */ page(playPageOperations, servePlay, playServices);

@@ -1,33 +1,14 @@
 import type { AdminAccess, AdminIdentity } from '../catalog/admin-access.js';
-import type { AuditDiff } from '../audit/audit-diff.js';
+import type * as z from 'zod/mini';
+import type { Frozen } from '../platform/route.js';
+import type { AuditLogPage as AuditLogPageSchema } from './audit-schemas.js';
 import type { AuditRecord } from '../domain/model.js';
 import type { AuditQuery, AuditReader } from '../domain/ports.js';
 
+/** A page of the audit log as the operation returns it (its schema's shape). */
+export type AuditLogPage = Frozen<z.output<typeof AuditLogPageSchema>>;
 /** One record as the audit-log operation returns it. */
-export interface AuditEntry {
-  org_id: number;
-  at: string;
-  request_id: string;
-  action: string;
-  status: number;
-  key_id: number | null;
-  key_prefix: string | null;
-  actor: string | null;
-  game_id: number | null;
-  stream_id: number | null;
-  token_prefix: string | null;
-  source_ip: string;
-  user_agent: string;
-  changes: readonly string[] | null;
-  diff: AuditDiff | null;
-}
-
-/** A page of the audit log as the operation returns it. */
-export interface AuditLogPage {
-  records: AuditEntry[];
-  /** Pass as `cursor` for the next (older) page; null on the last page. */
-  next_cursor: string | null;
-}
+type AuditEntry = AuditLogPage['records'][number];
 
 /**
  * The audit log as org admins read it: their organization's records (key usage, key management,

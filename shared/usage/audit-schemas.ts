@@ -1,6 +1,7 @@
 /** Request and response of the audit-log operation (org admins, bearer). */
 import * as z from 'zod/mini';
 import { Id, QueryId, Timestamp, withMeta } from '../platform/schemas.js';
+import { FieldChange } from '../audit/audit-diff.js';
 
 /** Records per page when `limit` is not given, and the most a page may hold. */
 const AUDIT_PAGE = { default: 50, max: 100 } as const;
@@ -30,11 +31,6 @@ export const AuditLogQuery = z.object({
     { description: `Records per page, 1 to ${AUDIT_PAGE.max} (default ${AUDIT_PAGE.default}).` },
   ),
 });
-
-/** A changed field's value: a name, a flag, a limit, an expiry, an allow-list or scope list, or null. */
-const FieldValue = z.nullable(z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.number(), z.string()]))]));
-/** One field's change in an update's record. */
-const FieldChange = withMeta(z.object({ before: FieldValue, after: FieldValue }), { id: 'FieldChange' });
 
 const AuditEntry = withMeta(
   z.object({

@@ -68,7 +68,7 @@ class FuzzRun {
     const stack = (this.stack = await startStack());
     // Org 2: the admin fuzz acts on org 1 only, so it can never revoke or delete the key the fuzz uses.
     // MCP scopes that read or mint, none that edits the catalog: every change the fuzz causes stays attributable.
-    const mcp_scopes = ['mcp:sessions:write', 'mcp:games:read', 'mcp:streams:read', 'mcp:reports:read'];
+    const mcp_scopes = ['mcp:sessions:write', 'mcp:games:read', 'mcp:streams:read', 'mcp:reports:read'] as const;
     this.fuzzKey = await createTestKey(stack, { ...UNLIMITED, mcp_scopes }, { org_id: 2, tier: 'enterprise' });
     this.revokedKey = await createTestKey(stack, {}, { org_id: 2, tier: 'enterprise' });
     await putKeyRecord(stack, { ...this.revokedKey.record, is_active: false });

@@ -1,5 +1,7 @@
 import { GamesAndStreams, ListGamesQuery } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { catalogAdminServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /**
  * list-games: any member of an organization lists its games and streams (bearer), with their
@@ -20,3 +22,8 @@ export const listGames = defineOperation({
   query: ListGamesQuery,
   response: GamesAndStreams,
 });
+
+/** GET /api/org-api-keys?action=list-games&org_id=<id> (bearer; any member of `org_id`) */
+export const handler = /* @__PURE__ */ api(listGames, { services: catalogAdminServices }, ({ query, admin, services }) =>
+  services.catalogAdmin.list(admin, query.org_id),
+);

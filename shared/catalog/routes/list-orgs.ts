@@ -1,5 +1,7 @@
 import { OrgMemberships } from '../org-schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { api } from '../../platform/http/pipeline.js';
+import { orgsServices } from '../org-services.js';
 
 /**
  * list-orgs: the organizations the bearer token's subject belongs to, with its role in each (the
@@ -20,3 +22,6 @@ export const listOrgs = defineOperation({
   summary: 'List the organizations the signed-in subject belongs to, with its role in each',
   response: OrgMemberships,
 });
+
+/** GET /api/org-api-keys?action=list-orgs (bearer; any subject: only its own memberships) */
+export const handler = /* @__PURE__ */ api(listOrgs, { services: orgsServices }, ({ admin, services }) => services.memberships.list(admin));

@@ -1,5 +1,7 @@
 import { UpdateGameBody, UpdatedGame } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { catalogAdminServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /**
  * update-game: an owner, admin or editor renames a game of the organization or turns its "Require API
@@ -21,3 +23,11 @@ export const updateGame = defineOperation({
   response: UpdatedGame,
   errors: [404],
 });
+
+/** PATCH /api/org-api-keys?action=update-game (bearer; owner, admin or editor of `org_id`) */
+export const handler = /* @__PURE__ */ api(
+  updateGame,
+  { services: catalogAdminServices },
+  ({ body: { game_id, ...changes }, admin, call, services }) =>
+    services.catalogAdmin.update(admin, 'game', { ...changes, id: game_id }, call),
+);

@@ -1,5 +1,7 @@
 import { UpdateStreamBody, UpdatedStream } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { catalogAdminServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /**
  * update-stream: an owner, admin or editor renames a stream of the organization or turns its "Require API
@@ -21,3 +23,11 @@ export const updateStream = defineOperation({
   response: UpdatedStream,
   errors: [404],
 });
+
+/** PATCH /api/org-api-keys?action=update-stream (bearer; owner, admin or editor of `org_id`) */
+export const handler = /* @__PURE__ */ api(
+  updateStream,
+  { services: catalogAdminServices },
+  ({ body: { stream_id, ...changes }, admin, call, services }) =>
+    services.catalogAdmin.update(admin, 'stream', { ...changes, id: stream_id }, call),
+);

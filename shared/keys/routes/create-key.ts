@@ -1,5 +1,7 @@
 import { CreatedApiKey, CreateKeyBody } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { adminServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /** create-key: an org admin creates an API key (bearer); the change is written with its audit record. */
 export const createKey = defineOperation({
@@ -20,3 +22,8 @@ export const createKey = defineOperation({
   // The org's tier changed twice while the key was being stored (shared/keys/key-admin.ts): try again.
   errors: [409],
 });
+
+/** POST /api/org-api-keys (bearer; owner or admin of `org_id`); the raw key is in this answer only */
+export const handler = /* @__PURE__ */ api(createKey, { services: adminServices }, ({ body, admin, call, services }) =>
+  services.keyAdmin.create(admin, body, call),
+);

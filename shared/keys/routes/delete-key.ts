@@ -1,5 +1,7 @@
 import { DeletedApiKey, DeleteKeyQuery } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { adminServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /** delete-key: an org admin deletes an API key (bearer); the change is written with its audit record. */
 export const deleteKey = defineOperation({
@@ -17,3 +19,8 @@ export const deleteKey = defineOperation({
   response: DeletedApiKey,
   errors: [404],
 });
+
+/** DELETE /api/org-api-keys?id=<key_id>&org_id=<id> (bearer; owner or admin of the org) */
+export const handler = /* @__PURE__ */ api(deleteKey, { services: adminServices }, ({ query, admin, call, services }) =>
+  services.keyAdmin.remove(admin, query.org_id, query.id, call),
+);

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { ApiKeyView, ListKeysQuery } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { adminServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /**
  * list-keys: an org admin lists the organization's API keys (bearer). Like every key-management
@@ -19,3 +21,8 @@ export const listKeys = defineOperation({
   query: ListKeysQuery,
   response: z.array(ApiKeyView),
 });
+
+/** GET /api/org-api-keys?org_id=<id> (bearer; owner or admin of the org) */
+export const handler = /* @__PURE__ */ api(listKeys, { services: adminServices }, ({ query, admin, call, services }) =>
+  services.keyAdmin.list(admin, query.org_id, call),
+);

@@ -1,5 +1,7 @@
 import { RotatedApiKey, RotateKeyBody } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { adminServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /**
  * rotate-key: an org admin replaces an API key (bearer). It reads the key, the membership and a new
@@ -27,3 +29,8 @@ export const rotateKey = defineOperation({
   response: RotatedApiKey,
   errors: [404, 409],
 });
+
+/** POST /api/org-api-keys?action=rotate-key (bearer; owner or admin of `org_id`); the new raw key is in this answer only */
+export const handler = /* @__PURE__ */ api(rotateKey, { services: adminServices }, ({ body, admin, call, services }) =>
+  services.keyAdmin.rotate(admin, body, call),
+);

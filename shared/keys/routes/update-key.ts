@@ -1,5 +1,7 @@
 import { ApiKeyView, UpdateKeyBody } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { adminServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /** update-key: an org admin changes an API key (bearer); the change is written with its audit record. */
 export const updateKey = defineOperation({
@@ -18,3 +20,8 @@ export const updateKey = defineOperation({
   response: ApiKeyView,
   errors: [404, 409],
 });
+
+/** PATCH /api/org-api-keys (bearer; owner or admin of `org_id`); `is_active` revokes or reactivates */
+export const handler = /* @__PURE__ */ api(updateKey, { services: adminServices }, ({ body, admin, call, services }) =>
+  services.keyAdmin.update(admin, body, call),
+);

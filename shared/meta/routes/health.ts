@@ -1,5 +1,7 @@
 import { HealthQuery, HealthReport } from '../health-schemas.js';
 import { defineOperation } from '../../platform/route.js';
+import { healthServices } from '../health-services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /**
  * health: liveness for load balancers, uptime checks and deploy smoke tests (no credential). No
@@ -19,3 +21,8 @@ export const health = defineOperation({
   query: HealthQuery,
   response: HealthReport,
 });
+
+/** GET /api/health[?deep=1] (no credential): liveness; deep also times one database read */
+export const handler = /* @__PURE__ */ api(health, { services: healthServices }, ({ query, services }) =>
+  services.health.check(query.deep === '1' || query.deep === 'true'),
+);

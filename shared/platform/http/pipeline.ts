@@ -16,7 +16,7 @@ import { Unauthenticated, type DomainError } from '../errors.js';
 import { withinDeadline } from '../deadline.js';
 import type { KeyCalls } from '../../keys/key-calls.js';
 import type { ApiKeyRecord, CallContext } from '../../domain/model.js';
-import { API_PATH, type RouteDefinition } from '../route.js';
+import { API_PATH, type Answer, type RouteDefinition } from '../route.js';
 import type { IdempotencyStore } from '../../keys/idempotency-store.js';
 import { jsonBody } from './body.js';
 import { queryCap } from './limits.js';
@@ -99,7 +99,7 @@ export interface Wiring<D extends RouteDefinition, S, P> {
 export function api<const D extends RouteDefinition, S = undefined, P = undefined>(
   operation: D,
   wiring: Wiring<D, S, P>,
-  run: (input: OperationInput<D, S, P>) => Promise<unknown>,
+  run: (input: OperationInput<D, S, P>) => Promise<Answer<D>>,
 ) {
   if (operation.auth === 'apiKey') throw new Error(`operation ${operation.operation} takes an API key: wrap it with keyApi()`);
   // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).

@@ -1,5 +1,7 @@
 import { ConsumedSession, ConsumeSessionBody } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { sessionServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /** consume-session: use a session token, atomically and once (no credential). */
 export const consumeSession = defineOperation({
@@ -17,3 +19,8 @@ export const consumeSession = defineOperation({
   response: ConsumedSession,
   errors: [410],
 });
+
+/** POST /api/org-api-keys?action=consume-session (no credential; atomic, once) */
+export const handler = /* @__PURE__ */ api(consumeSession, { services: sessionServices }, ({ body, services }) =>
+  services.sessions.consume(body.token, body.player_uuid),
+);

@@ -1,5 +1,7 @@
 import { CreatedSession, CreateSessionBody, IdempotencyKeyHeader, ReplayedHeader } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { idempotentSessionServices } from '../idempotent-services.js';
+import { keyApi } from '../../keys/key-pipeline.js';
 
 /** create-session: a partner's server mints a single-use session token (optional `Idempotency-Key`). */
 export const createSession = defineOperation({
@@ -32,3 +34,14 @@ export const createSession = defineOperation({
   errors: [409, 422],
   idempotent: true,
 });
+
+/** POST /api/org-api-keys?action=create-session (x-api-key; optional Idempotency-Key) */
+export const handler = /* @__PURE__ */ keyApi(
+  createSession,
+  {
+    services: idempotentSessionServices,
+    // The game or stream needs no key: read alongside authentication (and the Idempotency-Key claim).
+    prefetch: ({ body }, { sessions }) => sessions.readTarget(body),
+  },
+  async ({ body, key, call, action, services, prefetched }) => services.sessions.create(key, body, call, action, await prefetched),
+);

@@ -1,5 +1,7 @@
 import { RevokeSessionBody, SessionView } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { sessionServices } from '../services.js';
+import { keyApi } from '../../keys/key-pipeline.js';
 
 /** revoke-session: a partner's server cancels an active token of its organization. */
 export const revokeSession = defineOperation({
@@ -23,3 +25,8 @@ export const revokeSession = defineOperation({
   response: SessionView,
   errors: [404, 410],
 });
+
+/** POST /api/org-api-keys?action=revoke-session (x-api-key; the key's org must own the token) */
+export const handler = /* @__PURE__ */ keyApi(revokeSession, { services: sessionServices }, ({ body, key, call, action, services }) =>
+  services.sessions.revoke(key, body.token, call, action),
+);

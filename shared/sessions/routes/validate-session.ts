@@ -1,5 +1,7 @@
 import { SessionView, ValidateSessionQuery } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { sessionServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /** validate-session: read a session token without consuming it (no credential). */
 export const validateSession = defineOperation({
@@ -17,3 +19,8 @@ export const validateSession = defineOperation({
   response: SessionView,
   errors: [404],
 });
+
+/** GET /api/org-api-keys?action=validate-session&token=<uuid> (no credential, read-only) */
+export const handler = /* @__PURE__ */ api(validateSession, { services: sessionServices }, ({ query, services }) =>
+  services.sessions.validate(query.token),
+);

@@ -1,5 +1,7 @@
 import { SessionReport, UsageQuery } from '../report-schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
+import { usageServices } from '../services.js';
+import { api } from '../../platform/http/pipeline.js';
 
 /**
  * usage: owners, admins and analysts read the organization's session report (bearer): sessions per
@@ -23,3 +25,8 @@ export const usage = defineOperation({
   query: UsageQuery,
   response: SessionReport,
 });
+
+/** GET /api/org-api-keys?action=usage&org_id=<id>&from=<day>&to=<day>[&key_id=<id>] (bearer; owner, admin or analyst) */
+export const handler = /* @__PURE__ */ api(usage, { services: usageServices }, ({ query, admin, services }) =>
+  services.usage.report(admin, query),
+);
