@@ -2,8 +2,8 @@
  * The REST operations the console calls, through openapi-fetch typed by the OpenAPI document's
  * generated types (test/support/openapi-paths.ts, `npm run openapi`): paths, parameters, bodies and
  * answers are the document's, none restated here. A call names the operation by its own path
- * (`/api/org-api-keys/<action>`) and goes out in the `?action=` form on `api_base`, with the signed-in
- * admin's access token. A refusal becomes an {@link ApiError} carrying the service's own message
+ * (`/api/org-api-keys/<action>`) and goes out in the `?action=` form on `api_base` (the interface's
+ * contract; the service answers both alike), with the signed-in admin's access token. A refusal becomes an {@link ApiError} carrying the service's own message
  * (the pages show it as is: it names the roles or the tier an operation needs).
  */
 
@@ -87,7 +87,7 @@ export function createApi(base: string, auth: ApiAuth): Api {
   return createClient<paths>({ fetch: send });
 }
 
-/** The data of a call's answer (its envelope's `data`). */
+/** The data of a call's answer, its envelope's `data` (anything but a success envelope has rejected the call). */
 export const data = async <T>(call: Promise<{ data?: { data: T } }>): Promise<T> => (await call).data!.data;
 
 /** A call's parameters on one organization: its id (a query string, as the document types it) and the rest of the query. */
