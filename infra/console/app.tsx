@@ -3,7 +3,7 @@
  * every page change the page's heading takes the focus, so keyboard and screen-reader users land
  * on the new content (and hear its name) as they would on a new document.
  */
-import type { Api, OrgMembership } from './api';
+import { data, type Api, type OrgMembership } from './api';
 import type { Session } from './auth';
 import { ApiContext } from './parts/api-context';
 import { useLoad, type Loaded } from './parts/load';
@@ -26,7 +26,7 @@ export interface AppProps {
 export function App({ api, session, onSignOut }: AppProps) {
   const route = useRoute();
   // Once per sign-in: the picker lists them, and each org's pages name the role they are seen with.
-  const [orgs] = useLoad(() => api.get<{ orgs: OrgMembership[] }>('list-orgs', {}).then((d) => d.orgs), [api]);
+  const [orgs] = useLoad(() => data(api.GET('/api/org-api-keys/list-orgs')).then((d) => d.orgs), [api]);
   return (
     <ApiContext.Provider value={api}>
       <a class="skip" href="#main" onClick={skipToMain}>

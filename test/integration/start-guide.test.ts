@@ -5,12 +5,13 @@
  * are what a reader pastes into; without either the file is skipped, with one line in the run's summary.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addFigures } from '../support/figures.js';
+import { runNpmStart, type RunningNpmStart } from '../support/npm-start.js';
 import { stopAll } from '../support/teardown.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -45,30 +46,20 @@ function commandLines(printed: string): string[] {
   return commands;
 }
 
-let service: ChildProcess | undefined;
+let service: RunningNpmStart | undefined;
 let dataDir: string;
 let printed = '';
 withShell('the lines npm start prints', () => {
   beforeAll(async () => {
     // Absolute, outside the repository, with a space and a quote: every line must quote it.
     dataDir = join(mkdtempSync(join(tmpdir(), 'gsts-guide-')), "data dir's");
-    service = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/start.ts'], {
-      cwd: ROOT,
-      // npm start's own DynamoDB (dynalite in the data folder), whichever backend this project's stacks use.
-      env: { ...withoutBackend(process.env), PORT: '0', DATA_DIR: dataDir, NODE_OPTIONS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    await new Promise<void>((ready, fail) => {
-      service!.stdout!.on('data', (chunk: Buffer) => {
-        printed += chunk.toString('utf8');
-        if (printed.includes('Interface description')) ready();
-      });
-      service!.once('exit', (code) => fail(new Error(`npm start exited (${code}) before printing its guide:\n${printed}`)));
-    });
+    // npm start's own DynamoDB (dynalite in the data folder), whichever backend this project's stacks use.
+    service = await runNpmStart({ PORT: '0', DATA_DIR: dataDir });
+    printed = service.printed;
   }, 60_000);
   afterAll(() =>
     stopAll(
-      () => stopService(service),
+      () => service?.stop(),
       () => dataDir && rmSync(join(dataDir, '..'), { recursive: true, force: true }),
     ),
   );
@@ -105,7 +96,10 @@ withShell('the lines npm start prints', () => {
   }, 60_000);
 
   test('the README’s lifecycle runs as written (against this service’s port and data folder)', () => {
-    const [token, validated, consumed, ...rest] = runDocumented(shBlock('README.md', "## A session's lifecycle with curl"), baseUrl());
+    const [token, validated, consumed, ...rest] = runDocumented(
+      shBlock('README.md', "## A session's lifecycle with curl"),
+      service!.baseUrl,
+    );
     expect(rest).toEqual([]);
     expect(token).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(validated!)).toMatchObject({ success: true, data: { valid: true, status: 'active' } });
@@ -115,7 +109,7 @@ withShell('the lines npm start prints', () => {
   test('the admin example of docs/api.md acts on the key it creates, never on the seeded keys', () => {
     const before = listKeys();
     const block = shBlock('docs/api.md', '## Admin API') + shBlock('docs/api.md', '## Key rotation');
-    const [listed, keyId, revoked, deleted, audit, rotated, ...rest] = runDocumented(block, baseUrl());
+    const [listed, keyId, revoked, deleted, audit, rotated, ...rest] = runDocumented(block, service!.baseUrl);
     expect(rest).toEqual([]);
     expect(JSON.parse(listed!)).toMatchObject({ success: true });
     const id = Number(keyId);
@@ -130,15 +124,10 @@ withShell('the lines npm start prints', () => {
   }, 60_000);
 });
 
-/** The base URL `npm start` printed. */
-function baseUrl(): string {
-  return /listening on (\S+)/.exec(printed)![1]!;
-}
-
 /** Org 1's keys, through the admin API with the demo admin's token of the credentials file. */
 function listKeys(): { id: number; name: string; is_active: boolean }[] {
   const jwt = JSON.parse(readFileSync(join(dataDir, 'dev-credentials.json'), 'utf8')).bearer_tokens['acme-admin'] as string;
-  const answer = execFileSync('curl', ['-s', `${baseUrl()}/api/org-api-keys?org_id=1`, '-H', `Authorization: Bearer ${jwt}`], {
+  const answer = execFileSync('curl', ['-s', `${service!.baseUrl}/api/org-api-keys?org_id=1`, '-H', `Authorization: Bearer ${jwt}`], {
     encoding: 'utf8',
   });
   return (JSON.parse(answer).data as { id: number; name: string; is_active: boolean }[]).map(({ id, name, is_active }) => ({
@@ -174,19 +163,4 @@ function runDocumented(block: string, baseUrl: string): string[] {
     timeout: 60_000,
   });
   return output.split('\n').filter((line) => line.trim() !== '');
-}
-
-/** The environment less the variables that pick a DynamoDB (the `*-local` projects set them). */
-function withoutBackend(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { DYNAMODB_BACKEND: _b, DYNAMODB_ENDPOINT: _e, DYNAMODB_LOCAL_ENDPOINTS: _l, DYNAMODB_TABLE_PREFIX: _p, ...rest } = env;
-  return rest;
-}
-
-/** End the service (SIGTERM: it closes its database and front) and wait for it to exit. */
-function stopService(child: ChildProcess | undefined): Promise<void> | undefined {
-  if (!child || child.exitCode !== null) return undefined;
-  return new Promise<void>((done) => {
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  });
 }

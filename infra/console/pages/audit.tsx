@@ -5,7 +5,7 @@
  * for a refused one, what was asked and not applied.
  */
 import { useState } from 'preact/hooks';
-import type { AuditDiff, AuditRecord } from '../api';
+import { data, ofOrg, type AuditDiff, type AuditRecord } from '../api';
 import { useApi } from '../parts/api-context';
 import { KeyIdField } from '../parts/key-id-field';
 import { shortValue, when } from '../parts/format';
@@ -52,14 +52,18 @@ export function AuditPage({ orgId, mayListKeys }: { orgId: number; mayListKeys: 
   const [loaded] = useLoad(
     () =>
       auditPage({ withReads: filters.withReads, action: filters.action, cursor }, (from, limit) =>
-        api.get<{ records: AuditRecord[]; next_cursor: string | null }>('audit-log', {
-          org_id: orgId,
-          key_id: filters.keyId,
-          audit_action: filters.action,
-          outcome: filters.outcome,
-          limit,
-          cursor: from,
-        }),
+        data(
+          api.GET(
+            '/api/org-api-keys/audit-log',
+            ofOrg(orgId, {
+              key_id: filters.keyId,
+              audit_action: filters.action,
+              outcome: filters.outcome || undefined,
+              limit: String(limit),
+              cursor: from,
+            }),
+          ),
+        ),
       ),
     [orgId, filters, cursor],
   );

@@ -6,7 +6,7 @@
  * shown and the switches turn read-only then.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { Catalog, OrgMembership, Target } from '../api';
+import { data, ofOrg, type OrgMembership, type Target } from '../api';
 import { useApi } from '../parts/api-context';
 import { failure, useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
@@ -15,7 +15,7 @@ import { may, maySwitchGames } from '../roles';
 /** The games and streams page of `orgId`; `org` is the subject's membership there, when listed. */
 export function GamesPage({ orgId, org }: { orgId: number; org: OrgMembership | undefined }) {
   const api = useApi();
-  const [loaded, reload] = useLoad(() => api.get<Catalog>('list-games', { org_id: orgId }), [orgId]);
+  const [loaded, reload] = useLoad(() => data(api.GET('/api/org-api-keys/list-games', ofOrg(orgId))), [orgId]);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
   const [refused, setRefused] = useState(false);
   const readOnly = refused || !maySwitchGames(org);
@@ -24,10 +24,13 @@ export function GamesPage({ orgId, org }: { orgId: number; org: OrgMembership | 
   // A list just read holds what was saved: the switches show it again (and a later change by someone else).
   useEffect(() => setShown({}), [loaded]);
   const toggle = async (kind: 'game' | 'stream', target: Target, required: boolean) => {
-    const id = kind === 'game' ? target.game_id : target.stream_id;
+    const id = idOf(target);
     setShown((now) => ({ ...now, [`${kind}-${id}`]: required }));
     try {
-      await api.send('PATCH', `update-${kind}`, { org_id: orgId, [`${kind}_id`]: id, require_session_token: required });
+      const change = { org_id: orgId, require_session_token: required };
+      await ('game_id' in target
+        ? api.PATCH('/api/org-api-keys/update-game', { body: { ...change, game_id: target.game_id } })
+        : api.PATCH('/api/org-api-keys/update-stream', { body: { ...change, stream_id: target.stream_id } }));
       setMessage({
         kind: 'success',
         text: `${target.name}: session token ${required ? 'required' : 'no longer required'}. Play pages follow within 5 seconds.`,
@@ -57,6 +60,9 @@ export function GamesPage({ orgId, org }: { orgId: number; org: OrgMembership | 
   );
 }
 
+/** A game's or a stream's id. */
+const idOf = (target: Target) => ('game_id' in target ? target.game_id : target.stream_id);
+
 /** Why the switches are read-only for this member: the role, or the tier. */
 function readOnlyReason(org: OrgMembership): string {
   if (!may(org, 'catalogWrite')) {
@@ -84,7 +90,7 @@ function TargetList({ kind, title, targets, shown, readOnly, onToggle }: ListPro
       ) : (
         <ul class="targets">
           {targets.map((target) => {
-            const id = (kind === 'game' ? target.game_id : target.stream_id) ?? 0;
+            const id = idOf(target);
             const control = `require-${kind}-${id}`;
             return (
               <li key={id} data-target={`${kind}-${id}`}>

@@ -1,6 +1,6 @@
 /** The two key actions that ask first: rotate (with its grace period) and delete (with a confirmation). */
 import { useState } from 'preact/hooks';
-import type { ApiKey, CreatedKey } from '../api';
+import { data, ofOrg, type ApiKey, type CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
 import { Dialog, DialogButtons } from '../parts/dialog';
 import { keyName } from '../parts/format';
@@ -23,7 +23,7 @@ export function RotateKeyDialog({ orgId, apiKey, onClose, onRotated }: KeyDialog
     event.preventDefault();
     try {
       const body = { id: apiKey.id, org_id: orgId, grace_period_minutes: Number(minutes) };
-      onRotated(await api.send<CreatedKey>('POST', 'rotate-key', body));
+      onRotated(await data(api.POST('/api/org-api-keys/rotate-key', { body })));
     } catch (error) {
       setProblem(failure(error).message);
     }
@@ -52,7 +52,7 @@ export function DeleteKeyDialog({ orgId, apiKey, onClose, onDeleted }: KeyDialog
   const [problem, setProblem] = useState<string>();
   const remove = async () => {
     try {
-      await api.send('DELETE', undefined, undefined, { id: apiKey.id, org_id: orgId });
+      await api.DELETE('/api/org-api-keys', ofOrg(orgId, { id: String(apiKey.id) }));
       onDeleted(`${keyName(apiKey)} deleted.`);
     } catch (error) {
       setProblem(failure(error).message);

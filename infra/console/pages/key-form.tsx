@@ -5,7 +5,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { MCP_SCOPES, toolsOfScope } from '../../../shared/keys/mcp-scopes.js';
-import type { ApiKey, CreatedKey } from '../api';
+import { data, type ApiKey, type CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
 import { Dialog, DialogButtons } from '../parts/dialog';
 import { expiryOf, idsText, parseIds, toLocalInput } from '../parts/format';
@@ -30,7 +30,7 @@ interface Fields {
   perMinute: string;
   perDay: string;
   expires: string;
-  scopes: string[];
+  scopes: ApiKey['mcp_scopes'];
 }
 
 function initialFields(key: ApiKey | undefined): Fields {
@@ -47,7 +47,7 @@ function initialFields(key: ApiKey | undefined): Fields {
 }
 
 /** The request body's properties from the fields (throws with a message on a malformed id list). */
-function properties(fields: Fields, existing: ApiKey | undefined): Record<string, unknown> {
+function properties(fields: Fields, existing: ApiKey | undefined) {
   return {
     name: fields.name.trim(),
     description: fields.description.trim() === '' ? null : fields.description.trim(),
@@ -61,9 +61,9 @@ function properties(fields: Fields, existing: ApiKey | undefined): Record<string
 }
 
 /** Only the properties whose value differs from the key's. */
-function changed(next: Record<string, unknown>, key: ApiKey): Record<string, unknown> {
-  const before = key as unknown as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(next).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(before[name])));
+function changed<T extends object>(next: T, key: ApiKey): Partial<T> {
+  const before = (name: string) => JSON.stringify(key[name as keyof ApiKey]);
+  return Object.fromEntries(Object.entries(next).filter(([name, value]) => JSON.stringify(value) !== before(name))) as Partial<T>;
 }
 
 /** The create / edit dialog. */
@@ -94,9 +94,9 @@ function useSave({ orgId, existing, onClose, onSaved }: KeyFormProps, fields: Fi
       if (existing) {
         const body = changed(next, existing);
         if (Object.keys(body).length === 0) return onClose();
-        onSaved(await api.send<ApiKey>('PATCH', undefined, { id: existing.id, org_id: orgId, ...body }));
+        onSaved(await data(api.PATCH('/api/org-api-keys', { body: { id: existing.id, org_id: orgId, ...body } })));
       } else {
-        onSaved(await api.send<CreatedKey>('POST', undefined, { org_id: orgId, ...next }));
+        onSaved(await data(api.POST('/api/org-api-keys', { body: { org_id: orgId, ...next } })));
       }
     } catch (error) {
       setProblem(failure(error).message);
@@ -211,7 +211,7 @@ function ExpiryField({ existing, value, onInput }: { existing?: ApiKey; value: s
  * scopes that grant none on this server yet (shared/keys/mcp-scopes.ts, the one scope -> tool
  * table) say so, so that nobody expects a tool from them.
  */
-function Scopes({ selected, onChange }: { selected: readonly string[]; onChange: (scopes: string[]) => void }) {
+function Scopes({ selected, onChange }: { selected: Fields['scopes']; onChange: (scopes: Fields['scopes']) => void }) {
   return (
     <fieldset class="scopes">
       <legend>MCP scopes</legend>

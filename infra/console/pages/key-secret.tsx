@@ -7,14 +7,13 @@ import { Notice } from '../parts/page';
 
 /** Props of {@link KeySecret}. */
 export interface KeySecretProps {
+  /** A rotated key (with `previous`): also say until when the old key works. */
   readonly created: CreatedKey;
-  /** A rotation: also say until when the old key works. */
-  readonly rotated: boolean;
   readonly onClose: () => void;
 }
 
 /** The one time the raw key can be seen. */
-export function KeySecret({ created, rotated, onClose }: KeySecretProps) {
+export function KeySecret({ created, onClose }: KeySecretProps) {
   const [copied, setCopied] = useState<string>();
   // Escape would lose the key for good: only "I have stored it" closes, and Escape says so.
   const [escaped, setEscaped] = useState(false);
@@ -27,13 +26,13 @@ export function KeySecret({ created, rotated, onClose }: KeySecretProps) {
     }
   };
   return (
-    <Dialog title={rotated ? 'Key rotated' : 'Key created'} onClose={onClose} onEscape={() => setEscaped(true)}>
+    <Dialog title={'previous' in created ? 'Key rotated' : 'Key created'} onClose={onClose} onEscape={() => setEscaped(true)}>
       <Notice kind="info">
         Copy this key now: it is shown only once and cannot be retrieved again. Store it on your server only, never in a web page or an app.
       </Notice>
       <label for="raw-key">API key {created.name}</label>
       <input id="raw-key" class="secret" readOnly value={created.key} onFocus={(e) => e.currentTarget.select()} />
-      {rotated && created.previous && (
+      {'previous' in created && (
         <p>
           The previous key {created.previous.key_prefix} keeps working until {when(created.previous.expires_at)}.
         </p>

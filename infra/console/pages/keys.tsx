@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { ApiKey, CreatedKey, OrgMembership } from '../api';
+import { data, ofOrg, type ApiKey, type CreatedKey, type OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
 import { allowList, keyName, when } from '../parts/format';
 import { failure, useLoad } from '../parts/load';
@@ -19,7 +19,7 @@ import { KeySecret } from './key-secret';
 type Open =
   | { readonly kind: 'create' }
   | { readonly kind: 'edit' | 'rotate' | 'delete'; readonly key: ApiKey }
-  | { readonly kind: 'secret'; readonly key: CreatedKey; readonly rotated: boolean };
+  | { readonly kind: 'secret'; readonly key: CreatedKey };
 
 /**
  * A key's state in a word (revoked, expired, rotated in its grace period, active), and the key that
@@ -38,7 +38,7 @@ function keyStatus(key: ApiKey, now = Date.now()): string {
  */
 export function KeysPage({ orgId, org }: { orgId: number; org: OrgMembership | undefined }) {
   const api = useApi();
-  const [loaded, reload] = useLoad(() => api.get<ApiKey[]>(undefined, { org_id: orgId }), [orgId]);
+  const [loaded, reload] = useLoad(() => data(api.GET('/api/org-api-keys', ofOrg(orgId))), [orgId]);
   const [open, setOpen] = useState<Open>();
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
   const done = (text: string) => {
@@ -48,7 +48,7 @@ export function KeysPage({ orgId, org }: { orgId: number; org: OrgMembership | u
   };
   const setActive = async (key: ApiKey, active: boolean) => {
     try {
-      await api.send('PATCH', undefined, { id: key.id, org_id: orgId, is_active: active });
+      await api.PATCH('/api/org-api-keys', { body: { id: key.id, org_id: orgId, is_active: active } });
       done(`${keyName(key)} ${active ? 'reactivated' : 'revoked'}.`);
     } catch (error) {
       setMessage({ kind: 'error', text: failure(error).message });
@@ -86,21 +86,21 @@ interface DialogsProps {
 function KeyDialogs({ orgId, open, setOpen, done, reload }: DialogsProps) {
   const close = () => setOpen(undefined);
   // A new raw key replaces the form that made it, and the list shows the new key behind it.
-  const showSecret = (key: CreatedKey, rotated: boolean) => {
-    setOpen({ kind: 'secret', key, rotated });
+  const showSecret = (key: CreatedKey) => {
+    setOpen({ kind: 'secret', key });
     reload();
   };
   switch (open.kind) {
     case 'create':
-      return <KeyForm orgId={orgId} onClose={close} onSaved={(key) => showSecret(key as CreatedKey, false)} />;
+      return <KeyForm orgId={orgId} onClose={close} onSaved={(key) => showSecret(key as CreatedKey)} />;
     case 'edit':
       return <KeyForm orgId={orgId} existing={open.key} onClose={close} onSaved={(key) => done(`${key.name} saved.`)} />;
     case 'rotate':
-      return <RotateKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onRotated={(key) => showSecret(key, true)} />;
+      return <RotateKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onRotated={showSecret} />;
     case 'delete':
       return <DeleteKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onDeleted={done} />;
     case 'secret':
-      return <KeySecret created={open.key} rotated={open.rotated} onClose={close} />;
+      return <KeySecret created={open.key} onClose={close} />;
   }
 }
 

@@ -5,7 +5,7 @@
  * backfill has run (docs/deploy.md), and until then the admin can still open the org by its id.
  */
 import { useState } from 'preact/hooks';
-import type { Catalog, OrgMembership } from '../api';
+import { ofOrg, type OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
 import { failure, type Loaded } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
@@ -60,7 +60,7 @@ function OpenById() {
     setBusy(true);
     setProblem(undefined);
     try {
-      await api.get<Catalog>('list-games', { org_id: id });
+      await api.GET('/api/org-api-keys/list-games', ofOrg(id));
       location.hash = routeHash({ page: 'keys', orgId: id });
     } catch (error) {
       setProblem(failure(error).message);

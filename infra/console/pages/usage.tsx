@@ -4,7 +4,7 @@
  * counts per key per day, as a chart of the key picked and as a table of every key.
  */
 import { useMemo, useState } from 'preact/hooks';
-import type { UsageReport } from '../api';
+import { data, ofOrg, type UsageReport } from '../api';
 import { useApi } from '../parts/api-context';
 import { KeyIdField } from '../parts/key-id-field';
 import { DayChart } from '../parts/chart';
@@ -25,7 +25,7 @@ export function UsagePage({ orgId, mayListKeys }: { orgId: number; mayListKeys: 
   const [range, setRange] = useState(() => ({ from: utcDay(new Date(Date.now() - 13 * 86_400_000)), to: utcDay(new Date()), keyId: '' }));
   const [form, setForm] = useState(range);
   const [loaded] = useLoad(
-    () => api.get<UsageReport>('usage', { org_id: orgId, from: range.from, to: range.to, key_id: range.keyId }),
+    () => data(api.GET('/api/org-api-keys/usage', ofOrg(orgId, { from: range.from, to: range.to, key_id: range.keyId }))),
     [orgId, range],
   );
   const submit = (event: Event) => {

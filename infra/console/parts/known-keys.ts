@@ -3,7 +3,7 @@
  * report, the audit log) can show which key it is: its name and prefix, as the keys page lists them.
  */
 import { useMemo } from 'preact/hooks';
-import type { ApiKey } from '../api';
+import { data, ofOrg, type ApiKey } from '../api';
 import { useApi } from './api-context';
 import { useLoad } from './load';
 
@@ -37,7 +37,7 @@ export function useKnownKeys(orgId: number, mayList: boolean | undefined): Known
   const api = useApi();
   const [loaded] = useLoad<readonly ApiKey[]>(
     () =>
-      mayList === undefined ? notYet : mayList ? api.get<ApiKey[]>(undefined, { org_id: orgId }).catch(() => []) : Promise.resolve([]),
+      mayList === undefined ? notYet : mayList ? data(api.GET('/api/org-api-keys', ofOrg(orgId))).catch(() => []) : Promise.resolve([]),
     [orgId, mayList],
   );
   return useMemo(() => {
