@@ -1,35 +1,16 @@
 /** The admin's picture of API keys: the views key management answers with, and the inputs it takes. */
+import type * as z from 'zod/mini';
+import type { Frozen } from '../platform/route.js';
 import type { KeySettings } from './api-keys.js';
+import type { ApiKeyView, CreatedApiKey, RotatedApiKey } from './schemas.js';
 import type { ApiKeyRecord } from '../domain/model.js';
 import type { KeyChanges } from '../domain/ports.js';
 
 /** A key as org admins see it: every stored property except the hash and the internal tier copy. */
-export interface KeyView {
-  id: number;
-  org_id: number;
-  name: string;
-  description: string | null;
-  key_prefix: string;
-  allowed_game_ids: readonly number[] | null;
-  allowed_stream_ids: readonly number[] | null;
-  rate_limit_per_minute: number;
-  rate_limit_per_day: number;
-  expires_at: string | null;
-  is_active: boolean;
-  mcp_scopes: readonly string[];
-  created_at: string;
-  updated_at: string;
-  last_used_at: string | null;
-  /** The key this one was rotated to; null when it never was. */
-  rotated_to: number | null;
-  /** The key this one replaced by a rotation; null when it was created directly. */
-  rotated_from: number | null;
-}
+export type KeyView = Frozen<z.output<typeof ApiKeyView>>;
 
 /** The create-key answer: the view plus the raw key, which is never available again. */
-export interface CreatedKey extends KeyView {
-  key: string;
-}
+export type CreatedKey = Frozen<z.output<typeof CreatedApiKey>>;
 
 /** A validated create-key request. */
 export interface CreateKeyInput extends KeySettings {
@@ -37,9 +18,7 @@ export interface CreateKeyInput extends KeySettings {
 }
 
 /** The rotate-key answer: the new key (raw key included, this once) and the old key as it now stands. */
-export interface RotatedKey extends CreatedKey {
-  previous: KeyView;
-}
+export type RotatedKey = Frozen<z.output<typeof RotatedApiKey>>;
 
 /** A validated rotate-key request. */
 export interface RotateKeyInput {
