@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ROLES, TIERS, type Org, type Playable, type Role } from '../shared/domain/model.js';
+import { ROLES, TIERS, type Org, type Playable, type Role } from '../shared/catalog/model.js';
 import { DynamoCatalogStore } from '../shared/catalog/catalog-store.js';
 import { createDocumentClient } from '../shared/platform/dynamo/client.js';
 

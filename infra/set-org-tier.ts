@@ -11,7 +11,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { TIERS, type Tier } from '../shared/domain/model.js';
+import { TIERS, type Tier } from '../shared/catalog/model.js';
 import { OrgTiers, type TierChange } from '../shared/keys/org-tiers.js';
 import { DynamoCatalogStore } from '../shared/catalog/catalog-store.js';
 import { createDocumentClient } from '../shared/platform/dynamo/client.js';

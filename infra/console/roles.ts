@@ -5,7 +5,7 @@
  * service still decides, and a refusal it answers is shown as before.
  */
 import { PERMISSIONS, type PermissionName } from '../../shared/catalog/permissions.js';
-import { tierAllowsApi } from '../../shared/domain/model.js';
+import { tierAllowsApi } from '../../shared/catalog/model.js';
 import type { OrgMembership } from './api';
 
 /**

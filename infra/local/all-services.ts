@@ -1,19 +1,25 @@
 /**
  * Every part of the services together, for what runs the whole service in one process: the local
  * runner, its seed and the tests. A Lambda function never imports this: it names the part it needs
- * (`shared/compose/`), so its bundle carries only that part's code.
+ * (each feature's `services.ts`), so its bundle carries only that part's code.
  */
-import { adminServices, type AdminServices } from '../../shared/keys/services.js';
-import { part } from '../../shared/platform/services.js';
+import { auditStore } from '../../shared/audit/services.js';
+import { catalogStore } from '../../shared/catalog/services.js';
+import { adminServices, type AdminServices } from '../../shared/keys/admin-services.js';
+import { counterStore, keyStore } from '../../shared/keys/services.js';
 import { mcpServices, type McpServices } from '../../shared/mcp/services.js';
+import { part } from '../../shared/platform/services.js';
 import { playServices, type PlayServices } from '../../shared/play/services.js';
-import { auditStore, catalogStore, counterStore, keyStore, tokenReportStore, tokenStore } from '../../shared/platform/stores.js';
+import { tokenStore } from '../../shared/sessions/services.js';
+import { auditLogServices, type AuditLogServices } from '../../shared/usage/admin-services.js';
+import { tokenReportStore } from '../../shared/usage/services.js';
 
 export { overrideServices, type ServiceOverrides } from '../../shared/platform/services.js';
 
 /** Everything the functions use, and the store adapters (seeding, tests). */
 export type Services = McpServices &
   AdminServices &
+  AuditLogServices &
   PlayServices & {
     readonly stores: {
       readonly tokens: ReturnType<typeof tokenStore>;
@@ -29,6 +35,7 @@ export type Services = McpServices &
 export const services = part((): Services => ({
   ...mcpServices(),
   ...adminServices(),
+  ...auditLogServices(),
   ...playServices(),
   stores: {
     tokens: tokenStore(),

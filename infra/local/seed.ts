@@ -7,7 +7,7 @@
 import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/keys/api-keys.js';
 import { BlockIdAllocator } from '../../shared/platform/ids.js';
 import { hashApiKey } from '../../shared/keys/key-calls.js';
-import type { Org, Playable, Role } from '../../shared/domain/model.js';
+import type { Org, Playable, Role } from '../../shared/catalog/model.js';
 import type { Services } from './all-services.js';
 
 /** `allowed_origins`: who may frame the org's embed pages (acme: anyone, as a demo). */

@@ -4,8 +4,8 @@ import { correctsDiff, type AuditDiff } from './audit-diff.js';
 import { auditRecord, type AuditedKey } from './audit-record.js';
 import type { Clock } from '../platform/clock.js';
 import { statusOf } from '../platform/errors.js';
-import type { CallContext } from '../domain/model.js';
-import type { AuditStore } from '../domain/ports.js';
+import type { CallContext } from '../platform/call.js';
+import type { AuditStore } from './ports.js';
 
 /** One authorized admin call, as its audit record names it. */
 export interface AdminCall {

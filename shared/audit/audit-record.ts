@@ -1,6 +1,7 @@
 import { isoTime } from '../platform/clock.js';
 import type { AuditDiff } from './audit-diff.js';
-import { uniqueRequestId, type AuditRecord, type CallContext } from '../domain/model.js';
+import { uniqueRequestId, type CallContext } from '../platform/call.js';
+import { type AuditRecord } from './model.js';
 
 /** The key an audit record names: its prefix unknown when no key with that id was found. */
 export type AuditedKey = { readonly id: number; readonly key_prefix: string | null };

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidInput, Overloaded } from '../platform/errors.js';
-import type { AuditRecord } from '../domain/model.js';
-import type { AuditPage, AuditQuery, AuditReader, AuditStore } from '../domain/ports.js';
+import type { AuditRecord } from './model.js';
+import type { AuditPage, AuditQuery, AuditReader, AuditStore } from './ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { hasTimeForCall, type StoreOptions } from '../platform/dynamo/client.js';
 

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RefusalCountChange, RefusalKind, UsageRollupStore } from '../domain/ports.js';
+import type { RefusalCountChange, RefusalKind, UsageRollupStore } from './ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { auditShard } from './audit-store.js';
 import type { StoreOptions } from '../platform/dynamo/client.js';

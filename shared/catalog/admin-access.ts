@@ -1,6 +1,6 @@
 import { Forbidden, TierRequired } from '../platform/errors.js';
-import { tierAllowsApi, type Org } from '../domain/model.js';
-import type { CatalogStore } from '../domain/ports.js';
+import { tierAllowsApi, type Org } from './model.js';
+import type { CatalogStore } from './ports.js';
 import { PERMISSIONS, type Permission, type PermissionName } from './permissions.js';
 
 /** An org admin as the bearer token identifies them (the JWT `sub`). */

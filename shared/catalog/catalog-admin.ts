@@ -1,9 +1,10 @@
 import type { AdminAccess, AdminIdentity } from './admin-access.js';
 import type { AdminAudit, AdminCall } from '../audit/admin-audit.js';
 import { NotFound } from '../platform/errors.js';
-import type { CallContext, Playable } from '../domain/model.js';
+import type { CallContext } from '../platform/call.js';
+import type { Playable } from './model.js';
 import { playableView, type OrgCatalog, type PlayableView } from './org-catalog.js';
-import type { PlayableChanges } from '../domain/ports.js';
+import type { PlayableChanges } from './ports.js';
 
 export interface CatalogAdminDeps {
   readonly access: AdminAccess;

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Org, Playable, Role, Tier } from '../domain/model.js';
+import type { Org, Playable, Role, Tier } from './model.js';
 import { NotFound } from '../platform/errors.js';
-import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from '../domain/ports.js';
+import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from './ports.js';
 import { isConditionalFailure, sortableId, type StoreOptions } from '../platform/dynamo/client.js';
 import { batchGetMany, queryItems, whole } from '../platform/dynamo/reads.js';
 import { memberItem } from './member-items.js';

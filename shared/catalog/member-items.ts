@@ -5,7 +5,7 @@
  * entry is ever read by the other's queries.
  */
 import { paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Role } from '../domain/model.js';
+import type { Role } from './model.js';
 import { isConditionalFailure, sortableId, type StoreOptions } from '../platform/dynamo/client.js';
 
 /** The index keys of a membership. */

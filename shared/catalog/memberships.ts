@@ -1,6 +1,6 @@
 import type { AdminIdentity } from './admin-access.js';
-import type { Org, Role } from '../domain/model.js';
-import type { MembershipStore } from '../domain/ports.js';
+import type { Org, Role } from './model.js';
+import type { MembershipStore } from './ports.js';
 
 /** One organization a subject belongs to, as its org picker shows it. */
 export interface OrgMembership extends Pick<Org, 'org_id' | 'name' | 'tier'> {

@@ -1,8 +1,8 @@
 import { diffOf, type AuditDiff } from '../audit/audit-diff.js';
 import { InvalidInput, NotFound } from '../platform/errors.js';
 import type { Effect } from '../keys/key-calls.js';
-import type { Playable } from '../domain/model.js';
-import type { PlayableChanges, PlayableStore } from '../domain/ports.js';
+import type { Playable } from './model.js';
+import type { PlayableChanges, PlayableStore } from './ports.js';
 import type * as z from 'zod/mini';
 import type { GameView, StreamView } from './schemas.js';
 

@@ -1,6 +1,6 @@
 /** list-orgs: the organizations a signed-in subject belongs to, as the console's org picker shows them. */
 import * as z from 'zod/mini';
-import { ROLES, TIERS } from '../domain/model.js';
+import { ROLES, TIERS } from './model.js';
 import { Id, withMeta } from '../platform/schemas.js';
 
 const Membership = withMeta(

@@ -3,7 +3,7 @@
  * enforces it (`admin-access.ts`), and the console reads it to show up front what a role may not do.
  * No other import, so the console's bundle takes nothing else of the domain with it.
  */
-import type { Role } from '../domain/model.js';
+import type { Role } from './model.js';
 
 /** What a member may do, each with the roles allowed it and how a refusal names it. */
 export interface Permission {

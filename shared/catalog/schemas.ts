@@ -49,10 +49,8 @@ export const GamesAndStreams = withMeta(z.object({ games: z.array(GameView), str
 export const UpdateGameBody = withMeta(z.strictObject({ org_id: Id, game_id: Id, ...PlayableChanges }).check(someChange), {
   id: 'UpdateGameRequest',
 });
-export const UpdatedGame = GameView;
 
 /** update-stream: one stream of the organization (owners, admins, editors). */
 export const UpdateStreamBody = withMeta(z.strictObject({ org_id: Id, stream_id: Id, ...PlayableChanges }).check(someChange), {
   id: 'UpdateStreamRequest',
 });
-export const UpdatedStream = StreamView;

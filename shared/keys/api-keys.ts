@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isoTime } from '../platform/clock.js';
 import { hashApiKey } from './key-calls.js';
-import type { ApiKeyRecord, Tier } from '../domain/model.js';
+import type { ApiKeyRecord } from './model.js';
+import type { Tier } from '../catalog/model.js';
 import type { McpScope } from './mcp-scopes.js';
 
 /** Defaults of a new key (spec: Limits). */

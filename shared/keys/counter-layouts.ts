@@ -26,8 +26,8 @@
  * hand-over seals all {@link MAX_COUNTER_SHARDS} shard items (absent ones are created sealed).
  */
 import { Overloaded } from '../platform/errors.js';
-import type { ApiKeyRecord } from '../domain/model.js';
-import type { CounterLayoutStore } from '../domain/ports.js';
+import type { ApiKeyRecord } from './model.js';
+import type { CounterLayoutStore } from './ports.js';
 import {
   counterItemKey,
   counterShards,

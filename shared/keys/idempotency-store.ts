@@ -7,11 +7,14 @@
  * {@link IdempotencyStore.release} it so that a retry runs again. Its refusals become the domain's
  * here: a claim still in progress is `Conflict`, the same key with another payload `Unprocessable`.
  */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { Conflict, Unprocessable } from '../platform/errors.js';
 import type { StoreOptions } from '../platform/dynamo/client.js';
+import { coreServices, part } from '../platform/services.js';
+import { required } from '../platform/env.js';
 
 /** A record's data as Powertools takes it (JSON). */
 type JSONValue = Parameters<DynamoDBPersistenceLayer['saveInProgress']>[0];
@@ -117,3 +120,15 @@ export class IdempotencyStore<T> {
 function isAlreadyClaimed(error: unknown): error is Error & { existingRecord?: IdempotencyRecord } {
   return (error as { name?: string } | null)?.name === 'IdempotencyItemAlreadyExistsError';
 }
+
+/** What an idempotent operation needs besides its own services. */
+export interface IdempotencyServices {
+  /** The records of `Idempotency-Key` calls; each holds the whole HTTP answer given to the first call. */
+  readonly idempotency: IdempotencyStore<APIGatewayProxyStructuredResultV2>;
+}
+
+/** The `Idempotency-Key` records (Powertools' idempotency utility), for the functions that accept the header. */
+export const idempotencyServices = /* @__PURE__ */ part((): IdempotencyServices => {
+  const { client, env } = coreServices();
+  return { idempotency: new IdempotencyStore({ client, tableName: required(env, 'IDEMPOTENCY_TABLE') }) };
+});

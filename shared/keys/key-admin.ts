@@ -7,8 +7,10 @@ import { isoTime, type Clock } from '../platform/clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from '../platform/errors.js';
 import { TierChanged } from './org-tiers.js';
 import type { BlockIdAllocator } from '../platform/ids.js';
-import type { ApiKeyRecord, CallContext } from '../domain/model.js';
-import type { AuditStore, KeyAdminStore, KeyChanges, KeyLocation } from '../domain/ports.js';
+import type { ApiKeyRecord } from './model.js';
+import type { CallContext } from '../platform/call.js';
+import type { AuditStore } from '../audit/ports.js';
+import type { KeyAdminStore, KeyChanges, KeyLocation } from './ports.js';
 import {
   CHANGEABLE_KEY_PROPERTIES,
   keyView,

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord } from '../domain/model.js';
-import type { KeyStore } from '../domain/ports.js';
+import type { ApiKeyRecord } from './model.js';
+import type { KeyStore } from './ports.js';
 import { idempotent, isConditionalFailure, type StoreOptions } from '../platform/dynamo/client.js';
 
 /**

@@ -12,8 +12,8 @@
  * harmless: every admin write is conditional on the key item itself.
  */
 import { DeleteCommand, GetCommand, paginateScan, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord } from '../domain/model.js';
-import type { KeyLocation } from '../domain/ports.js';
+import type { ApiKeyRecord } from './model.js';
+import type { KeyLocation } from './ports.js';
 import { idempotent, isConditionalFailure, type StoreOptions } from '../platform/dynamo/client.js';
 
 /** The table key of a key's id item (a hash is hex, so no key item can have it). */

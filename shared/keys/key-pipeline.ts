@@ -23,7 +23,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { Conflict, DomainError, InvalidInput, statusOf, Unprocessable } from '../platform/errors.js';
 import { asFollowUp, withinDeadline } from '../platform/deadline.js';
 import { keyCredential, type KeyCalls, type KeyCredential } from './key-calls.js';
-import type { ApiKeyRecord, CallContext } from '../domain/model.js';
+import type { ApiKeyRecord } from './model.js';
+import type { CallContext } from '../platform/call.js';
 import type { Answer, IdempotentCall, RouteDefinition } from '../platform/route.js';
 import type { Claim, IdempotencyStore, IdempotentRequest } from './idempotency-store.js';
 import { bundle, type ApiContext, type OperationInput, type Wiring } from '../platform/http/pipeline.js';

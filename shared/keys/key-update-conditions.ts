@@ -2,7 +2,7 @@
  * The conditions of a key's update expression: the key is still where it was found, a rotation's
  * own write finds it unrotated and active, and a rotated key's life only shortens.
  */
-import type { KeyAddress, KeyChanges, KeyUpdateOptions } from '../domain/ports.js';
+import type { KeyAddress, KeyChanges, KeyUpdateOptions } from './ports.js';
 
 /** The key has never been rotated (`rotated_to` absent or null). */
 const NOT_ROTATED = '(attribute_not_exists(rotated_to) OR attribute_type(rotated_to, :null))';

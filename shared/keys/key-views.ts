@@ -3,8 +3,8 @@ import type * as z from 'zod/mini';
 import type { Frozen } from '../platform/route.js';
 import type { KeySettings } from './api-keys.js';
 import type { ApiKeyView, CreatedApiKey, RotatedApiKey } from './schemas.js';
-import type { ApiKeyRecord } from '../domain/model.js';
-import type { KeyChanges } from '../domain/ports.js';
+import type { ApiKeyRecord } from './model.js';
+import type { KeyChanges } from './ports.js';
 
 /** A key as org admins see it: every stored property except the hash and the internal tier copy. */
 export type KeyView = Frozen<z.output<typeof ApiKeyView>>;

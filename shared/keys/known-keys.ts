@@ -5,7 +5,7 @@
  * (docs/api.md#idempotent-retries, SECURITY.md "No write before authentication"). A caller whose key
  * is unknown here, malformed or failed its last authentication in this container writes nothing.
  */
-import type { ApiKeyRecord } from '../domain/model.js';
+import type { ApiKeyRecord } from './model.js';
 
 /** Keys remembered at most: a container serving more forgets the least recently seen first. */
 const MAX_KEYS = 10_000;

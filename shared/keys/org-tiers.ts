@@ -1,6 +1,6 @@
 import { Conflict } from '../platform/errors.js';
-import type { Tier } from '../domain/model.js';
-import type { KeyTierStore, OrgTierStore } from '../domain/ports.js';
+import type { Tier } from '../catalog/model.js';
+import type { KeyTierStore, OrgTierStore } from './ports.js';
 
 /** What a tier change did. */
 export interface TierChange {

@@ -1,4 +1,5 @@
-import type { ApiKeyRecord, RateLimitState, WindowState } from '../domain/model.js';
+import type { RateLimitState, WindowState } from '../platform/call.js';
+import type { ApiKeyRecord } from './model.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;

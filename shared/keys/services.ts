@@ -1,56 +1,34 @@
-/** The key-management part: admins' bearer tokens, key administration and the audit log. */
-import { createBearerVerifier, type BearerVerifier } from '../platform/bearer.js';
-import { AdminAccess } from '../catalog/admin-access.js';
-import { AuditLog } from '../usage/audit-log.js';
-import { BlockIdAllocator } from '../platform/ids.js';
-import { KeyAdmin } from './key-admin.js';
-import { logger } from '../platform/observability/logger.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
-import { auditStore, catalogStore, counterStore, keyStore } from '../platform/stores.js';
-
-/** What a bearer-authenticated operation needs to authenticate its caller. */
-export interface BearerServices {
-  /** Verifies admins' bearer tokens; built once per container, so the JWKS is fetched once. */
-  readonly bearer: BearerVerifier;
-}
-
-/** What the audit-log function needs. */
-export interface AuditLogServices extends CoreServices, BearerServices {
-  readonly auditLog: AuditLog;
-}
-
-/** What the key-management functions need. */
-export interface AdminServices extends AuditLogServices {
-  readonly keyAdmin: KeyAdmin;
-}
-
 /**
- * The audit log alone, of the same part (the same environment, `shared/platform/env-parts.ts`): the
- * audit-log function's bundle carries no key administration (issue 25: bundles at most 300 KB).
+ * The keys feature's parts: its adapters, the key calls every API-key route runs (authenticate and
+ * meter) and key administration for org admins (bearer).
  */
-export const auditLogServices = /* @__PURE__ */ part((): AuditLogServices => {
-  const core = coreServices();
-  return {
-    ...core,
-    bearer: createBearerVerifier(core.env),
-    auditLog: new AuditLog({ access: new AdminAccess(catalogStore()), reader: auditStore() }),
-  };
-});
+import { auditStore, usageRollupStore } from '../audit/services.js';
+import { logger } from '../platform/observability/logger.js';
+import { coreServices, part, storeOptions } from '../platform/services.js';
+import { DynamoCounterStore } from './counter-store.js';
+import { DynamoKeyAuthStore } from './key-auth-store.js';
+import { KeyCalls } from './key-calls.js';
+import { DynamoKeyStore } from './key-store.js';
 
-/** The key-management part of this container's services. */
-export const adminServices = /* @__PURE__ */ part((): AdminServices => {
-  const core = coreServices();
-  const { clock, env } = core;
-  const access = new AdminAccess(catalogStore());
-  const keyAdmin = new KeyAdmin({
-    access,
-    keys: keyStore(),
+/** Key management's adapter: a new key is written with a check of its org's item in the catalog. */
+export const keyStore = /* @__PURE__ */ part(
+  () => new DynamoKeyStore({ ...storeOptions('keys'), catalogTableName: storeOptions('catalog').tableName }),
+);
+/** Authentication's share of the keys table: the session functions carry no key-management code. */
+const keyAuthStore = /* @__PURE__ */ part(() => new DynamoKeyAuthStore(storeOptions('keys')));
+export const counterStore = /* @__PURE__ */ part(() => new DynamoCounterStore(storeOptions('counters')));
+
+/** Authenticates an API key and meters its calls (rate windows, audit): every API-key route's. */
+export const keyCalls = /* @__PURE__ */ part((): KeyCalls => {
+  const { clock, env } = coreServices();
+  return new KeyCalls({
+    keys: keyAuthStore(),
+    counters: counterStore(),
+    rollups: usageRollupStore(),
     audit: auditStore(),
-    // Block size 1, as the seed uses: key ids stay dense and unique across containers.
-    keyIds: new BlockIdAllocator(counterStore(), 'key_id', 1),
     clock,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
-    onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
+    partitionWriteUnits: env.DYNAMODB_PARTITION_WRITE_UNITS,
+    onBackgroundError: (error, what) => logger.warn(`background write failed: ${what}`, { error: error as Error }),
   });
-  return { ...core, bearer: createBearerVerifier(env), keyAdmin, auditLog: new AuditLog({ access, reader: auditStore() }) };
 });

@@ -1,5 +1,6 @@
 import type { CallSubject, Effect, KeyCalls } from '../keys/key-calls.js';
-import type { ApiKeyRecord, CallContext } from '../domain/model.js';
+import type { ApiKeyRecord } from '../keys/model.js';
+import type { CallContext } from '../platform/call.js';
 
 /** The effect of a call that only counts: nothing to perform, nothing to undo. */
 const NOTHING: Effect<undefined> = { run: async () => undefined, undo: async () => undefined };

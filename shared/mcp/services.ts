@@ -3,11 +3,14 @@ import { OrgCatalog } from '../catalog/org-catalog.js';
 import { ReportBudget } from '../usage/report-budget.js';
 import { SessionReports } from '../usage/reports.js';
 import { part } from '../platform/services.js';
-import { idempotentSessionServices, type IdempotentSessionServices } from '../sessions/idempotent-services.js';
-import { catalogStore, counterStore, tokenReportStore, usageRollupReader } from '../platform/stores.js';
+import { idempotencyServices, type IdempotencyServices } from '../keys/idempotency-store.js';
+import { sessionServices, type SessionServices } from '../sessions/services.js';
+import { catalogStore } from '../catalog/services.js';
+import { counterStore } from '../keys/services.js';
+import { tokenReportStore, usageRollupReader } from '../usage/services.js';
 
 /** What the MCP function needs. */
-export interface McpServices extends IdempotentSessionServices {
+export interface McpServices extends SessionServices, IdempotencyServices {
   /** An organization's own games and streams (the catalog tools). */
   readonly orgCatalog: OrgCatalog;
   /** Session reports (the report tool). */
@@ -18,7 +21,7 @@ export interface McpServices extends IdempotentSessionServices {
 
 /** The MCP part of this container's services. */
 export const mcpServices = /* @__PURE__ */ part((): McpServices => {
-  const sessions = idempotentSessionServices();
+  const sessions = { ...sessionServices(), ...idempotencyServices() };
   const { clock, env } = sessions;
   return {
     ...sessions,

@@ -148,3 +148,9 @@ function translate(error: unknown): Error {
   if (error instanceof JwtBaseError) return new Unauthenticated('Invalid bearer token', { cause: error });
   return error instanceof Error ? error : new Error(String(error));
 }
+
+/** What a bearer-authenticated operation needs to authenticate its caller. */
+export interface BearerServices {
+  /** Verifies admins' bearer tokens; built once per container, so the JWKS is fetched once. */
+  readonly bearer: BearerVerifier;
+}

@@ -1,4 +1,4 @@
-import type { CounterStore } from '../domain/ports.js';
+import type { CounterStore } from '../keys/ports.js';
 
 /**
  * A hi/lo id allocator: reserves blocks of ids with one atomic counter update and hands them out

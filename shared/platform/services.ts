@@ -9,7 +9,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from './clock.js';
 import { env, type Env } from './env.js';
-import { createDocumentClient } from './dynamo/client.js';
+import { createDocumentClient, type StoreOptions } from './dynamo/client.js';
+import { required } from './env.js';
+import { tables, type TableName } from '../tables.js';
 
 /** What every part shares. */
 export interface CoreServices {
@@ -56,3 +58,9 @@ export const coreServices = /* @__PURE__ */ part((): CoreServices => {
     client: overrides.client ?? createDocumentClient({ endpoint: parsed.DYNAMODB_ENDPOINT }),
   };
 });
+
+/** The client and physical name of a table (from the environment), for a store adapter's constructor. */
+export function storeOptions(table: TableName): StoreOptions {
+  const { client, env } = coreServices();
+  return { client, tableName: required(env, tables[table].envVar) };
+}

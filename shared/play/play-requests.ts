@@ -3,7 +3,7 @@
  * and the script's exchange of a just-consumed session for the play cookie.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Playable } from '../domain/model.js';
+import type { Playable } from '../catalog/model.js';
 import type { IssuedPass, PlayPages } from './play.js';
 import type { Env } from '../platform/env.js';
 import { API_PATH } from '../platform/route.js';
@@ -39,7 +39,7 @@ const ENDPOINTS = {
 };
 
 /** Serve one request of the play-page function. */
-export async function servePlay(input: PageInput<PlayRequestServices>): Promise<APIGatewayProxyStructuredResultV2> {
+async function servePlay(input: PageInput<PlayRequestServices>): Promise<APIGatewayProxyStructuredResultV2> {
   const { route, params, query, cookies, body, services } = input;
   const secure = new URL(services.env.PUBLIC_BASE_URL).protocol === 'https:';
   const shape = SHAPES[route.operation as PlayOperation];

@@ -6,10 +6,12 @@
 import { SessionToken } from '../platform/schemas.js';
 import type { Clock } from '../platform/clock.js';
 import { errorStatus, Forbidden, type DomainErrorName } from '../platform/errors.js';
-import type { Playable, TokenRecord } from '../domain/model.js';
+import type { Playable } from '../catalog/model.js';
+import { NO_PLAY_PASS, type TokenRecord } from '../sessions/model.js';
 import type { PlayPass, PlayPassSigner } from './play-pass.js';
-import type { CatalogStore, TokenStore } from '../domain/ports.js';
-import { statusAt } from '../sessions/sessions.js';
+import type { CatalogStore } from '../catalog/ports.js';
+import type { TokenStore } from '../sessions/ports.js';
+import { statusAt } from '../sessions/model.js';
 
 /** Why a page refuses to play. */
 export type PlayRefusal =
@@ -97,9 +99,6 @@ export interface PlayPagesDeps {
   /** How soon after the consumption the page must ask for its pass. */
   readonly exchangeWindowSeconds: number;
 }
-
-/** The refusal of a play-pass exchange, whatever the reason (a guesser learns nothing from it). */
-export const NO_PLAY_PASS = 'This session cannot start a play session here';
 
 /**
  * Play-pass exchanges one token allows, right or wrong: the page needs one (a retry or a second

@@ -3,7 +3,8 @@ import { PlayPages } from './play.js';
 import { PLAY_CATALOG_STALENESS_MS, PlayableCache } from '../sessions/playable-cache.js';
 import { PlayPassSigner } from './play-pass.js';
 import { coreServices, part, type CoreServices } from '../platform/services.js';
-import { catalogStore, tokenStore } from '../platform/stores.js';
+import { catalogStore } from '../catalog/services.js';
+import { tokenStore } from '../sessions/services.js';
 import { secret } from '../platform/secrets.js';
 
 /** A play session (refreshes keep playing) lasts this long after the token is consumed. */

@@ -1,5 +1,6 @@
 import { OutOfScope } from '../platform/errors.js';
-import type { ApiKeyRecord, Playable } from '../domain/model.js';
+import type { ApiKeyRecord } from '../keys/model.js';
+import type { Playable } from '../catalog/model.js';
 
 /** What a session token is for: exactly one game or one stream. */
 export interface Target {

@@ -1,13 +1,16 @@
-/** The session functions' part: key calls (authenticate and meter) and the session domain. */
-import { secret } from '../platform/secrets.js';
+/** The sessions feature's parts: its token adapter, and the session domain with the key calls that meter it. */
+import { catalogStore } from '../catalog/services.js';
+import type { KeyCalls } from '../keys/key-calls.js';
+import { counterStore, keyCalls } from '../keys/services.js';
 import { IdPermutation } from '../platform/id-permutation.js';
-import { KeyCalls } from '../keys/key-calls.js';
+import { secret } from '../platform/secrets.js';
+import { coreServices, part, storeOptions, type CoreServices } from '../platform/services.js';
 import { PlayableCache } from './playable-cache.js';
 import { SessionIdAllocator } from './session-ids.js';
 import { Sessions } from './sessions.js';
-import { logger } from '../platform/observability/logger.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
-import { auditStore, catalogStore, counterStore, keyAuthStore, tokenStore, usageRollupStore } from '../platform/stores.js';
+import { DynamoTokenStore } from './token-store.js';
+
+export const tokenStore = /* @__PURE__ */ part(() => new DynamoTokenStore(storeOptions('tokens')));
 
 /**
  * Session ids: blocks of 100 (one counter write per 100 consumptions per container) drawn from 32
@@ -27,24 +30,14 @@ export interface SessionServices extends CoreServices {
 export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
   const core = coreServices();
   const { clock, env } = core;
-  const keyCalls = new KeyCalls({
-    keys: keyAuthStore(),
-    counters: counterStore(),
-    rollups: usageRollupStore(),
-    audit: auditStore(),
-    clock,
-    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
-    partitionWriteUnits: env.DYNAMODB_PARTITION_WRITE_UNITS,
-    onBackgroundError: (error, what) => logger.warn(`background write failed: ${what}`, { error: error as Error }),
-  });
   const sessions = new Sessions({
     tokens: tokenStore(),
     // Games and streams never change org and are never deleted: a warm create-session reads only the key.
     catalog: new PlayableCache(catalogStore(), clock),
-    keyCalls,
+    keyCalls: keyCalls(),
     sessionIds: new SessionIdAllocator(counterStore(), new IdPermutation(() => secret(env, 'SESSION_ID_KEY')), SESSION_IDS),
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });
-  return { ...core, keyCalls, sessions };
+  return { ...core, keyCalls: keyCalls(), sessions };
 });

@@ -1,6 +1,6 @@
 import type { IdPermutation } from '../platform/id-permutation.js';
 import { ID_BITS } from '../platform/id-permutation.js';
-import type { CounterStore } from '../domain/ports.js';
+import type { CounterStore } from '../keys/ports.js';
 
 /** Where consumptions get their session ids. */
 export interface SessionIdSource {

@@ -3,15 +3,12 @@ import { isoTime, type Clock } from '../platform/clock.js';
 import { NotFound, OutOfScope, TokenGone } from '../platform/errors.js';
 import type { SessionIdSource } from './session-ids.js';
 import type { KeyCalls } from '../keys/key-calls.js';
-import {
-  uniqueRequestId,
-  type ApiKeyRecord,
-  type CallContext,
-  type Playable,
-  type TokenRecord,
-  type TokenStatus,
-} from '../domain/model.js';
-import type { CatalogStore, TokenStore } from '../domain/ports.js';
+import { uniqueRequestId, type CallContext } from '../platform/call.js';
+import { type ApiKeyRecord } from '../keys/model.js';
+import { type Playable } from '../catalog/model.js';
+import { statusAt, type TokenRecord, type TokenStatus } from './model.js';
+import type { CatalogStore } from '../catalog/ports.js';
+import type { TokenStore } from './ports.js';
 import { allowsItem, assertInScope, isRestricted, type Target } from './scope.js';
 
 /** A create-session request, already validated. */
@@ -66,11 +63,6 @@ export interface SessionsDeps {
 /** The one game or stream a create request names (the request schema makes sure there is exactly one). */
 function targetOf(input: Pick<CreateSessionInput, 'game_id' | 'stream_id'>): Target {
   return input.game_id !== null ? { kind: 'game', id: input.game_id } : { kind: 'stream', id: input.stream_id! };
-}
-
-/** Status as read now: an active token past its expiry reads as expired, cleaned up or not. */
-export function statusAt(token: Pick<TokenRecord, 'status' | 'expires_at'>, nowMs: number): TokenStatus {
-  return token.status === 'active' && Date.parse(token.expires_at) <= nowMs ? 'expired' : token.status;
 }
 
 /** The session-token lifecycle: mint, validate (read-only), consume (once), revoke. */

@@ -1,8 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Forbidden, NotFound, TokenGone } from '../platform/errors.js';
-import { NO_PLAY_PASS } from '../play/play.js';
-import type { TokenRecord } from '../domain/model.js';
-import type { TokenStore } from '../domain/ports.js';
+import { NO_PLAY_PASS, type TokenRecord } from './model.js';
+import type { TokenStore } from './ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from '../platform/dynamo/client.js';
 

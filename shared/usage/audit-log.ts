@@ -2,8 +2,8 @@ import type { AdminAccess, AdminIdentity } from '../catalog/admin-access.js';
 import type * as z from 'zod/mini';
 import type { Frozen } from '../platform/route.js';
 import type { AuditLogPage as AuditLogPageSchema } from './audit-schemas.js';
-import type { AuditRecord } from '../domain/model.js';
-import type { AuditQuery, AuditReader } from '../domain/ports.js';
+import type { AuditRecord } from '../audit/model.js';
+import type { AuditQuery, AuditReader } from '../audit/ports.js';
 
 /** A page of the audit log as the operation returns it (its schema's shape). */
 export type AuditLogPage = Frozen<z.output<typeof AuditLogPageSchema>>;

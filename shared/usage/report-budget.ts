@@ -1,6 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import { RateLimited } from '../platform/errors.js';
-import type { ReportBudgetStore } from '../domain/ports.js';
+import type { ReportBudgetStore } from './ports.js';
 
 /**
  * Reports an organization may request a minute, REST `usage` and MCP `get_session_report` together

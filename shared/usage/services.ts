@@ -1,28 +1,7 @@
 /** The usage part for org members (bearer): the session report with refused calls. */
-import { createBearerVerifier } from '../platform/bearer.js';
-import { AdminAccess } from '../catalog/admin-access.js';
-import { ReportBudget } from './report-budget.js';
-import { SessionReports } from './reports.js';
-import { Usage } from './usage.js';
-import type { BearerServices } from '../keys/services.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
-import { catalogStore, counterStore, tokenReportStore, usageRollupReader } from '../platform/stores.js';
+import { part, storeOptions } from '../platform/services.js';
+import { DynamoTokenReportStore } from './token-report-store.js';
+import { DynamoUsageRollupReader } from './usage-rollup-reads.js';
 
-/** What the usage function needs. */
-export interface UsageServices extends CoreServices, BearerServices {
-  readonly usage: Usage;
-}
-
-/** The usage part of this container's services. */
-export const usageServices = /* @__PURE__ */ part((): UsageServices => {
-  const core = coreServices();
-  const { clock, env } = core;
-  const reports = new SessionReports({
-    store: tokenReportStore(),
-    rollups: usageRollupReader(),
-    clock,
-    tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
-  });
-  const budget = new ReportBudget({ store: counterStore(), clock });
-  return { ...core, bearer: createBearerVerifier(env), usage: new Usage({ access: new AdminAccess(catalogStore()), budget, reports }) };
-});
+export const tokenReportStore = /* @__PURE__ */ part(() => new DynamoTokenReportStore(storeOptions('tokens')));
+export const usageRollupReader = /* @__PURE__ */ part(() => new DynamoUsageRollupReader(storeOptions('audit')));

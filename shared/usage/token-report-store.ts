@@ -1,4 +1,5 @@
-import type { ReportedToken, TokenReads, TokenReportStore } from '../domain/ports.js';
+import type { ReportedToken, TokenReportStore } from './ports.js';
+import type { TokenReads } from './ports.js';
 import type { StoreOptions } from '../platform/dynamo/client.js';
 import { queryPages } from '../platform/dynamo/reads.js';
 import { REPORT_SHARDS } from '../sessions/token-store.js';

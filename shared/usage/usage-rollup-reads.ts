@@ -1,4 +1,4 @@
-import type { RefusalCountRow, UsageRollupStore } from '../domain/ports.js';
+import type { RefusalCountRow, UsageRollupStore } from '../audit/ports.js';
 import { AUDIT_SHARDS } from '../audit/audit-store.js';
 import { KIND_LETTER } from '../audit/usage-rollup-store.js';
 

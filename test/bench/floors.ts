@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isoTime } from '../../shared/platform/clock.js';
-import type { TokenRecord } from '../../shared/domain/model.js';
+import type { TokenRecord } from '../../shared/sessions/model.js';
 import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { localTableNames } from '../../infra/local/dynamo.js';
 import { DynamoAuditStore } from '../../shared/audit/audit-store.js';

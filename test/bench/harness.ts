@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startLocalService, type LocalService } from '../../infra/local/service.js';
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
 import { BlockIdAllocator } from '../../shared/platform/ids.js';
-import type { ApiKeyRecord } from '../../shared/domain/model.js';
+import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import { REQUEST_ANSWERED } from '../../shared/platform/observability/log-messages.js';
 import { documentClient } from '../../infra/local/dynamo.js';
 import { startDynamoProcess } from './dynamo-process.js';

@@ -1,5 +1,5 @@
 /**
- * What each function's bundle carries: only the part of the services it names (`shared/compose/`).
+ * What each function's bundle carries: only the part of the services it names (a feature's `services.ts`).
  * Built with the options CDK uses (the benchmark's mapping of `functionCode()`), reading esbuild's
  * list of the modules that ended up in each bundle.
  */
@@ -18,11 +18,12 @@ async function bundledModules(name: string): Promise<string[]> {
 const has = (modules: readonly string[], fragment: string) => modules.some((m) => m.includes(fragment));
 
 const DYNAMODB = 'node_modules/@aws-sdk/client-dynamodb/';
-const SESSIONS = 'shared/sessions/services.ts';
+const SESSIONS = 'shared/sessions/sessions.ts';
 const IDEMPOTENCY = 'node_modules/@aws-lambda-powertools/idempotency/';
-const ADMIN = 'shared/keys/services.ts';
+const ADMIN = 'shared/keys/key-admin.ts';
 const JWT = 'node_modules/aws-jwt-verify/';
-const PLAY = 'shared/play/services.ts';
+const PLAY = 'shared/play/play.ts';
+const AUDIT_LOG = 'shared/usage/audit-log.ts';
 const MCP = 'node_modules/@modelcontextprotocol/';
 
 describe.each([
@@ -32,7 +33,7 @@ describe.each([
   ['revoke-session', [DYNAMODB, SESSIONS], [IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
   ['create-session', [DYNAMODB, SESSIONS, IDEMPOTENCY], [ADMIN, JWT, PLAY, MCP]],
   ['list-keys', [DYNAMODB, ADMIN, JWT], [SESSIONS, IDEMPOTENCY, PLAY, MCP]],
-  ['audit-log', [DYNAMODB, ADMIN, JWT], [SESSIONS, IDEMPOTENCY, PLAY, MCP]],
+  ['audit-log', [DYNAMODB, AUDIT_LOG, JWT], [SESSIONS, IDEMPOTENCY, ADMIN, PLAY, MCP]],
   ['play-page', [DYNAMODB, PLAY], [SESSIONS, IDEMPOTENCY, ADMIN, JWT, MCP]],
   ['mcp', [DYNAMODB, SESSIONS, IDEMPOTENCY, MCP], [ADMIN, JWT, PLAY]],
   ['openapi', [], [DYNAMODB, SESSIONS, IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],

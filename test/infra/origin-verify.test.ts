@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiGatewayEvent } from '../../infra/local/api-event.js';
-import type { CallContext } from '../../shared/domain/model.js';
+import type { CallContext } from '../../shared/platform/call.js';
 import { resetEnv } from '../../shared/platform/env.js';
 import { VIEWER_ADDRESS_HEADER } from '../../shared/platform/http/caller.js';
 import { errorResponse } from '../../shared/platform/http/error-answers.js';

@@ -4,8 +4,8 @@
  * across batch and shard boundaries; a page may hold fewer records than asked while its cursor goes on.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { AuditRecord } from '../../shared/domain/model.js';
-import type { AuditQuery } from '../../shared/domain/ports.js';
+import type { AuditRecord } from '../../shared/audit/model.js';
+import type { AuditQuery } from '../../shared/audit/ports.js';
 import { DynamoAuditStore } from '../../shared/audit/audit-store.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 

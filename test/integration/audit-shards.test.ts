@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { AuditRecord } from '../../shared/domain/model.js';
+import type { AuditRecord } from '../../shared/audit/model.js';
 import { AUDIT_SHARDS, auditPartition, auditShard } from '../../shared/audit/audit-store.js';
 import { FaultInjector } from '../support/faults.js';
 import { startStack, type Stack } from '../support/local-stack.js';

@@ -12,7 +12,7 @@ import { AdminAccess } from '../../shared/catalog/admin-access.js';
 import { BlockIdAllocator } from '../../shared/platform/ids.js';
 import { KeyAdmin } from '../../shared/keys/key-admin.js';
 import { hashApiKey } from '../../shared/keys/key-calls.js';
-import type { ApiKeyRecord } from '../../shared/domain/model.js';
+import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import { OrgTiers } from '../../shared/keys/org-tiers.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';

@@ -12,7 +12,7 @@ import { postMcp } from '../support/mcp.js';
 import { RoundTripRecorder } from '../support/round-trips.js';
 import { sessionsApi } from '../support/sessions-api.js';
 import { randomUUID } from 'node:crypto';
-import type { TokenRecord } from '../../shared/domain/model.js';
+import type { TokenRecord } from '../../shared/sessions/model.js';
 import { DynamoTokenReportStore } from '../../shared/usage/token-report-store.js';
 import { DynamoTokenStore, REPORT_SHARDS, reportPartition } from '../../shared/sessions/token-store.js';
 

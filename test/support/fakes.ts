@@ -1,7 +1,9 @@
 /** In-memory fakes of the domain's ports, for unit tests (no I/O). */
 import type { Clock } from '../../shared/platform/clock.js';
-import type { ApiKeyRecord, AuditRecord } from '../../shared/domain/model.js';
-import type { AuditStore, CounterLayoutStore, CounterStore, KeyStore } from '../../shared/domain/ports.js';
+import type { ApiKeyRecord } from '../../shared/keys/model.js';
+import type { AuditRecord } from '../../shared/audit/model.js';
+import type { AuditStore } from '../../shared/audit/ports.js';
+import type { CounterLayoutStore, CounterStore, KeyStore } from '../../shared/keys/ports.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from '../../shared/keys/rate-limit.js';
 
 /** A clock that stands still until moved. */

@@ -4,7 +4,7 @@
  */
 import { newKeyRecord } from '../../shared/keys/api-keys.js';
 import { KeyCalls } from '../../shared/keys/key-calls.js';
-import type { Tier } from '../../shared/domain/model.js';
+import type { Tier } from '../../shared/catalog/model.js';
 import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from './fakes.js';
 

@@ -6,7 +6,9 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/keys/api-keys.js';
-import type { ApiKeyRecord, AuditRecord, Tier } from '../../shared/domain/model.js';
+import type { ApiKeyRecord } from '../../shared/keys/model.js';
+import type { AuditRecord } from '../../shared/audit/model.js';
+import type { Tier } from '../../shared/catalog/model.js';
 import { counterShards, counterSlot } from '../../shared/keys/rate-limit.js';
 import { AUDIT_SHARDS } from '../../shared/audit/audit-store.js';
 import type { Stack } from './local-stack.js';

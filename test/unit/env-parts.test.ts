@@ -4,12 +4,12 @@
  * build on exactly the environment CDK gives that function, and not on less.
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { adminServices } from '../../shared/keys/services.js';
-import { catalogAdminServices } from '../../shared/catalog/services.js';
-import { orgsServices } from '../../shared/catalog/org-services.js';
-import { usageServices } from '../../shared/usage/services.js';
+import { adminServices } from '../../shared/keys/admin-services.js';
+import { catalogAdminServices } from '../../shared/catalog/admin-services.js';
+import { orgsServices } from '../../shared/catalog/admin-services.js';
+import { usageServices } from '../../shared/usage/admin-services.js';
 import { overrideServices } from '../../shared/platform/services.js';
-import { idempotencyServices } from '../../shared/sessions/idempotent-services.js';
+import { idempotencyServices } from '../../shared/keys/idempotency-store.js';
 import { healthServices } from '../../shared/meta/health-services.js';
 import { mcpServices } from '../../shared/mcp/services.js';
 import { playServices } from '../../shared/play/services.js';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { BlockIdAllocator } from '../../shared/platform/ids.js';
-import type { CounterStore } from '../../shared/domain/ports.js';
+import type { CounterStore } from '../../shared/keys/ports.js';
 import { MemoryCounterStore } from '../support/fakes.js';
 
 const reserves = (counters: MemoryCounterStore) => counters.calls.filter((c) => c.startsWith('reserve'));

@@ -9,8 +9,12 @@ import { newKeyRecord } from '../../shared/keys/api-keys.js';
 import { NotFound } from '../../shared/platform/errors.js';
 import { BlockIdAllocator } from '../../shared/platform/ids.js';
 import { KeyAdmin } from '../../shared/keys/key-admin.js';
-import type { ApiKeyRecord, AuditRecord, CallContext, Org, Role } from '../../shared/domain/model.js';
-import type { AuditStore, CounterStore, KeyAddress, KeyAdminStore, KeyChanges } from '../../shared/domain/ports.js';
+import type { ApiKeyRecord } from '../../shared/keys/model.js';
+import type { AuditRecord } from '../../shared/audit/model.js';
+import type { CallContext } from '../../shared/platform/call.js';
+import type { Org, Role } from '../../shared/catalog/model.js';
+import type { AuditStore } from '../../shared/audit/ports.js';
+import type { CounterStore, KeyAddress, KeyAdminStore, KeyChanges } from '../../shared/keys/ports.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');
 const ORG: Org = { org_id: 1, slug: 'acme', name: 'Acme', tier: 'business' };

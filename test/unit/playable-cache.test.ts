@@ -3,9 +3,9 @@
  * container; unknown ids, orgs and memberships are read every time.
  */
 import { describe, expect, test } from '@jest/globals';
-import type { Org, Playable, Role } from '../../shared/domain/model.js';
+import type { Org, Playable, Role } from '../../shared/catalog/model.js';
 import { PLAYABLE_CACHE_MS, PlayableCache } from '../../shared/sessions/playable-cache.js';
-import type { CatalogStore } from '../../shared/domain/ports.js';
+import type { CatalogStore } from '../../shared/catalog/ports.js';
 import { FixedClock } from '../support/fakes.js';
 
 const game = (id: number): Playable => ({

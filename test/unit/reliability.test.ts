@@ -8,7 +8,7 @@ import { newKeyRecord } from '../../shared/keys/api-keys.js';
 import { RateLimited, TokenGone } from '../../shared/platform/errors.js';
 import { BlockIdAllocator } from '../../shared/platform/ids.js';
 import { KeyCalls, type Effect } from '../../shared/keys/key-calls.js';
-import type { CallContext } from '../../shared/domain/model.js';
+import type { CallContext } from '../../shared/platform/call.js';
 import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { assertJsonText, MAX_JSON_DEPTH } from '../../shared/platform/http/limits.js';
 import { idempotent, isRetrySafe, isThrottling, isTransient, mayRetry } from '../../shared/platform/dynamo/client.js';

@@ -2,7 +2,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { RateLimited, statusOf } from '../../shared/platform/errors.js';
 import { REPORTS_PER_MINUTE, ReportBudget } from '../../shared/usage/report-budget.js';
-import type { ReportBudgetStore } from '../../shared/domain/ports.js';
+import type { ReportBudgetStore } from '../../shared/usage/ports.js';
 
 /** Counter items in memory, with the writes they took. */
 class MemoryBudgetStore implements ReportBudgetStore {

@@ -1,7 +1,9 @@
 /** The session report's rules, on an in-memory index: range bounds, counting by status now, the read cap. */
 import { describe, expect, test } from '@jest/globals';
-import type { TokenRecord } from '../../shared/domain/model.js';
-import type { RefusalCountRow, TokenReads, TokenReportStore } from '../../shared/domain/ports.js';
+import type { TokenRecord } from '../../shared/sessions/model.js';
+import type { RefusalCountRow } from '../../shared/audit/ports.js';
+import type { TokenReads } from '../../shared/usage/ports.js';
+import type { TokenReportStore } from '../../shared/usage/ports.js';
 import { MAX_REPORT_DAYS, MAX_REPORT_TOKENS, SessionReports } from '../../shared/usage/reports.js';
 import { FixedClock } from '../support/fakes.js';
 

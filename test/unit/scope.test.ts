@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { OutOfScope } from '../../shared/platform/errors.js';
-import type { Playable } from '../../shared/domain/model.js';
+import type { Playable } from '../../shared/catalog/model.js';
 import { assertInScope, isAllowed, isRestricted, namedTarget, type Target } from '../../shared/sessions/scope.js';
 
 const playable = (kind: Playable['kind'], id: number, org_id = 1): Playable => ({

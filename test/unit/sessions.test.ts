@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { statusAt } from '../../shared/sessions/sessions.js';
+import { statusAt } from '../../shared/sessions/model.js';
 
 const EXPIRES = '2026-03-04T05:06:07.890Z';
 const at = Date.parse(EXPIRES);

@@ -5,8 +5,10 @@
 import { describe, expect, test } from '@jest/globals';
 import { AdminAccess } from '../../shared/catalog/admin-access.js';
 import { diffOf } from '../../shared/audit/audit-diff.js';
-import type { Org, Role, TokenRecord } from '../../shared/domain/model.js';
-import type { RefusalCountRow, TokenReportStore } from '../../shared/domain/ports.js';
+import type { Org, Role } from '../../shared/catalog/model.js';
+import type { TokenRecord } from '../../shared/sessions/model.js';
+import type { RefusalCountRow } from '../../shared/audit/ports.js';
+import type { TokenReportStore } from '../../shared/usage/ports.js';
 import { RefusalTally } from '../../shared/keys/refusal-tally.js';
 import { SessionReports } from '../../shared/usage/reports.js';
 import { FixedClock } from '../support/fakes.js';

@@ -1,6 +1,6 @@
 import { GamesAndStreams, ListGamesQuery } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { catalogAdminServices } from '../services.js';
+import { catalogAdminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /**

@@ -1,7 +1,7 @@
 import { OrgMemberships } from '../org-schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
 import { api } from '../../platform/http/pipeline.js';
-import { orgsServices } from '../org-services.js';
+import { orgsServices } from '../admin-services.js';
 
 /**
  * list-orgs: the organizations the bearer token's subject belongs to, with its role in each (the

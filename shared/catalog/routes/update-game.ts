@@ -1,6 +1,6 @@
-import { UpdateGameBody, UpdatedGame } from '../schemas.js';
+import { UpdateGameBody, GameView } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { catalogAdminServices } from '../services.js';
+import { catalogAdminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /**
@@ -20,7 +20,7 @@ export const updateGame = defineOperation({
   capacity: 'admin',
   summary: 'Change a game of the organization: its name or its “Require API Session Token” setting',
   body: UpdateGameBody,
-  response: UpdatedGame,
+  response: GameView,
   errors: [404],
 });
 

@@ -1,6 +1,6 @@
-import { UpdateStreamBody, UpdatedStream } from '../schemas.js';
+import { UpdateStreamBody, StreamView } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { catalogAdminServices } from '../services.js';
+import { catalogAdminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /**
@@ -20,7 +20,7 @@ export const updateStream = defineOperation({
   capacity: 'admin',
   summary: 'Change a stream of the organization: its name or its “Require API Session Token” setting',
   body: UpdateStreamBody,
-  response: UpdatedStream,
+  response: StreamView,
   errors: [404],
 });
 

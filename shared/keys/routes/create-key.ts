@@ -1,6 +1,6 @@
 import { CreatedApiKey, CreateKeyBody } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { adminServices } from '../services.js';
+import { adminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /** create-key: an org admin creates an API key (bearer); the change is written with its audit record. */

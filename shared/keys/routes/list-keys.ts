@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ApiKeyView, ListKeysQuery } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { adminServices } from '../services.js';
+import { adminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /**

@@ -1,6 +1,6 @@
 import { RotatedApiKey, RotateKeyBody } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { adminServices } from '../services.js';
+import { adminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /**

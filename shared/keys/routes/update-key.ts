@@ -1,6 +1,6 @@
 import { ApiKeyView, UpdateKeyBody } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { adminServices } from '../services.js';
+import { adminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /** update-key: an org admin changes an API key (bearer); the change is written with its audit record. */

@@ -10,7 +10,8 @@
  * scopes) is `<kind>s`, its id's field (arguments, answers) `<kind>_id`.
  */
 import { scopeOfTool } from '../../keys/mcp-scopes.js';
-import type { ApiKeyRecord, Playable } from '../../domain/model.js';
+import type { ApiKeyRecord } from '../../keys/model.js';
+import type { Playable } from '../../catalog/model.js';
 import { playableView } from '../../catalog/org-catalog.js';
 import { isAllowed, outOfScope } from '../../sessions/scope.js';
 import { NoArgs, PlayableSchemas } from '../schemas.js';

@@ -1,5 +1,5 @@
 /** Session tools (mcp:sessions:write): the same rules, allow-lists and metering as the REST operations. */
-import type { Playable } from '../../domain/model.js';
+import type { Playable } from '../../catalog/model.js';
 import { CreateSessionArgs, CreateSessionResult, RevokeSessionArgs, RevokeSessionResult } from '../schemas.js';
 import { scopeOfTool } from '../../keys/mcp-scopes.js';
 import { baseUrl, defineTool } from '../tool.js';

@@ -4,7 +4,7 @@
  * A thrown error that ends a request otherwise is rendered by the same `errorResponse`.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { CallContext } from '../../domain/model.js';
+import type { CallContext } from '../call.js';
 import type { RouteDefinition } from '../route.js';
 import { jsonResponse, rateLimitHeaders } from './headers.js';
 import { errorResponse } from './error-answers.js';

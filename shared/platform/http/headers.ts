@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { RateLimitState } from '../../domain/model.js';
+import type { RateLimitState } from '../call.js';
 
 /**
  * Headers of every answer the service builds, whatever its type: `nosniff`, so that a browser never

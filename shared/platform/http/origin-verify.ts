@@ -9,7 +9,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Forbidden } from '../errors.js';
-import type { CallContext } from '../../domain/model.js';
+import type { CallContext } from '../call.js';
 import { env } from '../env.js';
 import { viewerAddress } from './caller.js';
 

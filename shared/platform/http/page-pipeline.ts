@@ -13,7 +13,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { randomBytes } from 'node:crypto';
 import { NotFound } from '../errors.js';
 import { withinDeadline } from '../deadline.js';
-import type { CallContext } from '../../domain/model.js';
+import type { CallContext } from '../call.js';
 import { originPath, type RouteDefinition } from '../route.js';
 import type { ApiContext } from './pipeline.js';
 import { bodyCap } from './body.js';

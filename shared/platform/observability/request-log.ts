@@ -6,7 +6,7 @@
  * method and tool) or note a tool refused inside an MCP answer ({@link noteToolRefusal}). The
  * message words are constants (`log-messages.ts`).
  */
-import type { CallContext } from '../../domain/model.js';
+import type { CallContext } from '../call.js';
 import { requestMetrics } from './metrics.js';
 import { namedError } from '../http/error-answers.js';
 import { REQUEST_ANSWERED, REQUEST_FAILED } from './log-messages.js';

@@ -1,6 +1,8 @@
 import { CreatedSession, CreateSessionBody, IdempotencyKeyHeader, ReplayedHeader } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { idempotentSessionServices } from '../idempotent-services.js';
+import { idempotencyServices } from '../../keys/idempotency-store.js';
+import { part } from '../../platform/services.js';
+import { sessionServices } from '../services.js';
 import { keyApi } from '../../keys/key-pipeline.js';
 
 /** create-session: a partner's server mints a single-use session token (optional `Idempotency-Key`). */
@@ -34,6 +36,9 @@ export const createSession = defineOperation({
   errors: [409, 422],
   idempotent: true,
 });
+
+/** The session part with `Idempotency-Key` records (their code only in this bundle and the MCP server's). */
+const idempotentSessionServices = /* @__PURE__ */ part(() => ({ ...sessionServices(), ...idempotencyServices() }));
 
 /** POST /api/org-api-keys?action=create-session (x-api-key; optional Idempotency-Key) */
 export const handler = /* @__PURE__ */ keyApi(

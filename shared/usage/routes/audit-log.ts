@@ -1,6 +1,6 @@
 import { AuditLogPage, AuditLogQuery } from '../audit-schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { auditLogServices } from '../../keys/services.js';
+import { auditLogServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /** audit-log: an org admin reads the organization's audit log (bearer). */

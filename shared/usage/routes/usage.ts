@@ -1,6 +1,6 @@
 import { SessionReport, UsageQuery } from '../report-schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { usageServices } from '../services.js';
+import { usageServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /**

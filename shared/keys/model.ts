@@ -1,0 +1,42 @@
+/** An API key as stored, and the rate-limit state of its windows. */
+import { type Tier } from '../catalog/model.js';
+import type { McpScope } from './mcp-scopes.js';
+
+/** The stored API key record (never the raw key). */
+export interface ApiKeyRecord {
+  readonly id: number;
+  readonly org_id: number;
+  /** SHA-256 of the raw key, hex. The table's partition key. */
+  readonly key_hash: string;
+  readonly key_prefix: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly allowed_game_ids: readonly number[] | null;
+  readonly allowed_stream_ids: readonly number[] | null;
+  readonly rate_limit_per_minute: number;
+  readonly rate_limit_per_day: number;
+  readonly expires_at: string | null;
+  readonly is_active: boolean;
+  readonly mcp_scopes: readonly McpScope[];
+  /**
+   * The owning org's tier, copied here so authentication stays one read. Every tier change reaches
+   * every key of the org (`OrgTiers.change`, shared/keys/org-tiers.ts).
+   */
+  readonly org_tier: Tier;
+  /** The org's `tier_version` the copy was taken at (absent: 0). */
+  readonly org_tier_version?: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly last_used_at: string | null;
+  /**
+   * Counts the changes of the key's limits (absent: 0, never changed); with `limits_changed_at`, the
+   * time of the last one, it tells a call whether the day's counter layout changed
+   * (shared/keys/counter-layouts.ts). Internal: never in a key's view.
+   */
+  readonly limits_version?: number;
+  readonly limits_changed_at?: string;
+  /** Id of the key this one was rotated to (absent or null: never rotated). */
+  readonly rotated_to?: number | null;
+  /** Id of the key this one replaced by a rotation (absent or null: created directly). */
+  readonly rotated_from?: number | null;
+}

@@ -1,0 +1,27 @@
+/** The session stores the domain needs, as ports (DynamoDB adapters implement them). */
+import { type TokenRecord } from './model.js';
+
+export interface TokenStore {
+  /** Store a new token (never overwrites). `ttl` is epoch seconds. */
+  put(token: TokenRecord, ttl: number): Promise<void>;
+  /** Strongly consistent read. */
+  get(token: string): Promise<TokenRecord | undefined>;
+  /**
+   * One conditional write: active and not expired at `nowIso` -> consumed with the session id.
+   * @throws TokenGone when the condition fails, whatever the reason.
+   */
+  consume(token: string, nowIso: string, sessionId: number, playerUuid: string | null): Promise<TokenRecord>;
+  /**
+   * One conditional write: active, not expired, owned by `orgId` -> revoked by `requestId`.
+   * @throws NotFound when the token does not exist or belongs to another org; TokenGone otherwise.
+   */
+  revoke(token: string, orgId: number, nowIso: string, requestId: string): Promise<TokenRecord>;
+  /**
+   * Count one play-pass exchange attempt on a token (one conditional write), at most `maxAttempts`
+   * per token, and return the token as it is now.
+   * @throws NotFound (no such token), Forbidden (its attempts are used up)
+   */
+  countExchange(token: string, maxAttempts: number): Promise<TokenRecord>;
+  /** Remove a token that was never handed out (compensation). */
+  delete(token: string): Promise<void>;
+}
