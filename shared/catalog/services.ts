@@ -6,7 +6,7 @@ import { CatalogAdmin } from './catalog-admin.js';
 import { OrgCatalog } from './org-catalog.js';
 import { logger } from '../platform/observability/logger.js';
 import type { BearerServices } from '../keys/services.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
+import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
 import { auditStore, catalogStore } from '../platform/stores.js';
 
 /** What the list-games, update-game and update-stream functions need. */
@@ -30,5 +30,5 @@ export const catalogAdminServices = /* @__PURE__ */ part((): CatalogAdminService
     audit,
     baseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
   });
-  return { ...core, bearer: createBearerVerifier(env), catalogAdmin };
+  return { ...core, bearer: createBearerVerifier(env, bearerOptions()), catalogAdmin };
 });

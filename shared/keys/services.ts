@@ -5,7 +5,7 @@ import { AuditLog } from '../usage/audit-log.js';
 import { BlockIdAllocator } from '../platform/ids.js';
 import { KeyAdmin } from './key-admin.js';
 import { logger } from '../platform/observability/logger.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
+import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
 import { auditStore, catalogStore, counterStore, keyStore } from '../platform/stores.js';
 
 /** What a bearer-authenticated operation needs to authenticate its caller. */
@@ -32,7 +32,7 @@ export const auditLogServices = /* @__PURE__ */ part((): AuditLogServices => {
   const core = coreServices();
   return {
     ...core,
-    bearer: createBearerVerifier(core.env),
+    bearer: createBearerVerifier(core.env, bearerOptions()),
     auditLog: new AuditLog({ access: new AdminAccess(catalogStore()), reader: auditStore() }),
   };
 });
@@ -52,5 +52,10 @@ export const adminServices = /* @__PURE__ */ part((): AdminServices => {
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
   });
-  return { ...core, bearer: createBearerVerifier(env), keyAdmin, auditLog: new AuditLog({ access, reader: auditStore() }) };
+  return {
+    ...core,
+    bearer: createBearerVerifier(env, bearerOptions()),
+    keyAdmin,
+    auditLog: new AuditLog({ access, reader: auditStore() }),
+  };
 });

@@ -7,6 +7,8 @@
  * the store adapters of `stores.ts`.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { JwksCache } from 'aws-jwt-verify/jwk';
+import type { BearerVerifierOptions } from './bearer.js';
 import { systemClock, type Clock } from './clock.js';
 import { env, type Env } from './env.js';
 import { createDocumentClient } from './dynamo/client.js';
@@ -22,6 +24,11 @@ export interface CoreServices {
 export interface ServiceOverrides {
   readonly clock?: Clock;
   readonly client?: DynamoDBDocumentClient;
+  /**
+   * Where the bearer verifiers fetch the identity provider's JWKS (the local runner's identity
+   * provider serves it over plain HTTP on localhost); aws-jwt-verify's own, over HTTPS, by default.
+   */
+  readonly jwksCache?: JwksCache;
 }
 
 let overrides: ServiceOverrides = {};
@@ -56,3 +63,8 @@ export const coreServices = /* @__PURE__ */ part((): CoreServices => {
     client: overrides.client ?? createDocumentClient({ endpoint: parsed.DYNAMODB_ENDPOINT }),
   };
 });
+
+/** What the parts that verify admins' bearer tokens hand `createBearerVerifier` besides the environment. */
+export function bearerOptions(): BearerVerifierOptions {
+  return { jwksCache: overrides.jwksCache };
+}

@@ -5,7 +5,7 @@ import { ReportBudget } from './report-budget.js';
 import { SessionReports } from './reports.js';
 import { Usage } from './usage.js';
 import type { BearerServices } from '../keys/services.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
+import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
 import { catalogStore, counterStore, tokenReportStore, usageRollupReader } from '../platform/stores.js';
 
 /** What the usage function needs. */
@@ -24,5 +24,9 @@ export const usageServices = /* @__PURE__ */ part((): UsageServices => {
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });
   const budget = new ReportBudget({ store: counterStore(), clock });
-  return { ...core, bearer: createBearerVerifier(env), usage: new Usage({ access: new AdminAccess(catalogStore()), budget, reports }) };
+  return {
+    ...core,
+    bearer: createBearerVerifier(env, bearerOptions()),
+    usage: new Usage({ access: new AdminAccess(catalogStore()), budget, reports }),
+  };
 });
