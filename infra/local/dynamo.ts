@@ -172,7 +172,10 @@ function clientConfig(connection: DynamoConnection): DynamoDBClientConfig {
 
 /**
  * The service's document client (`createDocumentClient`: its retries, its translation of
- * throttling) on a connection: what the local run's functions use, and the tests' raw reads.
+ * throttling) on a connection: what the local run's functions use, and the tests' raw reads. On an
+ * emulator its calls have no deadline, as they have no timeouts: dynalite shares this process's
+ * event loop (DynamoDB Local this machine), so a wall clock would measure the machine's load (a
+ * busy test run), not the store. A real region's client keeps the request's deadline.
  */
 export function documentClient(connection: DynamoConnection): DynamoDBDocumentClient {
   const region = awsRegionOf(connection.endpoint);
@@ -183,6 +186,7 @@ export function documentClient(connection: DynamoConnection): DynamoDBDocumentCl
     region: connection.region,
     credentials,
     ...(socketPath ? { requestHandler: socketHandler(socketPath) } : {}),
+    timeLeft: () => Infinity,
   });
 }
 
