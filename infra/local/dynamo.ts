@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableList, tables, type TableDefinition, type TableName } from '../../shared/tables.js';
 import { createDocumentClient } from '../../shared/platform/dynamo/client.js';
+import { returnOldItemOnRefusal } from './dynalite-refusals.js';
 import { addTransactions } from './dynalite-transactions.js';
 import { startDynamoLocal } from './dynamo-local.js';
 
@@ -239,6 +240,8 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
   const removeFolder = () => rmSync(folder, { recursive: true, force: true });
   process.once('exit', removeFolder);
   const socketPath = join(folder, 'dynamodb.sock');
+  // A refused write that asks for the item as it was gets it, as from DynamoDB (dynalite-refusals.ts).
+  returnOldItemOnRefusal();
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   // The host names nothing: the socket carries every request.
   const connection: DynamoConnection = {

@@ -85,7 +85,7 @@ export interface LocalService {
   readonly server: Server;
   /** The DynamoDB this runs on, as `npm start` prints it. */
   readonly dynamoDescription: string;
-  /** Which engine: dynalite ignores `ReturnValuesOnConditionCheckFailure`, the others honour it. */
+  /** Which engine (each returns the old item of a refused write that asks for it: dynalite through `dynalite-refusals.ts`). */
   readonly dynamoBackend: EmbeddedDynamo['backend'];
   /** How this process reaches the DynamoDB (the benchmark's proxy and raw client). */
   readonly dynamoConnection: DynamoConnection;
