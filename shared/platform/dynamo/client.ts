@@ -142,9 +142,9 @@ export function isConditionalFailure(error: unknown): boolean {
 }
 
 /**
- * The item as it was, which a refused conditional write sent back with
- * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` (DynamoDB does; the embedded dynalite ignores the
- * option, so a caller falls back to a read there). Undefined when absent or empty.
+ * The item as it was, which a refused conditional write (its error, or a transaction's cancellation
+ * reason) sent back with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`. DynamoDB sends it whenever
+ * the item exists, so undefined (absent or empty) means there was no item: nothing is read instead.
  */
 export function oldItemOf(error: unknown): Record<string, unknown> | undefined {
   const item = (error as { Item?: Record<string, unknown> } | null)?.Item;
