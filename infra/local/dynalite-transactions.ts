@@ -7,8 +7,9 @@
  * Each item is applied in order with its own condition (a ConditionCheck as a conditional write
  * that changes nothing); the first refusal takes back what was applied (each write's old image put
  * back) and answers `TransactionCanceledException` with DynamoDB's `CancellationReasons` (that item
- * `ConditionalCheckFailed`, the others `None`; like dynalite's single writes, without the item that
- * `ReturnValuesOnConditionCheckFailure` asks for). Transactions run one at a time; unlike DynamoDB's,
+ * `ConditionalCheckFailed`, with the item as it was when it asked for it with
+ * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` and one existed, as dynalite's single writes now
+ * answer: `dynalite-refusals.ts`; the others `None`). Transactions run one at a time; unlike DynamoDB's,
  * they are not isolated from the single writes running meanwhile, and `ClientRequestToken` is not
  * remembered. Enough for a stand-in: no test relies on either.
  */
@@ -96,12 +97,16 @@ async function transact(client: DynamoDBClient, input: { TransactItems: Transact
         return { status, body: { __type: `com.amazonaws.dynamodb.v20120810#${name}`, message: (error as Error).message } };
       }
       const codes = items.map((_, i) => (i === index ? 'ConditionalCheckFailed' : 'None'));
+      // The refused write's old item, when it asked for it (the SDK hands it over in the wire format).
+      const old = (error as { Item?: Item }).Item;
       return {
         status: 400,
         body: {
           __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
           Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
-          CancellationReasons: codes.map((Code) => (Code === 'None' ? { Code } : { Code, Message: 'The conditional request failed' })),
+          CancellationReasons: codes.map((Code) =>
+            Code === 'None' ? { Code } : { Code, Message: 'The conditional request failed', ...(old ? { Item: old } : {}) },
+          ),
         },
       };
     }

@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableList, tables, type TableDefinition, type TableName } from '../../shared/tables.js';
 import { createDocumentClient } from '../../shared/platform/dynamo/client.js';
+import { returnOldItemOnRefusal } from './dynalite-refusals.js';
 import { addTransactions } from './dynalite-transactions.js';
 import { startDynamoLocal } from './dynamo-local.js';
 
@@ -172,7 +173,10 @@ function clientConfig(connection: DynamoConnection): DynamoDBClientConfig {
 
 /**
  * The service's document client (`createDocumentClient`: its retries, its translation of
- * throttling) on a connection: what the local run's functions use, and the tests' raw reads.
+ * throttling) on a connection: what the local run's functions use, and the tests' raw reads. On an
+ * emulator its calls have no deadline, as they have no timeouts: dynalite shares this process's
+ * event loop (DynamoDB Local this machine), so a wall clock would measure the machine's load (a
+ * busy test run), not the store. A real region's client keeps the request's deadline.
  */
 export function documentClient(connection: DynamoConnection): DynamoDBDocumentClient {
   const region = awsRegionOf(connection.endpoint);
@@ -183,6 +187,7 @@ export function documentClient(connection: DynamoConnection): DynamoDBDocumentCl
     region: connection.region,
     credentials,
     ...(socketPath ? { requestHandler: socketHandler(socketPath) } : {}),
+    timeLeft: () => Infinity,
   });
 }
 
@@ -235,6 +240,8 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
   const removeFolder = () => rmSync(folder, { recursive: true, force: true });
   process.once('exit', removeFolder);
   const socketPath = join(folder, 'dynamodb.sock');
+  // A refused write that asks for the item as it was gets it, as from DynamoDB (dynalite-refusals.ts).
+  returnOldItemOnRefusal();
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   // The host names nothing: the socket carries every request.
   const connection: DynamoConnection = {

@@ -1,9 +1,10 @@
 /**
  * A JWKS fetched over plain HTTP from this machine only: the local run's identity provider
  * (`oidc-provider` on `http://localhost:<port>/oidc`) publishes its keys there, and aws-jwt-verify
- * fetches with Node's `https` module, which refuses `http:`. Anywhere else keys come over HTTPS as
- * before (the verifier's own fetcher): a JWKS over plain HTTP from another host could be replaced
- * on the way, so no other `http:` URL is ever fetched.
+ * fetches with Node's `https` module, which refuses `http:`. The local runner hands this cache to
+ * the bearer verifiers (`overrideServices({ jwksCache })` in `service.ts`); a deployed function
+ * never carries it and fetches over HTTPS (the verifier's own fetcher). A JWKS over plain HTTP from
+ * another host could be replaced on the way, so no other `http:` URL is ever fetched.
  */
 import { FetchError, NonRetryableFetchError } from 'aws-jwt-verify/error';
 import type { Fetcher } from 'aws-jwt-verify/https';

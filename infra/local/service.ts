@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Clock } from '../../shared/platform/clock.js';
 import { resetEnv } from '../../shared/platform/env.js';
-import { overrideServices, services, type Services } from './all-services.js';
+import { overrideServices, services, type ServiceOverrides, type Services } from './all-services.js';
 import type { TableName } from '../../shared/tables.js';
 import { tableEnv } from '../../shared/platform/table-env.js';
 import { DEV_AUDIENCE, loadDevSigningKey, tokenSigner, type TokenSigner } from './dev-signing-key.js';
@@ -29,6 +29,7 @@ import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
 import { createIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { loadLocalSecret } from './local-secret.js';
+import { loopbackJwksCache } from './loopback-jwks.js';
 import { DEMO_MCP_KEY, DEMO_USERS, ensureDemoKey, seedCatalog } from './seed.js';
 
 /** What `${DATA_DIR}/dev-credentials.json` holds. */
@@ -75,10 +76,16 @@ export interface LocalService {
   /** The identity provider on the front: issuer `<baseUrl>/oidc`, and its JWKS URL. */
   readonly identityProvider: Pick<IdentityProvider, 'issuer' | 'jwksUri'>;
   readonly services: Services;
+  /**
+   * What this run gave the functions' services (`overrideServices`): its clock, its DynamoDB client,
+   * and the JWKS cache that fetches its identity provider's keys over plain HTTP on localhost. A
+   * caller replacing one of them (the benchmark's clients) keeps the others.
+   */
+  readonly overrides: ServiceOverrides;
   readonly server: Server;
   /** The DynamoDB this runs on, as `npm start` prints it. */
   readonly dynamoDescription: string;
-  /** Which engine: dynalite ignores `ReturnValuesOnConditionCheckFailure`, the others honour it. */
+  /** Which engine (each returns the old item of a refused write that asks for it: dynalite through `dynalite-refusals.ts`). */
   readonly dynamoBackend: EmbeddedDynamo['backend'];
   /** How this process reaches the DynamoDB (the benchmark's proxy and raw client). */
   readonly dynamoConnection: DynamoConnection;
@@ -158,8 +165,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const issuer = await tokenSigner(key, idp.issuer);
     configureLocalEnv(dataDir, dynamo, idp, baseUrl);
     // The functions' client reaches the DynamoDB as this process does (dynalite: by its socket; DynamoDB
-    // Local: with its access key), which no variable of the environment could say.
-    overrideServices({ clock: options.clock, client: documentClient(connection) });
+    // Local: with its access key), which no variable of the environment could say. The provider's
+    // JWKS is served over plain HTTP on localhost, which the verifier's own fetcher (HTTPS) refuses.
+    const overrides: ServiceOverrides = { clock: options.clock, client: documentClient(connection), jwksCache: loopbackJwksCache() };
+    overrideServices(overrides);
     const svc = (started.svc = services());
     ready.resolve(idp);
 
@@ -174,6 +183,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       issuer,
       identityProvider,
       services: svc,
+      overrides,
       server,
       dynamoDescription,
       dynamoBackend,

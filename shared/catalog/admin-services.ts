@@ -3,7 +3,7 @@ import { AdminAudit } from '../audit/admin-audit.js';
 import { auditStore } from '../audit/services.js';
 import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
 import { logger } from '../platform/observability/logger.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
+import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
 import { AdminAccess } from './admin-access.js';
 import { CatalogAdmin } from './catalog-admin.js';
 import { Memberships } from './memberships.js';
@@ -31,7 +31,7 @@ export const catalogAdminServices = /* @__PURE__ */ part((): CatalogAdminService
     audit,
     baseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
   });
-  return { ...core, bearer: createBearerVerifier(env), catalogAdmin };
+  return { ...core, bearer: createBearerVerifier(env, bearerOptions()), catalogAdmin };
 });
 
 /** What the list-orgs function needs. */
@@ -42,5 +42,5 @@ export interface OrgsServices extends CoreServices, BearerServices {
 /** The org-picker part of this container's services. */
 export const orgsServices = /* @__PURE__ */ part((): OrgsServices => {
   const core = coreServices();
-  return { ...core, bearer: createBearerVerifier(core.env), memberships: new Memberships(catalogStore()) };
+  return { ...core, bearer: createBearerVerifier(core.env, bearerOptions()), memberships: new Memberships(catalogStore()) };
 });

@@ -5,7 +5,7 @@ import { catalogStore } from '../catalog/services.js';
 import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
 import { BlockIdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability/logger.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
+import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
 import { KeyAdmin } from './key-admin.js';
 import { counterStore, keyStore } from './services.js';
 
@@ -28,5 +28,5 @@ export const adminServices = /* @__PURE__ */ part((): AdminServices => {
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
   });
-  return { ...core, bearer: createBearerVerifier(env), keyAdmin };
+  return { ...core, bearer: createBearerVerifier(env, bearerOptions()), keyAdmin };
 });

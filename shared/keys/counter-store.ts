@@ -55,7 +55,9 @@ export class DynamoCounterStore implements CounterStore, CounterLayoutStore, Rep
       return { minute: Attributes![slot.minuteField] as number, day: Attributes![DAY_COUNT] as number };
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
-      const old = oldItemOf(error) ?? (await this.read(slot.counterKey));
+      // A missing item meets the condition, so a refusal always comes with the item. Were one to come
+      // without it (DynamoDB never sends that), it counts as refused by the minute, the narrower window.
+      const old = oldItemOf(error);
       if (old?.[SEALED] !== undefined) return { sealed: true };
       return { refusedBy: countOf(old, DAY_COUNT) >= slot.dayLimit ? 'day' : 'minute' };
     }
@@ -127,14 +129,10 @@ export class DynamoCounterStore implements CounterStore, CounterLayoutStore, Rep
     }
   }
 
-  /**
-   * A counter item, strongly consistent: read after a refusal on a backend that does not return the
-   * old item with it (the embedded dynalite ignores `ReturnValuesOnConditionCheckFailure`; DynamoDB
-   * honours it), and a key's layout item.
-   */
-  private async read(counterKey: string): Promise<Record<string, unknown> | undefined> {
+  /** An item of the table, strongly consistent: a key's counter layout of a day. */
+  private async read(pk: string): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.options.client.send(
-      new GetCommand({ TableName: this.options.tableName, Key: { pk: counterKey }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.options.tableName, Key: { pk }, ConsistentRead: true }),
     );
     return Item;
   }

@@ -23,7 +23,7 @@ type JSONValue = Parameters<DynamoDBPersistenceLayer['saveInProgress']>[0];
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** Seconds a client should wait before retrying a request that is still in progress. */
 const IN_PROGRESS_RETRY_SECONDS = 1;
-/** Claims tried when the record read back vanished or expired meanwhile (Powertools retries twice too). */
+/** Claims tried when the record that refused one is gone or expired (Powertools retries twice too). */
 const CLAIM_ATTEMPTS = 3;
 
 /** What identifies one idempotent request, and what must be the same when it is repeated. */
@@ -65,8 +65,9 @@ export class IdempotencyStore<T> {
   }
 
   /**
-   * Claim a request's key (one conditional put), or find the answer stored for it. Where the
-   * backend does not return the existing record with the refusal, it is read (one more round trip).
+   * Claim a request's key (one conditional put), or find the answer stored for it: the existing
+   * record comes with the refusal (Powertools asks for it: `ReturnValuesOnConditionCheckFailure`),
+   * so nothing is read.
    * @param remainingMs time left to this invocation: a claim older than that may be taken over
    * @throws Conflict while the first request is in progress; Unprocessable for the same key with another payload
    */
@@ -78,8 +79,9 @@ export class IdempotencyStore<T> {
         return { claimed: true };
       } catch (error) {
         if (!isAlreadyClaimed(error)) throw error;
-        const record = await this.existing(data, error.existingRecord);
-        // Gone or expired between the put and the read: claim again.
+        const record = this.existing(data, error.existingRecord);
+        // Gone (a refusal without the record, which DynamoDB never sends: it returns the item
+        // whenever there is one) or expired: claim again.
         if ((record === undefined || record.getStatus() === 'EXPIRED') && attempt < CLAIM_ATTEMPTS) continue;
         if (record?.getStatus() !== 'COMPLETED') {
           throw new Conflict('A request with this Idempotency-Key is still in progress; retry shortly', IN_PROGRESS_RETRY_SECONDS, {
@@ -101,14 +103,13 @@ export class IdempotencyStore<T> {
     await this.persistence.deleteRecord(request as unknown as JSONValue);
   }
 
-  /** The record that refused a claim, its payload checked against this request's; undefined when it is gone. */
-  private async existing(data: JSONValue, returned: IdempotencyRecord | undefined): Promise<IdempotencyRecord | undefined> {
+  /** The record that refused a claim, as the refusal returned it, its payload checked against this request's; undefined when it is gone. */
+  private existing(data: JSONValue, returned: IdempotencyRecord | undefined): IdempotencyRecord | undefined {
+    if (!returned) return undefined;
     try {
-      return returned ? this.persistence.processExistingRecord(returned, data) : await this.persistence.getRecord(data);
+      return this.persistence.processExistingRecord(returned, data);
     } catch (error) {
-      const name = (error as { name?: string } | null)?.name;
-      if (name === 'IdempotencyItemNotFoundError') return undefined;
-      if (name === 'IdempotencyValidationError') {
+      if ((error as { name?: string } | null)?.name === 'IdempotencyValidationError') {
         throw new Unprocessable('Idempotency-Key was already used with a different request body', { cause: error });
       }
       throw error;
@@ -116,7 +117,7 @@ export class IdempotencyStore<T> {
   }
 }
 
-/** Powertools' refusal of a claim, carrying the existing record where the backend returned it. */
+/** Powertools' refusal of a claim, carrying the existing record the refusal returned. */
 function isAlreadyClaimed(error: unknown): error is Error & { existingRecord?: IdempotencyRecord } {
   return (error as { name?: string } | null)?.name === 'IdempotencyItemAlreadyExistsError';
 }

@@ -1,12 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  paginateScan,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, paginateScan, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { asFollowUp } from '../platform/deadline.js';
 import { Conflict, Forbidden, NotFound, Overloaded, TierRequired } from '../platform/errors.js';
@@ -105,9 +97,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     } catch (error) {
       const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[] }).CancellationReasons;
       const org = reasons?.[ORG_CHECK];
-      if (org?.Code === 'ConditionalCheckFailed') {
-        throw await this.orgRefusal(key, org.Item && Object.keys(org.Item).length > 0 ? org.Item : undefined, error);
-      }
+      if (org?.Code === 'ConditionalCheckFailed') throw orgRefusal(key, oldItemOf(org), error);
       // A transaction cancelled by a concurrent transaction on one of its items, or by throttling:
       // nothing was written, a retry may pass (503 with Retry-After, not a 500).
       if (reasons?.some((r) => r.Code !== undefined && r.Code !== 'None' && r.Code !== 'ConditionalCheckFailed')) {
@@ -115,26 +105,6 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
       }
       throw error;
     }
-  }
-
-  /**
-   * Why the org's check refused a new key, as the domain's error: the org as the refusal returned
-   * it, else (dynalite ignores ReturnValuesOnConditionCheckFailure) as a read finds it, on the
-   * refusal path only.
-   */
-  private async orgRefusal(key: ApiKeyRecord, returned: Record<string, unknown> | undefined, cause: unknown): Promise<Error> {
-    const item =
-      returned ??
-      (
-        await this.options.client.send(
-          new GetCommand({ TableName: this.options.catalogTableName, Key: orgKey(key.org_id), ConsistentRead: true }),
-        )
-      ).Item;
-    if (!item) return new Forbidden(`You are not a member of organization ${key.org_id}`, { cause });
-    const tier = wireAttribute(item, 'tier') as Tier;
-    const version = Number(wireAttribute(item, 'tier_version') ?? 0);
-    if (!tierAllowsApi(tier)) return new TierRequired({ cause });
-    return new TierChanged(tier, version, { cause });
   }
 
   private async putKey(key: ApiKeyRecord): Promise<void> {
@@ -228,27 +198,17 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
       return { ...before, ...Object.fromEntries(entries) } as ApiKeyRecord;
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
-      throw await this.updateRefusal(error, key, guard, options);
+      throw this.updateRefusal(error, key, guard, options);
     }
   }
 
   /** Why a conditional update was refused, as the domain's error: which condition failed. */
-  private async updateRefusal(
-    error: unknown,
-    key: KeyAddress,
-    guard: string | null | undefined,
-    options: KeyUpdateOptions,
-  ): Promise<Error> {
+  private updateRefusal(error: unknown, key: KeyAddress, guard: string | null | undefined, options: KeyUpdateOptions): Error {
     if (options.unrotated) return new Conflict(`API key ${key.id} was deleted, revoked or rotated meanwhile`, undefined, { cause: error });
-    // The key as the refusal returned it, else (dynalite ignores ReturnValuesOnConditionCheckFailure;
-    // DynamoDB honours it) read it, on a refusal path only.
-    const old = oldItemOf(error);
-    const now =
-      guard === undefined
-        ? undefined
-        : old
-          ? { org_id: wireAttribute(old, 'org_id'), id: wireAttribute(old, 'id'), rotated_to: wireAttribute(old, 'rotated_to') }
-          : await this.getByHash(key.key_hash);
+    // The key as the refusal returned it; a refusal without it is a key that is gone (DynamoDB
+    // returns the item whenever there is one).
+    const old = guard === undefined ? undefined : oldItemOf(error);
+    const now = old && { org_id: wireAttribute(old, 'org_id'), id: wireAttribute(old, 'id'), rotated_to: wireAttribute(old, 'rotated_to') };
     if (now && now.org_id === key.org_id && now.id === key.id && now.rotated_to != null) {
       return new Conflict(retiredMessage(key.id, Number(now.rotated_to)), undefined, { cause: error });
     }
@@ -368,4 +328,16 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
       throw error;
     }
   }
+}
+
+/**
+ * Why the org's check refused a new key, as the domain's error, from the org as the refusal returned
+ * it; a refusal without it is an org that is gone (DynamoDB returns the item whenever there is one).
+ */
+function orgRefusal(key: ApiKeyRecord, org: Record<string, unknown> | undefined, cause: unknown): Error {
+  if (!org) return new Forbidden(`You are not a member of organization ${key.org_id}`, { cause });
+  const tier = wireAttribute(org, 'tier') as Tier;
+  const version = Number(wireAttribute(org, 'tier_version') ?? 0);
+  if (!tierAllowsApi(tier)) return new TierRequired({ cause });
+  return new TierChanged(tier, version, { cause });
 }

@@ -23,10 +23,10 @@ export const mcp = defineOperation({
     // UpdateItem and Query: the usage rollup (refused calls), counted and read.
     audit: ['PutItem', 'UpdateItem', 'Query'],
     catalog: ['GetItem', 'Query', 'UpdateItem'],
-    // Query: the report index.
+    // GetItem: the token a key with an allow-list revokes (revoke_session); Query: the report index.
     tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'Query'],
     // create_session with an `Idempotency-Key`, as REST create-session.
-    idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+    idempotency: ['PutItem', 'UpdateItem', 'DeleteItem'],
   },
   parts: ['sessions', 'idempotency', 'mcp'],
   method: 'POST',

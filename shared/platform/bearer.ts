@@ -6,8 +6,10 @@
  * JWTs"): no `crit` or `b64` header (RFC 7515 §4.1.11: a recipient must refuse critical extensions it
  * does not implement, and this one implements none), a lifetime of at most `JWT_MAX_LIFETIME_SECONDS`
  * (24 h by default) counted from `iat` (else `nbf`), and no `iat` in the future beyond the clock skew. The verifier is built once per container (see `services.ts`), so the
- * JWKS is fetched once and cached; an inline JWKS (`JWT_JWKS`) is used without any network call. The
- * local run's provider serves its JWKS over plain HTTP on localhost, which `loopback-jwks.ts` fetches.
+ * JWKS is fetched once and cached; an inline JWKS (`JWT_JWKS`) is used without any network call.
+ * Keys are fetched over HTTPS by aws-jwt-verify's own cache, unless the caller hands the verifier
+ * a JWKS cache of its own (the local runner does: its provider serves the keys over plain HTTP on
+ * localhost).
  */
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import {
@@ -25,11 +27,11 @@ import {
   KidNotFoundInJwksError,
   WaitPeriodNotYetEndedJwkError,
 } from 'aws-jwt-verify/error';
+import type { JwksCache } from 'aws-jwt-verify/jwk';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AdminIdentity } from '../catalog/admin-access.js';
 import { Overloaded, Unauthenticated } from './errors.js';
 import type { Env } from './env.js';
-import { isLoopbackHttpUrl, loopbackJwksCache } from '../../infra/local/loopback-jwks.js';
 
 /** Signature algorithms an admin token may use: the RS256 and ES256 families, nothing symmetric. */
 const ALLOWED_JWT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
@@ -47,6 +49,12 @@ export interface BearerVerifier {
 export type JwtSettings = Pick<Env, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_JWKS_URL' | 'JWT_JWKS'> &
   Partial<Pick<Env, 'JWT_MAX_LIFETIME_SECONDS'>>;
 
+/** What the caller may give the verifier besides the settings. */
+export interface BearerVerifierOptions {
+  /** Where the provider's JWKS is fetched and cached; aws-jwt-verify's own cache (HTTPS only) by default. */
+  readonly jwksCache?: JwksCache | undefined;
+}
+
 /** Default longest lifetime of an admin token (`JWT_MAX_LIFETIME_SECONDS`): 24 h. */
 const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 
@@ -54,7 +62,7 @@ const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
  * A verifier for the configured provider. `JwtVerifier` is aws-jwt-verify 5's name for the
  * provider-neutral `JwtRsaVerifier` (now a deprecated alias of it), which also verifies ECDSA.
  */
-export function createBearerVerifier(settings: JwtSettings): BearerVerifier {
+export function createBearerVerifier(settings: JwtSettings, options: BearerVerifierOptions = {}): BearerVerifier {
   const audiences = settings.JWT_AUDIENCE.split(',')
     .map((a) => a.trim())
     .filter(Boolean);
@@ -69,7 +77,7 @@ export function createBearerVerifier(settings: JwtSettings): BearerVerifier {
       customJwtCheck: ({ header, payload }) =>
         checkClaims(header, payload, audiences, settings.JWT_MAX_LIFETIME_SECONDS ?? DEFAULT_JWT_MAX_LIFETIME_SECONDS),
     },
-    ...(jwksUri && isLoopbackHttpUrl(jwksUri) ? [{ jwksCache: loopbackJwksCache() }] : []),
+    ...(options.jwksCache ? [{ jwksCache: options.jwksCache }] : []),
   );
   const inline = settings.JWT_JWKS !== undefined;
   if (inline) verifier.cacheJwks(JSON.parse(settings.JWT_JWKS!));

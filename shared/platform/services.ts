@@ -7,6 +7,8 @@
  * the store adapters of `stores.ts`.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { JwksCache } from 'aws-jwt-verify/jwk';
+import type { BearerVerifierOptions } from './bearer.js';
 import { systemClock, type Clock } from './clock.js';
 import { env, type Env } from './env.js';
 import { createDocumentClient, type StoreOptions } from './dynamo/client.js';
@@ -24,6 +26,11 @@ export interface CoreServices {
 export interface ServiceOverrides {
   readonly clock?: Clock;
   readonly client?: DynamoDBDocumentClient;
+  /**
+   * Where the bearer verifiers fetch the identity provider's JWKS (the local runner's identity
+   * provider serves it over plain HTTP on localhost); aws-jwt-verify's own, over HTTPS, by default.
+   */
+  readonly jwksCache?: JwksCache;
 }
 
 let overrides: ServiceOverrides = {};
@@ -63,4 +70,9 @@ export const coreServices = /* @__PURE__ */ part((): CoreServices => {
 export function storeOptions(table: TableName): StoreOptions {
   const { client, env } = coreServices();
   return { client, tableName: required(env, tables[table].envVar) };
+}
+
+/** What the parts that verify admins' bearer tokens hand `createBearerVerifier` besides the environment. */
+export function bearerOptions(): BearerVerifierOptions {
+  return { jwksCache: overrides.jwksCache };
 }

@@ -70,9 +70,8 @@ const streamPage = defineOperation({
 export const playSession = defineOperation({
   operation: 'play-session',
   function: 'play-page',
-  // One conditional write counts the attempt and returns the token; a refusal reads it back where
-  // the backend does not return it (dynalite).
-  data: { tokens: ['UpdateItem', 'GetItem'] },
+  // One conditional write counts the attempt and returns the token (a refusal returns it too: no read).
+  data: { tokens: ['UpdateItem'] },
   parts: PLAY_PARTS,
   method: 'POST',
   path: '/play/session',

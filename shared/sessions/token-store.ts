@@ -100,11 +100,10 @@ export class DynamoTokenStore implements TokenStore {
       return toRecord(Attributes!);
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
-      // A second read only where the refusal came without the item: dynalite ignores
-      // ReturnValuesOnConditionCheckFailure (DynamoDB honours it), or there is no such token.
+      // The token as the refusal returned it; a refusal without it is no such token (DynamoDB
+      // returns the item whenever there is one).
       const old = oldItemOf(error);
-      const ownerOrg = old ? wireAttribute(old, 'org_id') : (await this.get(token))?.org_id;
-      if (ownerOrg !== orgId) throw new NotFound('Session not found', { cause: error });
+      if (!old || wireAttribute(old, 'org_id') !== orgId) throw new NotFound('Session not found', { cause: error });
       throw new TokenGone({ cause: error });
     }
   }
@@ -126,8 +125,8 @@ export class DynamoTokenStore implements TokenStore {
       return toRecord(Attributes!);
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
-      const exists = oldItemOf(error) !== undefined || (await this.get(token)) !== undefined;
-      if (!exists) throw new NotFound('Session not found', { cause: error });
+      // Refused with the token (DynamoDB returns the item whenever there is one): its attempts are used up; without it: no such token.
+      if (oldItemOf(error) === undefined) throw new NotFound('Session not found', { cause: error });
       throw new Forbidden(NO_PLAY_PASS, { cause: error });
     }
   }

@@ -4,7 +4,7 @@ import { AdminAccess } from '../catalog/admin-access.js';
 import { catalogStore } from '../catalog/services.js';
 import { counterStore } from '../keys/services.js';
 import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
-import { coreServices, part, type CoreServices } from '../platform/services.js';
+import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
 import { AuditLog } from './audit-log.js';
 import { ReportBudget } from './report-budget.js';
 import { SessionReports } from './reports.js';
@@ -27,7 +27,11 @@ export const usageServices = /* @__PURE__ */ part((): UsageServices => {
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });
   const budget = new ReportBudget({ store: counterStore(), clock });
-  return { ...core, bearer: createBearerVerifier(env), usage: new Usage({ access: new AdminAccess(catalogStore()), budget, reports }) };
+  return {
+    ...core,
+    bearer: createBearerVerifier(env, bearerOptions()),
+    usage: new Usage({ access: new AdminAccess(catalogStore()), budget, reports }),
+  };
 });
 
 /** What the audit-log function needs. */
@@ -40,7 +44,7 @@ export const auditLogServices = /* @__PURE__ */ part((): AuditLogServices => {
   const core = coreServices();
   return {
     ...core,
-    bearer: createBearerVerifier(core.env),
+    bearer: createBearerVerifier(core.env, bearerOptions()),
     auditLog: new AuditLog({ access: new AdminAccess(catalogStore()), reader: auditStore() }),
   };
 });

@@ -1,10 +1,10 @@
 /**
  * Refusals and replays: the requests whose conditional write DynamoDB refuses and whose reason the
  * service must learn. DynamoDB (and DynamoDB Local) returns the refused item with the refusal
- * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`); dynalite ignores that, so the adapters (and
- * Powertools' idempotency) read the item again: a call, and for most a stage, more. Measured like
- * the warm path (./stages.ts: warm-up, then recorded requests, medians), so a run on each backend
- * (`--backend local`) shows the difference; `--only=refusals` runs just this.
+ * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), and so does dynalite through its local stand-in
+ * (`infra/local/dynalite-refusals.ts`): no item is read again. Measured like the warm path
+ * (./stages.ts: warm-up, then recorded requests, medians), on each backend (`--backend local`);
+ * `--only=refusals` runs just this.
  */
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
 import { BlockIdAllocator } from '../../shared/platform/ids.js';
@@ -140,7 +140,7 @@ function expectStatus(what: string, response: BenchResponse, status: number): vo
 
 /** The section of the report: one row per case. */
 export function renderRefusals(r: RefusalFigures, markdown: boolean): string[] {
-  const title = `Refusals and replays on ${r.backend} (the reason read again where the backend ignores ReturnValuesOnConditionCheckFailure)`;
+  const title = `Refusals and replays on ${r.backend} (the reason returned with the refusal: ReturnValuesOnConditionCheckFailure)`;
   return [
     '',
     markdown ? `### ${title}` : `== ${title} ==`,

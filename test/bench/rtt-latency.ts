@@ -34,7 +34,7 @@ export async function measureRttLatency(
   const client = documentClient(stack.service.dynamoConnection);
   client.middlewareStack.add(roundTrip(options.rttMs), { step: 'initialize', name: 'modelledRoundTrip' });
   // Every part of the services is rebuilt on its next use with this client (shared/platform/services.ts).
-  overrideServices({ client });
+  overrideServices({ ...stack.service.overrides, client });
   try {
     const samples = await measureLatency(stack, ops, [], '', {
       warmup: options.warmup,
@@ -51,7 +51,7 @@ export async function measureRttLatency(
     return { rttMs: options.rttMs, byName };
   } finally {
     // Back to the stack's own client (the stage recorder and the other phases use it).
-    overrideServices({ client: stack.service.services.client });
+    overrideServices(stack.service.overrides);
     client.destroy();
   }
 }

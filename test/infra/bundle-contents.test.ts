@@ -6,6 +6,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { build } from 'esbuild';
 import { functionCode } from '../../infra/functions.js';
+import { functionNames } from '../../infra/permissions.js';
+import { routes } from '../../shared/routes.js';
 import { cdkEsbuildOptions } from '../support/cdk-esbuild.js';
 
 /** The modules of which a function's bundle contains code, as paths relative to the project. */
@@ -57,4 +59,12 @@ test('no bundle carries what its stand-ins replace (infra/bundle/): the endpoint
       expect([name, fragment, has(modules, fragment)]).toEqual([name, fragment, false]);
     }
   }
+});
+
+test('no bundle carries a local or test stand-in (infra/local/, test/): the local runner and the tests inject theirs', async () => {
+  const names = functionNames(routes);
+  const carried = await Promise.all(
+    names.map(async (name) => [name, (await bundledModules(name)).filter((m) => m.startsWith('infra/local/') || m.startsWith('test/'))]),
+  );
+  expect(carried).toEqual(names.map((name) => [name, []]));
 });

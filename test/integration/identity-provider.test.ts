@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { API_RESOURCE, CONSOLE_CLIENT_ID } from '../../infra/local/identity-provider.js';
 import { DEMO_USERS } from '../../infra/local/seed.js';
 import { createBearerVerifier } from '../../shared/platform/bearer.js';
+import { loopbackJwksCache } from '../../infra/local/loopback-jwks.js';
 import {
   authorizationRequest,
   browser,
@@ -201,9 +202,12 @@ describe('the console’s sign-in (authorization code + PKCE, public client)', (
 });
 
 describe('tokens the service refuses (verified through the JWKS URL)', () => {
-  /** A verifier as the service builds one, but new: its JWKS is fetched from the provider now. */
+  /** A verifier as the local run builds one (its loopback JWKS cache), but new: its JWKS is fetched from the provider now. */
   const freshVerifier = () =>
-    createBearerVerifier({ JWT_ISSUER: as.issuer, JWT_AUDIENCE: 'game-session-token-service', JWT_JWKS_URL: as.jwks_uri! });
+    createBearerVerifier(
+      { JWT_ISSUER: as.issuer, JWT_AUDIENCE: 'game-session-token-service', JWT_JWKS_URL: as.jwks_uri! },
+      { jwksCache: loopbackJwksCache() },
+    );
 
   test('a fresh verifier fetches the JWKS from the provider and accepts its token', async () => {
     const { request, callback } = await signIn(flow, 'globex-admin');

@@ -15,7 +15,6 @@ import type { DataAccess } from '../../shared/platform/route.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { logicalTableName } from '../../infra/local/dynamo.js';
-import { returnsOldItemOnRefusal } from '../support/backend.js';
 
 let stack: Stack;
 let admin: AdminApi;
@@ -194,8 +193,8 @@ describe('data access and round trips of key management', () => {
     const t = { actions: new Set(trace.actions), stages: trace.stages };
     for (const action of t.actions) expect(declared('create-key')).toContain(action);
     expect(t.actions).toContain('catalog:ConditionCheckItem');
-    // The refused transaction, (the org read where the refusal does not return it,) the transaction again.
-    expect(t.stages).toBe(returnsOldItemOnRefusal(stack) ? 3 : 4);
+    // The refused transaction (the org returned with its refusal), the transaction again.
+    expect(t.stages).toBe(3);
     const stored = (await admin.list(1)).body.data.find((k: { id: number }) => k.id === res.body.data.id);
     expect(stored).toBeDefined();
     expect(await stack.services.stores.keys.findInOrg(1, res.body.data.id)).toMatchObject({ org_tier_version: version });

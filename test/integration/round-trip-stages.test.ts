@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { configuredBackend } from '../../infra/local/dynamo.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
-import { returnsOldItemOnRefusal } from '../support/backend.js';
 import { createTestKey, startOfNextMinute, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '../support/round-trips.js';
@@ -158,8 +157,8 @@ describe('round-trip stages on the warm path', () => {
 
 /**
  * Refusals whose reason the service must learn: DynamoDB returns the refused item with the refusal
- * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`); dynalite ignores that and the adapter reads the
- * item again. The describe's name says which backend ran.
+ * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), and so do the local backends (dynalite through
+ * `infra/local/dynalite-refusals.ts`): no item is read again. The describe's name says which backend ran.
  */
 describe(`round-trip stages of refusals, on ${configuredBackend().kind}`, () => {
   test('consume-session of a consumed token: the refused write alone, on every backend (its reason needs no read: 1)', async () => {
@@ -174,7 +173,7 @@ describe(`round-trip stages of refusals, on ${configuredBackend().kind}`, () => 
     expect(stages(calls)).toEqual({ stages: 1, calls: 'UpdateItem tokens' });
   });
 
-  test('create-session replayed (an idempotency claim that exists): the refused claim beside the key read, then the record read on dynalite (1, 2 on dynalite)', async () => {
+  test('create-session replayed (an idempotency claim that exists): the refused claim beside the key read, its record returned with it (1)', async () => {
     const replay = async () => {
       const headers = { 'x-api-key': partner.raw, 'idempotency-key': `stages-${Math.random()}` };
       expect((await stack.post('create-session', { game_id: 101 }, headers)).status).toBe(200);
@@ -185,11 +184,11 @@ describe(`round-trip stages of refusals, on ${configuredBackend().kind}`, () => 
     expect(value.status).toBe(200);
     expect(value.headers.get('idempotent-replayed')).toBe('true');
     const idempotencyCalls = calls.filter((c) => c.table === 'idempotency').map((c) => c.action);
-    expect(stageCount(calls)).toBe(returnsOldItemOnRefusal(stack) ? 1 : 2);
-    expect(idempotencyCalls).toEqual(returnsOldItemOnRefusal(stack) ? ['PutItem'] : ['PutItem', 'GetItem']);
+    expect(stageCount(calls)).toBe(1);
+    expect(idempotencyCalls).toEqual(['PutItem']);
   });
 
-  test('revoke-session of a consumed token: the key read, the count with the audit record, the refused revoke (+1 read on dynalite), its audit correction', async () => {
+  test('revoke-session of a consumed token: the key read, the count with the audit record, the refused revoke (the token returned with it), its audit correction', async () => {
     const refusedRevoke = async () => {
       const token = await api.mint();
       expect((await api.consume({ token })).status).toBe(200);
@@ -198,22 +197,20 @@ describe(`round-trip stages of refusals, on ${configuredBackend().kind}`, () => 
     await refusedRevoke();
     const { value, calls } = await refusedRevoke();
     expect(value.status).toBe(410);
-    const read = returnsOldItemOnRefusal(stack) ? '' : ' | GetItem tokens';
     expect(stages(calls)).toEqual({
-      stages: returnsOldItemOnRefusal(stack) ? 4 : 5,
-      calls: `GetItem keys | UpdateItem counters + PutItem audit | UpdateItem tokens${read} | PutItem audit`,
+      stages: 4,
+      calls: 'GetItem keys | UpdateItem counters + PutItem audit | UpdateItem tokens | PutItem audit',
     });
   });
 
-  test('create-session over the minute limit: the key read, the refused count with token and audit, the read of the counter on dynalite, the undo (3, 4 on dynalite)', async () => {
+  test('create-session over the minute limit: the key read, the refused count (the counter returned with it) with token and audit, the undo (3)', async () => {
     const limited = await createTestKey(stack, { rate_limit_per_minute: 1 });
     startOfNextMinute(stack);
     expect((await api.create({ game_id: 101 }, limited.raw)).status).toBe(200);
     const { value, calls } = await recorder.measure(() => api.create({ game_id: 101 }, limited.raw));
     expect(value.status).toBe(429);
-    // The read waits for the refused count: one stage more on dynalite.
-    expect(stageCount(calls)).toBe(returnsOldItemOnRefusal(stack) ? 3 : 4);
+    expect(stageCount(calls)).toBe(3);
     const counterCalls = calls.filter((c) => c.table === 'counters').map((c) => c.action);
-    expect(counterCalls).toEqual(returnsOldItemOnRefusal(stack) ? ['UpdateItem'] : ['UpdateItem', 'GetItem']);
+    expect(counterCalls).toEqual(['UpdateItem']);
   });
 });

@@ -16,7 +16,6 @@ import { startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, postMcp, TOOL_SCOPES } from '../support/mcp.js';
 import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '../support/round-trips.js';
 import { logicalTableName } from '../../infra/local/dynamo.js';
-import { expectedUse } from '../support/backend.js';
 import { sessionsApi } from '../support/sessions-api.js';
 import { stopAll } from '../support/teardown.js';
 
@@ -139,10 +138,20 @@ describe('sequential round trips', () => {
 
 describe('data access of the mcp row of the routes table', () => {
   test('refusal and compensation paths use only declared actions', async () => {
-    // Another org's token: the refused revoke reads the token to answer "not found".
+    // Another org's token: the refused revoke returns the token with it, and "not found" needs no read.
     const globex = await createTestKey(stack, UNLIMITED, { org_id: 2, tier: 'enterprise' });
     const theirs = await sessionsApi(stack, () => globex.raw).mint({ game_id: 301 });
-    expect((await tool('revoke_session', { token: theirs })).value.isError).toBe(true);
+    const refused = await tool('revoke_session', { token: theirs });
+    expect(refused.value.isError).toBe(true);
+    expect(refused.calls.filter((c) => c.action === 'GetItem' && c.table === 'tokens')).toEqual([]);
+    // A key with an allow-list reads the token before revoking it: its scope decides first.
+    const narrow = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: TOOL_SCOPES, allowed_game_ids: [101] });
+    const n = await connectMcp(stack, narrow.raw);
+    const mine = ((await callTool(n, 'create_session', { game_id: 101 })).structuredContent as { token: string }).token;
+    const revoked = await tool('revoke_session', { token: mine }, n);
+    ok(revoked.value);
+    expect(revoked.calls.filter((c) => c.table === 'tokens').map((c) => c.action)).toEqual(['GetItem', 'UpdateItem']);
+    await n.close();
     // A rate-limited create_session: the token written alongside the counters is deleted again.
     const limited = await createTestKey(stack, { rate_limit_per_minute: 3, mcp_scopes: TOOL_SCOPES });
     startOfNextMinute(stack);
@@ -216,9 +225,6 @@ describe('data access of the mcp row of the routes table', () => {
   test('every action used is declared, and every declared action is used (no spare permissions)', () => {
     const data = routes.find((r) => r.operation === 'mcp')!.data as DataAccess;
     const declared = Object.entries(data).flatMap(([table, actions]) => (actions ?? []).map((a) => `${table}:${a}`));
-    // Declared and unused only: the fallback reads, on a backend that answers a refusal with the old item
-    // (but a limit change's hand-over reads the day's stored counter layout on every backend).
-    const expected = new Set([...expectedUse(stack, declared), 'counters:GetItem']);
-    expect([...used].sort()).toEqual([...expected].sort());
+    expect([...used].sort()).toEqual(declared.sort());
   });
 });

@@ -8,8 +8,8 @@ export const createKey = defineOperation({
   operation: 'create-key',
   function: 'create-key',
   // One transaction: keys PutItem (the key and its id item) and catalog ConditionCheckItem (the org's
-  // tier is still the one the key copied: shared/keys/org-tiers.ts); catalog GetItem: membership and
-  // org, and the org again when the check refused and DynamoDB did not return it (dynalite).
+  // tier is still the one the key copied: shared/keys/org-tiers.ts; a refusal returns the org with it);
+  // catalog GetItem: membership and org.
   data: { catalog: ['GetItem', 'ConditionCheckItem'], counters: ['UpdateItem'], keys: ['PutItem'], audit: ['PutItem'] },
   parts: ['admin'],
   method: 'POST',

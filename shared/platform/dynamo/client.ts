@@ -68,16 +68,15 @@ export function worstCaseCallMs(): number {
   return WORST_CASE_CALL_MS;
 }
 
-/** Clients of the embedded DynamoDB (local run and tests), which {@link hasTimeFor} exempts. */
-const localClients = new WeakSet<object>();
+/** The clients built with a {@link DynamoClientOptions.timeLeft} of their own, and it. */
+const timeLeftOf = new WeakMap<object, () => number>();
 
 /**
- * Whether the request's deadline (`shared/platform/deadline.ts`) leaves `ms` more for a call of `client`.
- * Always for the embedded DynamoDB: it has no timeouts, so no deadline either (it shares the
- * process's event loop, and a wall clock would measure the machine's load, not the store).
+ * Whether the request's deadline (`shared/platform/deadline.ts`) leaves `ms` more for a call of
+ * `client`, as the client reads the time left ({@link DynamoClientOptions.timeLeft}).
  */
 export function hasTimeFor(client: object, ms: number): boolean {
-  return localClients.has(client) || timeLeftMs() >= ms;
+  return (timeLeftOf.get(client) ?? timeLeftMs)() >= ms;
 }
 
 /** Whether the request's deadline leaves time for one more call of `client` at its worst ({@link worstCaseCallMs}). */
@@ -143,9 +142,9 @@ export function isConditionalFailure(error: unknown): boolean {
 }
 
 /**
- * The item as it was, which a refused conditional write sent back with
- * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` (DynamoDB does; the embedded dynalite ignores the
- * option, so a caller falls back to a read there). Undefined when absent or empty.
+ * The item as it was, which a refused conditional write (its error, or a transaction's cancellation
+ * reason) sent back with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`. DynamoDB sends it whenever
+ * the item exists, so undefined (absent or empty) means there was no item: nothing is read instead.
  */
 export function oldItemOf(error: unknown): Record<string, unknown> | undefined {
   const item = (error as { Item?: Record<string, unknown> } | null)?.Item;
@@ -177,15 +176,21 @@ export interface DynamoClientOptions {
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   /** With an endpoint: how requests travel (the local run's dynalite: over a Unix socket, `infra/local/dynamo.ts`). */
   readonly requestHandler?: DynamoDBClientConfig['requestHandler'];
+  /**
+   * How the client reads the milliseconds its request's deadline leaves: `timeLeftMs` of
+   * `shared/platform/deadline.ts` by default. Whoever builds a client for a DynamoDB without
+   * timeouts may give its own (`infra/local/dynamo.ts`: an emulator's calls have no deadline).
+   */
+  readonly timeLeft?: () => number;
 }
 
 /**
  * A document client for the service. `endpoint` points at the embedded DynamoDB locally. Calls are
  * retried by {@link RETRY_POLICY} (the SDK's own retries are off), in AWS a call that hangs fails
  * after `requestTimeout`, and throttling that outlasts the retries becomes the domain's `Overloaded`, so
- * every adapter and handler answers 503 with Retry-After instead of a bare 500. In AWS no attempt
- * starts that could end after the request's deadline: a call with no time for even one attempt,
- * or for the retry it needs, is `Overloaded` (503 with Retry-After).
+ * every adapter and handler answers 503 with Retry-After instead of a bare 500. No attempt starts
+ * that could end after the request's deadline (as `timeLeft` reads it): a call with no time for
+ * even one attempt, or for the retry it needs, is `Overloaded` (503 with Retry-After).
  */
 export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options)), {
@@ -224,7 +229,7 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
     },
     { step: 'initialize', priority: 'low', name: 'retrySafely' },
   );
-  if (options.endpoint) localClients.add(client);
+  if (options.timeLeft) timeLeftOf.set(client, options.timeLeft);
   return client;
 }
 

@@ -12,15 +12,15 @@ export const createSession = defineOperation({
   data: {
     keys: ['GetItem', 'UpdateItem'],
     catalog: ['GetItem'],
-    // Counting: one conditional write; its refusal is read back only on a backend without
-    // `ReturnValuesOnConditionCheckFailure` (the embedded dynalite).
-    // GetItem and PutItem also: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
+    // Counting: one conditional write (a refusal returns the counter with it: no read).
+    // GetItem and PutItem: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     tokens: ['PutItem', 'DeleteItem'],
     // UpdateItem: refused calls counted in the usage rollup, beside their audit records.
     audit: ['PutItem', 'UpdateItem'],
-    // Only with an `Idempotency-Key`: claim (conditional put), read a stored answer, store one, release.
-    idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+    // Only with an `Idempotency-Key`: claim (conditional put; a refusal returns the stored answer with
+    // it: no read), store an answer, release.
+    idempotency: ['PutItem', 'UpdateItem', 'DeleteItem'],
   },
   parts: ['sessions', 'idempotency'],
   method: 'POST',

@@ -11,6 +11,8 @@ export const revokeSession = defineOperation({
     keys: ['GetItem', 'UpdateItem'],
     // GetItem and PutItem also: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
+    // GetItem: the token, for a key with an allow-list (its scope decides before the revoke); a
+    // refused revoke returns the token with it (no read).
     tokens: ['UpdateItem', 'GetItem'],
     audit: ['PutItem', 'UpdateItem'],
   },

@@ -48,14 +48,14 @@ export function enterScaled(stack: BenchStack, proxy: DynamoProxy, scale: number
     },
   };
   const client = documentClient(proxy.connection);
-  const freshContainer = () => overrideServices({ clock, client });
+  const freshContainer = () => overrideServices({ ...stack.service.overrides, clock, client });
   proxy.configure({ partitions: { scale, accel } });
   freshContainer();
   return {
     clock,
     freshContainer,
     leave: () => {
-      overrideServices({ client: stack.service.services.client });
+      overrideServices(stack.service.overrides);
       client.destroy();
       proxy.configure({});
       delete process.env.DYNAMODB_PARTITION_WRITE_UNITS;
