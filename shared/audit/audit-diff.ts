@@ -4,16 +4,13 @@
  * never is one), so a record never carries a secret.
  */
 
-import * as z from 'zod/mini';
-import { withMeta } from '../platform/schemas.js';
+import type * as z from 'zod/mini';
+import type { FieldChange as FieldChangeSchema, FieldValue as FieldValueSchema } from './schemas.js';
 
-/** A changed field's value: a name, a flag, a limit, an expiry, an allow-list or scope list, or null. */
-const FieldValue = z.nullable(z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.number(), z.string()]))]));
-type FieldValue = z.output<typeof FieldValue>;
-
-/** One field's change (the audit log's schema, and the type the domain writes). */
-export const FieldChange = withMeta(z.object({ before: FieldValue, after: FieldValue }), { id: 'FieldChange' });
-export type FieldChange = Readonly<z.output<typeof FieldChange>>;
+/** A changed field's value. */
+type FieldValue = z.output<typeof FieldValueSchema>;
+/** One field's change (the audit log's schema). */
+export type FieldChange = Readonly<z.output<typeof FieldChangeSchema>>;
 
 /** The changes of one update, by field; only fields whose value changed. */
 export type AuditDiff = Readonly<Record<string, FieldChange>>;

@@ -7,6 +7,7 @@ import { secret } from '../platform/secrets.js';
 import { coreServices, part, storeOptions, type CoreServices } from '../platform/services.js';
 import { PlayableCache } from './playable-cache.js';
 import { SessionIdAllocator } from './session-ids.js';
+import { SessionReads, SessionTokens } from './session-tokens.js';
 import { Sessions } from './sessions.js';
 import { DynamoTokenStore } from './token-store.js';
 
@@ -18,6 +19,24 @@ export const tokenStore = /* @__PURE__ */ part(() => new DynamoTokenStore(storeO
  * before any item is hot), permuted under SESSION_ID_KEY (SECURITY.md, "Session ids").
  */
 const SESSION_IDS = { sequence: 'session_id', shards: 32, blockSize: 100 } as const;
+
+/** The session ids of consumptions (one allocator per container). */
+const sessionIds = /* @__PURE__ */ part(() => {
+  const { env } = coreServices();
+  return new SessionIdAllocator(counterStore(), new IdPermutation(() => secret(env, 'SESSION_ID_KEY')), SESSION_IDS);
+});
+
+/** validate-session's part: one token read, nothing else (no key calls, no session ids). */
+export const sessionReads = /* @__PURE__ */ part(() => {
+  const core = coreServices();
+  return { ...core, sessions: new SessionReads({ tokens: tokenStore(), clock: core.clock }) };
+});
+
+/** consume-session's part: the token and the consumption's session id (no key calls). */
+export const sessionTokens = /* @__PURE__ */ part(() => {
+  const core = coreServices();
+  return { ...core, sessions: new SessionTokens({ tokens: tokenStore(), clock: core.clock, sessionIds: sessionIds() }) };
+});
 
 /** What the session functions (and the MCP tools) need. */
 export interface SessionServices extends CoreServices {
@@ -35,7 +54,7 @@ export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
     // Games and streams never change org and are never deleted: a warm create-session reads only the key.
     catalog: new PlayableCache(catalogStore(), clock),
     keyCalls: keyCalls(),
-    sessionIds: new SessionIdAllocator(counterStore(), new IdPermutation(() => secret(env, 'SESSION_ID_KEY')), SESSION_IDS),
+    sessionIds: sessionIds(),
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });

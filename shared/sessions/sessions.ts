@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { isoTime, type Clock } from '../platform/clock.js';
-import { NotFound, OutOfScope, TokenGone } from '../platform/errors.js';
-import type { SessionIdSource } from './session-ids.js';
-import type { KeyCalls } from '../keys/key-calls.js';
-import { uniqueRequestId, type CallContext } from '../platform/call.js';
-import { type ApiKeyRecord } from '../keys/model.js';
+import type * as z from 'zod/mini';
 import { type Playable } from '../catalog/model.js';
-import { statusAt, type TokenRecord, type TokenStatus } from './model.js';
 import type { CatalogStore } from '../catalog/ports.js';
-import type { TokenStore } from './ports.js';
+import type { KeyCalls } from '../keys/key-calls.js';
+import { type ApiKeyRecord } from '../keys/model.js';
+import { uniqueRequestId, type CallContext } from '../platform/call.js';
+import { isoTime } from '../platform/clock.js';
+import { NotFound, OutOfScope } from '../platform/errors.js';
+import type { Frozen } from '../platform/route.js';
+import { type TokenRecord } from './model.js';
+import type { CreatedSession as CreatedSessionSchema } from './schemas.js';
 import { allowsItem, assertInScope, isRestricted, type Target } from './scope.js';
+import { SessionTokens, type SessionTokensDeps, type SessionView } from './session-tokens.js';
 
 /** A create-session request, already validated. */
 export interface CreateSessionInput {
@@ -21,42 +23,12 @@ export interface CreateSessionInput {
   readonly expires_in_minutes: number;
 }
 
-/** The create-session answer. */
-export interface CreatedSession {
-  token: string;
-  game_id: number | null;
-  stream_id: number | null;
-  expires_at: string;
-  external_ref: string | null;
-}
+/** The create-session answer (its schema's shape). */
+export type CreatedSession = Frozen<z.output<typeof CreatedSessionSchema>>;
 
-/** The validate-session (and revoke-session) answer: the token's public view. */
-export interface SessionView {
-  valid: boolean;
-  status: TokenStatus;
-  game_id: number | null;
-  stream_id: number | null;
-  expires_at: string;
-  external_ref: string | null;
-  metadata: Record<string, unknown> | null;
-}
-
-/** The consume-session answer. */
-export interface ConsumedSession {
-  session_id: number;
-  org_id: number;
-  game_id: number | null;
-  stream_id: number | null;
-  external_ref: string | null;
-  metadata: Record<string, unknown> | null;
-}
-
-export interface SessionsDeps {
-  readonly tokens: TokenStore;
+export interface SessionsDeps extends SessionTokensDeps {
   readonly catalog: CatalogStore;
   readonly keyCalls: KeyCalls;
-  readonly sessionIds: SessionIdSource;
-  readonly clock: Clock;
   readonly tokenRetentionDays: number;
 }
 
@@ -65,9 +37,11 @@ function targetOf(input: Pick<CreateSessionInput, 'game_id' | 'stream_id'>): Tar
   return input.game_id !== null ? { kind: 'game', id: input.game_id } : { kind: 'stream', id: input.stream_id! };
 }
 
-/** The session-token lifecycle: mint, validate (read-only), consume (once), revoke. */
-export class Sessions {
-  constructor(private readonly deps: SessionsDeps) {}
+/** The session-token lifecycle: mint and revoke (API keys), beside validate and consume ({@link SessionTokens}). */
+export class Sessions extends SessionTokens {
+  constructor(protected override readonly deps: SessionsDeps) {
+    super(deps);
+  }
 
   /** The game or stream a create request is for. It needs no key: read it alongside authentication. */
   readTarget(input: Pick<CreateSessionInput, 'game_id' | 'stream_id'>): Promise<Playable | undefined> {
@@ -146,31 +120,6 @@ export class Sessions {
     };
   }
 
-  /** Read a token without consuming it. @throws NotFound for a token that does not exist. */
-  async validate(token: string): Promise<SessionView> {
-    const record = await this.deps.tokens.get(token);
-    if (!record) throw new NotFound('Session not found');
-    return this.view(record);
-  }
-
-  /** Consume a token: one conditional write. @throws TokenGone (unknown, used, expired, revoked) */
-  async consume(token: string, playerUuid: string | null): Promise<ConsumedSession> {
-    const sessionId = await this.deps.sessionIds.nextId();
-    const record = await this.deps.tokens.consume(token, isoTime(this.deps.clock.now()), sessionId, playerUuid).catch((error: unknown) => {
-      // A refused consumption stored nothing: its id goes back, so 410s never cost a reservation write.
-      if (error instanceof TokenGone) this.deps.sessionIds.release(sessionId);
-      throw error;
-    });
-    return {
-      session_id: sessionId,
-      org_id: record.org_id,
-      game_id: record.game_id,
-      stream_id: record.stream_id,
-      external_ref: record.external_ref,
-      metadata: record.metadata,
-    };
-  }
-
   /**
    * Revoke an active token of an authenticated key's organization, audited as `action`. The token
    * is a shared item (its holder may be consuming it this very moment), so the revocation is not
@@ -200,19 +149,6 @@ export class Sessions {
       },
     );
     return this.view(revoked);
-  }
-
-  private view(record: TokenRecord): SessionView {
-    const status = statusAt(record, this.deps.clock.now());
-    return {
-      valid: status === 'active',
-      status,
-      game_id: record.game_id,
-      stream_id: record.stream_id,
-      expires_at: record.expires_at,
-      external_ref: record.external_ref,
-      metadata: record.metadata,
-    };
   }
 }
 

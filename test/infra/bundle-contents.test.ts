@@ -21,6 +21,8 @@ const has = (modules: readonly string[], fragment: string) => modules.some((m) =
 
 const DYNAMODB = 'node_modules/@aws-sdk/client-dynamodb/';
 const SESSIONS = 'shared/sessions/sessions.ts';
+const TOKENS = 'shared/sessions/session-tokens.ts';
+const KEY_CALLS = 'shared/keys/key-calls.ts';
 const IDEMPOTENCY = 'node_modules/@aws-lambda-powertools/idempotency/';
 const ADMIN = 'shared/keys/key-admin.ts';
 const JWT = 'node_modules/aws-jwt-verify/';
@@ -30,8 +32,8 @@ const MCP = 'node_modules/@modelcontextprotocol/';
 
 describe.each([
   // function, what it must carry, what it must not
-  ['validate-session', [DYNAMODB, SESSIONS], [IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
-  ['consume-session', [DYNAMODB, SESSIONS], [IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
+  ['validate-session', [DYNAMODB, TOKENS], [SESSIONS, KEY_CALLS, IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
+  ['consume-session', [DYNAMODB, TOKENS], [SESSIONS, KEY_CALLS, IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
   ['revoke-session', [DYNAMODB, SESSIONS], [IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
   ['create-session', [DYNAMODB, SESSIONS, IDEMPOTENCY], [ADMIN, JWT, PLAY, MCP]],
   ['list-keys', [DYNAMODB, ADMIN, JWT], [SESSIONS, IDEMPOTENCY, PLAY, MCP]],

@@ -1,6 +1,6 @@
 import { ConsumedSession, ConsumeSessionBody } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { sessionServices } from '../services.js';
+import { sessionTokens } from '../services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /** consume-session: use a session token, atomically and once (no credential). */
@@ -21,6 +21,6 @@ export const consumeSession = defineOperation({
 });
 
 /** POST /api/org-api-keys?action=consume-session (no credential; atomic, once) */
-export const handler = /* @__PURE__ */ api(consumeSession, { services: sessionServices }, ({ body, services }) =>
+export const handler = /* @__PURE__ */ api(consumeSession, { services: sessionTokens }, ({ body, services }) =>
   services.sessions.consume(body.token, body.player_uuid),
 );

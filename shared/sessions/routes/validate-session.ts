@@ -1,6 +1,6 @@
 import { SessionView, ValidateSessionQuery } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { sessionServices } from '../services.js';
+import { sessionReads } from '../services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /** validate-session: read a session token without consuming it (no credential). */
@@ -21,6 +21,6 @@ export const validateSession = defineOperation({
 });
 
 /** GET /api/org-api-keys?action=validate-session&token=<uuid> (no credential, read-only) */
-export const handler = /* @__PURE__ */ api(validateSession, { services: sessionServices }, ({ query, services }) =>
+export const handler = /* @__PURE__ */ api(validateSession, { services: sessionReads }, ({ query, services }) =>
   services.sessions.validate(query.token),
 );
