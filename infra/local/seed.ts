@@ -5,7 +5,7 @@
  * org 3 `tiny` (free): game 501
  */
 import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/keys/api-keys.js';
-import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import { hashApiKey } from '../../shared/keys/key-calls.js';
 import type { Org, Playable, Role } from '../../shared/catalog/model.js';
 import type { Services } from './all-services.js';
@@ -84,7 +84,7 @@ export async function ensureDemoKey(
 ): Promise<string> {
   if (known && (await services.stores.keys.getByHash(hashApiKey(known)))) return known;
   const raw = generateRawKey();
-  const id = await new BlockIdAllocator(services.stores.counters, 'key_id', 1).nextId();
+  const id = await new IdAllocator(services.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
   await services.stores.keys.create(newKeyRecord(raw, id, acme, settings, services.clock.now()));
   return raw;
 }

@@ -3,7 +3,7 @@ import { auditStore } from '../audit/services.js';
 import { AdminAccess } from '../catalog/admin-access.js';
 import { catalogStore } from '../catalog/services.js';
 import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
-import { BlockIdAllocator } from '../platform/ids.js';
+import { IdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability/logger.js';
 import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
 import { KeyAdmin } from './key-admin.js';
@@ -23,7 +23,7 @@ export const adminServices = /* @__PURE__ */ part((): AdminServices => {
     keys: keyStore(),
     audit: auditStore(),
     // Block size 1, as the seed uses: key ids stay dense and unique across containers.
-    keyIds: new BlockIdAllocator(counterStore(), 'key_id', 1),
+    keyIds: new IdAllocator(counterStore(), { sequence: 'key_id', blockSize: 1 }),
     clock,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),

@@ -6,7 +6,7 @@ import { diffOf } from '../audit/audit-diff.js';
 import { isoTime, type Clock } from '../platform/clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from '../platform/errors.js';
 import { TierChanged } from './org-tiers.js';
-import type { BlockIdAllocator } from '../platform/ids.js';
+import type { IdAllocator } from '../platform/ids.js';
 import type { ApiKeyRecord } from './model.js';
 import type { CallContext } from '../platform/call.js';
 import type { AuditStore } from '../audit/ports.js';
@@ -26,7 +26,7 @@ export interface KeyAdminDeps {
   readonly access: AdminAccess;
   readonly keys: KeyAdminStore;
   readonly audit: AuditStore;
-  readonly keyIds: BlockIdAllocator;
+  readonly keyIds: IdAllocator;
   readonly clock: Clock;
   readonly auditRetentionDays: number;
   /** Reports a failure that must not fail the call (an audit write after the change took effect). */

@@ -3,10 +3,10 @@ import { catalogStore } from '../catalog/services.js';
 import type { KeyCalls } from '../keys/key-calls.js';
 import { counterStore, keyCalls } from '../keys/services.js';
 import { IdPermutation } from '../platform/id-permutation.js';
+import { IdAllocator } from '../platform/ids.js';
 import { secret } from '../platform/secrets.js';
 import { coreServices, part, storeOptions, type CoreServices } from '../platform/services.js';
 import { PlayableCache } from './playable-cache.js';
-import { SessionIdAllocator } from './session-ids.js';
 import { SessionReads, SessionTokens } from './session-tokens.js';
 import { Sessions } from './sessions.js';
 import { DynamoTokenStore } from './token-store.js';
@@ -18,12 +18,12 @@ export const tokenStore = /* @__PURE__ */ part(() => new DynamoTokenStore(storeO
  * sequence items (a burst of cold containers spreads over them: 32,000 block reservations a second
  * before any item is hot), permuted under SESSION_ID_KEY (SECURITY.md, "Session ids").
  */
-const SESSION_IDS = { sequence: 'session_id', shards: 32, blockSize: 100 } as const;
+const SESSION_IDS = { sequence: 'session_id', shards: 32, blockSize: 100, prefetch: true } as const;
 
 /** The session ids of consumptions (one allocator per container). */
 const sessionIds = /* @__PURE__ */ part(() => {
   const { env } = coreServices();
-  return new SessionIdAllocator(counterStore(), new IdPermutation(() => secret(env, 'SESSION_ID_KEY')), SESSION_IDS);
+  return new IdAllocator(counterStore(), { ...SESSION_IDS, permutation: new IdPermutation(() => secret(env, 'SESSION_ID_KEY')) });
 });
 
 /** validate-session's part: one token read, nothing else (no key calls, no session ids). */
@@ -54,7 +54,6 @@ export const sessionServices = /* @__PURE__ */ part((): SessionServices => {
     // Games and streams never change org and are never deleted: a warm create-session reads only the key.
     catalog: new PlayableCache(catalogStore(), clock),
     keyCalls: keyCalls(),
-    sessionIds: sessionIds(),
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });

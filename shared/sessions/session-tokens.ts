@@ -6,7 +6,7 @@ import { isoTime, type Clock } from '../platform/clock.js';
 import { NotFound, TokenGone } from '../platform/errors.js';
 import { statusAt, type TokenRecord } from './model.js';
 import type { TokenStore } from './ports.js';
-import type { SessionIdSource } from './session-ids.js';
+import type { IdSource } from '../platform/ids.js';
 import type * as z from 'zod/mini';
 import type { Frozen } from '../platform/route.js';
 import type { ConsumedSession as ConsumedSessionSchema, SessionView as SessionViewSchema } from './schemas.js';
@@ -25,7 +25,7 @@ export interface SessionReadsDeps {
 
 /** What consuming a token needs besides. */
 export interface SessionTokensDeps extends SessionReadsDeps {
-  readonly sessionIds: SessionIdSource;
+  readonly sessionIds: IdSource;
 }
 
 /** Reading a token without consuming it. */

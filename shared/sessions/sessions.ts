@@ -11,7 +11,7 @@ import type { Frozen } from '../platform/route.js';
 import { type TokenRecord } from './model.js';
 import type { CreatedSession as CreatedSessionSchema } from './schemas.js';
 import { allowsItem, assertInScope, isRestricted, type Target } from './scope.js';
-import { SessionTokens, type SessionTokensDeps, type SessionView } from './session-tokens.js';
+import { SessionReads, type SessionReadsDeps, type SessionView } from './session-tokens.js';
 
 /** A create-session request, already validated. */
 export interface CreateSessionInput {
@@ -26,7 +26,7 @@ export interface CreateSessionInput {
 /** The create-session answer (its schema's shape). */
 export type CreatedSession = Frozen<z.output<typeof CreatedSessionSchema>>;
 
-export interface SessionsDeps extends SessionTokensDeps {
+export interface SessionsDeps extends SessionReadsDeps {
   readonly catalog: CatalogStore;
   readonly keyCalls: KeyCalls;
   readonly tokenRetentionDays: number;
@@ -37,8 +37,8 @@ function targetOf(input: Pick<CreateSessionInput, 'game_id' | 'stream_id'>): Tar
   return input.game_id !== null ? { kind: 'game', id: input.game_id } : { kind: 'stream', id: input.stream_id! };
 }
 
-/** The session-token lifecycle: mint and revoke (API keys), beside validate and consume ({@link SessionTokens}). */
-export class Sessions extends SessionTokens {
+/** The session-token lifecycle: mint and revoke (API keys), beside validate ({@link SessionReads}; consuming needs no key: `session-tokens.ts`). */
+export class Sessions extends SessionReads {
   constructor(protected override readonly deps: SessionsDeps) {
     super(deps);
   }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalService, type LocalService } from '../../infra/local/service.js';
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
-import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import { REQUEST_ANSWERED } from '../../shared/platform/observability/log-messages.js';
 import { documentClient } from '../../infra/local/dynamo.js';
@@ -87,7 +87,7 @@ export async function createBenchKey(
   mcpScopes: ApiKeyRecord['mcp_scopes'],
 ): Promise<{ raw: string; record: ApiKeyRecord }> {
   const raw = generateRawKey();
-  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
+  const id = await new IdAllocator(s.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
   const record = newKeyRecord(raw, id, { org_id: 1, tier: 'business' }, { name, ...UNLIMITED, mcp_scopes: mcpScopes }, s.clock.now());
   await s.stores.keys.create(record);
   return { raw, record };

@@ -7,7 +7,7 @@
  * `--only=refusals` runs just this.
  */
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
-import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import { API_PATH } from '../../shared/platform/route.js';
 import type { BenchStack } from './harness.js';
 import type { BenchRequest, BenchResponse } from './http.js';
@@ -121,7 +121,7 @@ async function refusalOperations(stack: BenchStack): Promise<BenchOperation[]> {
 async function limitedKey(stack: BenchStack): Promise<string> {
   const s = stack.service.services;
   const raw = generateRawKey();
-  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
+  const id = await new IdAllocator(s.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
   const limits = { rate_limit_per_minute: 1, rate_limit_per_day: 100_000_000 };
   await s.stores.keys.create(newKeyRecord(raw, id, { org_id: 1, tier: 'business' }, { name: 'bench-limited', ...limits }, s.clock.now()));
   return raw;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { AdminAccess } from '../../shared/catalog/admin-access.js';
-import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import { KeyAdmin } from '../../shared/keys/key-admin.js';
 import { describeWithStack } from '../support/describe-with-stack.js';
 import { auditOfRequest } from '../support/keys.js';
@@ -135,7 +135,7 @@ describeWithStack('retired keys', ({ stack, admin }) => {
         access: new AdminAccess(catalog),
         keys: store,
         audit,
-        keyIds: new BlockIdAllocator(counters, 'key_id', 1),
+        keyIds: new IdAllocator(counters, { sequence: 'key_id', blockSize: 1 }),
         clock: stack.clock,
         auditRetentionDays: 90,
       });

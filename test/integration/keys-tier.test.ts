@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { AdminAccess } from '../../shared/catalog/admin-access.js';
-import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import { KeyAdmin } from '../../shared/keys/key-admin.js';
 import { hashApiKey } from '../../shared/keys/key-calls.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
@@ -121,7 +121,7 @@ describe('an org dropping below Business', () => {
       access: new AdminAccess(catalog),
       keys: store,
       audit,
-      keyIds: new BlockIdAllocator(counters, 'key_id', 1),
+      keyIds: new IdAllocator(counters, { sequence: 'key_id', blockSize: 1 }),
       clock: stack.clock,
       auditRetentionDays: 90,
     });

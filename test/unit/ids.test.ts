@@ -1,14 +1,14 @@
 import { describe, expect, test } from '@jest/globals';
-import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import type { CounterStore } from '../../shared/keys/ports.js';
 import { MemoryCounterStore } from '../support/fakes.js';
 
 const reserves = (counters: MemoryCounterStore) => counters.calls.filter((c) => c.startsWith('reserve'));
 
-describe('BlockIdAllocator', () => {
+describe('IdAllocator (one counter item)', () => {
   test('hands out consecutive ids from 1, reserving one block per blockSize ids', async () => {
     const counters = new MemoryCounterStore();
-    const ids = new BlockIdAllocator(counters, 'session_id', 3);
+    const ids = new IdAllocator(counters, { sequence: 'session_id', blockSize: 3 });
     expect(ids.hasSpare).toBe(false);
     const got: number[] = [];
     for (let i = 0; i < 7; i++) got.push(await ids.nextId());
@@ -19,7 +19,7 @@ describe('BlockIdAllocator', () => {
 
   test('concurrent calls share one refill', async () => {
     const counters = new MemoryCounterStore();
-    const ids = new BlockIdAllocator(counters, 'session_id', 100);
+    const ids = new IdAllocator(counters, { sequence: 'session_id', blockSize: 100 });
     const got = await Promise.all(Array.from({ length: 20 }, () => ids.nextId()));
     expect([...got].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(reserves(counters)).toHaveLength(1);
@@ -27,7 +27,7 @@ describe('BlockIdAllocator', () => {
 
   test('concurrent calls beyond one block get unique ids with as many refills as needed', async () => {
     const counters = new MemoryCounterStore();
-    const ids = new BlockIdAllocator(counters, 'session_id', 4);
+    const ids = new IdAllocator(counters, { sequence: 'session_id', blockSize: 4 });
     const got = await Promise.all(Array.from({ length: 10 }, () => ids.nextId()));
     expect(new Set(got).size).toBe(10);
     expect(reserves(counters)).toHaveLength(3);
@@ -36,21 +36,21 @@ describe('BlockIdAllocator', () => {
 
   test('two allocators (two containers) never hand out the same id', async () => {
     const counters = new MemoryCounterStore();
-    const a = new BlockIdAllocator(counters, 'session_id', 5);
-    const b = new BlockIdAllocator(counters, 'session_id', 5);
+    const a = new IdAllocator(counters, { sequence: 'session_id', blockSize: 5 });
+    const b = new IdAllocator(counters, { sequence: 'session_id', blockSize: 5 });
     const got = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).nextId()));
     expect(new Set(got).size).toBe(12);
   });
 
   test('sequences are independent', async () => {
     const counters = new MemoryCounterStore();
-    await new BlockIdAllocator(counters, 'session_id', 10).nextId();
-    expect(await new BlockIdAllocator(counters, 'key_id', 1).nextId()).toBe(1);
+    await new IdAllocator(counters, { sequence: 'session_id', blockSize: 10 }).nextId();
+    expect(await new IdAllocator(counters, { sequence: 'key_id', blockSize: 1 }).nextId()).toBe(1);
   });
 
   test('a failed refill fails its callers, and the next call tries again', async () => {
     const counters = new MemoryCounterStore();
-    const ids = new BlockIdAllocator(counters, 'session_id', 10);
+    const ids = new IdAllocator(counters, { sequence: 'session_id', blockSize: 10 });
     counters.failNext.reserve = new Error('throttled');
     const first = await Promise.allSettled([ids.nextId(), ids.nextId()]);
     expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
@@ -63,6 +63,6 @@ describe('BlockIdAllocator', () => {
       count: async () => ({ minute: 1, day: 1 }),
       reserve: async () => 2 ** 53 + 10,
     };
-    await expect(new BlockIdAllocator(counters, 'session_id', 10).nextId()).rejects.toThrow(/overflowed/);
+    await expect(new IdAllocator(counters, { sequence: 'session_id', blockSize: 10 }).nextId()).rejects.toThrow(/overflowed/);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import { AdminAccess } from '../../shared/catalog/admin-access.js';
 import { newKeyRecord } from '../../shared/keys/api-keys.js';
 import { NotFound } from '../../shared/platform/errors.js';
-import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import { KeyAdmin } from '../../shared/keys/key-admin.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import type { AuditRecord } from '../../shared/audit/model.js';
@@ -86,7 +86,7 @@ function setup() {
     access: new AdminAccess(catalog),
     keys,
     audit,
-    keyIds: new BlockIdAllocator(counters, 'key_id', 1),
+    keyIds: new IdAllocator(counters, { sequence: 'key_id', blockSize: 1 }),
     clock: { now: () => NOW },
     auditRetentionDays: 90,
     onBackgroundError: (_e, what) => reported.push(what),

@@ -6,7 +6,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { newKeyRecord } from '../../shared/keys/api-keys.js';
 import { RateLimited, TokenGone } from '../../shared/platform/errors.js';
-import { BlockIdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import { KeyCalls, type Effect } from '../../shared/keys/key-calls.js';
 import type { CallContext } from '../../shared/platform/call.js';
 import { counterSlot } from '../../shared/keys/rate-limit.js';
@@ -81,10 +81,10 @@ describe('assertJsonText (limits)', () => {
   });
 });
 
-describe('BlockIdAllocator.release', () => {
+describe('IdAllocator.release', () => {
   test('a released id is handed out again before the block, and costs no reservation', async () => {
     const counters = new MemoryCounterStore();
-    const ids = new BlockIdAllocator(counters, 'session_id', 2);
+    const ids = new IdAllocator(counters, { sequence: 'session_id', blockSize: 2 });
     const first = await ids.nextId();
     ids.release(first);
     expect(await ids.nextId()).toBe(first);
@@ -96,7 +96,7 @@ describe('BlockIdAllocator.release', () => {
   });
 
   test('at most a block of ids is kept; beyond that they are gaps', async () => {
-    const ids = new BlockIdAllocator(new MemoryCounterStore(), 'key_id', 1);
+    const ids = new IdAllocator(new MemoryCounterStore(), { sequence: 'key_id', blockSize: 1 });
     ids.release(5);
     ids.release(6);
     expect(await ids.nextId()).toBe(5);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { IdPermutation } from '../../shared/platform/id-permutation.js';
-import { SessionIdAllocator } from '../../shared/sessions/session-ids.js';
+import { IdAllocator } from '../../shared/platform/ids.js';
 import { MemoryCounterStore } from '../support/fakes.js';
 
 const SECRET = 'k'.repeat(40);
@@ -34,10 +34,10 @@ describe('IdPermutation', () => {
   });
 });
 
-describe('SessionIdAllocator', () => {
+describe('IdAllocator (sharded, permuted: session ids)', () => {
   const permutation = new IdPermutation(() => SECRET);
   const allocator = (counters: MemoryCounterStore, random?: () => number) =>
-    new SessionIdAllocator(counters, permutation, { sequence: 'session_id', shards: 8, blockSize: 10, random });
+    new IdAllocator(counters, { sequence: 'session_id', shards: 8, blockSize: 10, prefetch: true, permutation, random });
 
   test('ids are unique across containers sharing the sequence items, and in [1, 2^52]', async () => {
     const counters = new MemoryCounterStore();

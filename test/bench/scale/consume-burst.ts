@@ -1,6 +1,6 @@
 /**
  * `consume_burst`: consumes across many tokens while the session-id allocator starts cold in many
- * containers. K independent compositions of the session services (shared/compose: each with its
+ * containers. K independent compositions of the session services (shared/sessions/services.ts: each with its
  * own in-memory state, as K fresh Lambda containers) share the proxied DynamoDB; consumes are spread
  * over them round robin at 10,000 a second (scaled), so every container reserves its first id block
  * within the first moments. The domain is called directly (a container's handler would call the same
@@ -8,7 +8,7 @@
  * id handed out once.
  */
 import { statusOf } from '../../../shared/platform/errors.js';
-import { sessionServices, type SessionServices } from '../../../shared/sessions/services.js';
+import { sessionTokens } from '../../../shared/sessions/services.js';
 import type { BenchStack } from '../harness.js';
 import { mintTokens } from '../operations.js';
 import type { DynamoProxy } from '../proxy/dynamo-proxy.js';
@@ -26,10 +26,10 @@ export async function consumeBurst(
   const perServiceSecond = CONSUME_RATE / o.scale;
   const tokens = await mintTokens(stack, Math.round(perServiceSecond * o.serviceSeconds));
   const world = enterScaled(stack, proxy, o.scale, o.accel);
-  const containers: SessionServices[] = [];
+  const containers: ReturnType<typeof sessionTokens>[] = [];
   for (let k = 0; k < o.containers; k++) {
     world.freshContainer();
-    containers.push(sessionServices());
+    containers.push(sessionTokens());
   }
   const t = tally();
   const ids: number[] = [];

@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { generateRawKey, newKeyRecord } from '../../../shared/keys/api-keys.js';
 import type { Clock } from '../../../shared/platform/clock.js';
-import { BlockIdAllocator } from '../../../shared/platform/ids.js';
+import { IdAllocator } from '../../../shared/platform/ids.js';
 import { resetEnv } from '../../../shared/platform/env.js';
 import { documentClient } from '../../../infra/local/dynamo.js';
 import { overrideServices } from '../../../infra/local/all-services.js';
@@ -68,7 +68,7 @@ export function enterScaled(stack: BenchStack, proxy: DynamoProxy, scale: number
 export async function scenarioKey(stack: BenchStack, limits: { perMinute: number; perDay: number }): Promise<string> {
   const s = stack.service.services;
   const raw = generateRawKey();
-  const id = await new BlockIdAllocator(s.stores.counters, 'key_id', 1).nextId();
+  const id = await new IdAllocator(s.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
   await s.stores.keys.create(
     newKeyRecord(
       raw,
