@@ -55,8 +55,3 @@ export function newKeyRecord(
     last_used_at: null,
   };
 }
-
-/** Why a rotated key cannot be brought back (409). */
-export function retiredMessage(id: number, rotatedTo: number): string {
-  return `API key ${id} was rotated to key ${rotatedTo}: it cannot be reactivated and its expiry cannot be extended`;
-}
