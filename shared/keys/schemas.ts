@@ -17,7 +17,6 @@ const KEY_BOUNDS = {
   allowList: 1000,
   perMinute: 100_000,
   perDay: 100_000_000,
-  notes: 500,
 } as const;
 
 const Name = withMeta(
@@ -43,7 +42,6 @@ const ExpiresAt = withMeta(
   { description: 'Automatic expiry of the key: an ISO 8601 date-time in the future.', example: '2027-01-01T00:00:00.000Z' },
 );
 const McpScope = withMeta(z.enum(MCP_SCOPES), { id: 'McpScope', description: 'A scope of the MCP server (deny-by-default).' });
-const Notes = withMeta(z.string().check(z.maxLength(KEY_BOUNDS.notes)), { description: 'Free-form notes, at most 500 characters.' });
 const McpScopes = withMeta(z.array(McpScope), { description: 'MCP scopes of the key; none by default.' });
 
 /**
@@ -85,7 +83,6 @@ const KEY_SETTINGS = settingsTable({
     onUpdate: 'A future ISO 8601 date-time; null removes the expiry. A rotated key’s expiry can only come sooner (409 otherwise).',
   },
   mcp_scopes: { shown: z.array(McpScope), given: McpScopes, initial: [] },
-  notes: { shown: z.nullable(z.string()), given: Notes, initial: null },
 });
 type Settings = typeof KEY_SETTINGS;
 type SettingName = keyof Settings & string;

@@ -18,7 +18,6 @@ export const VIEW_FIELDS = [
   'last_used_at',
   'mcp_scopes',
   'name',
-  'notes',
   'org_id',
   'rate_limit_per_day',
   'rate_limit_per_minute',

@@ -464,7 +464,6 @@ export interface components {
             /** @description A future ISO 8601 date-time; null removes the expiry. A rotated key’s expiry can only come sooner (409 otherwise). */
             expires_at?: string | null;
             mcp_scopes?: components["schemas"]["McpScope"][] | null;
-            notes?: string | null;
         };
         RotateApiKeyRequest: {
             id: number;
@@ -581,7 +580,6 @@ export interface components {
             rate_limit_per_minute: number;
             rate_limit_per_day: number;
             expires_at: string | null;
-            notes: string | null;
             is_active: boolean;
             mcp_scopes: components["schemas"]["McpScope"][];
             /**
@@ -616,7 +614,6 @@ export interface components {
             rate_limit_per_minute: number;
             rate_limit_per_day: number;
             expires_at: string | null;
-            notes: string | null;
             is_active: boolean;
             mcp_scopes: components["schemas"]["McpScope"][];
             /**
@@ -658,7 +655,6 @@ export interface components {
             rate_limit_per_minute: number;
             rate_limit_per_day: number;
             expires_at: string | null;
-            notes: string | null;
             is_active: boolean;
             mcp_scopes: components["schemas"]["McpScope"][];
             /**
@@ -1501,8 +1497,6 @@ export interface operations {
                     expires_at?: string | null;
                     /** @default [] */
                     mcp_scopes?: components["schemas"]["McpScope"][] | null;
-                    /** @default null */
-                    notes?: string | null;
                 };
             };
         };

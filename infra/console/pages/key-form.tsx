@@ -31,7 +31,6 @@ interface Fields {
   perDay: string;
   expires: string;
   scopes: ApiKey['mcp_scopes'];
-  notes: string;
 }
 
 function initialFields(key: ApiKey | undefined): Fields {
@@ -44,7 +43,6 @@ function initialFields(key: ApiKey | undefined): Fields {
     perDay: String(key?.rate_limit_per_day ?? 10_000),
     expires: toLocalInput(key?.expires_at ?? null),
     scopes: [...(key?.mcp_scopes ?? [])],
-    notes: key?.notes ?? '',
   };
 }
 
@@ -59,7 +57,6 @@ function properties(fields: Fields, existing: ApiKey | undefined) {
     rate_limit_per_day: Number(fields.perDay),
     expires_at: expiryOf(fields.expires, existing?.expires_at ?? null),
     mcp_scopes: fields.scopes,
-    notes: fields.notes.trim() === '' ? null : fields.notes.trim(),
   };
 }
 
@@ -151,7 +148,6 @@ function KeyFields({ fields, setFields, existing }: { fields: Fields; setFields:
       />
       <ExpiryField existing={existing} value={fields.expires} onInput={set('expires')} />
       <Scopes selected={fields.scopes} onChange={(scopes) => setFields({ ...fields, scopes })} />
-      <Field id="key-notes" label="Notes (optional)" value={fields.notes} onInput={set('notes')} maxLength={500} />
     </>
   );
 }
