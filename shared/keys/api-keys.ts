@@ -3,29 +3,21 @@ import { isoTime } from '../platform/clock.js';
 import { hashApiKey } from './key-calls.js';
 import type { ApiKeyRecord } from './model.js';
 import type { Tier } from '../catalog/model.js';
-import type { McpScope } from './mcp-scopes.js';
-
-/** Defaults of a new key (spec: Limits). */
-export const KEY_DEFAULTS = { rate_limit_per_minute: 60, rate_limit_per_day: 10_000 } as const;
+import { KEY_SETTING_DEFAULTS, KEY_SETTING_NAMES, type StoredKeySettings } from './schemas.js';
 
 /** A new raw key: `dpk_` and 40 lowercase hex characters from the CSPRNG (160 bits). */
 export function generateRawKey(): string {
   return `dpk_${randomBytes(20).toString('hex')}`;
 }
 
-/** The settings an admin chooses for a key. */
-export interface KeySettings {
-  readonly name: string;
-  readonly description?: string | null;
-  readonly allowed_game_ids?: readonly number[] | null;
-  readonly allowed_stream_ids?: readonly number[] | null;
-  readonly rate_limit_per_minute?: number;
-  readonly rate_limit_per_day?: number;
-  readonly expires_at?: string | null;
-  readonly mcp_scopes?: readonly McpScope[];
-}
+/** The settings an admin chooses for a key: those without a default, and any of the others. */
+export type KeySettings = Omit<StoredKeySettings, Defaulted> & Partial<Pick<StoredKeySettings, Defaulted>>;
+type Defaulted = keyof typeof KEY_SETTING_DEFAULTS;
 
-/** The stored record of a new key: its hash and prefix, never the raw key. */
+/**
+ * The stored record of a new key: its hash and prefix, never the raw key. Only the key settings
+ * of `settings` are read (a rotation hands over the old key's whole record, its expiry set to null).
+ */
 export function newKeyRecord(
   rawKey: string,
   id: number,
@@ -39,15 +31,8 @@ export function newKeyRecord(
     org_id: org.org_id,
     key_hash: hashApiKey(rawKey),
     key_prefix: rawKey.slice(0, 8),
-    name: settings.name,
-    description: settings.description ?? null,
-    allowed_game_ids: settings.allowed_game_ids ?? null,
-    allowed_stream_ids: settings.allowed_stream_ids ?? null,
-    rate_limit_per_minute: settings.rate_limit_per_minute ?? KEY_DEFAULTS.rate_limit_per_minute,
-    rate_limit_per_day: settings.rate_limit_per_day ?? KEY_DEFAULTS.rate_limit_per_day,
-    expires_at: settings.expires_at ?? null,
+    ...withDefaults(settings),
     is_active: true,
-    mcp_scopes: settings.mcp_scopes ?? [],
     org_tier: org.tier,
     org_tier_version: org.tier_version ?? 0,
     created_at: now,
@@ -56,7 +41,8 @@ export function newKeyRecord(
   };
 }
 
-/** Why a rotated key cannot be brought back (409). */
-export function retiredMessage(id: number, rotatedTo: number): string {
-  return `API key ${id} was rotated to key ${rotatedTo}: it cannot be reactivated and its expiry cannot be extended`;
+/** Each key setting as chosen, else its default (null counts as not chosen where null is not the default). */
+function withDefaults(chosen: KeySettings): StoredKeySettings {
+  const defaults: Partial<StoredKeySettings> = KEY_SETTING_DEFAULTS;
+  return Object.fromEntries(KEY_SETTING_NAMES.map((name) => [name, chosen[name] ?? defaults[name]])) as StoredKeySettings;
 }

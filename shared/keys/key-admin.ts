@@ -11,8 +11,8 @@ import type { ApiKeyRecord } from './model.js';
 import type { CallContext } from '../platform/call.js';
 import type { AuditStore } from '../audit/ports.js';
 import type { KeyAdminStore, KeyChanges, KeyLocation } from './ports.js';
+import { CHANGEABLE_KEY_PROPERTIES } from './schemas.js';
 import {
-  CHANGEABLE_KEY_PROPERTIES,
   keyView,
   type CreatedKey,
   type CreateKeyInput,
@@ -149,9 +149,8 @@ export class KeyAdmin {
 
     const now = this.deps.clock.now();
     const raw = generateRawKey();
-    const { name, description, allowed_game_ids, allowed_stream_ids, rate_limit_per_minute, rate_limit_per_day, mcp_scopes } = old;
-    const settings = { name, description, allowed_game_ids, allowed_stream_ids, rate_limit_per_minute, rate_limit_per_day, mcp_scopes };
-    const record: ApiKeyRecord = { ...newKeyRecord(raw, id, org, settings, now), rotated_from: old.id };
+    // The old key's settings, but no expiry.
+    const record: ApiKeyRecord = { ...newKeyRecord(raw, id, org, { ...old, expires_at: null }, now), rotated_from: old.id };
     const retire = retirement(old, id, now, input.grace_period_minutes);
     const fields = Object.keys(retire) as (keyof KeyChanges & string)[];
     const diff = diffOf<KeyChanges>(old, { ...old, ...retire }, fields);

@@ -6,11 +6,10 @@ import { TierChanged } from './org-tiers.js';
 import { tierAllowsApi, type Tier } from '../catalog/model.js';
 import { type ApiKeyRecord } from './model.js';
 import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from './ports.js';
-import { retiredMessage } from './api-keys.js';
 import { DynamoKeyAuthStore } from './key-auth-store.js';
 import { orgKey } from '../catalog/catalog-store.js';
 import { deleteIdItem, idItemPut, locateById, putIdItem } from './key-id-items.js';
-import { updateConditions } from './key-update-conditions.js';
+import { retiredMessage, updateConditions } from './key-update-conditions.js';
 import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from '../platform/dynamo/client.js';
 
 /** The keys table's adapter options, plus the catalog's table, where a new key's org is checked. */

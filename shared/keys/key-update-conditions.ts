@@ -29,6 +29,11 @@ function rotatedKeyGuard(changes: KeyChanges, values: Record<string, unknown>): 
   return parts.length > 0 ? parts.join(' AND ') : undefined;
 }
 
+/** Why a rotated key cannot be brought back (409): what a refusal of its guard answers. */
+export function retiredMessage(id: number, rotatedTo: number): string {
+  return `API key ${id} was rotated to key ${rotatedTo}: it cannot be reactivated and its expiry cannot be extended`;
+}
+
 /**
  * The conditions of a key's update: the key is still there in its org (the id item that found it
  * may be stale), and those of the options. `guard` is the rotated-key guard, for the refusal's reason.

@@ -2,7 +2,7 @@
 import type * as z from 'zod/mini';
 import type { Frozen } from '../platform/route.js';
 import type { KeySettings } from './api-keys.js';
-import type { ApiKeyView, CreatedApiKey, RotatedApiKey } from './schemas.js';
+import { ApiKeyView, type CreatedApiKey, type RotatedApiKey } from './schemas.js';
 import type { ApiKeyRecord } from './model.js';
 import type { KeyChanges } from './ports.js';
 
@@ -34,38 +34,13 @@ export interface UpdateKeyInput extends KeyChanges {
   readonly org_id: number;
 }
 
-/** The properties an update may carry, in the order the audit record lists them. */
-export const CHANGEABLE_KEY_PROPERTIES = [
-  'is_active',
-  'name',
-  'description',
-  'allowed_game_ids',
-  'allowed_stream_ids',
-  'rate_limit_per_minute',
-  'rate_limit_per_day',
-  'expires_at',
-  'mcp_scopes',
-] as const satisfies readonly (keyof KeyChanges)[];
+/** Each property of the view as the record holds it: the view's type, or absent. */
+type Viewable = { readonly [K in keyof KeyView]: KeyView[K] | undefined };
+const VIEWED = Object.keys(ApiKeyView.shape) as (keyof KeyView)[];
 
-/** The admin's picture of a key: never the raw key, never the hash. */
+/** The admin's picture of a key (the view's properties of the record, an absent one as null): never the raw key, never the hash. */
 export function keyView(key: ApiKeyRecord): KeyView {
-  return {
-    id: key.id,
-    org_id: key.org_id,
-    name: key.name,
-    description: key.description,
-    key_prefix: key.key_prefix,
-    allowed_game_ids: key.allowed_game_ids,
-    allowed_stream_ids: key.allowed_stream_ids,
-    rate_limit_per_minute: key.rate_limit_per_minute,
-    rate_limit_per_day: key.rate_limit_per_day,
-    expires_at: key.expires_at,
-    is_active: key.is_active,
-    mcp_scopes: key.mcp_scopes,
-    created_at: key.created_at,
-    updated_at: key.updated_at,
-    last_used_at: key.last_used_at ?? null,
-    rotated_to: key.rotated_to ?? null,
-    rotated_from: key.rotated_from ?? null,
-  };
+  // Read as Required, so that tsc checks the record has every property of the view (an optional one may be absent), of the view's type.
+  const record: Viewable = key as Required<ApiKeyRecord>;
+  return Object.fromEntries(VIEWED.map((name) => [name, record[name] ?? null])) as unknown as KeyView;
 }

@@ -1,23 +1,15 @@
 /** An API key as stored, and the rate-limit state of its windows. */
 import { type Tier } from '../catalog/model.js';
-import type { McpScope } from './mcp-scopes.js';
+import type { StoredKeySettings } from './schemas.js';
 
-/** The stored API key record (never the raw key). */
-export interface ApiKeyRecord {
+/** The stored API key record (never the raw key): its settings (shared/keys/schemas.ts), its state and its bookkeeping. */
+export interface ApiKeyRecord extends StoredKeySettings {
   readonly id: number;
   readonly org_id: number;
   /** SHA-256 of the raw key, hex. The table's partition key. */
   readonly key_hash: string;
   readonly key_prefix: string;
-  readonly name: string;
-  readonly description: string | null;
-  readonly allowed_game_ids: readonly number[] | null;
-  readonly allowed_stream_ids: readonly number[] | null;
-  readonly rate_limit_per_minute: number;
-  readonly rate_limit_per_day: number;
-  readonly expires_at: string | null;
   readonly is_active: boolean;
-  readonly mcp_scopes: readonly McpScope[];
   /**
    * The owning org's tier, copied here so authentication stays one read. Every tier change reaches
    * every key of the org (`OrgTiers.change`, shared/keys/org-tiers.ts).

@@ -1,6 +1,7 @@
 /** The key and counter stores the domain needs, as ports (DynamoDB adapters implement them and turn conditional-write failures into domain errors). */
 import { type Tier } from '../catalog/model.js';
 import { type ApiKeyRecord } from './model.js';
+import type { CHANGEABLE_KEY_PROPERTIES } from './schemas.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
 
 export interface KeyStore {
@@ -42,22 +43,8 @@ export interface CounterLayoutStore {
   replaceLayout(keyId: number, dayStart: number, next: CounterLayout, replaces: number, ttl: number): Promise<boolean>;
 }
 
-/** The properties of a key an admin may change (the key material never changes). */
-export type KeyChanges = Partial<
-  Pick<
-    ApiKeyRecord,
-    | 'name'
-    | 'description'
-    | 'allowed_game_ids'
-    | 'allowed_stream_ids'
-    | 'rate_limit_per_minute'
-    | 'rate_limit_per_day'
-    | 'expires_at'
-    | 'is_active'
-    | 'mcp_scopes'
-    | 'rotated_to'
-  >
->;
+/** The properties of a key an admin may change (the key material never changes), and a rotation's link to its successor. */
+export type KeyChanges = Partial<Pick<ApiKeyRecord, (typeof CHANGEABLE_KEY_PROPERTIES)[number] | 'rotated_to'>>;
 
 /** Conditions of a key update besides the key still being there. */
 export interface KeyUpdateOptions {

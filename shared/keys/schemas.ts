@@ -2,14 +2,13 @@
  * Requests and responses of key management (org admins, bearer). Every bound of docs/decisions.md
  * ("API keys", "Key rotation") is here, so that a request outside one is a 400 naming the field
  * before anything runs.
- * Null counts as absent, except where it means something: `description`, the allow-lists and
- * `expires_at` are cleared by null on update.
+ * Null counts as absent, except where it means something: a setting a key may hold as null
+ * (`description`, the allow-lists, `expires_at`) is cleared by null on update.
  */
 import * as z from 'zod/mini';
 import { MCP_SCOPES } from './mcp-scopes.js';
-import { KEY_DEFAULTS } from './api-keys.js';
-import { CHANGEABLE_KEY_PROPERTIES } from './key-views.js';
 import { Id, QueryId, Timestamp, withMeta } from '../platform/schemas.js';
+import type { Frozen } from '../platform/route.js';
 
 /** Upper bounds of key settings (docs/decisions.md#api-keys). */
 const KEY_BOUNDS = {
@@ -45,6 +44,66 @@ const ExpiresAt = withMeta(
 const McpScope = withMeta(z.enum(MCP_SCOPES), { id: 'McpScope', description: 'A scope of the MCP server (deny-by-default).' });
 const McpScopes = withMeta(z.array(McpScope), { description: 'MCP scopes of the key; none by default.' });
 
+/**
+ * A setting of a key: how a key shows it (its view; the store keeps it the same), how a request
+ * gives it (bounded, normalized), and what a new key gets when the create request leaves it out
+ * (`initial`; none: the request must give it). One the key may hold as null is cleared by null on
+ * update; for any other, null counts as absent. `onUpdate`: what the update request says of it.
+ */
+interface Setting<Shown extends z.ZodMiniType = z.ZodMiniType> {
+  readonly shown: Shown;
+  readonly given: z.ZodMiniType<NonNullable<z.output<Shown>>>;
+  readonly initial?: z.output<Shown>;
+  readonly onUpdate?: string;
+}
+
+/** The table's entries are {@link Setting}s, each `given` and `initial` of its own `shown` type. */
+const settingsTable = <T extends { readonly [K in keyof T]: Setting<T[K] extends { shown: infer S extends z.ZodMiniType } ? S : never> }>(
+  table: T,
+) => table;
+
+/**
+ * THE list of a key's settings: what an admin chooses at creation, changes by update, and a
+ * rotation copies (all but the expiry), in the order the requests and the audit record list them.
+ * A new setting is one line here: the request bodies, the view, the stored record's type, the
+ * changes an update makes and its audit diff follow from it.
+ */
+const KEY_SETTINGS = settingsTable({
+  name: { shown: z.string(), given: Name },
+  description: { shown: z.nullable(z.string()), given: Description, initial: null },
+  allowed_game_ids: { shown: z.nullable(z.array(Id)), given: AllowList, initial: null },
+  allowed_stream_ids: { shown: z.nullable(z.array(Id)), given: AllowList, initial: null },
+  // Defaults of a new key (spec: Limits).
+  rate_limit_per_minute: { shown: z.int(), given: PerMinute, initial: 60 },
+  rate_limit_per_day: { shown: z.int(), given: PerDay, initial: 10_000 },
+  expires_at: {
+    shown: z.nullable(Timestamp),
+    given: ExpiresAt,
+    initial: null,
+    onUpdate: 'A future ISO 8601 date-time; null removes the expiry. A rotated key’s expiry can only come sooner (409 otherwise).',
+  },
+  mcp_scopes: { shown: z.array(McpScope), given: McpScopes, initial: [] },
+});
+type Settings = typeof KEY_SETTINGS;
+type SettingName = keyof Settings & string;
+/** The settings' names, in the table's order. */
+export const KEY_SETTING_NAMES = Object.keys(KEY_SETTINGS) as SettingName[];
+/** The settings a new key gets a default for (the others a create request must give). */
+type Defaulted = { [K in SettingName]: Settings[K] extends { initial: unknown } ? K : never }[SettingName];
+/** The settings the key may hold as null (cleared by null on update). */
+type Clearable = { [K in SettingName]: null extends z.output<Settings[K]['shown']> ? K : never }[SettingName];
+
+/** A key's settings as it stores and shows them. */
+export type StoredKeySettings = { readonly [K in SettingName]: Frozen<z.output<Settings[K]['shown']>> };
+
+/** What a new key gets for each setting the create request leaves out. */
+export const KEY_SETTING_DEFAULTS = Object.fromEntries(
+  Object.entries(KEY_SETTINGS).flatMap(([name, setting]: [string, Setting]) => ('initial' in setting ? [[name, setting.initial]] : [])),
+) as Pick<StoredKeySettings, Defaulted>;
+
+/** The properties an update may carry, in the order the audit record lists them: the key's state, then its settings. */
+export const CHANGEABLE_KEY_PROPERTIES = ['is_active', ...KEY_SETTING_NAMES] as const;
+
 /** Optional, null as absent, with a default (shown in the interface description). */
 const withDefault = <T extends z.ZodMiniType, D extends z.output<T> | null>(schema: T, value: D) =>
   z.pipe(
@@ -58,20 +117,35 @@ const ifGiven = <T extends z.ZodMiniType>(schema: T) =>
     z.transform((v) => v ?? undefined),
   );
 
+/** Each setting of the table, as `as` makes it. */
+function settingsShape<Shape>(as: (setting: Setting) => z.ZodMiniType): Shape {
+  return Object.fromEntries(KEY_SETTING_NAMES.map((name) => [name, as(KEY_SETTINGS[name])])) as Shape;
+}
+type Given<K extends SettingName> = Settings[K]['given'];
+type Initial<K extends SettingName> = Settings[K] extends { initial: infer D } ? D : never;
+type WithDefault<T extends z.ZodMiniType, D extends z.output<T> | null> = ReturnType<typeof withDefault<T, D>>;
+type IfGiven<T extends z.ZodMiniType> = ReturnType<typeof ifGiven<T>>;
+
+/** How a create request gives each setting: required, or optional with its default. */
+const createdSettings = settingsShape<{
+  [K in SettingName]: K extends Defaulted ? WithDefault<Given<K>, Extract<Initial<K>, z.output<Given<K>> | null>> : Given<K>;
+}>((s) => ('initial' in s ? withDefault(s.given, s.initial as z.output<typeof s.given>) : s.given));
+
+/** How an update request gives each setting: optional; null clears one the key may hold as null. */
+const updatedSettings = settingsShape<{
+  [K in SettingName]: K extends Clearable ? z.ZodMiniOptional<z.ZodMiniNullable<Given<K>>> : IfGiven<Given<K>>;
+}>((s) => {
+  const given = s.shown.safeParse(null).success ? z.optional(z.nullable(s.given)) : ifGiven(s.given);
+  return s.onUpdate === undefined ? given : withMeta(given, { description: s.onUpdate });
+});
+
+/** Each setting as a key shows it. */
+const shownSettings = settingsShape<{ [K in SettingName]: Settings[K]['shown'] }>((s) => s.shown);
+
 export const ListKeysQuery = z.object({ org_id: QueryId });
 
 export const CreateKeyBody = withMeta(
-  z.strictObject({
-    org_id: Id,
-    name: Name,
-    description: withDefault(Description, null),
-    allowed_game_ids: withDefault(AllowList, null),
-    allowed_stream_ids: withDefault(AllowList, null),
-    rate_limit_per_minute: withDefault(PerMinute, KEY_DEFAULTS.rate_limit_per_minute),
-    rate_limit_per_day: withDefault(PerDay, KEY_DEFAULTS.rate_limit_per_day),
-    expires_at: withDefault(ExpiresAt, null),
-    mcp_scopes: withDefault(McpScopes, []),
-  }),
+  z.strictObject({ org_id: Id, ...createdSettings }),
   // Inline in the document, not a component: generators (openapi-typescript) treat a component's
   // defaulted fields as required, but not a request body's own.
   { description: 'The new API key: org and name required; every other field has its default.' },
@@ -87,16 +161,7 @@ export const UpdateKeyBody = withMeta(
         description:
           'false revokes the key (at any tier), true reactivates it. A rotated key cannot be reactivated (409); any change but a revocation needs Business tier or higher.',
       }),
-      name: ifGiven(Name),
-      description: z.optional(z.nullable(Description)),
-      allowed_game_ids: z.optional(z.nullable(AllowList)),
-      allowed_stream_ids: z.optional(z.nullable(AllowList)),
-      rate_limit_per_minute: ifGiven(PerMinute),
-      rate_limit_per_day: ifGiven(PerDay),
-      expires_at: withMeta(z.optional(z.nullable(ExpiresAt)), {
-        description: 'A future ISO 8601 date-time; null removes the expiry. A rotated key’s expiry can only come sooner (409 otherwise).',
-      }),
-      mcp_scopes: ifGiven(McpScopes),
+      ...updatedSettings,
     })
     // A body that changes nothing is most likely a misspelt property: refuse it rather than answer 200.
     .check(
@@ -127,21 +192,20 @@ export const RotateKeyBody = withMeta(
 );
 export type RotateKeyBody = z.output<typeof RotateKeyBody>;
 
+// The settings where the document has always placed them (a new one goes before is_active).
+const { name, description, mcp_scopes, ...otherSettings } = shownSettings;
+
 /** A key as admins see it (list, update): never the raw key, never its hash. */
 export const ApiKeyView = withMeta(
   z.object({
     id: Id,
     org_id: Id,
-    name: z.string(),
-    description: z.nullable(z.string()),
+    name,
+    description,
     key_prefix: withMeta(z.string(), { description: '`dpk_` and the next 4 characters of the key.', example: 'dpk_3f2b' }),
-    allowed_game_ids: z.nullable(z.array(Id)),
-    allowed_stream_ids: z.nullable(z.array(Id)),
-    rate_limit_per_minute: z.int(),
-    rate_limit_per_day: z.int(),
-    expires_at: z.nullable(Timestamp),
+    ...otherSettings,
     is_active: z.boolean(),
-    mcp_scopes: z.array(McpScope),
+    mcp_scopes,
     created_at: Timestamp,
     updated_at: Timestamp,
     last_used_at: withMeta(z.nullable(Timestamp), { description: 'Last authenticated use, precise to the minute.' }),
