@@ -100,15 +100,13 @@ export class KeyAdmin {
     const fields = Object.keys(changes) as (keyof KeyChanges & string)[];
     // Before values as the index shows the key; corrected from the write's own answer if it lagged.
     const diff = seen ? diffOf<KeyChanges>(seen, { ...seen, ...changes }, fields) : null;
-    let previous: ApiKeyRecord | undefined;
     const updated = await this.audit.audited(
       adminCall,
       { key, changes: fields, diff },
-      () =>
-        this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true, previous: (b) => (previous = b) }),
-      (after) => (previous ? diffOf<KeyChanges>(previous, after, fields) : undefined),
+      () => this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true }),
+      ({ before, after }) => diffOf<KeyChanges>(before, after, fields),
     );
-    return keyView(updated);
+    return keyView(updated.after);
   }
 
   /**
@@ -164,7 +162,7 @@ export class KeyAdmin {
   private async replace(old: ApiKeyRecord, record: ApiKeyRecord, retire: KeyChanges, atIso: string): Promise<ApiKeyRecord> {
     const { keys } = this.deps;
     const [created, retired] = await Promise.allSettled([keys.createInOrg(record), keys.update(old, retire, atIso, { unrotated: true })]);
-    if (created.status === 'fulfilled' && retired.status === 'fulfilled') return retired.value;
+    if (created.status === 'fulfilled' && retired.status === 'fulfilled') return retired.value.after;
     // Take-backs of writes already made: they get their attempt even at the deadline.
     const settled = await asFollowUp(() => {
       const undo: Promise<unknown>[] = [];

@@ -5,7 +5,7 @@ import { Conflict, Forbidden, NotFound, Overloaded, TierRequired } from '../plat
 import { TierChanged } from './org-tiers.js';
 import { tierAllowsApi, type Tier } from '../catalog/model.js';
 import { type ApiKeyRecord } from './model.js';
-import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions } from './ports.js';
+import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions, KeyUpdate } from './ports.js';
 import { DynamoKeyAuthStore } from './key-auth-store.js';
 import { orgKey } from '../catalog/catalog-store.js';
 import { deleteIdItem, idItemPut, locateById, putIdItem } from './key-id-items.js';
@@ -162,7 +162,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     return locateById(this.options, orgId, id);
   }
 
-  async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options: KeyUpdateOptions = {}): Promise<ApiKeyRecord> {
+  async update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options: KeyUpdateOptions = {}): Promise<KeyUpdate> {
     const limitsChange = changes.rate_limit_per_minute !== undefined || changes.rate_limit_per_day !== undefined;
     const entries = [
       ...Object.entries(changes).filter(([, v]) => v !== undefined),
@@ -193,8 +193,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
         ),
       );
       const before = Attributes as ApiKeyRecord;
-      options.previous?.(before);
-      return { ...before, ...Object.fromEntries(entries) } as ApiKeyRecord;
+      return { before, after: { ...before, ...Object.fromEntries(entries) } as ApiKeyRecord };
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
       throw this.updateRefusal(error, key, guard, options);

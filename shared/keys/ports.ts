@@ -46,14 +46,18 @@ export interface CounterLayoutStore {
 /** The properties of a key an admin may change (the key material never changes), and a rotation's link to its successor. */
 export type KeyChanges = Partial<Pick<ApiKeyRecord, (typeof CHANGEABLE_KEY_PROPERTIES)[number] | 'rotated_to'>>;
 
+/** A key before and after an update. */
+export interface KeyUpdate {
+  readonly before: ApiKeyRecord;
+  readonly after: ApiKeyRecord;
+}
+
 /** Conditions of a key update besides the key still being there. */
 export interface KeyUpdateOptions {
   /** A rotation's own write: only while the key is active and has not been rotated. */
   readonly unrotated?: boolean;
   /** An admin's update: a rotated key may not be reactivated nor have its expiry extended or removed. */
   readonly retiredStaysRetired?: boolean;
-  /** Told the key as it was just before the write (for the audit record's before values). */
-  readonly previous?: (before: ApiKeyRecord) => void;
 }
 
 /** A key as addressed by admins: its organization and id, plus the table key found for them. */
@@ -92,8 +96,9 @@ export interface KeyAdminStore {
    * Apply changes to a key that still exists in its org (one conditional write).
    * @throws NotFound when it is gone; Conflict with `unrotated` when it is gone, revoked or already
    *   rotated, and with `retiredStaysRetired` when the key was rotated and the changes would lengthen its life
+   * @returns the key as it was just before the write (the audit record's before values) and as it is now
    */
-  update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options?: KeyUpdateOptions): Promise<ApiKeyRecord>;
+  update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options?: KeyUpdateOptions): Promise<KeyUpdate>;
   /** Remove a key (and its id item) permanently. @throws NotFound when it is already gone. */
   remove(key: KeyLocation): Promise<void>;
   /**

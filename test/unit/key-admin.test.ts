@@ -39,9 +39,10 @@ class FakeKeys implements KeyAdminStore {
   }
   async update(key: KeyAddress, changes: KeyChanges, at: string) {
     if (this.failUpdate) throw this.failUpdate;
-    const next = { ...this.byId.get(key.id)!, ...changes, updated_at: at } as ApiKeyRecord;
+    const before = this.byId.get(key.id)!;
+    const next = { ...before, ...changes, updated_at: at } as ApiKeyRecord;
     this.byId.set(key.id, next);
-    return next;
+    return { before, after: next };
   }
   async remove(key: KeyAddress) {
     this.byId.delete(key.id);
