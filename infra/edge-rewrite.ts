@@ -8,7 +8,7 @@
  * lists it). It also hands the origin the viewer's address (`VIEWER_ADDRESS_HEADER`), which the
  * distribution's origin request policy forwards like any viewer header.
  */
-import { VIEWER_ADDRESS_HEADER } from '../shared/platform/http/caller.js';
+import { VIEWER_ADDRESS_HEADER } from '../shared/platform/http/call-context.js';
 import { routingError, routingErrors, routingResponse, type RoutingRefusal } from '../shared/unrouted.js';
 import { originPath, publicForms, type RouteDefinition } from '../shared/platform/route.js';
 import { answersHead } from '../shared/routes.js';

@@ -6,7 +6,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { MethodNotAllowed, NotFound, statusOf, UnknownAction, type DomainError } from './platform/errors.js';
 import type { RouteDefinition } from './platform/route.js';
 import { matchRoute, routes, type RouteMatch } from './routes.js';
-import { errorResponse } from './platform/http/error-answers.js';
+import { errorResponse } from './platform/http/answers.js';
 
 /** The `?action=` values the routes table takes (listed by an "Unknown action" answer). */
 const ACTIONS = routes.flatMap((route) => ('action' in route && route.action ? [route.action] : []));

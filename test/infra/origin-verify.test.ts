@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import type { CallContext } from '../../shared/platform/call.js';
 import { resetEnv } from '../../shared/platform/env.js';
-import { VIEWER_ADDRESS_HEADER } from '../../shared/platform/http/caller.js';
-import { errorResponse } from '../../shared/platform/http/error-answers.js';
+import { VIEWER_ADDRESS_HEADER } from '../../shared/platform/http/call-context.js';
+import { errorResponse } from '../../shared/platform/http/answers.js';
 import {
   loadFromExtension,
   ORIGIN_VERIFY_HEADER,

@@ -9,7 +9,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { InvalidInput, PayloadTooLarge } from '../errors.js';
 import type { ApiContext } from './pipeline.js';
-import { namedError } from './error-answers.js';
+import { namedError } from './answers.js';
 import { assertJsonText, assertUtf8ContentType } from './limits.js';
 
 type Event = APIGatewayProxyEventV2;

@@ -11,7 +11,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Forbidden } from '../errors.js';
 import type { CallContext } from '../call.js';
 import { env } from '../env.js';
-import { viewerAddress } from './caller.js';
+import { viewerAddress } from './call-context.js';
 
 /** The header CloudFront adds to origin requests (it overwrites a viewer's header of the same name). */
 export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';

@@ -17,7 +17,7 @@ import type { CallContext } from '../call.js';
 import { originPath, type RouteDefinition } from '../route.js';
 import type { ApiContext } from './pipeline.js';
 import { bodyCap } from './body.js';
-import { errorOutcome } from './error-answers.js';
+import { errorOutcome } from './answers.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
 import { queryCap } from './limits.js';
 import { originVerify } from './origin-verify.js';

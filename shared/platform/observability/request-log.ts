@@ -8,7 +8,7 @@
  */
 import type { CallContext } from '../call.js';
 import { requestMetrics } from './metrics.js';
-import { namedError } from '../http/error-answers.js';
+import { namedError } from '../http/answers.js';
 import { REQUEST_ANSWERED, REQUEST_FAILED } from './log-messages.js';
 import { logger } from './logger.js';
 
