@@ -106,7 +106,7 @@ export function errorOutcome(error: unknown): ErrorOutcome {
 
 /**
  * The headers an error adds to its answer: when to retry. (A 405's `Allow` is added where 405s are
- * answered: routing, `shared/unrouted.ts`; no function throws one, so their bundles do without.)
+ * answered: routing, `shared/routes.ts`; no function throws one, so their bundles do without.)
  */
 function headersOf(error: DomainError): Record<string, string> {
   if (error instanceof RateLimited) return { 'retry-after': String(error.retryAfterSeconds) };
