@@ -4,7 +4,7 @@
  * integer`), never the validator's vocabulary ("expected record", "received number"). The runtime
  * schemas use `zod/mini`, which loads no locale of its own; this replaces zod's English locale
  * (`zod/locales`), which bundles no longer carry. Imported for its effect by `common.ts` (so by
- * every schema module), `env.ts` and the parser (`shared/platform/http/validation.ts`): it has run before any parse.
+ * every schema module), `env.ts` and the parser (`shared/platform/http/request-input.ts`): it has run before any parse.
  * A check's own message (`must be a UUID`) takes precedence over these.
  */
 import { config } from 'zod/mini';

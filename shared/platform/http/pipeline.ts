@@ -20,14 +20,12 @@ import type { ApiKeyRecord } from '../../keys/model.js';
 import type { CallContext } from '../call.js';
 import { API_PATH, type Answer, type RouteDefinition } from '../route.js';
 import type { IdempotencyStore } from '../../keys/idempotency-store.js';
-import { jsonBody } from './body.js';
-import { queryCap } from './limits.js';
+import { jsonBody, queryCap, requestInput, type RequestInput } from './request-input.js';
 import { originVerify } from './origin-verify.js';
 import { annotate } from '../observability/request-log.js';
 import { presentedApiKey, respond } from './call-context.js';
 import { secretsLoaded } from '../secrets.js';
 import { responseOf } from './answers.js';
-import { requestInput, type RequestInput } from './validation.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
