@@ -5,7 +5,8 @@
  * (`shared/platform/schemas.ts`: bundle size).
  */
 import * as z from 'zod/mini';
-import './schema-locale.js';
+// For its effect: zod's refusals in the service's words (`schemas.ts`), for a misconfigured environment too.
+import './schemas.js';
 import { tables, type TableName } from '../tables.js';
 
 /**

@@ -15,7 +15,7 @@ import { safeParse } from 'zod/mini';
 import type * as z from 'zod/v4/core';
 import { InvalidInput, PayloadTooLarge, UriTooLong } from '../errors.js';
 import type { RouteDefinition } from '../route.js';
-import { isFieldName } from '../schema-locale.js';
+import { isFieldName } from '../schemas.js';
 import type { ApiContext } from './pipeline.js';
 import { namedError } from './answers.js';
 
@@ -139,7 +139,7 @@ export function bodyCap(): middy.MiddlewareObj<Event, Result, Error, ApiContext>
 /**
  * Parse input with a zod schema; a failure is a 400 whose message names the field and says in plain
  * words what is wrong with it (`external_ref: must be at most 255 characters`, `unknown field
- * gameId`; the words: `shared/platform/schema-locale.ts`), with that field as the error's `param`. Any zod 4
+ * gameId`; the words: `shared/platform/schemas.ts`), with that field as the error's `param`. Any zod 4
  * schema, classic or mini: the runtime schemas are zod/mini.
  */
 export function parseWith<S extends z.$ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.output<S> {
