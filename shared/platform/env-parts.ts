@@ -27,7 +27,7 @@ const BEARER = ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_LIFETIME_SECONDS', 'JWT_J
 
 /** The parts of the services and the variables each reads. */
 export const envParts = {
-  /** Every function: the logger (`shared/platform/observability/logger.ts`) and the origin check (`shared/platform/http/origin-verify.ts`). */
+  /** Every function: the logger (`shared/platform/observability/logger.ts`) and the origin check (`shared/platform/secrets.ts`). */
   http: ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL', 'ORIGIN_VERIFY_SECRET_ARN'],
   /** `shared/sessions/services.ts`: key calls (authenticate, meter, audit) and the session domain. */
   sessions: [

@@ -63,7 +63,7 @@ export const EnvSchema = z.object({
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   /**
    * AWS only: the Secrets Manager secret holding the header value CloudFront adds to every origin
-   * request; when set, a request without it is refused (403) by `shared/platform/http/origin-verify.ts`.
+   * request; when set, a request without it is refused (403) by `shared/platform/secrets.ts`.
    */
   ORIGIN_VERIFY_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
   /**

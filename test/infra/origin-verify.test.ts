@@ -19,7 +19,7 @@ import {
   PREVIOUS_ACCEPTED_MS,
   type OriginVerifyOptions,
   type SecretValuesLoader,
-} from '../../shared/platform/http/origin-verify.js';
+} from '../../shared/platform/secrets.js';
 import { stopAll } from '../support/teardown.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin-verify-AbCdEf';

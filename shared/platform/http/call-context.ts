@@ -60,7 +60,7 @@ export function respond(
       // One id everywhere: the answer, the log line and the audit record (docs/decisions.md#audit);
       // the gateway's stays beside it for what must be unique (`uniqueRequestId`).
       const requestId = requestIdOf(headers ?? {}, requestContext.requestId);
-      // The caller's address is the socket's until the origin check proves CloudFront forwarded the request (`origin-verify.ts`).
+      // The caller's address is the socket's until the origin check proves CloudFront forwarded the request (`shared/platform/secrets.ts`).
       request.context.call = {
         requestId,
         gatewayRequestId: requestContext.requestId,

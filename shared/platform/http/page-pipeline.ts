@@ -19,9 +19,8 @@ import type { ApiContext } from './pipeline.js';
 import { bodyCap, queryCap } from './request-input.js';
 import { errorOutcome } from './answers.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
-import { originVerify } from './origin-verify.js';
+import { originVerify, secretsLoaded } from '../secrets.js';
 import { respond } from './call-context.js';
-import { secretsLoaded } from '../secrets.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

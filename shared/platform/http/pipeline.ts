@@ -21,10 +21,9 @@ import type { CallContext } from '../call.js';
 import { API_PATH, type Answer, type RouteDefinition } from '../route.js';
 import type { IdempotencyStore } from '../../keys/idempotency-store.js';
 import { jsonBody, queryCap, requestInput, type RequestInput } from './request-input.js';
-import { originVerify } from './origin-verify.js';
+import { originVerify, secretsLoaded } from '../secrets.js';
 import { annotate } from '../observability/request-log.js';
 import { presentedApiKey, respond } from './call-context.js';
-import { secretsLoaded } from '../secrets.js';
 import { responseOf } from './answers.js';
 
 type Event = APIGatewayProxyEventV2;
