@@ -5,9 +5,9 @@
  * signatures are accepted. The profile is stricter than RFC 7519 requires (SECURITY.md, "Admin
  * JWTs"): no `crit` or `b64` header (RFC 7515 §4.1.11: a recipient must refuse critical extensions it
  * does not implement, and this one implements none), a lifetime of at most `JWT_MAX_LIFETIME_SECONDS`
- * (24 h by default) counted from `iat` (else `nbf`), and no `iat` in the future beyond the clock skew. The verifier is built once per container (see `services.ts`), so the
+ * (24 h by default) counted from `iat` (else `nbf`), and no `iat` in the future beyond the clock skew. The verifier is built once per container (see the features' `admin-services.ts`), so the
  * JWKS is fetched once and cached; an inline JWKS (`JWT_JWKS`) is used without any network call. The
- * local run's provider serves its JWKS over plain HTTP on localhost, which `loopback-jwks.ts` fetches.
+ * local run's provider serves its JWKS over plain HTTP on localhost, which `infra/local/loopback-jwks.ts` fetches.
  */
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import {

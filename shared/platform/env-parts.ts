@@ -1,9 +1,9 @@
 /**
  * Who reads each variable of THE env schema (`env.ts`), so that a function's environment holds only
  * what its own code reads (the play cookie's secret only where play pages are served, the JWT issuer
- * only where admins' bearer tokens are checked). Each part lists what its code in `shared/compose/`
- * (and the `shared/http/`, `shared/mcp/` code over it) reads; each operation's declaration
- * (`shared/operations/`, its `parts`) names the parts its function builds. CDK gives a function the
+ * only where admins' bearer tokens are checked). Each part lists what its code in the features'
+ * `services.ts` files (and the `shared/platform/http/`, `shared/mcp/` code over it) reads; each
+ * operation's declaration (its feature's `routes/`, its `parts`) names the parts its function builds. CDK gives a function the
  * variables of {@link functionEnvVars} and nothing else; `test/unit/env-parts.test.ts` builds every
  * function's parts on exactly that environment.
  *

@@ -35,7 +35,7 @@ export interface PageInput<S> {
   /** The parsed JSON body of a POST (validate it with `parseWith`); undefined for a GET. */
   readonly body: unknown;
   readonly call: CallContext;
-  /** The page function's part of the services (`shared/compose/`). */
+  /** The page function's part of the services (`shared/play/services.ts`). */
   readonly services: S;
 }
 
@@ -50,7 +50,7 @@ export interface PageView extends Omit<DocumentParts, 'nonce'> {
 
 /**
  * Wrap a page function into a Lambda handler for API Gateway HTTP API (payload v2) events.
- * @param operations the operations the function serves (their declarations: `shared/operations/`)
+ * @param operations the operations the function serves (their declarations: `shared/play/routes.ts`)
  */
 export function page<S, const D extends RouteDefinition>(
   operations: readonly D[],
