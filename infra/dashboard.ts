@@ -17,7 +17,7 @@ import {
   type IWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
-import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metric-names.js';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metrics.js';
 import { CLOUDFRONT_REGION } from './edge.js';
 import type { ServiceFunctions } from './functions.js';
 import type { ServiceMetric } from './monitoring.js';

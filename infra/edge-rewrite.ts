@@ -8,10 +8,9 @@
  * lists it). It also hands the origin the viewer's address (`VIEWER_ADDRESS_HEADER`), which the
  * distribution's origin request policy forwards like any viewer header.
  */
-import { VIEWER_ADDRESS_HEADER } from '../shared/platform/http/caller.js';
-import { routingError, routingErrors, routingResponse, type RoutingRefusal } from '../shared/unrouted.js';
+import { VIEWER_ADDRESS_HEADER } from '../shared/platform/http/call-context.js';
+import { routingError, routingErrors, routingResponse, type RoutingRefusal, answersHead } from '../shared/routes.js';
 import { originPath, publicForms, type RouteDefinition } from '../shared/platform/route.js';
-import { answersHead } from '../shared/routes.js';
 
 /** CloudFront's limit on a function's code size. */
 export const EDGE_FUNCTION_MAX_BYTES = 10_240;

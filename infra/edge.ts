@@ -26,7 +26,7 @@ import {
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ORIGIN_VERIFY_HEADER } from '../shared/platform/http/origin-verify.js';
+import { ORIGIN_VERIFY_HEADER } from '../shared/platform/secrets.js';
 import type { RouteDefinition } from '../shared/platform/route.js';
 import { ConsoleSite, type ConsoleSettings } from './console-site.js';
 import { edgeRewriteSource } from './edge-rewrite.js';

@@ -2,7 +2,7 @@
  * Operations: the alarms that page (each over several datapoints, never on one event), notifying an
  * SNS topic, and the dashboard (`dashboard.ts`). What is watched derives from the same tables as
  * everything else: a 5xx ratio and a p99 latency per operation of the routes table (the service's
- * own EMF metrics, `shared/platform/observability/metric-names.ts`; quiet operations by their count of 5xx), throttles per table and index of the tables table,
+ * own EMF metrics, `shared/platform/observability/metrics.ts`; quiet operations by their count of 5xx), throttles per table and index of the tables table,
  * DynamoDB system errors for exactly the operations the routes declare. Partners' 429s are a
  * metric on the dashboard, not a page. Each alarm's meaning and first checks: docs/runbook.md.
  */
@@ -14,7 +14,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metric-names.js';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metrics.js';
 import type { DynamoAction, RouteDefinition } from '../shared/platform/route.js';
 import { tables, type TableName } from '../shared/tables.js';
 import { DEFAULT_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.js';

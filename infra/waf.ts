@@ -12,7 +12,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorTable } from '../shared/platform/errors.js';
-import { ANSWER_HEADERS, jsonResponse } from '../shared/platform/http/headers.js';
+import { ANSWER_HEADERS, jsonResponse } from '../shared/platform/http/answers.js';
 
 /** The window the rate-based rule counts in (WAF allows 60, 120, 300 or 600 seconds). */
 export const WAF_WINDOW_SECONDS = 300;

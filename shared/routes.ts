@@ -1,14 +1,19 @@
 /**
  * THE routes table: every operation the service exposes, each declared once in its own module of
- * `shared/operations/` (public method, path and action, credential, function, data access, schemas,
- * summary). The local front, the CDK stack (one function per distinct `function`, one API route and
- * IAM from `data`), the CloudFront rewrite and the OpenAPI generator all read this list; a function's
- * bundle imports only its own operation's module. Adding an operation is adding its module here,
- * its function file and its domain code.
+ * its feature's `routes/` folder (public method, path and action, credential, function, data
+ * access, schemas, summary). The local front, the CDK stack (one function per distinct `function`,
+ * one API route and IAM from `data`), the CloudFront rewrite and the OpenAPI generator all read this
+ * list; a function's bundle imports only its own operation's module. Adding an operation is adding
+ * its module here, its function file and its domain code.
  *
  * Every function file is named after its operation, except `play-page`, which serves the six
  * page operations (one bundle, one play domain).
+ *
+ * Here too is what the table answers a request that matches none of its operations (404, 400
+ * unknown action, 405): the local front sends it, and the edge rewrite embeds it. It lives beside
+ * the table it is the other side of, not in a file of its own.
  */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { auditLog } from './usage/routes/audit-log.js';
 import { consumeSession } from './sessions/routes/consume-session.js';
 import { createKey } from './keys/routes/create-key.js';
@@ -21,6 +26,8 @@ import { listOrgs } from './catalog/routes/list-orgs.js';
 import { mcp } from './mcp/route.js';
 import { openapi } from './meta/routes/openapi.js';
 import { publicForms, type RouteDefinition } from './platform/route.js';
+import { MethodNotAllowed, NotFound, statusOf, UnknownAction, type DomainError } from './platform/errors.js';
+import { errorResponse } from './platform/http/answers.js';
 import { playPageOperations } from './play/routes.js';
 import { revokeSession } from './sessions/routes/revoke-session.js';
 import { rotateKey } from './keys/routes/rotate-key.js';
@@ -126,3 +133,50 @@ function decodePathSegment(value: string): string | undefined {
     return undefined;
   }
 }
+
+// --- A request no operation matches
+
+/** The `?action=` values the routes table takes (listed by an "Unknown action" answer). */
+const ACTIONS = routes.flatMap((route) => ('action' in route && route.action ? [route.action] : []));
+
+/** Why a request matches no operation. */
+export type RoutingRefusal = Exclude<RouteMatch['kind'], 'route'>;
+
+/** The error a routing refusal is; `allow` lists the methods the address takes (405 only). */
+export function routingError(refusal: RoutingRefusal, allow: readonly string[] = []): DomainError {
+  switch (refusal) {
+    case 'not-found':
+      return new NotFound('Not found');
+    case 'unknown-action':
+      return new UnknownAction(ACTIONS.join(', '));
+    case 'method-not-allowed':
+      return new MethodNotAllowed(allow);
+  }
+}
+
+/**
+ * The answer to a routing refusal: the error's, as every function renders it (`errorResponse`),
+ * and for a 405 the `Allow` header RFC 9110 requires, listing the methods the address takes.
+ */
+export function routingResponse(refusal: RoutingRefusal, allow: readonly string[] = []): APIGatewayProxyStructuredResultV2 {
+  const error = routingError(refusal, allow);
+  return errorResponse(error, error instanceof MethodNotAllowed ? { allow: error.allow.join(', ') } : {});
+}
+
+/**
+ * The methods a public path (and `?action=` value) takes: those `matchRoute` routes, sorted, as
+ * a 405's `Allow` lists them (the edge rewrite computes the same list the same way).
+ */
+export function allowedMethods(path: string, action: string | undefined, table: readonly RouteDefinition[] = routes): string[] {
+  const methods = [...new Set([...table.map((route) => route.method), 'HEAD'])];
+  return methods.filter((method) => matchRoute(method, path, action, table).kind === 'route').sort();
+}
+
+const statusAndMessage = (error: DomainError) => ({ status: statusOf(error), error: error.message });
+
+/** Each routing refusal's status and message, as the error table and {@link routingError} make them. */
+export const routingErrors = {
+  'not-found': statusAndMessage(routingError('not-found')),
+  'unknown-action': statusAndMessage(routingError('unknown-action')),
+  'method-not-allowed': statusAndMessage(routingError('method-not-allowed')),
+} as const satisfies Record<RoutingRefusal, { status: number; error: string }>;

@@ -7,11 +7,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DomainError, Forbidden, PayloadTooLarge } from '../../shared/platform/errors.js';
-import { ANSWER_HEADERS } from '../../shared/platform/http/headers.js';
-import { errorResponse, withRequestId } from '../../shared/platform/http/error-answers.js';
-import { allowedMethods, routingResponse } from '../../shared/unrouted.js';
+import { ANSWER_HEADERS, errorResponse, withRequestId } from '../../shared/platform/http/answers.js';
+import { allowedMethods, routingResponse, canonicalPagePath, matchRoute } from '../../shared/routes.js';
 import type { RouteDefinition } from '../../shared/platform/route.js';
-import { canonicalPagePath, matchRoute } from '../../shared/routes.js';
 import { routeKey } from '../capacity.js';
 import { apiGatewayEvent, lambdaContext } from './api-event.js';
 

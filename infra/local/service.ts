@@ -8,10 +8,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Clock } from '../../shared/platform/clock.js';
-import { resetEnv } from '../../shared/platform/env.js';
+import { resetEnv, tableEnv } from '../../shared/platform/env.js';
 import { overrideServices, services, type ServiceOverrides, type Services } from './all-services.js';
 import type { TableName } from '../../shared/tables.js';
-import { tableEnv } from '../../shared/platform/table-env.js';
 import { DEV_AUDIENCE, loadDevSigningKey, tokenSigner, type TokenSigner } from './dev-signing-key.js';
 import { signInAs } from './dev-sign-in.js';
 import {

@@ -32,7 +32,7 @@ import { logger } from '../platform/observability/logger.js';
 import { annotate } from '../platform/observability/request-log.js';
 import { presentedApiKey, REPLAYED_HEADER } from '../platform/http/call-context.js';
 import { outcomeOf, responseOf, type Outcome } from '../platform/http/answers.js';
-import { requestInput } from '../platform/http/validation.js';
+import { requestInput } from '../platform/http/request-input.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

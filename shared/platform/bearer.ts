@@ -5,7 +5,7 @@
  * signatures are accepted. The profile is stricter than RFC 7519 requires (SECURITY.md, "Admin
  * JWTs"): no `crit` or `b64` header (RFC 7515 §4.1.11: a recipient must refuse critical extensions it
  * does not implement, and this one implements none), a lifetime of at most `JWT_MAX_LIFETIME_SECONDS`
- * (24 h by default) counted from `iat` (else `nbf`), and no `iat` in the future beyond the clock skew. The verifier is built once per container (see `services.ts`), so the
+ * (24 h by default) counted from `iat` (else `nbf`), and no `iat` in the future beyond the clock skew. The verifier is built once per container (see the features' `admin-services.ts`), so the
  * JWKS is fetched once and cached; an inline JWKS (`JWT_JWKS`) is used without any network call.
  * Keys are fetched over HTTPS by aws-jwt-verify's own cache, unless the caller hands the verifier
  * a JWKS cache of its own (the local runner does: its provider serves the keys over plain HTTP on

@@ -2,7 +2,7 @@
  * The request's deadline: the time by which its DynamoDB calls must have ended so that the function
  * still answers inside its timeout. The bundles set it around their handler ({@link withinDeadline}:
  * the middlewares before it make no DynamoDB call); the DynamoDB client's retries and the loops that
- * page or batch read it (`shared/platform/dynamo/client.ts`, `dynamo-reads.ts`) and start no attempt,
+ * page or batch read it (`shared/platform/dynamo/client.ts`, `dynamo/reads.ts`) and start no attempt,
  * and no further call, that could end after it. It follows the request across awaits
  * (AsyncLocalStorage), so concurrent requests of the local run keep their own.
  */

@@ -1,9 +1,9 @@
 /**
  * Who reads each variable of THE env schema (`env.ts`), so that a function's environment holds only
  * what its own code reads (the play cookie's secret only where play pages are served, the JWT issuer
- * only where admins' bearer tokens are checked). Each part lists what its code in `shared/compose/`
- * (and the `shared/http/`, `shared/mcp/` code over it) reads; each operation's declaration
- * (`shared/operations/`, its `parts`) names the parts its function builds. CDK gives a function the
+ * only where admins' bearer tokens are checked). Each part lists what its code in the features'
+ * `services.ts` files (and the `shared/platform/http/`, `shared/mcp/` code over it) reads; each
+ * operation's declaration (its feature's `routes/`, its `parts`) names the parts its function builds. CDK gives a function the
  * variables of {@link functionEnvVars} and nothing else; `test/unit/env-parts.test.ts` builds every
  * function's parts on exactly that environment.
  *
@@ -27,7 +27,7 @@ const BEARER = ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_LIFETIME_SECONDS', 'JWT_J
 
 /** The parts of the services and the variables each reads. */
 export const envParts = {
-  /** Every function: the logger (`shared/platform/observability/logger.ts`) and the origin check (`shared/platform/http/origin-verify.ts`). */
+  /** Every function: the logger (`shared/platform/observability/logger.ts`) and the origin check (`shared/platform/secrets.ts`). */
   http: ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL', 'ORIGIN_VERIFY_SECRET_ARN'],
   /** `shared/sessions/services.ts`: key calls (authenticate, meter, audit) and the session domain. */
   sessions: [

@@ -2,11 +2,15 @@
  * THE environment: one zod schema types both what the functions parse from `process.env` at
  * start-up and the `environment` prop the CDK stack computes, of which each function gets the
  * variables its parts read (`env-parts.ts`). zod/mini, as the other runtime schemas
- * (`shared/platform/schemas.ts`: bundle size).
+ * (`shared/platform/schemas.ts`: bundle size). Here too is the other direction for the tables:
+ * from THE tables table to the variables carrying their physical names ({@link tableEnv}), which
+ * the stack, the local run, the bundled tests and the benchmark hand the code, and the code reads
+ * back through {@link env}.
  */
 import * as z from 'zod/mini';
-import './schema-locale.js';
-import { tables, type TableName } from '../tables.js';
+// For its effect: zod's refusals in the service's words (`schemas.ts`), for a misconfigured environment too.
+import './schemas.js';
+import { tables, type TableDefinition, type TableName } from '../tables.js';
 
 /**
  * The physical table names. Optional here, because a function gets only the tables its parts use
@@ -59,7 +63,7 @@ export const EnvSchema = z.object({
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   /**
    * AWS only: the Secrets Manager secret holding the header value CloudFront adds to every origin
-   * request; when set, a request without it is refused (403) by `shared/platform/http/origin-verify.ts`.
+   * request; when set, a request without it is refused (403) by `shared/platform/secrets.ts`.
    */
   ORIGIN_VERIFY_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
   /**
@@ -127,4 +131,16 @@ export function required<K extends keyof Env>(environment: Env, name: K): NonNul
 /** Forget the parsed environment (local tooling that changes `process.env` between runs). */
 export function resetEnv(): void {
   parsed = undefined;
+}
+
+/** An environment variable that carries a physical table name. */
+export type TableEnvVar = (typeof tables)[TableName]['envVar'];
+
+/**
+ * The table-name variables, each set to the physical name `physicalName` gives its table. Not
+ * called by the functions' own code, so it adds nothing to a bundle.
+ */
+export function tableEnv(physicalName: (name: TableName, table: TableDefinition) => string): Record<TableEnvVar, string> {
+  const names = Object.keys(tables) as TableName[];
+  return Object.fromEntries(names.map((name) => [tables[name].envVar, physicalName(name, tables[name])])) as Record<TableEnvVar, string>;
 }

@@ -1,9 +1,9 @@
 /**
  * THE refusals of the service and THE table that maps them. Code throws a named error; every
  * answer reads its status from {@link errorStatus} below: the JSON envelope and the HTML pages
- * (`shared/platform/http/error-answers.ts`), the play pages' refusals (`play.ts`), MCP tool errors
+ * (`shared/platform/http/answers.ts`), the play pages' refusals (`play.ts`), MCP tool errors
  * (`shared/mcp/server.ts`), routing in the local front and the CloudFront edge
- * (`shared/unrouted.ts`), and the audit log. Messages are meant for the client; anything
+ * (`shared/routes.ts`), and the audit log. Messages are meant for the client; anything
  * internal goes in `cause`, which is logged and never sent. A 5xx error's message is fixed by its
  * class (no caller's words), and anything else thrown answers a generic 500.
  */

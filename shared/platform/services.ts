@@ -1,10 +1,10 @@
 /**
- * The composition root's foundation. Each Lambda function imports only the parts it uses (see the
- * other files of this folder), so its bundle carries only their code: the session functions
+ * The composition root's foundation. Each Lambda function imports only the parts it uses (each
+ * feature's `services.ts`), so its bundle carries only their code: the session functions
  * carry no JWT verifier, no admin domain and no idempotency library (figures in BENCHMARKS.md).
  * Every part is built once per container (module scope, so a warm Lambda reuses the client and its
  * keep-alive connections), and all parts share one core (environment, clock, DynamoDB client) and
- * the store adapters of `stores.ts`.
+ * the store adapters the features' `services.ts` declare.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JwksCache } from 'aws-jwt-verify/jwk';

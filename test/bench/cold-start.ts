@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionCode, PROJECT_ROOT } from '../../infra/functions.js';
-import { tableEnv } from '../../shared/platform/table-env.js';
+import { tableEnv } from '../../shared/platform/env.js';
 import { cdkEsbuildOptions } from '../support/cdk-esbuild.js';
 import { median } from './stats.js';
 

@@ -15,7 +15,7 @@ import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import { functionNames } from '../../infra/permissions.js';
 import { functionEnvVars } from '../../shared/platform/env-parts.js';
 import { routes } from '../../shared/routes.js';
-import { tableEnv } from '../../shared/platform/table-env.js';
+import { tableEnv } from '../../shared/platform/env.js';
 import { cdkApp } from './fixture.js';
 
 const names = functionNames(routes);

@@ -9,9 +9,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import type { CallContext } from '../../shared/platform/call.js';
-import { resetEnv } from '../../shared/platform/env.js';
-import { VIEWER_ADDRESS_HEADER } from '../../shared/platform/http/caller.js';
-import { errorResponse } from '../../shared/platform/http/error-answers.js';
+import { resetEnv, tableEnv } from '../../shared/platform/env.js';
+import { VIEWER_ADDRESS_HEADER } from '../../shared/platform/http/call-context.js';
+import { errorResponse } from '../../shared/platform/http/answers.js';
 import {
   loadFromExtension,
   ORIGIN_VERIFY_HEADER,
@@ -19,8 +19,7 @@ import {
   PREVIOUS_ACCEPTED_MS,
   type OriginVerifyOptions,
   type SecretValuesLoader,
-} from '../../shared/platform/http/origin-verify.js';
-import { tableEnv } from '../../shared/platform/table-env.js';
+} from '../../shared/platform/secrets.js';
 import { stopAll } from '../support/teardown.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin-verify-AbCdEf';

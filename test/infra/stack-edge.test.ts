@@ -11,7 +11,7 @@ import { pascalCase } from '../../infra/functions.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { functionNames } from '../../infra/permissions.js';
 import { functionEnvVars } from '../../shared/platform/env-parts.js';
-import { ORIGIN_VERIFY_HEADER } from '../../shared/platform/http/origin-verify.js';
+import { ORIGIN_VERIFY_HEADER } from '../../shared/platform/secrets.js';
 import { answersHead, routes } from '../../shared/routes.js';
 import { originPath } from '../../shared/platform/route.js';
 import { lookups, asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';

@@ -20,9 +20,8 @@ import {
   type DynamoConnection,
   type EmbeddedDynamo,
 } from '../../infra/local/dynamo.js';
-import { resetEnv } from '../../shared/platform/env.js';
+import { resetEnv, tableEnv } from '../../shared/platform/env.js';
 import { overrideServices, services, type Services } from '../../infra/local/all-services.js';
-import { tableEnv } from '../../shared/platform/table-env.js';
 import type { TableName } from '../../shared/tables.js';
 import { buildEventModule } from './bundled-child.js';
 import { cdkEsbuildOptions } from './cdk-esbuild.js';

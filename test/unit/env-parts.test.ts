@@ -15,10 +15,9 @@ import { mcpServices } from '../../shared/mcp/services.js';
 import { playServices } from '../../shared/play/services.js';
 import { sessionServices } from '../../shared/sessions/services.js';
 import { envParts, functionEnvVars, functionParts, type EnvPart, type EnvVar } from '../../shared/platform/env-parts.js';
-import { env, EnvSchema, resetEnv } from '../../shared/platform/env.js';
+import { env, EnvSchema, resetEnv, tableEnv } from '../../shared/platform/env.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
-import { tableEnv } from '../../shared/platform/table-env.js';
 
 /** A plausible value of every variable, as a deployment would set it. */
 const SAMPLE: Record<EnvVar, string> = {

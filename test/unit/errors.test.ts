@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import * as errors from '../../shared/platform/errors.js';
 import { DomainError, errorStatus, errorTable, isRequestRefusal, Overloaded, RateLimited } from '../../shared/platform/errors.js';
 import { refusalError, type PlayRefusal } from '../../shared/play/play.js';
-import { errorOutcome, errorResponse, namedError } from '../../shared/platform/http/error-answers.js';
-import { allowedMethods, routingError, routingErrors, routingResponse, type RoutingRefusal } from '../../shared/unrouted.js';
+import { errorOutcome, errorResponse, namedError } from '../../shared/platform/http/answers.js';
+import { allowedMethods, routingError, routingErrors, routingResponse, type RoutingRefusal } from '../../shared/routes.js';
 import { API_PATH } from '../../shared/platform/route.js';
 
 type AnyErrorClass = new (...args: unknown[]) => DomainError;

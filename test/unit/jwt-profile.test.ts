@@ -6,8 +6,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createBearerVerifier } from '../../shared/platform/bearer.js';
-import { EnvSchema } from '../../shared/platform/env.js';
-import { tableEnv } from '../../shared/platform/table-env.js';
+import { EnvSchema, tableEnv } from '../../shared/platform/env.js';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'game-session-token-service';

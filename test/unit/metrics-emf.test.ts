@@ -6,8 +6,14 @@
  */
 import { expect, test } from '@jest/globals';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { countEvent, countToolCall, requestMetrics } from '../../shared/platform/observability/metrics.js';
-import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability/metric-names.js';
+import {
+  countEvent,
+  countToolCall,
+  requestMetrics,
+  DIMENSIONS,
+  METRIC,
+  METRIC_NAMESPACE,
+} from '../../shared/platform/observability/metrics.js';
 import { loggingEnv } from '../../shared/platform/env.js';
 
 const serviceName = loggingEnv().POWERTOOLS_SERVICE_NAME;

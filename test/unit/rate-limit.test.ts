@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { counterSlot, estimatedTotal, rateState, rateWindows, secondsToReset } from '../../shared/keys/rate-limit.js';
-import { rateLimitHeaders } from '../../shared/platform/http/headers.js';
+import { rateLimitHeaders } from '../../shared/platform/http/answers.js';
 
 const key = { id: 42, rate_limit_per_minute: 60, rate_limit_per_day: 10_000 };
 // 2026-03-04T05:06:07.890Z

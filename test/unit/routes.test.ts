@@ -1,7 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { routingErrors } from '../../shared/unrouted.js';
+import { routingErrors, matchRoute, routes } from '../../shared/routes.js';
 import { API_PATH, originPath, type RouteDefinition } from '../../shared/platform/route.js';
-import { matchRoute, routes } from '../../shared/routes.js';
 
 const route = (operation: string, method: RouteDefinition['method'], path: string, action?: string): RouteDefinition => ({
   operation,

@@ -2,8 +2,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { timeLeftMs } from '../deadline.js';
 import { Overloaded } from '../errors.js';
-import { METRIC } from '../observability/metric-names.js';
-import { countEvent } from '../observability/metrics.js';
+import { METRIC, countEvent } from '../observability/metrics.js';
 
 /** What every DynamoDB adapter's constructor takes. */
 export interface StoreOptions {

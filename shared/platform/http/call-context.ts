@@ -1,22 +1,24 @@
 /**
- * The middleware every bundle (JSON and HTML) puts first after the normalizers: the call context
- * (request id, caller's address), the answer's envelope headers (`nosniff`, rate limit,
- * `WWW-Authenticate`, `x-request-id`), the error mapping, and the request's line and metrics (`request-log.ts`).
+ * Who and which request a call is, and the middleware every bundle (JSON and HTML) puts first after
+ * the normalizers to say so: the call context (request id, caller's address, user agent), the
+ * answer's envelope headers (`nosniff`, rate limit, `WWW-Authenticate`, `x-request-id`), the error
+ * mapping, and the request's line and metrics (`shared/platform/observability/request-log.ts`).
+ * Named for what it sets up, the call context every later step reads; how an answer is rendered is
+ * `answers.ts`.
  */
+import { isIP } from 'node:net';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { RouteDefinition } from '../route.js';
 import type { ApiContext } from './pipeline.js';
-import { requestIdOf } from './caller.js';
-import { ANSWER_HEADERS, rateLimitHeaders } from './headers.js';
-import { errorResponse, withRequestId } from './error-answers.js';
+import { ANSWER_HEADERS, errorResponse, rateLimitHeaders, REQUEST_ID_HEADER, withRequestId } from './answers.js';
 import { logRequest } from '../observability/request-log.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 type Request = middy.Request<Event, Result, Error, ApiContext>;
 
-/** The header that marks a stored answer given again: `api-key.ts` sets it, the request line reads it. */
+/** The header that marks a stored answer given again: `shared/keys/key-pipeline.ts` sets it, the request line reads it. */
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
 /**
@@ -58,7 +60,7 @@ export function respond(
       // One id everywhere: the answer, the log line and the audit record (docs/decisions.md#audit);
       // the gateway's stays beside it for what must be unique (`uniqueRequestId`).
       const requestId = requestIdOf(headers ?? {}, requestContext.requestId);
-      // The caller's address is the socket's until the origin check proves CloudFront forwarded the request (`origin-verify.ts`).
+      // The caller's address is the socket's until the origin check proves CloudFront forwarded the request (`shared/platform/secrets.ts`).
       request.context.call = {
         requestId,
         gatewayRequestId: requestContext.requestId,
@@ -105,4 +107,42 @@ export function presentedApiKey(headers: Readonly<Record<string, string | undefi
   if (headers['x-api-key']) return headers['x-api-key'];
   const bearer = /^Bearer\s+(dpk_\S*)$/i.exec(headers.authorization ?? '');
   return bearer?.[1];
+}
+
+// --- The caller, from what the request carries
+
+/**
+ * A caller's request id is kept when it is 1 to 128 of these characters: enough for a UUID, a ULID
+ * or a trace id, and nothing that could forge a log field or blow up a line.
+ */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * The request id of a call: the caller's `X-Request-Id` when it is valid, otherwise the one API
+ * Gateway (or the local front) gave the request.
+ */
+function requestIdOf(headers: Readonly<Record<string, string | undefined>>, generated: string): string {
+  const chosen = headers[REQUEST_ID_HEADER];
+  return chosen !== undefined && REQUEST_ID_PATTERN.test(chosen) ? chosen : generated;
+}
+
+/**
+ * The header the edge's viewer-request function sets to the viewer's address (`event.viewer.ip`,
+ * `infra/edge-rewrite.ts`), overwriting whatever a viewer sent. (CloudFront's own
+ * `CloudFront-Viewer-Address` would need an origin request policy listing every header the service
+ * reads, since a policy that forwards all viewer headers but Host cannot add CloudFront's.)
+ */
+export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
+
+/**
+ * The viewer's IP address from the edge's header (a bare address; `address:port` accepted too), or
+ * undefined when it is absent or not an address. Call it only for a request the origin check
+ * passed: anyone calling the API directly could send the header.
+ */
+export function viewerAddress(headers: Readonly<Record<string, string | undefined>>): string | undefined {
+  const value = headers[VIEWER_ADDRESS_HEADER];
+  if (!value) return undefined;
+  if (isIP(value)) return value;
+  const address = value.slice(0, value.lastIndexOf(':'));
+  return isIP(address) ? address : undefined;
 }

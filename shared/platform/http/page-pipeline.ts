@@ -16,13 +16,11 @@ import { withinDeadline } from '../deadline.js';
 import type { CallContext } from '../call.js';
 import { originPath, type RouteDefinition } from '../route.js';
 import type { ApiContext } from './pipeline.js';
-import { bodyCap } from './body.js';
-import { errorOutcome } from './error-answers.js';
+import { bodyCap, queryCap } from './request-input.js';
+import { errorOutcome } from './answers.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
-import { queryCap } from './limits.js';
-import { originVerify } from './origin-verify.js';
+import { originVerify, secretsLoaded } from '../secrets.js';
 import { respond } from './call-context.js';
-import { secretsLoaded } from '../secrets.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -37,7 +35,7 @@ export interface PageInput<S> {
   /** The parsed JSON body of a POST (validate it with `parseWith`); undefined for a GET. */
   readonly body: unknown;
   readonly call: CallContext;
-  /** The page function's part of the services (`shared/compose/`). */
+  /** The page function's part of the services (`shared/play/services.ts`). */
   readonly services: S;
 }
 
@@ -52,7 +50,7 @@ export interface PageView extends Omit<DocumentParts, 'nonce'> {
 
 /**
  * Wrap a page function into a Lambda handler for API Gateway HTTP API (payload v2) events.
- * @param operations the operations the function serves (their declarations: `shared/operations/`)
+ * @param operations the operations the function serves (their declarations: `shared/play/routes.ts`)
  */
 export function page<S, const D extends RouteDefinition>(
   operations: readonly D[],

@@ -1,10 +1,11 @@
 /**
  * THE middy bundle every JSON function uses. A function hands it its operation's declaration
- * (`shared/operations/`: credential, schemas, how it answers), its part of the services and one
- * async function from validated input to data. The bundle normalizes headers, caps and parses the
- * JSON body, checks the credential, validates, runs the operation, renders its answer
- * (`response.ts`), adds rate-limit headers, maps every thrown error to its status and envelope, and
- * writes one log line and one set of metrics per request (`respond.ts`). Operations that take an API key use `keyApi` (`api-key.ts`).
+ * (its feature's `routes/` module: credential, schemas, how it answers), its part of the services
+ * and one async function from validated input to data. The bundle normalizes headers, caps and
+ * parses the JSON body, checks the credential, validates, runs the operation, renders its answer
+ * (`answers.ts`), adds rate-limit headers, maps every thrown error to its status and envelope, and
+ * writes one log line and one set of metrics per request (`call-context.ts`). Operations that take
+ * an API key use `keyApi` (`shared/keys/key-pipeline.ts`).
  */
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
@@ -19,14 +20,11 @@ import type { ApiKeyRecord } from '../../keys/model.js';
 import type { CallContext } from '../call.js';
 import { API_PATH, type Answer, type RouteDefinition } from '../route.js';
 import type { IdempotencyStore } from '../../keys/idempotency-store.js';
-import { jsonBody } from './body.js';
-import { queryCap } from './limits.js';
-import { originVerify } from './origin-verify.js';
+import { jsonBody, queryCap, requestInput, type RequestInput } from './request-input.js';
+import { originVerify, secretsLoaded } from '../secrets.js';
 import { annotate } from '../observability/request-log.js';
 import { presentedApiKey, respond } from './call-context.js';
-import { secretsLoaded } from '../secrets.js';
 import { responseOf } from './answers.js';
-import { requestInput, type RequestInput } from './validation.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -40,7 +38,7 @@ export type BundleNeeds<D extends RouteDefinition> = (Auth<D, 'bearer'> extends 
 /** The Lambda context with this request's call context attached by the bundle. */
 export interface ApiContext extends Context {
   call?: CallContext;
-  /** The request's id as answered and logged: the caller's `X-Request-Id` when valid, else the call's (`caller.ts`). */
+  /** The request's id as answered and logged: the caller's `X-Request-Id` when valid, else the call's (`call-context.ts`). */
   requestId?: string;
   /** A refusal answered without being thrown (stored for repeats under an `Idempotency-Key`): the reason its line names. */
   refusal?: unknown;
@@ -74,7 +72,7 @@ export type OperationInput<D extends RouteDefinition, S, P> = RequestInput<D> & 
 /** How a function binds its operation to the code that serves it. */
 export interface Wiring<D extends RouteDefinition, S, P> {
   /**
-   * The part of the services the operation uses (`shared/compose/`): the function's bundle carries
+   * The part of the services the operation uses (its feature's `services.ts`): the function's bundle carries
    * only that part's code. Required for bearer routes (the verifier), key routes (the key calls, which
    * count a refused input) and idempotent operations (the records).
    */
@@ -94,7 +92,7 @@ export interface Wiring<D extends RouteDefinition, S, P> {
 
 /**
  * Wrap an operation that takes no API key into a Lambda handler for API Gateway HTTP API (payload
- * v2) events (key operations: `keyApi`, in `api-key.ts`). The handler carries the declaration it
+ * v2) events (key operations: `keyApi`, in `shared/keys/key-pipeline.ts`). The handler carries the declaration it
  * was built from (`operations`), which a test holds against the routes table.
  */
 export function api<const D extends RouteDefinition, S = undefined, P = undefined>(
@@ -136,7 +134,7 @@ export function bundle<D extends RouteDefinition, S, P>(operation: D, wiring: Wi
     .use(secretsLoaded())
     .use(queryCap());
   if (operation.auth === 'bearer') chain.use(bearerAuth(operation, () => (wiring.services!() as { bearer: BearerVerifier }).bearer));
-  // A key route's refused body waits for the key to be authenticated (`api-key.ts`).
+  // A key route's refused body waits for the key to be authenticated (`shared/keys/key-pipeline.ts`).
   if (operation.body) chain.use(jsonBody(operation.auth === 'apiKey'));
   return chain;
 }

@@ -4,13 +4,19 @@
  * 403, 429; INFO: everything else), a refusal names its reason (the error's name and the message the
  * caller got), and code that holds the call may add fields of its own ({@link annotate}: the MCP
  * method and tool) or note a tool refused inside an MCP answer ({@link noteToolRefusal}). The
- * message words are constants (`log-messages.ts`).
+ * message words are constants ({@link REQUEST_ANSWERED}, {@link REQUEST_FAILED}): on-call's Logs
+ * Insights queries (docs/runbook.md) match them and the benchmark reads their durations, so that
+ * rewording the line is a visible change.
  */
 import type { CallContext } from '../call.js';
 import { requestMetrics } from './metrics.js';
-import { namedError } from '../http/error-answers.js';
-import { REQUEST_ANSWERED, REQUEST_FAILED } from './log-messages.js';
+import { namedError } from '../http/answers.js';
 import { logger } from './logger.js';
+
+/** A request answered below 500 (INFO; WARN for 401, 403, 429), with its operation, status, request id and duration. */
+export const REQUEST_ANSWERED = 'request';
+/** A request answered 5xx (ERROR), with the same fields and the error. */
+const REQUEST_FAILED = 'request failed';
 
 /** Refusals logged at WARN: a credential refused (repeated, a probe) or a key out of quota. */
 const WARNED = new Set([401, 403, 429]);
