@@ -8,7 +8,7 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildDocument } from '../shared/meta/openapi-document.js';
+import { buildDocument } from './openapi-document.js';
 
 /** Where the committed document lives. */
 export const OPENAPI_FILE = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));

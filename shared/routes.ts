@@ -14,28 +14,28 @@
  * the table it is the other side of, not in a file of its own.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { auditLog } from './usage/routes/audit-log.js';
-import { consumeSession } from './sessions/routes/consume-session.js';
-import { createKey } from './keys/routes/create-key.js';
-import { createSession } from './sessions/routes/create-session.js';
-import { deleteKey } from './keys/routes/delete-key.js';
-import { health } from './meta/routes/health.js';
-import { listGames } from './catalog/routes/list-games.js';
-import { listKeys } from './keys/routes/list-keys.js';
-import { listOrgs } from './catalog/routes/list-orgs.js';
-import { mcp } from './mcp/route.js';
-import { openapi } from './meta/routes/openapi.js';
+import { auditLog } from './usage/index.js';
+import { consumeSession } from './sessions/index.js';
+import { createKey } from './keys/index.js';
+import { createSession } from './sessions/index.js';
+import { deleteKey } from './keys/index.js';
+import { health } from './meta/index.js';
+import { listGames } from './catalog/index.js';
+import { listKeys } from './keys/index.js';
+import { listOrgs } from './catalog/index.js';
+import { mcp } from './mcp/index.js';
+import { openapi } from './meta/index.js';
 import { publicForms, type RouteDefinition } from './platform/route.js';
 import { MethodNotAllowed, NotFound, statusOf, UnknownAction, type DomainError } from './platform/errors.js';
 import { errorResponse } from './platform/http/answers.js';
-import { playPageOperations } from './play/routes.js';
-import { revokeSession } from './sessions/routes/revoke-session.js';
-import { rotateKey } from './keys/routes/rotate-key.js';
-import { updateGame } from './catalog/routes/update-game.js';
-import { updateKey } from './keys/routes/update-key.js';
-import { updateStream } from './catalog/routes/update-stream.js';
-import { usage } from './usage/routes/usage.js';
-import { validateSession } from './sessions/routes/validate-session.js';
+import { playPageOperations } from './play/index.js';
+import { revokeSession } from './sessions/index.js';
+import { rotateKey } from './keys/index.js';
+import { updateGame } from './catalog/index.js';
+import { updateKey } from './keys/index.js';
+import { updateStream } from './catalog/index.js';
+import { usage } from './usage/index.js';
+import { validateSession } from './sessions/index.js';
 
 /** Every operation of the service, in the order the edge rewrite tries them and OpenAPI lists them. */
 export const routes = [

@@ -1,4 +1,4 @@
-import type { AdminIdentity } from '../catalog/admin-access.js';
+import type { AdminIdentity } from '../platform/bearer.js';
 import { asFollowUp } from '../platform/deadline.js';
 import { correctsDiff, type AuditDiff } from './audit-diff.js';
 import { auditRecord, type AuditedKey } from './audit-record.js';

@@ -1,12 +1,8 @@
+import type { AdminIdentity } from '../platform/bearer.js';
 import { Forbidden, TierRequired } from '../platform/errors.js';
 import { tierAllowsApi, type Org } from './model.js';
 import type { CatalogStore } from './ports.js';
 import { PERMISSIONS, type Permission, type PermissionName } from './permissions.js';
-
-/** An org admin as the bearer token identifies them (the JWT `sub`). */
-export interface AdminIdentity {
-  readonly subject: string;
-}
 
 /** How {@link AdminAccess.authorize} checks a call beyond membership. */
 export interface AccessOptions {

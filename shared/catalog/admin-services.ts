@@ -1,6 +1,6 @@
 /** The catalog's parts for org members (bearer): games and streams, and the org picker; apart from `services.ts`, so that no API-key function carries the JWT verifier. */
-import { AdminAudit } from '../audit/admin-audit.js';
-import { auditStore } from '../audit/services.js';
+import { AdminAudit } from '../audit/index.js';
+import { auditStore } from '../audit/index.js';
 import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
 import { logger } from '../platform/observability/logger.js';
 import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';

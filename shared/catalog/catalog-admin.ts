@@ -1,5 +1,6 @@
-import type { AdminAccess, AdminIdentity } from './admin-access.js';
-import type { AdminAudit, AdminCall } from '../audit/admin-audit.js';
+import type { AdminIdentity } from '../platform/bearer.js';
+import type { AdminAccess } from './admin-access.js';
+import type { AdminAudit, AdminCall } from '../audit/index.js';
 import { NotFound } from '../platform/errors.js';
 import type { CallContext } from '../platform/call.js';
 import type { Playable } from './model.js';

@@ -1,4 +1,4 @@
-import type { AdminIdentity } from './admin-access.js';
+import type { AdminIdentity } from '../platform/bearer.js';
 import type { Org, Role } from './model.js';
 import type { MembershipStore } from './ports.js';
 

@@ -1,6 +1,6 @@
-import { diffOf, type AuditDiff } from '../audit/audit-diff.js';
+import { diffOf, type AuditDiff } from '../audit/index.js';
 import { InvalidInput, NotFound } from '../platform/errors.js';
-import type { Effect } from '../keys/key-calls.js';
+import type { Effect } from '../keys/index.js';
 import type { Playable } from './model.js';
 import type { PlayableChanges, PlayableStore } from './ports.js';
 import type * as z from 'zod/mini';

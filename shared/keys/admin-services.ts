@@ -1,7 +1,7 @@
 /** Key administration for org admins (bearer): apart from `services.ts`, so that no API-key function carries the JWT verifier. */
-import { auditStore } from '../audit/services.js';
-import { AdminAccess } from '../catalog/admin-access.js';
-import { catalogStore } from '../catalog/services.js';
+import { auditStore } from '../audit/index.js';
+import { AdminAccess } from '../catalog/index.js';
+import { catalogStore } from '../catalog/index.js';
 import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability/logger.js';

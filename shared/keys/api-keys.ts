@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isoTime } from '../platform/clock.js';
 import { hashApiKey } from './key-calls.js';
 import type { ApiKeyRecord } from './model.js';
-import type { Tier } from '../catalog/model.js';
+import type { Tier } from '../catalog/index.js';
 import { KEY_SETTING_DEFAULTS, KEY_SETTING_NAMES, type StoredKeySettings } from './schemas.js';
 
 /** A new raw key: `dpk_` and 40 lowercase hex characters from the CSPRNG (160 bits). */

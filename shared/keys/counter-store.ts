@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CounterLayoutStore, CounterStore } from './ports.js';
-import type { ReportBudgetStore } from '../usage/ports.js';
+import type { ReportBudgetStore } from '../usage/index.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { isConditionalFailure, oldItemOf, type StoreOptions } from '../platform/dynamo/client.js';

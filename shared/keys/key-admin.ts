@@ -1,15 +1,16 @@
-import type { AdminAccess, AdminIdentity } from '../catalog/admin-access.js';
+import type { AdminIdentity } from '../platform/bearer.js';
+import type { AdminAccess } from '../catalog/index.js';
 import { asFollowUp } from '../platform/deadline.js';
-import { AdminAudit, type AdminCall } from '../audit/admin-audit.js';
+import { AdminAudit, type AdminCall } from '../audit/index.js';
 import { generateRawKey, newKeyRecord } from './api-keys.js';
-import { diffOf } from '../audit/audit-diff.js';
+import { diffOf } from '../audit/index.js';
 import { isoTime, type Clock } from '../platform/clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from '../platform/errors.js';
 import { TierChanged } from './org-tiers.js';
 import type { IdAllocator } from '../platform/ids.js';
 import type { ApiKeyRecord } from './model.js';
 import type { CallContext } from '../platform/call.js';
-import type { AuditStore } from '../audit/ports.js';
+import type { AuditStore } from '../audit/index.js';
 import type { KeyAdminStore, KeyChanges, KeyLocation } from './ports.js';
 import { CHANGEABLE_KEY_PROPERTIES } from './schemas.js';
 import {

@@ -56,6 +56,22 @@ type Claimed = {
   readonly action: string;
 };
 
+/** What a key route's services must hold: the key calls (which also count a refused input), and the records of an idempotent one. */
+type KeyNeeds<D extends RouteDefinition> = { readonly keyCalls: KeyCalls } & (D extends { readonly idempotent: object }
+  ? { readonly idempotency: IdempotencyStore<Result> }
+  : unknown);
+
+/** How a key route binds its operation to the code that serves it. */
+export type KeyWiring<D extends RouteDefinition, S, P> = Wiring<D, S, P> & { readonly services: () => S & KeyNeeds<D> };
+
+/** What a key route's operation receives: the request, and the authenticated key. */
+export type KeyOperationInput<D extends RouteDefinition, S, P> = OperationInput<D, S> & {
+  /** The authenticated API key. */
+  readonly key: ApiKeyRecord;
+  /** What {@link Wiring.prefetch} read alongside authentication. */
+  readonly prefetched: Promise<P>;
+};
+
 /** What the bundle hands over: the call, its services and the event. */
 interface CallBase {
   readonly call: CallContext;
@@ -71,8 +87,8 @@ interface CallBase {
  */
 export function keyApi<const D extends RouteDefinition & { readonly auth: 'apiKey' }, S, P = undefined>(
   operation: D,
-  wiring: Wiring<D, S, P>,
-  run: (input: OperationInput<D, S, P>) => Promise<Answer<D>>,
+  wiring: KeyWiring<D, S, P>,
+  run: (input: KeyOperationInput<D, S, P>) => Promise<Answer<D>>,
 ) {
   // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).
   const handler = bundle(operation, wiring).handler(

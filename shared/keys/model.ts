@@ -1,5 +1,5 @@
 /** An API key as stored, and the rate-limit state of its windows. */
-import { type Tier } from '../catalog/model.js';
+import { type Tier } from '../catalog/index.js';
 import type { StoredKeySettings } from './schemas.js';
 
 /** The stored API key record (never the raw key): its settings (shared/keys/schemas.ts), its state and its bookkeeping. */

@@ -1,5 +1,5 @@
 import { Conflict } from '../platform/errors.js';
-import type { Tier } from '../catalog/model.js';
+import type { Tier } from '../catalog/index.js';
 import type { KeyTierStore, OrgTierStore } from './ports.js';
 
 /** What a tier change did. */

@@ -1,5 +1,5 @@
 /** The key and counter stores the domain needs, as ports (DynamoDB adapters implement them and turn conditional-write failures into domain errors). */
-import { type Tier } from '../catalog/model.js';
+import { type Tier } from '../catalog/index.js';
 import { type ApiKeyRecord } from './model.js';
 import type { CHANGEABLE_KEY_PROPERTIES } from './schemas.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';

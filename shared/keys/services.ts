@@ -2,7 +2,7 @@
  * The keys feature's parts: its adapters, the key calls every API-key route runs (authenticate and
  * meter) and key administration for org admins (bearer).
  */
-import { auditStore, usageRollupStore } from '../audit/services.js';
+import { auditStore, usageRollupStore } from '../audit/index.js';
 import { logger } from '../platform/observability/logger.js';
 import { coreServices, part, storeOptions } from '../platform/services.js';
 import { DynamoCounterStore } from './counter-store.js';

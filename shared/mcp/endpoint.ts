@@ -21,8 +21,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { safeParse } from 'zod/mini';
 import { Forbidden, InvalidInput, NotFound } from '../platform/errors.js';
-import { isMcpScope, type McpScope } from '../keys/mcp-scopes.js';
-import type { ApiKeyRecord } from '../keys/model.js';
+import { isMcpScope, type McpScope } from '../keys/index.js';
+import type { ApiKeyRecord } from '../keys/index.js';
 import type { CallContext } from '../platform/call.js';
 import type { McpRequestBody } from './schemas.js';
 import type { McpServices } from './services.js';

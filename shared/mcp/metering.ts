@@ -1,5 +1,5 @@
-import type { CallSubject, Effect, KeyCalls } from '../keys/key-calls.js';
-import type { ApiKeyRecord } from '../keys/model.js';
+import type { CallSubject, Effect, KeyCalls } from '../keys/index.js';
+import type { ApiKeyRecord } from '../keys/index.js';
 import type { CallContext } from '../platform/call.js';
 
 /** The effect of a call that only counts: nothing to perform, nothing to undo. */

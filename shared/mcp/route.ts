@@ -1,9 +1,9 @@
 import { idempotentToolCall } from './idempotency.js';
 import { McpRequestBody, McpResponseBody } from './schemas.js';
-import { IdempotencyKeyHeader, ReplayedHeader } from '../sessions/schemas.js';
+import { IdempotencyKeyHeader, ReplayedHeader } from '../sessions/index.js';
 import { defineOperation } from '../platform/route.js';
 import { mcpServices } from './services.js';
-import { keyApi } from '../keys/key-pipeline.js';
+import { keyApi } from '../keys/index.js';
 import { prefetchTool, serveMcp } from './endpoint.js';
 import { assertAllowedOrigin } from './origin.js';
 

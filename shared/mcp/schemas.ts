@@ -6,10 +6,12 @@
  */
 import * as z from 'zod/mini';
 import { Id, SessionToken, withMeta } from '../platform/schemas.js';
-import '../sessions/schema-docs.js';
-import { PlayableChanges, PlayableFields, PlayUrl, someChange } from '../catalog/schemas.js';
-import { Day, SessionReportFields } from '../usage/report-schemas.js';
-import { CreatedSession, CreateSessionFields, SessionView } from '../sessions/schemas.js';
+import { PlayableChanges, PlayableFields, PlayUrl, someChange } from '../catalog/index.js';
+import { Day, SessionReportFields } from '../usage/index.js';
+import { CreatedSession, CreateSessionFields, SessionView, registerSessionDocs } from '../sessions/index.js';
+
+// The create-session fields' descriptions, for this document only (not every function's bundle).
+registerSessionDocs();
 
 /** One JSON-RPC 2.0 message (request or notification) of the MCP Streamable HTTP transport. */
 export const McpRequestBody = withMeta(

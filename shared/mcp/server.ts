@@ -6,7 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { Forbidden, isRequestRefusal } from '../platform/errors.js';
-import type { McpScope } from '../keys/mcp-scopes.js';
+import type { McpScope } from '../keys/index.js';
 import { noteToolRefusal } from '../platform/observability/request-log.js';
 import { countTokenEvent } from '../platform/observability/metrics.js';
 import { API_VERSION } from '../platform/route.js';

@@ -1,13 +1,13 @@
 /** The MCP server's part: create-session's part (sessions with idempotency), and the catalog and report tools' domain. */
-import { OrgCatalog } from '../catalog/org-catalog.js';
-import { ReportBudget } from '../usage/report-budget.js';
-import { SessionReports } from '../usage/reports.js';
+import { OrgCatalog } from '../catalog/index.js';
+import { ReportBudget } from '../usage/index.js';
+import { SessionReports } from '../usage/index.js';
 import { part } from '../platform/services.js';
-import { idempotencyServices, type IdempotencyServices } from '../keys/idempotency-store.js';
-import { sessionServices, type SessionServices } from '../sessions/services.js';
-import { catalogStore } from '../catalog/services.js';
-import { counterStore } from '../keys/services.js';
-import { tokenReportStore, usageRollupReader } from '../usage/services.js';
+import { idempotencyServices, type IdempotencyServices } from '../keys/index.js';
+import { sessionServices, type SessionServices } from '../sessions/index.js';
+import { catalogStore } from '../catalog/index.js';
+import { counterStore } from '../keys/index.js';
+import { tokenReportStore, usageRollupReader } from '../usage/index.js';
 
 /** What the MCP function needs. */
 export interface McpServices extends SessionServices, IdempotencyServices {

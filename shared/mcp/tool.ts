@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod/v4/core';
-import type { McpScope } from '../keys/mcp-scopes.js';
-import type { ApiKeyRecord } from '../keys/model.js';
+import type { McpScope } from '../keys/index.js';
+import type { ApiKeyRecord } from '../keys/index.js';
 import type { CallContext } from '../platform/call.js';
 import type { McpServices } from './services.js';
 import type { RequestMeter } from './metering.js';

@@ -29,9 +29,13 @@ import {
 } from 'aws-jwt-verify/error';
 import type { JwksCache } from 'aws-jwt-verify/jwk';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
-import type { AdminIdentity } from '../catalog/admin-access.js';
 import { Overloaded, Unauthenticated } from './errors.js';
 import type { Env } from './env.js';
+
+/** An org admin as the bearer token identifies them (the JWT `sub`). */
+export interface AdminIdentity {
+  readonly subject: string;
+}
 
 /** Signature algorithms an admin token may use: the RS256 and ES256 families, nothing symmetric. */
 const ALLOWED_JWT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];

@@ -93,7 +93,7 @@ export interface RouteDefinition {
   readonly responseHeaders?: z.$ZodObject;
   /**
    * Statuses the operation answers beyond those its credential, its input, its path parameters and
-   * its data access imply (documented; the implied ones: `errorResponses` in `shared/meta/openapi-document.ts`).
+   * its data access imply (documented; the implied ones: `errorResponses` in `infra/openapi-document.ts`).
    */
   readonly errors?: readonly number[];
   /**

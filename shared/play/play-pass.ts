@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Playable } from '../catalog/model.js';
+import type { Playable } from '../catalog/index.js';
 
 /**
  * What the play cookie proves: this browser consumed session `sid` of this game or stream, and may

@@ -3,7 +3,7 @@
  * and the script's exchange of a just-consumed session for the play cookie.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Playable } from '../catalog/model.js';
+import type { Playable } from '../catalog/index.js';
 import type { IssuedPass, PlayPages } from './play.js';
 import type { Env } from '../platform/env.js';
 import { API_PATH } from '../platform/route.js';

@@ -3,7 +3,7 @@
  * the token) and, for every refusal, a page that says what happened and what to do.
  */
 import type { PlayDecision, PlayGranted, PlayRefusal, PlayRefused } from './play.js';
-import type { Playable } from '../catalog/model.js';
+import type { Playable } from '../catalog/index.js';
 import { escapeHtml, noticeMain, scriptJson } from '../platform/http/html.js';
 import type { PageView } from '../platform/http/page-pipeline.js';
 

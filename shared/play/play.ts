@@ -6,12 +6,12 @@
 import { SessionToken } from '../platform/schemas.js';
 import type { Clock } from '../platform/clock.js';
 import { errorStatus, Forbidden, type DomainErrorName } from '../platform/errors.js';
-import type { Playable } from '../catalog/model.js';
-import { NO_PLAY_PASS, type TokenRecord } from '../sessions/model.js';
+import type { Playable } from '../catalog/index.js';
+import { NO_PLAY_PASS, type TokenRecord } from '../sessions/index.js';
 import type { PlayPass, PlayPassSigner } from './play-pass.js';
-import type { CatalogStore } from '../catalog/ports.js';
-import type { TokenStore } from '../sessions/ports.js';
-import { statusAt } from '../sessions/model.js';
+import type { CatalogStore } from '../catalog/index.js';
+import type { TokenStore } from '../sessions/index.js';
+import { statusAt } from '../sessions/index.js';
 
 /** Why a page refuses to play. */
 export type PlayRefusal =

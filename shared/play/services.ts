@@ -1,10 +1,10 @@
 /** The play pages' part. */
 import { PlayPages } from './play.js';
-import { PLAY_CATALOG_STALENESS_MS, PlayableCache } from '../sessions/playable-cache.js';
+import { PLAY_CATALOG_STALENESS_MS, PlayableCache } from '../sessions/index.js';
 import { PlayPassSigner } from './play-pass.js';
 import { coreServices, part, type CoreServices } from '../platform/services.js';
-import { catalogStore } from '../catalog/services.js';
-import { tokenStore } from '../sessions/services.js';
+import { catalogStore } from '../catalog/index.js';
+import { tokenStore } from '../sessions/index.js';
 import { secret } from '../platform/secrets.js';
 
 /** A play session (refreshes keep playing) lasts this long after the token is consumed. */

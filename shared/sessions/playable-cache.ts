@@ -1,6 +1,6 @@
 import type { Clock } from '../platform/clock.js';
-import type { Org, Playable, Role } from '../catalog/model.js';
-import type { CatalogStore } from '../catalog/ports.js';
+import type { Org, Playable, Role } from '../catalog/index.js';
+import type { CatalogStore } from '../catalog/index.js';
 
 /** How long a container trusts a game or stream it has read, for create-session. */
 export const PLAYABLE_CACHE_MS = 60_000;

@@ -1,6 +1,6 @@
 import { OutOfScope } from '../platform/errors.js';
-import type { ApiKeyRecord } from '../keys/model.js';
-import type { Playable } from '../catalog/model.js';
+import type { ApiKeyRecord } from '../keys/index.js';
+import type { Playable } from '../catalog/index.js';
 
 /** What a session token is for: exactly one game or one stream. */
 export interface Target {

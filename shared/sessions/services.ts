@@ -1,7 +1,7 @@
 /** The sessions feature's parts: its token adapter, and the session domain with the key calls that meter it. */
-import { catalogStore } from '../catalog/services.js';
-import type { KeyCalls } from '../keys/key-calls.js';
-import { counterStore, keyCalls } from '../keys/services.js';
+import { catalogStore } from '../catalog/index.js';
+import type { KeyCalls } from '../keys/index.js';
+import { counterStore, keyCalls } from '../keys/index.js';
 import { IdPermutation } from '../platform/id-permutation.js';
 import { IdAllocator } from '../platform/ids.js';
 import { secret } from '../platform/secrets.js';

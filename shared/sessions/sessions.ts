@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod/mini';
-import { type Playable } from '../catalog/model.js';
-import type { CatalogStore } from '../catalog/ports.js';
-import type { KeyCalls } from '../keys/key-calls.js';
-import { type ApiKeyRecord } from '../keys/model.js';
+import { type Playable } from '../catalog/index.js';
+import type { CatalogStore } from '../catalog/index.js';
+import type { KeyCalls } from '../keys/index.js';
+import { type ApiKeyRecord } from '../keys/index.js';
 import { uniqueRequestId, type CallContext } from '../platform/call.js';
 import { isoTime } from '../platform/clock.js';
 import { NotFound, OutOfScope } from '../platform/errors.js';

@@ -1,8 +1,8 @@
 /** The usage report and the audit log for org members (bearer); apart from `services.ts`, so that the MCP server carries no JWT verifier. */
-import { auditStore } from '../audit/services.js';
-import { AdminAccess } from '../catalog/admin-access.js';
-import { catalogStore } from '../catalog/services.js';
-import { counterStore } from '../keys/services.js';
+import { auditStore } from '../audit/index.js';
+import { AdminAccess } from '../catalog/index.js';
+import { catalogStore } from '../catalog/index.js';
+import { counterStore } from '../keys/index.js';
 import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
 import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
 import { AuditLog } from './audit-log.js';

@@ -1,9 +1,10 @@
-import type { AdminAccess, AdminIdentity } from '../catalog/admin-access.js';
+import type { AdminIdentity } from '../platform/bearer.js';
+import type { AdminAccess } from '../catalog/index.js';
 import type * as z from 'zod/mini';
 import type { Frozen } from '../platform/route.js';
 import type { AuditLogPage as AuditLogPageSchema } from './audit-schemas.js';
-import type { AuditRecord } from '../audit/model.js';
-import type { AuditQuery, AuditReader } from '../audit/ports.js';
+import type { AuditRecord } from '../audit/index.js';
+import type { AuditQuery, AuditReader } from '../audit/index.js';
 
 /** A page of the audit log as the operation returns it (its schema's shape). */
 export type AuditLogPage = Frozen<z.output<typeof AuditLogPageSchema>>;

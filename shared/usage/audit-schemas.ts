@@ -1,7 +1,7 @@
 /** Request and response of the audit-log operation (org admins, bearer). */
 import * as z from 'zod/mini';
 import { Id, QueryId, Timestamp, withMeta } from '../platform/schemas.js';
-import { FieldChange } from '../audit/schemas.js';
+import { FieldChange } from '../audit/index.js';
 
 /** Records per page when `limit` is not given, and the most a page may hold. */
 const AUDIT_PAGE = { default: 50, max: 100 } as const;

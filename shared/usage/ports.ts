@@ -1,5 +1,5 @@
 /** The report stores the usage domain needs, as ports. */
-import { type TokenRecord } from '../sessions/model.js';
+import { type TokenRecord } from '../sessions/index.js';
 
 /** Where the report requests of organizations are counted (`report-budget.ts`). */
 export interface ReportBudgetStore {

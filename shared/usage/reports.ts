@@ -1,11 +1,11 @@
 import type { Clock } from '../platform/clock.js';
 import { InvalidInput } from '../platform/errors.js';
-import type { TokenRecord } from '../sessions/model.js';
-import type { RefusalCountRow, UsageRollupStore } from '../audit/ports.js';
+import type { TokenRecord } from '../sessions/index.js';
+import type { RefusalCountRow, UsageRollupStore } from '../audit/index.js';
 import type { ReportedToken, TokenReportStore } from './ports.js';
 import { ReportTable } from './report-table.js';
-import { allowsItem, type KeyScope } from '../sessions/scope.js';
-import { statusAt } from '../sessions/model.js';
+import { allowsItem, type KeyScope } from '../sessions/index.js';
+import { statusAt } from '../sessions/index.js';
 
 const DAY_MS = 86_400_000;
 /** 9999-12-31, the last day of four-digit years. */

@@ -2,7 +2,7 @@ import type { ReportedToken, TokenReportStore } from './ports.js';
 import type { TokenReads } from './ports.js';
 import type { StoreOptions } from '../platform/dynamo/client.js';
 import { queryPages } from '../platform/dynamo/reads.js';
-import { REPORT_SHARDS } from '../sessions/token-store.js';
+import { REPORT_SHARDS } from '../sessions/index.js';
 
 /** The tokens table's report index (shared/tables.ts). */
 const REPORT_INDEX = 'by_org_created';

@@ -1,6 +1,6 @@
-import type { RefusalCountRow, UsageRollupStore } from '../audit/ports.js';
-import { AUDIT_SHARDS } from '../audit/audit-store.js';
-import { KIND_LETTER } from '../audit/usage-rollup-store.js';
+import type { RefusalCountRow, UsageRollupStore } from '../audit/index.js';
+import { AUDIT_SHARDS } from '../audit/index.js';
+import { KIND_LETTER } from '../audit/index.js';
 
 /** The kind of each sort-key letter (the inverse of {@link KIND_LETTER}). */
 const KIND_OF = Object.fromEntries(Object.entries(KIND_LETTER).map(([kind, letter]) => [letter, kind])) as Record<

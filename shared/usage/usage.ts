@@ -1,4 +1,5 @@
-import type { AdminAccess, AdminIdentity } from '../catalog/admin-access.js';
+import type { AdminIdentity } from '../platform/bearer.js';
+import type { AdminAccess } from '../catalog/index.js';
 import type { ReportBudget } from './report-budget.js';
 import { checkRange, type SessionReport, type SessionReports } from './reports.js';
 

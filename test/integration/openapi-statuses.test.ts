@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes } from '../../shared/routes.js';
-import { buildDocument } from '../../shared/meta/openapi-document.js';
+import { buildDocument } from '../../infra/openapi-document.js';
 import { adminApi } from '../support/admin-api.js';
 import { FaultInjector } from '../support/faults.js';
 import { createTestKey, UNLIMITED } from '../support/keys.js';

@@ -11,7 +11,7 @@ import { API_PATH, originPath } from '../../shared/platform/route.js';
 import { errorTable } from '../../shared/platform/errors.js';
 import { routes } from '../../shared/routes.js';
 import { CreateKeyBody } from '../../shared/keys/schemas.js';
-import { buildDocument } from '../../shared/meta/openapi-document.js';
+import { buildDocument } from '../../infra/openapi-document.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 
 let stack: Stack;

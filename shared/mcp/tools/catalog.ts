@@ -9,11 +9,11 @@
  * answer against the tool's output schema. A kind's names derive from it: its plural (tool names,
  * scopes) is `<kind>s`, its id's field (arguments, answers) `<kind>_id`.
  */
-import { scopeOfTool } from '../../keys/mcp-scopes.js';
-import type { ApiKeyRecord } from '../../keys/model.js';
-import type { Playable } from '../../catalog/model.js';
-import { playableView } from '../../catalog/org-catalog.js';
-import { isAllowed, outOfScope } from '../../sessions/scope.js';
+import { scopeOfTool } from '../../keys/index.js';
+import type { ApiKeyRecord } from '../../keys/index.js';
+import type { Playable } from '../../catalog/index.js';
+import { playableView } from '../../catalog/index.js';
+import { isAllowed, outOfScope } from '../../sessions/index.js';
 import { NoArgs, PlayableSchemas } from '../schemas.js';
 import type { McpServices } from '../services.js';
 import type { RequestMeter } from '../metering.js';

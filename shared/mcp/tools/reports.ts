@@ -1,8 +1,8 @@
 /** The session report tool (mcp:reports:read). */
-import { checkRange, type SessionCounts } from '../../usage/reports.js';
-import { isAllowed, outOfScope, type Target } from '../../sessions/scope.js';
+import { checkRange, type SessionCounts } from '../../usage/index.js';
+import { isAllowed, outOfScope, type Target } from '../../sessions/index.js';
 import { SessionReportArgs, SessionReportResult } from '../schemas.js';
-import { scopeOfTool } from '../../keys/mcp-scopes.js';
+import { scopeOfTool } from '../../keys/index.js';
 import { defineTool, reading } from '../tool.js';
 
 const counted = (counts: SessionCounts) =>

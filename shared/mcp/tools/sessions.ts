@@ -1,7 +1,7 @@
 /** Session tools (mcp:sessions:write): the same rules, allow-lists and metering as the REST operations. */
-import type { Playable } from '../../catalog/model.js';
+import type { Playable } from '../../catalog/index.js';
 import { CreateSessionArgs, CreateSessionResult, RevokeSessionArgs, RevokeSessionResult } from '../schemas.js';
-import { scopeOfTool } from '../../keys/mcp-scopes.js';
+import { scopeOfTool } from '../../keys/index.js';
 import { baseUrl, defineTool } from '../tool.js';
 
 /** create_session: mint a token and its play link. */

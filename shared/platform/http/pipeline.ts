@@ -11,15 +11,11 @@ import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { BearerVerifier } from '../bearer.js';
-import type { AdminIdentity } from '../../catalog/admin-access.js';
+import type { AdminIdentity, BearerVerifier } from '../bearer.js';
 import { Unauthenticated, type DomainError } from '../errors.js';
 import { withinDeadline } from '../deadline.js';
-import type { KeyCalls } from '../../keys/key-calls.js';
-import type { ApiKeyRecord } from '../../keys/model.js';
 import type { CallContext } from '../call.js';
 import { API_PATH, type Answer, type RouteDefinition } from '../route.js';
-import type { IdempotencyStore } from '../../keys/idempotency-store.js';
 import { jsonBody, queryCap, requestInput, type RequestInput } from './request-input.js';
 import { originVerify, secretsLoaded } from '../secrets.js';
 import { annotate } from '../observability/request-log.js';
@@ -30,10 +26,8 @@ type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 type Auth<D extends RouteDefinition, A extends RouteDefinition['auth']> = D['auth'] extends A ? true : false;
 
-/** What the bundle itself takes from a function's services: the verifier of bearer routes, the key calls of key routes, the records of idempotent ones. */
-export type BundleNeeds<D extends RouteDefinition> = (Auth<D, 'bearer'> extends true ? { readonly bearer: BearerVerifier } : unknown) &
-  (Auth<D, 'apiKey'> extends true ? { readonly keyCalls: KeyCalls } : unknown) &
-  (D extends { readonly idempotent: object } ? { readonly idempotency: IdempotencyStore<Result> } : unknown);
+/** What the bundle itself takes from a function's services: the verifier of bearer routes (key routes: `keyApi`'s own, in the keys feature). */
+type BundleNeeds<D extends RouteDefinition> = Auth<D, 'bearer'> extends true ? { readonly bearer: BearerVerifier } : unknown;
 
 /** The Lambda context with this request's call context attached by the bundle. */
 export interface ApiContext extends Context {
@@ -51,23 +45,15 @@ export interface ApiContext extends Context {
   bodyRefusal?: DomainError;
 }
 
-/** What an operation receives. */
-export type OperationInput<D extends RouteDefinition, S, P> = RequestInput<D> & {
+/** What an operation receives (a key route's: `KeyOperationInput`, in the keys feature). */
+export type OperationInput<D extends RouteDefinition, S> = RequestInput<D> & {
   readonly call: CallContext;
   /** The audit action of the call: the operation's name. */
   readonly action: D['operation'];
   /** The function's part of the services ({@link Wiring.services}). */
   readonly services: S;
   readonly event: Event;
-} & (Auth<D, 'apiKey'> extends true
-    ? {
-        /** The authenticated API key. */
-        readonly key: ApiKeyRecord;
-        /** What {@link Wiring.prefetch} read alongside authentication. */
-        readonly prefetched: Promise<P>;
-      }
-    : unknown) &
-  (Auth<D, 'bearer'> extends true ? { readonly admin: AdminIdentity } : unknown);
+} & (Auth<D, 'bearer'> extends true ? { readonly admin: AdminIdentity } : unknown);
 
 /** How a function binds its operation to the code that serves it. */
 export interface Wiring<D extends RouteDefinition, S, P> {
@@ -98,7 +84,7 @@ export interface Wiring<D extends RouteDefinition, S, P> {
 export function api<const D extends RouteDefinition, S = undefined, P = undefined>(
   operation: D,
   wiring: Wiring<D, S, P>,
-  run: (input: OperationInput<D, S, P>) => Promise<Answer<D>>,
+  run: (input: OperationInput<D, S>) => Promise<Answer<D>>,
 ) {
   if (operation.auth === 'apiKey') throw new Error(`operation ${operation.operation} takes an API key: wrap it with keyApi()`);
   // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).

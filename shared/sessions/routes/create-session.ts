@@ -1,9 +1,9 @@
 import { CreatedSession, CreateSessionBody, IdempotencyKeyHeader, ReplayedHeader } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
-import { idempotencyServices } from '../../keys/idempotency-store.js';
+import { idempotencyServices } from '../../keys/index.js';
 import { part } from '../../platform/services.js';
 import { sessionServices } from '../services.js';
-import { keyApi } from '../../keys/key-pipeline.js';
+import { keyApi } from '../../keys/index.js';
 
 /** create-session: a partner's server mints a single-use session token (optional `Idempotency-Key`). */
 export const createSession = defineOperation({

@@ -1,7 +1,7 @@
 import { RevokeSessionBody, SessionView } from '../schemas.js';
 import { API_PATH, defineOperation } from '../../platform/route.js';
 import { sessionServices } from '../services.js';
-import { keyApi } from '../../keys/key-pipeline.js';
+import { keyApi } from '../../keys/index.js';
 
 /** revoke-session: a partner's server cancels an active token of its organization. */
 export const revokeSession = defineOperation({

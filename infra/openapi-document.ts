@@ -18,11 +18,14 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
 } from 'zod-openapi';
-import { API_PATH, API_VERSION, originPath, type RouteDefinition } from '../platform/route.js';
-import { routes } from '../routes.js';
-import { errorTable } from '../platform/errors.js';
-import { envelope, errorEnvelope, withMeta } from '../platform/schemas.js';
-import '../sessions/schema-docs.js';
+import { API_PATH, API_VERSION, originPath, type RouteDefinition } from '../shared/platform/route.js';
+import { routes } from '../shared/routes.js';
+import { errorTable } from '../shared/platform/errors.js';
+import { envelope, errorEnvelope, withMeta } from '../shared/platform/schemas.js';
+import { registerSessionDocs } from '../shared/sessions/index.js';
+
+// The create-session fields' descriptions, for this document only (not every function's bundle).
+registerSessionDocs();
 
 const ERROR_TEXTS: Record<number, string> = {
   414: 'Query string over 2,048 bytes',
