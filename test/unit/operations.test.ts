@@ -1,6 +1,6 @@
 /**
  * One declaration per operation: each function file's handler is built from the declarations of
- * the operations it serves (`shared/operations/`), and they are exactly the routes table's rows
+ * the operations it serves (its route module, `shared/<feature>/routes/`), and they are exactly the routes table's rows
  * whose `function` names that file. A function file is named after its operation, unless it serves
  * several (the play pages).
  */
