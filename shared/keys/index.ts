@@ -10,3 +10,7 @@ export { listKeys } from './routes/list-keys.js';
 export { rotateKey } from './routes/rotate-key.js';
 export { updateKey } from './routes/update-key.js';
 export { counterStore, keyCalls } from './services.js';
+// The webhooks feature's key events: the key as the list shows it, and a rate window.
+export { keyView } from './key-views.js';
+export { ApiKeyView } from './schemas.js';
+export type { RateWindow } from './rate-limit.js';

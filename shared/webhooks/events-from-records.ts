@@ -7,11 +7,9 @@
  * (`external_ref`, `metadata`, a key's name and description) are carried as given: they go back to
  * the organization that gave them, as validate-session and list-keys show them.
  */
-import { keyView } from '../keys/key-views.js';
-import type { ApiKeyRecord } from '../keys/model.js';
-import type { RateWindow } from '../keys/rate-limit.js';
+import { keyView, type ApiKeyRecord, type RateWindow } from '../keys/index.js';
 import { isoTime } from '../platform/clock.js';
-import { statusAt, type TokenRecord } from '../sessions/model.js';
+import { statusAt, type TokenRecord } from '../sessions/index.js';
 import { EVENT_SCHEMAS, type WebhookEvent, type WebhookEventData, type WebhookEventType } from './events.js';
 
 /** The payload of `type`: only what its schema lists survives the parse. @throws on data its schema refuses (a bug upstream). */

@@ -6,7 +6,7 @@
  * description can document them from the same schemas, as it does the requests.
  */
 import * as z from 'zod/mini';
-import { ApiKeyView } from '../keys/schemas.js';
+import { ApiKeyView } from '../keys/index.js';
 import type { Frozen } from '../platform/route.js';
 import { Id, SessionToken, Timestamp, withMeta } from '../platform/schemas.js';
 
