@@ -8,10 +8,10 @@
  *   npx tsx test/bench/bundle-sizes.ts /tmp/before .
  *
  * Prints one tab-separated line per tree and function: tree, function, bytes, KB (1,024 bytes, as
- * the benchmark's table). Run by hand (BENCHMARKS.md, "Bundles and cold starts"); `npm run bench`
+ * the benchmark's table), and the repository files that put code into it. Run by hand (BENCHMARKS.md, "Bundles and cold starts"); `npm run bench`
  * measures the current tree's sizes beside the init times.
  */
-import { build, type BuildOptions } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import type { NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,13 @@ async function bundlingOf(root: string): Promise<TreeBundling> {
   return { functionCode, cdkEsbuildOptions };
 }
 
-/** Build every `functions/*.ts` of the tree and print its size. */
+/** How many of the repository's own files put code into a bundle (issue 26's measure: node_modules not counted). */
+function repoFiles(metafile: Metafile): number {
+  const inputs = Object.values(metafile.outputs)[0]!.inputs;
+  return Object.entries(inputs).filter(([path, input]) => !path.includes('node_modules/') && input.bytesInOutput > 0).length;
+}
+
+/** Build every `functions/*.ts` of the tree and print its size and its repository files. */
 async function measureTree(root: string, outDir: string): Promise<void> {
   const { functionCode, cdkEsbuildOptions } = await bundlingOf(root);
   const names = readdirSync(join(root, 'functions'))
@@ -44,9 +50,9 @@ async function measureTree(root: string, outDir: string): Promise<void> {
     .sort();
   for (const name of names) {
     const outfile = join(outDir, `${name}.mjs`);
-    await build(cdkEsbuildOptions(functionCode(name), outfile));
+    const { metafile } = await build({ ...cdkEsbuildOptions(functionCode(name), outfile), metafile: true });
     const bytes = statSync(outfile).size;
-    process.stdout.write(`${root}\t${name}\t${bytes}\t${(bytes / 1024).toFixed(1)}\n`);
+    process.stdout.write(`${root}\t${name}\t${bytes}\t${(bytes / 1024).toFixed(1)}\t${repoFiles(metafile)}\n`);
   }
 }
 
