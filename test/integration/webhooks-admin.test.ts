@@ -144,6 +144,21 @@ describeWithStack('webhook endpoints over HTTP', ({ stack, admin }) => {
       expect((await admin.createWebhook({ org_id: 8, url: URL_OK, events: ['*'] }, 'full-admin')).status).toBe(409);
     });
 
+    test('creates racing for the last place: never more than one gets it (the count is one transaction with the put)', async () => {
+      await stack.services.stores.catalog.putOrg({ org_id: 9, slug: 'race', name: 'Race Studio', tier: 'business' });
+      await stack.services.stores.catalog.putMember(9, 'race-admin', 'admin');
+      for (let i = 0; i < 19; i++) await create({ org_id: 9 }, 'race-admin');
+      const racing = await Promise.all(
+        Array.from({ length: 6 }, () => admin.createWebhook({ org_id: 9, url: URL_OK, events: ['*'] }, 'race-admin')),
+      );
+      const statuses = racing.map((r) => r.status);
+      const won = statuses.filter((st) => st === 200).length;
+      // Never two; one in practice (a transaction cancelled by a concurrent one is a 503: try again).
+      expect(won).toBeLessThanOrEqual(1);
+      for (const status of statuses) expect([200, 409, 503]).toContain(status);
+      expect((await admin.listWebhooks(9, 'race-admin')).body.data).toHaveLength(19 + won);
+    });
+
     test('is audited with the admin and the endpoint, never the secret', async () => {
       const data = await create();
       const records = await auditRecords('create-webhook');
