@@ -36,6 +36,8 @@ export class ServiceStack extends Stack {
   readonly playCookieSecret: Secret;
   /** Key of the session-id permutation: never rotated (a new key could repeat issued ids). */
   readonly sessionIdKey: Secret;
+  /** Key that seals webhook endpoints' signing secrets: never rotated while endpoints exist. */
+  readonly webhookSecretKey: Secret;
   readonly alarmTopic: ITopic;
   /** The stack's own alarm topic and its key (absent when alarms go to an existing topic). */
   readonly ownAlarmTopic?: { readonly topic: Topic; readonly key: Key };
@@ -53,6 +55,7 @@ export class ServiceStack extends Stack {
     this.originSecret = secrets.originSecret;
     this.playCookieSecret = secrets.playCookieSecret;
     this.sessionIdKey = secrets.sessionIdKey;
+    this.webhookSecretKey = secrets.webhookSecretKey;
 
     this.api = new ServiceApi(this, 'Http', { logRetention, capacity: this.capacity, domain: props.apiDomain });
     this.edge = new ServiceEdge(this, 'Edge', {
@@ -93,7 +96,11 @@ export class ServiceStack extends Stack {
       tables: this.tables,
       settings: this.functionSettings(props),
       originSecret: this.originSecret,
-      secrets: { PLAY_COOKIE_SECRET_ARN: this.playCookieSecret, SESSION_ID_KEY_ARN: this.sessionIdKey },
+      secrets: {
+        PLAY_COOKIE_SECRET_ARN: this.playCookieSecret,
+        SESSION_ID_KEY_ARN: this.sessionIdKey,
+        WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey,
+      },
       logRetention,
       secretsRevision,
       createSessionConcurrency: this.capacity.createSessionConcurrency,
@@ -123,8 +130,10 @@ export class ServiceStack extends Stack {
       // The secrets' names only: the functions that use them read them at cold start (`shared/platform/secrets.ts`).
       PLAY_COOKIE_SECRET: undefined, // the local run only
       SESSION_ID_KEY: undefined, // the local run only
+      WEBHOOK_SECRET_KEY: undefined, // the local run only
       PLAY_COOKIE_SECRET_ARN: this.playCookieSecret.secretArn,
       SESSION_ID_KEY_ARN: this.sessionIdKey.secretArn,
+      WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey.secretArn,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
@@ -181,8 +190,8 @@ function checkConfiguration(stack: Stack, identity: IdentityProvider, routes: re
   }
 }
 
-/** The stack's three generated secrets. Created on the stack itself, so their logical ids stay put. */
-function serviceSecrets(stack: Stack): { originSecret: Secret; playCookieSecret: Secret; sessionIdKey: Secret } {
+/** The stack's four generated secrets. Created on the stack itself, so their logical ids stay put. */
+function serviceSecrets(stack: Stack): { originSecret: Secret; playCookieSecret: Secret; sessionIdKey: Secret; webhookSecretKey: Secret } {
   // The header value CloudFront sends to the origin; functions refuse requests without it.
   const originSecret = new Secret(stack, 'OriginVerifySecret', {
     description: 'Value of the x-origin-verify header CloudFront adds to origin requests',
@@ -202,5 +211,11 @@ function serviceSecrets(stack: Stack): { originSecret: Secret; playCookieSecret:
     generateSecretString: { passwordLength: 64, excludePunctuation: true },
     removalPolicy: RemovalPolicy.RETAIN,
   });
-  return { originSecret, playCookieSecret, sessionIdKey };
+  // Kept whatever happens to the stack: the endpoints' secrets sealed under it open only with it.
+  const webhookSecretKey = new Secret(stack, 'WebhookSecretKey', {
+    description: 'Key sealing webhook endpoints’ signing secrets (never rotate while endpoints exist: their secrets would not open)',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  return { originSecret, playCookieSecret, sessionIdKey, webhookSecretKey };
 }

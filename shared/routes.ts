@@ -36,6 +36,7 @@ import { updateKey } from './keys/index.js';
 import { updateStream } from './catalog/index.js';
 import { usage } from './usage/index.js';
 import { validateSession } from './sessions/index.js';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks/index.js';
 
 /** Every operation of the service, in the order the edge rewrite tries them and OpenAPI lists them. */
 export const routes = [
@@ -49,6 +50,11 @@ export const routes = [
   updateKey,
   deleteKey,
   rotateKey,
+  listWebhooks,
+  createWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
   auditLog,
   usage,
   listGames,

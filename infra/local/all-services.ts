@@ -13,6 +13,8 @@ import { playServices, type PlayServices } from '../../shared/play/services.js';
 import { tokenStore } from '../../shared/sessions/services.js';
 import { auditLogServices, type AuditLogServices } from '../../shared/usage/admin-services.js';
 import { tokenReportStore } from '../../shared/usage/services.js';
+import { webhookAdminServices, type WebhookAdminServices } from '../../shared/webhooks/admin-services.js';
+import { webhookStore } from '../../shared/webhooks/services.js';
 
 export { overrideServices, type ServiceOverrides } from '../../shared/platform/services.js';
 
@@ -20,6 +22,7 @@ export { overrideServices, type ServiceOverrides } from '../../shared/platform/s
 export type Services = McpServices &
   AdminServices &
   AuditLogServices &
+  WebhookAdminServices &
   PlayServices & {
     readonly stores: {
       readonly tokens: ReturnType<typeof tokenStore>;
@@ -28,6 +31,7 @@ export type Services = McpServices &
       readonly counters: ReturnType<typeof counterStore>;
       readonly audit: ReturnType<typeof auditStore>;
       readonly tokenReports: ReturnType<typeof tokenReportStore>;
+      readonly webhooks: ReturnType<typeof webhookStore>;
     };
   };
 
@@ -36,6 +40,7 @@ export const services = part((): Services => ({
   ...mcpServices(),
   ...adminServices(),
   ...auditLogServices(),
+  ...webhookAdminServices(),
   ...playServices(),
   stores: {
     tokens: tokenStore(),
@@ -44,5 +49,6 @@ export const services = part((): Services => ({
     counters: counterStore(),
     audit: auditStore(),
     tokenReports: tokenReportStore(),
+    webhooks: webhookStore(),
   },
 }));

@@ -166,7 +166,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // The functions' client reaches the DynamoDB as this process does (dynalite: by its socket; DynamoDB
     // Local: with its access key), which no variable of the environment could say. The provider's
     // JWKS is served over plain HTTP on localhost, which the verifier's own fetcher (HTTPS) refuses.
-    const overrides: ServiceOverrides = { clock: options.clock, client: documentClient(connection), jwksCache: loopbackJwksCache() };
+    const overrides: ServiceOverrides = {
+      clock: options.clock,
+      client: documentClient(connection),
+      jwksCache: loopbackJwksCache(),
+      local: true,
+    };
     overrideServices(overrides);
     const svc = (started.svc = services());
     ready.resolve(idp);
@@ -250,6 +255,7 @@ function configureLocalEnv(
     PUBLIC_BASE_URL: baseUrl,
     PLAY_COOKIE_SECRET: process.env.PLAY_COOKIE_SECRET ?? loadLocalSecret(dataDir, 'play-cookie-secret'),
     SESSION_ID_KEY: process.env.SESSION_ID_KEY ?? loadLocalSecret(dataDir, 'session-id-key'),
+    WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY ?? loadLocalSecret(dataDir, 'webhook-secret-key'),
   });
   // The parsed environment is cached; the values above replace whatever an earlier start left.
   resetEnv();

@@ -20,6 +20,7 @@ export interface AdminSubject {
   readonly key?: AuditedKey | null;
   readonly game_id?: number | null;
   readonly stream_id?: number | null;
+  readonly webhook_id?: number | null;
   /** The properties the call set; null when it set none. */
   readonly changes?: readonly string[] | null;
   /** What the call changed, before and after, as far as it is known when the record is written. */

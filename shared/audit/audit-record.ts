@@ -15,6 +15,8 @@ interface AuditSubject {
   readonly actor?: string | null;
   readonly game_id?: number | null;
   readonly stream_id?: number | null;
+  /** The webhook endpoint concerned (its management calls). */
+  readonly webhook_id?: number | null;
   /** The token concerned: the record keeps its first 8 characters. */
   readonly token?: string | null;
   /** The call mints `token`: the record then keeps it whole too, for the session report. */
@@ -58,6 +60,7 @@ export function auditRecord(
     // Absent, not null, where the call changes no key property by nature (a metered call).
     ...(subject.changes !== undefined && { changes: subject.changes }),
     ...(subject.diff != null && { diff: subject.diff }),
+    ...(subject.webhook_id != null && { webhook_id: subject.webhook_id }),
   };
   return { record, ttl: Math.floor(now / 1000) + retentionDays * 86_400 };
 }

@@ -21,6 +21,8 @@ export interface AuditRecord {
   readonly actor: string | null;
   readonly game_id: number | null;
   readonly stream_id: number | null;
+  /** The webhook endpoint of a webhook-management call; absent on other records. */
+  readonly webhook_id?: number;
   /** First 8 characters of the token concerned; never the whole token. */
   readonly token_prefix: string | null;
   readonly source_ip: string;

@@ -16,6 +16,8 @@ export interface Permission {
 export const PERMISSIONS = {
   /** Manage keys and read the audit log. */
   keys: { roles: ['owner', 'admin'], refusal: 'Only owners and admins of the organization may manage API keys' },
+  /** Manage the organization's webhook endpoints. */
+  webhooks: { roles: ['owner', 'admin'], refusal: 'Only owners and admins of the organization may manage webhooks' },
   /** Read the usage report. */
   usage: { roles: ['owner', 'admin', 'analyst'], refusal: 'Only owners, admins and analysts of the organization may read its usage' },
   /** List the games and streams. */

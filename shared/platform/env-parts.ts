@@ -43,6 +43,15 @@ export const envParts = {
   idempotency: [...CORE, ...tableVars('idempotency')],
   /** `shared/keys/services.ts`: admins' bearer tokens, key administration and the audit log. */
   admin: [...CORE, ...tableVars('catalog', 'keys', 'audit', 'counters'), 'AUDIT_RETENTION_DAYS', ...BEARER],
+  /** `shared/webhooks/admin-services.ts`: owners' and admins' webhook endpoints (ids from the counters, secrets sealed). */
+  webhooks: [
+    ...CORE,
+    ...tableVars('catalog', 'audit', 'counters'),
+    'AUDIT_RETENTION_DAYS',
+    ...BEARER,
+    'WEBHOOK_SECRET_KEY',
+    'WEBHOOK_SECRET_KEY_ARN',
+  ],
   /** `shared/catalog/services.ts`: members' list and changes of games and streams (with their play links). */
   catalogAdmin: [...CORE, ...tableVars('catalog', 'audit'), 'AUDIT_RETENTION_DAYS', 'PUBLIC_BASE_URL', ...BEARER],
   /** `shared/catalog/org-services.ts`: the subject's organizations (the console's org picker). */

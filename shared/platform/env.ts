@@ -87,12 +87,20 @@ export const EnvSchema = z.object({
    */
   SESSION_ID_KEY: z.optional(z.string().check(z.minLength(32))),
   /**
-   * AWS: the Secrets Manager secrets holding `PLAY_COOKIE_SECRET` and `SESSION_ID_KEY`, read at the
+   * Key that seals webhook endpoints' signing secrets in the catalog table (AES-256-GCM,
+   * `shared/webhooks/secret-sealer.ts`): a copy of the table holds no usable secret. Never change it
+   * while endpoints exist (their secrets would no longer open). Required wherever endpoints are
+   * managed; the local run generates one into its data folder.
+   */
+  WEBHOOK_SECRET_KEY: z.optional(z.string().check(z.minLength(32))),
+  /**
+   * AWS: the Secrets Manager secrets holding `PLAY_COOKIE_SECRET`, `SESSION_ID_KEY` and `WEBHOOK_SECRET_KEY`, read at the
    * first request of a container (`shared/platform/secrets.ts`) instead of resolved into the function's
    * configuration. A value given directly (locally, in tests) comes first.
    */
   PLAY_COOKIE_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
   SESSION_ID_KEY_ARN: z.optional(z.string().check(z.minLength(1))),
+  WEBHOOK_SECRET_KEY_ARN: z.optional(z.string().check(z.minLength(1))),
   ...loggingVars,
 });
 

@@ -155,10 +155,14 @@ function epochMs(date: number | string | undefined): number | undefined {
 // --- The service's own secrets
 
 /** A secret the code reads, by the variable that carries its value locally. */
-export type SecretName = 'PLAY_COOKIE_SECRET' | 'SESSION_ID_KEY';
+export type SecretName = 'PLAY_COOKIE_SECRET' | 'SESSION_ID_KEY' | 'WEBHOOK_SECRET_KEY';
 
 /** The variable naming each secret's Secrets Manager id in AWS. */
-const SECRET_IDS = { PLAY_COOKIE_SECRET: 'PLAY_COOKIE_SECRET_ARN', SESSION_ID_KEY: 'SESSION_ID_KEY_ARN' } as const;
+const SECRET_IDS = {
+  PLAY_COOKIE_SECRET: 'PLAY_COOKIE_SECRET_ARN',
+  SESSION_ID_KEY: 'SESSION_ID_KEY_ARN',
+  WEBHOOK_SECRET_KEY: 'WEBHOOK_SECRET_KEY_ARN',
+} as const;
 
 /** Reads a secret's current value by its id. */
 export type SecretSource = (secretId: string) => Promise<string>;

@@ -31,6 +31,11 @@ export interface ServiceOverrides {
    * provider serves it over plain HTTP on localhost); aws-jwt-verify's own, over HTTPS, by default.
    */
   readonly jwksCache?: JwksCache;
+  /**
+   * This is the local run (`npm start`, the tests' stacks), not a deployment: what only a machine of
+   * one's own may do is allowed (a webhook receiver on `http://localhost`: shared/webhooks/addresses.ts).
+   */
+  readonly local?: boolean;
 }
 
 let overrides: ServiceOverrides = {};
@@ -65,6 +70,11 @@ export const coreServices = /* @__PURE__ */ part((): CoreServices => {
     client: overrides.client ?? createDocumentClient({ endpoint: parsed.DYNAMODB_ENDPOINT }),
   };
 });
+
+/** Whether the local runner started these services (`ServiceOverrides.local`); false in every deployment. */
+export function isLocalRun(): boolean {
+  return overrides.local === true;
+}
 
 /** The client and physical name of a table (from the environment), for a store adapter's constructor. */
 export function storeOptions(table: TableName): StoreOptions {

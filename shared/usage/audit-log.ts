@@ -40,6 +40,7 @@ function auditEntry(record: AuditRecord): AuditEntry {
     actor: record.actor ?? null,
     game_id: record.game_id ?? null,
     stream_id: record.stream_id ?? null,
+    webhook_id: record.webhook_id ?? null,
     token_prefix: record.token_prefix ?? null,
     source_ip: record.source_ip,
     user_agent: record.user_agent,

@@ -44,6 +44,7 @@ const AuditEntry = withMeta(
     actor: withMeta(z.nullable(z.string()), { description: 'Subject (JWT `sub`) of the admin, for key-management calls.' }),
     game_id: z.nullable(Id),
     stream_id: z.nullable(Id),
+    webhook_id: withMeta(z.nullable(Id), { description: 'The webhook endpoint of a webhook-management call (`create-webhook`, ...).' }),
     token_prefix: withMeta(z.nullable(z.string()), { description: 'First 8 characters of the session token concerned.' }),
     source_ip: z.string(),
     user_agent: z.string(),

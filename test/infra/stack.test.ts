@@ -170,6 +170,7 @@ describe('functions', () => {
           s.stack.originSecret,
           ...(reads.includes('PLAY_COOKIE_SECRET_ARN') ? [s.stack.playCookieSecret] : []),
           ...(reads.includes('SESSION_ID_KEY_ARN') ? [s.stack.sessionIdKey] : []),
+          ...(reads.includes('WEBHOOK_SECRET_KEY_ARN') ? [s.stack.webhookSecretKey] : []),
         ].map((secret) => logicalId(s.stack, secret));
         expect(secrets.flatMap((st) => [...referencedIds(st.Resource)]).sort()).toEqual(expected.sort());
         for (const st of secrets) expect(asList(st.Action)).toContain('secretsmanager:GetSecretValue');

@@ -23,6 +23,7 @@ describeWithStack('the audit log', ({ stack, admin }) => {
     'stream_id',
     'token_prefix',
     'user_agent',
+    'webhook_id',
   ];
 
   /** Let the clock move on, so that records of consecutive calls have distinct times. */

@@ -23,6 +23,16 @@ export interface AdminApi {
   listGames(orgId: number | string, as?: string): Promise<Reply>;
   /** `PATCH ?action=update-game` or `update-stream` with this body. */
   updatePlayable(kind: 'game' | 'stream', body: unknown, as?: string): Promise<Reply>;
+  /** `GET ?action=list-webhooks&org_id=`. */
+  listWebhooks(orgId: number | string, as?: string): Promise<Reply>;
+  /** `POST ?action=create-webhook` with this body. */
+  createWebhook(body: unknown, as?: string): Promise<Reply>;
+  /** `PATCH ?action=update-webhook` with this body. */
+  updateWebhook(body: unknown, as?: string): Promise<Reply>;
+  /** `DELETE ?action=delete-webhook&id=&org_id=`. */
+  deleteWebhook(id: number | string, orgId: number | string, as?: string): Promise<Reply>;
+  /** `POST ?action=rotate-webhook-secret` with this body. */
+  rotateWebhookSecret(body: unknown, as?: string): Promise<Reply>;
   /** `Authorization` header value for a subject. */
   bearer(as: string): Promise<string>;
 }
@@ -59,6 +69,11 @@ export function adminApi(stack: Stack, defaultSubject = 'acme-admin'): AdminApi 
     update: (body, as = defaultSubject) => call('PATCH', API, as, body),
     remove: (id, orgId, as = defaultSubject) => call('DELETE', `${API}?id=${id}&org_id=${orgId}`, as),
     rotate: (body, as = defaultSubject) => call('POST', `${API}?action=rotate-key`, as, body),
+    listWebhooks: (orgId, as = defaultSubject) => get('list-webhooks', { org_id: orgId }, as),
+    createWebhook: (body, as = defaultSubject) => call('POST', `${API}?action=create-webhook`, as, body),
+    updateWebhook: (body, as = defaultSubject) => call('PATCH', `${API}?action=update-webhook`, as, body),
+    deleteWebhook: (id, orgId, as = defaultSubject) => call('DELETE', `${API}?action=delete-webhook&id=${id}&org_id=${orgId}`, as),
+    rotateWebhookSecret: (body, as = defaultSubject) => call('POST', `${API}?action=rotate-webhook-secret`, as, body),
     audit: (params, as = defaultSubject) =>
       call(
         'GET',

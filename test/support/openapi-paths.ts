@@ -138,6 +138,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org-api-keys/list-webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook endpoints of an organization (never a secret)
+         * @description Also served, identically, as `GET /api/org-api-keys?action=list-webhooks&…` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        get: operations["list-webhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org-api-keys/create-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a webhook endpoint; its signing secret is returned once
+         * @description Also served, identically, as `POST /api/org-api-keys?action=create-webhook` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        post: operations["create-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org-api-keys/update-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint: its URL, event types, description, or pause it (is_active)
+         * @description Also served, identically, as `PATCH /api/org-api-keys?action=update-webhook` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        patch: operations["update-webhook"];
+        trace?: never;
+    };
+    "/api/org-api-keys/delete-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Also served, identically, as `DELETE /api/org-api-keys?action=delete-webhook` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        delete: operations["delete-webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org-api-keys/rotate-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint’s signing secret: for 24 hours deliveries carry signatures with both
+         * @description Also served, identically, as `POST /api/org-api-keys?action=rotate-webhook-secret` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        post: operations["rotate-webhook-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org-api-keys/audit-log": {
         parameters: {
             query?: never;
@@ -678,6 +778,66 @@ export interface components {
             /** @description The old key: `expires_at` is the end of its grace period, `rotated_to` the new key. */
             previous: components["schemas"]["ApiKey"];
         };
+        WebhookView: {
+            id: number;
+            org_id: number;
+            url: string;
+            events: string[];
+            description: string | null;
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        CreatedWebhook: {
+            id: number;
+            org_id: number;
+            url: string;
+            events: string[];
+            description: string | null;
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The signing secret (Standard Webhooks): `whsec_` and the base64 of 32 random bytes. Shown only in this answer: store it now.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        DeletedWebhook: {
+            id: number;
+            /** @constant */
+            deleted: true;
+        };
+        RotatedWebhookSecret: {
+            id: number;
+            /**
+             * @description The signing secret (Standard Webhooks): `whsec_` and the base64 of 32 random bytes. Shown only in this answer: store it now.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then every delivery carries a signature with the previous secret too.
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            previous_secret_expires_at: string;
+        };
         AuditLogPage: {
             records: components["schemas"]["AuditRecord"][];
             next_cursor: string | null;
@@ -700,6 +860,8 @@ export interface components {
             actor: string | null;
             game_id: number | null;
             stream_id: number | null;
+            /** @description The webhook endpoint of a webhook-management call (`create-webhook`, ...). */
+            webhook_id: number | null;
             /** @description First 8 characters of the session token concerned. */
             token_prefix: string | null;
             source_ip: string;
@@ -1789,6 +1951,488 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["RotatedApiKey"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: the request is still being processed (Retry-After), the record was changed meanwhile, or a rotated or revoked key cannot take this change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "list-webhooks": {
+        parameters: {
+            query: {
+                org_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the webhook endpoints of an organization (never a secret) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookView"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "create-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    org_id: number;
+                    /**
+                     * @description Where events are sent: an https:// URL whose host resolves only to public addresses (locally also http://localhost and http://127.0.0.1). At most 2,048 characters.
+                     * @example https://partner.example/hooks/gsts
+                     */
+                    url: string;
+                    /**
+                     * @description The event types the endpoint receives, or ["*"] for all of them (types added later included).
+                     * @example [
+                     *       "session.consumed",
+                     *       "key.rate_limited"
+                     *     ]
+                     */
+                    events: ("session.consumed" | "session.revoked" | "session.expired" | "key.created" | "key.updated" | "key.rotated" | "key.deleted" | "key.expiring" | "key.rate_limited" | "webhook.test" | "*")[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Register a webhook endpoint; its signing secret is returned once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["CreatedWebhook"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: the request is still being processed (Retry-After), the record was changed meanwhile, or a rotated or revoked key cannot take this change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "update-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: number;
+                    org_id: number;
+                    /**
+                     * @description Where events are sent: an https:// URL whose host resolves only to public addresses (locally also http://localhost and http://127.0.0.1). At most 2,048 characters.
+                     * @example https://partner.example/hooks/gsts
+                     */
+                    url?: string;
+                    /**
+                     * @description The event types the endpoint receives, or ["*"] for all of them (types added later included).
+                     * @example [
+                     *       "session.consumed",
+                     *       "key.rate_limited"
+                     *     ]
+                     */
+                    events?: ("session.consumed" | "session.revoked" | "session.expired" | "key.created" | "key.updated" | "key.rotated" | "key.deleted" | "key.expiring" | "key.rate_limited" | "webhook.test" | "*")[];
+                    description?: string | null;
+                    /** @description false pauses deliveries to the endpoint; true resumes them. */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Change a webhook endpoint: its URL, event types, description, or pause it (is_active) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookView"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "delete-webhook": {
+        parameters: {
+            query: {
+                id: string;
+                org_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a webhook endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["DeletedWebhook"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "rotate-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: number;
+                    org_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Rotate a webhook endpoint’s signing secret: for 24 hours deliveries carry signatures with both */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["RotatedWebhookSecret"];
                     };
                 };
             };

@@ -45,6 +45,16 @@ export function operationCases(env: CaseEnv): readonly Case[] {
   const mcp = (headers: Record<string, string> = {}, body: unknown = INITIALIZE) => statusOf(postMcp(stack, body, headers));
   const newKey = async () => (await admin.create({ org_id: 1, name: 'statuses' })).body.data.id as number;
   const today = new Date(stack.clock.now()).toISOString().slice(0, 10);
+  const webhookBody = { org_id: 1, url: 'https://partner.example/hooks', events: ['*'] };
+  const newWebhook = async () => (await admin.createWebhook(webhookBody)).body.data.id as number;
+  /** The status of a webhook call, once the endpoint it made or named is deleted. */
+  const cleaned = async (reply: ReturnType<AdminApi['createWebhook']>, id?: number) => {
+    const res = await reply;
+    const made = id ?? (res.status === 200 ? (res.body.data.id as number) : undefined);
+    if (made !== undefined) await admin.deleteWebhook(made, 1);
+    return res.status;
+  };
+
   const minted = (target: Target = { game_id: 101 }) => acme.mint(target);
   const consumed = async (target: Target = { game_id: 101 }) => {
     const token = await minted(target);
@@ -176,6 +186,42 @@ export function operationCases(env: CaseEnv): readonly Case[] {
         return () => statusOf(admin.rotate({ id, org_id: 1, grace_period_minutes: 5 }));
       },
     ],
+    ['list-webhooks', 'own org', 200, now(() => statusOf(admin.listWebhooks(1)))],
+    ['list-webhooks', 'another org', 403, now(() => statusOf(admin.listWebhooks(2)))],
+    // Each success takes its endpoint away again: org 1 keeps room under its 20 whatever the cases are sent how often.
+    ['create-webhook', 'create', 200, now(() => cleaned(admin.createWebhook(webhookBody)))],
+    ['create-webhook', 'a private address', 400, now(() => statusOf(admin.createWebhook({ ...webhookBody, url: 'https://10.0.0.1/' })))],
+    ['create-webhook', 'an editor', 403, now(() => statusOf(admin.createWebhook(webhookBody, 'acme-member')))],
+    [
+      'update-webhook',
+      'pause',
+      200,
+      async () => {
+        const id = await newWebhook();
+        return () => cleaned(admin.updateWebhook({ id, org_id: 1, is_active: false }), id);
+      },
+    ],
+    ['update-webhook', 'unknown endpoint', 404, now(() => statusOf(admin.updateWebhook({ id: 999_999, org_id: 1, is_active: false })))],
+    [
+      'delete-webhook',
+      'delete',
+      200,
+      async () => {
+        const id = await newWebhook();
+        return () => statusOf(admin.deleteWebhook(id, 1));
+      },
+    ],
+    ['delete-webhook', 'unknown endpoint', 404, now(() => statusOf(admin.deleteWebhook(999_999, 1)))],
+    [
+      'rotate-webhook-secret',
+      'rotate',
+      200,
+      async () => {
+        const id = await newWebhook();
+        return () => cleaned(admin.rotateWebhookSecret({ id, org_id: 1 }), id);
+      },
+    ],
+    ['rotate-webhook-secret', 'unknown endpoint', 404, now(() => statusOf(admin.rotateWebhookSecret({ id: 999_999, org_id: 1 })))],
     ['audit-log', 'own org', 200, now(() => statusOf(admin.audit({ org_id: 1, limit: 1 })))],
     ['audit-log', 'limit 0', 400, now(() => statusOf(admin.audit({ org_id: 1, limit: 0 })))],
     ['usage', 'today', 200, now(() => statusOf(admin.usage({ org_id: 1, from: today, to: today })))],

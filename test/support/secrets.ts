@@ -1,15 +1,18 @@
 /**
  * Secrets hygiene for every integration stack: a ledger of each secret a test file saw (the demo
  * key, raw keys presented or returned by create-key, session tokens returned or presented, bearer
- * JWTs signed or forged), checked when the stack stops against every log line the service wrote
+ * JWTs signed or forged, webhook signing secrets returned by create-webhook and rotate-webhook-secret), checked when the stack stops against every log line the service wrote
  * (only 8-character prefixes may appear) and against the data folder (no raw key may be stored,
- * save the demo key in the credentials file whose purpose is to hand it over).
+ * save the demo key in the credentials file whose purpose is to hand it over; no webhook secret at
+ * all: they are stored sealed).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 /** A raw API key anywhere in a text. */
 const RAW_KEY = /dpk_[0-9a-f]{40}/g;
+/** A webhook signing secret (`whsec_` + base64 of 24 to 64 bytes) anywhere in a text. */
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/]{32,}={0,2}/g;
 /** A `"token": "<uuid>"` member anywhere in a text, also inside JSON encoded in a string (MCP tool results). */
 const TOKEN_MEMBER =
   /\\?"(?:token|session_token)\\?"\s*:\s*\\?"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})/g;
@@ -63,6 +66,7 @@ export class SecretLedger {
   noteText(text: string): void {
     for (const [raw] of text.matchAll(RAW_KEY)) this.noteRawKey(raw);
     for (const match of text.matchAll(TOKEN_MEMBER)) this.noteToken(match[1]!);
+    for (const [secret] of text.matchAll(WEBHOOK_SECRET)) this.note(secret, 'webhook secret');
   }
 
   /** How many secrets are known. */
@@ -94,6 +98,7 @@ export class SecretLedger {
       .filter((e) => e.isFile())
       .map((e) => join(e.parentPath, e.name));
     const keys = [...this.secrets].filter(([, kind]) => kind === 'api key').map(([raw]) => raw);
+    const webhookSecrets = [...this.secrets].filter(([, kind]) => kind === 'webhook secret').map(([secret]) => secret);
     const leaks: Leak[] = [];
     for (const file of files) {
       const bytes = readFileSync(file);
@@ -104,6 +109,13 @@ export class SecretLedger {
       for (const raw of keys) {
         if (!permitted(raw) && bytes.includes(raw.slice(4)))
           leaks.push({ kind: 'api key (hex)', where: basename(file), prefix: raw.slice(0, 8) });
+      }
+      for (const [secret] of bytes.toString('latin1').matchAll(WEBHOOK_SECRET)) {
+        leaks.push({ kind: 'webhook secret', where: basename(file), prefix: secret.slice(0, LOGGABLE_PREFIX) });
+      }
+      for (const secret of webhookSecrets) {
+        if (bytes.includes(secret.slice(6)))
+          leaks.push({ kind: 'webhook secret (key)', where: basename(file), prefix: secret.slice(0, 8) });
       }
     }
     return { filesScanned: files.length, leaks };
@@ -146,6 +158,9 @@ function needles(secret: string, kind: string): string[] {
   switch (kind) {
     case 'api key':
       return [secret.slice(4)];
+    case 'webhook secret':
+      // The key's base64 (`whsec_` itself is the loggable part).
+      return [secret.slice(6)];
     case 'token':
       return [secret.slice(LOGGABLE_PREFIX + 1), secret.toUpperCase().slice(LOGGABLE_PREFIX + 1)];
     case 'jwt': {

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/keys/admin-services.js';
+import { webhookAdminServices } from '../../shared/webhooks/admin-services.js';
 import { catalogAdminServices } from '../../shared/catalog/admin-services.js';
 import { orgsServices } from '../../shared/catalog/admin-services.js';
 import { usageServices } from '../../shared/usage/admin-services.js';
@@ -39,6 +40,8 @@ const SAMPLE: Record<EnvVar, string> = {
   SESSION_ID_KEY: 's'.repeat(64),
   PLAY_COOKIE_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:play-cookie',
   SESSION_ID_KEY_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:session-id-key',
+  WEBHOOK_SECRET_KEY: 'w'.repeat(64),
+  WEBHOOK_SECRET_KEY_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:webhook-secret-key',
   POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 };
@@ -50,6 +53,7 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   sessionIds: sessionServices,
   idempotency: idempotencyServices,
   admin: adminServices,
+  webhooks: webhookAdminServices,
   catalogAdmin: catalogAdminServices,
   usage: usageServices,
   orgs: orgsServices,
@@ -114,6 +118,11 @@ describe('where the secrets and settings go', () => {
   test('the play cookie secret only to the play pages, the session-id key only where tokens are consumed', () => {
     expect(having('PLAY_COOKIE_SECRET')).toEqual([functionOf('play-session')]);
     expect(having('SESSION_ID_KEY')).toEqual([functionOf('consume-session')]);
+  });
+
+  test('the webhook secret key only to the webhook-management functions', () => {
+    const webhookOps = ['list-webhooks', 'create-webhook', 'update-webhook', 'delete-webhook', 'rotate-webhook-secret'];
+    expect(having('WEBHOOK_SECRET_KEY')).toEqual(webhookOps.map(functionOf));
   });
 
   test('the issuer settings exactly to the functions of bearer routes', () => {

@@ -1,0 +1,34 @@
+/** Webhook endpoint management for org owners and admins (bearer): apart from `services.ts`, as key management is. */
+import { auditStore } from '../audit/index.js';
+import { AdminAccess, catalogStore } from '../catalog/index.js';
+import { counterStore } from '../keys/index.js';
+import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
+import { IdAllocator } from '../platform/ids.js';
+import { logger } from '../platform/observability/logger.js';
+import { bearerOptions, coreServices, isLocalRun, part, type CoreServices } from '../platform/services.js';
+import { secretSealer, webhookStore } from './services.js';
+import { WebhookAdmin } from './webhook-admin.js';
+
+/** What the webhook-management functions need. */
+export interface WebhookAdminServices extends CoreServices, BearerServices {
+  readonly webhookAdmin: WebhookAdmin;
+}
+
+/** The webhook-management part of this container's services. */
+export const webhookAdminServices = /* @__PURE__ */ part((): WebhookAdminServices => {
+  const core = coreServices();
+  const { clock, env } = core;
+  const webhookAdmin = new WebhookAdmin({
+    access: new AdminAccess(catalogStore()),
+    webhooks: webhookStore(),
+    sealer: secretSealer(),
+    audit: auditStore(),
+    // Block size 1, as key ids: dense and unique across containers.
+    webhookIds: new IdAllocator(counterStore(), { sequence: 'webhook_id', blockSize: 1 }),
+    clock,
+    deployment: isLocalRun() ? 'local' : 'deployed',
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
+  });
+  return { ...core, bearer: createBearerVerifier(env, bearerOptions()), webhookAdmin };
+});

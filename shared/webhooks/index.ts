@@ -1,0 +1,6 @@
+/** The webhooks feature as other features see it: import it from here, never from its files (eslint.config.js). */
+export { createWebhook } from './routes/create-webhook.js';
+export { deleteWebhook } from './routes/delete-webhook.js';
+export { listWebhooks } from './routes/list-webhooks.js';
+export { rotateWebhookSecret } from './routes/rotate-webhook-secret.js';
+export { updateWebhook } from './routes/update-webhook.js';

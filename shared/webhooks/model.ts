@@ -1,0 +1,38 @@
+/** What is stored of a webhook endpoint: an org resource, its signing secrets sealed (`ports.ts`, `SecretSealer`). */
+
+/** An endpoint as the store holds it. The secrets are sealed: the table alone holds no usable secret. */
+export interface WebhookRecord {
+  readonly id: number;
+  readonly org_id: number;
+  readonly url: string;
+  /** Event types, or `["*"]`. */
+  readonly events: readonly string[];
+  readonly description: string | null;
+  readonly is_active: boolean;
+  /** ISO 8601. */
+  readonly created_at: string;
+  readonly updated_at: string;
+  /** The current secret, sealed. */
+  readonly secret_sealed: string;
+  /** The secret a rotation replaced, sealed; it signs beside the current one until `previous_secret_until`. */
+  readonly previous_secret_sealed: string | null;
+  readonly previous_secret_until: string | null;
+}
+
+/** What an update may change. */
+export interface WebhookChanges {
+  readonly url?: string;
+  readonly events?: readonly string[];
+  readonly description?: string | null;
+  readonly is_active?: boolean;
+}
+
+/** The sealed secrets a rotation writes. */
+export interface SealedSecrets {
+  readonly secret_sealed: string;
+  readonly previous_secret_sealed: string | null;
+  readonly previous_secret_until: string | null;
+}
+
+/** At most this many endpoints per organization (docs/webhooks.md). */
+export const MAX_WEBHOOKS_PER_ORG = 20;
