@@ -9,19 +9,12 @@ import { isoTime } from '../platform/clock.js';
 import { NotFound, OutOfScope } from '../platform/errors.js';
 import type { Frozen } from '../platform/route.js';
 import { type TokenRecord } from './model.js';
-import type { CreatedSession as CreatedSessionSchema } from './schemas.js';
+import type { CreatedSession as CreatedSessionSchema, CreateSessionFields } from './schemas.js';
 import { allowsItem, assertInScope, isRestricted, type Target } from './scope.js';
 import { SessionReads, type SessionReadsDeps, type SessionView } from './session-tokens.js';
 
-/** A create-session request, already validated. */
-export interface CreateSessionInput {
-  /** Exactly one of game_id and stream_id is set (the request schema enforces it). */
-  readonly game_id: number | null;
-  readonly stream_id: number | null;
-  readonly external_ref: string | null;
-  readonly metadata: Record<string, unknown> | null;
-  readonly expires_in_minutes: number;
-}
+/** A create-session request, already validated (the schema's output: exactly one of game_id and stream_id is set). */
+export type CreateSessionInput = Frozen<z.output<typeof CreateSessionFields>>;
 
 /** The create-session answer (its schema's shape). */
 export type CreatedSession = Frozen<z.output<typeof CreatedSessionSchema>>;
