@@ -1,9 +1,9 @@
 /** The catalog's parts for org members (bearer): games and streams, and the org picker; apart from `services.ts`, so that no API-key function carries the JWT verifier. */
 import { AdminAudit } from '../audit/index.js';
 import { auditStore } from '../audit/index.js';
-import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
+import type { BearerServices } from '../platform/bearer.js';
 import { logger } from '../platform/observability/logger.js';
-import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
+import { bearerCore, part, type CoreServices } from '../platform/services.js';
 import { AdminAccess } from './admin-access.js';
 import { CatalogAdmin } from './catalog-admin.js';
 import { Memberships } from './memberships.js';
@@ -17,7 +17,7 @@ export interface CatalogAdminServices extends CoreServices, BearerServices {
 
 /** The games-and-streams part of this container's services. */
 export const catalogAdminServices = /* @__PURE__ */ part((): CatalogAdminServices => {
-  const core = coreServices();
+  const core = bearerCore();
   const { clock, env } = core;
   const audit = new AdminAudit({
     audit: auditStore(),
@@ -31,7 +31,7 @@ export const catalogAdminServices = /* @__PURE__ */ part((): CatalogAdminService
     audit,
     baseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
   });
-  return { ...core, bearer: createBearerVerifier(env, bearerOptions()), catalogAdmin };
+  return { ...core, catalogAdmin };
 });
 
 /** What the list-orgs function needs. */
@@ -41,6 +41,6 @@ export interface OrgsServices extends CoreServices, BearerServices {
 
 /** The org-picker part of this container's services. */
 export const orgsServices = /* @__PURE__ */ part((): OrgsServices => {
-  const core = coreServices();
-  return { ...core, bearer: createBearerVerifier(core.env, bearerOptions()), memberships: new Memberships(catalogStore()) };
+  const core = bearerCore();
+  return { ...core, memberships: new Memberships(catalogStore()) };
 });

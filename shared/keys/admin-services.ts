@@ -2,10 +2,10 @@
 import { auditStore } from '../audit/index.js';
 import { AdminAccess } from '../catalog/index.js';
 import { catalogStore } from '../catalog/index.js';
-import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
+import type { BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability/logger.js';
-import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
+import { bearerCore, part, type CoreServices } from '../platform/services.js';
 import { KeyAdmin } from './key-admin.js';
 import { counterStore, keyStore } from './services.js';
 
@@ -16,7 +16,7 @@ export interface AdminServices extends CoreServices, BearerServices {
 
 /** The key-management part of this container's services. */
 export const adminServices = /* @__PURE__ */ part((): AdminServices => {
-  const core = coreServices();
+  const core = bearerCore();
   const { clock, env } = core;
   const keyAdmin = new KeyAdmin({
     access: new AdminAccess(catalogStore()),
@@ -28,5 +28,5 @@ export const adminServices = /* @__PURE__ */ part((): AdminServices => {
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
   });
-  return { ...core, bearer: createBearerVerifier(env, bearerOptions()), keyAdmin };
+  return { ...core, keyAdmin };
 });

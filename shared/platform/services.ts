@@ -8,7 +8,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JwksCache } from 'aws-jwt-verify/jwk';
-import type { BearerVerifierOptions } from './bearer.js';
+import { createBearerVerifier, type BearerServices } from './bearer.js';
 import { systemClock, type Clock } from './clock.js';
 import { env, type Env } from './env.js';
 import { createDocumentClient, type StoreOptions } from './dynamo/client.js';
@@ -82,7 +82,12 @@ export function storeOptions(table: TableName): StoreOptions {
   return { client, tableName: required(env, tables[table].envVar) };
 }
 
-/** What the parts that verify admins' bearer tokens hand `createBearerVerifier` besides the environment. */
-export function bearerOptions(): BearerVerifierOptions {
-  return { jwksCache: overrides.jwksCache };
-}
+/**
+ * The core with the verifier of admins' bearer tokens, which every bearer route's part builds on:
+ * one verifier per container (its JWKS fetched once), with the JWKS cache the local runner injects.
+ * A bundle that never builds a bearer part carries no verifier (package.json `sideEffects`).
+ */
+export const bearerCore = /* @__PURE__ */ part((): CoreServices & BearerServices => {
+  const core = coreServices();
+  return { ...core, bearer: createBearerVerifier(core.env, { jwksCache: overrides.jwksCache }) };
+});

@@ -3,8 +3,8 @@ import { auditStore } from '../audit/index.js';
 import { AdminAccess } from '../catalog/index.js';
 import { catalogStore } from '../catalog/index.js';
 import { counterStore } from '../keys/index.js';
-import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
-import { bearerOptions, coreServices, part, type CoreServices } from '../platform/services.js';
+import type { BearerServices } from '../platform/bearer.js';
+import { bearerCore, part, type CoreServices } from '../platform/services.js';
 import { AuditLog } from './audit-log.js';
 import { ReportBudget } from './report-budget.js';
 import { SessionReports } from './reports.js';
@@ -18,7 +18,7 @@ export interface UsageServices extends CoreServices, BearerServices {
 
 /** The usage part of this container's services. */
 export const usageServices = /* @__PURE__ */ part((): UsageServices => {
-  const core = coreServices();
+  const core = bearerCore();
   const { clock, env } = core;
   const reports = new SessionReports({
     store: tokenReportStore(),
@@ -29,7 +29,6 @@ export const usageServices = /* @__PURE__ */ part((): UsageServices => {
   const budget = new ReportBudget({ store: counterStore(), clock });
   return {
     ...core,
-    bearer: createBearerVerifier(env, bearerOptions()),
     usage: new Usage({ access: new AdminAccess(catalogStore()), budget, reports }),
   };
 });
@@ -41,10 +40,9 @@ export interface AuditLogServices extends CoreServices, BearerServices {
 
 /** The audit log for org admins (the same environment as key management, `shared/platform/env-parts.ts`). */
 export const auditLogServices = /* @__PURE__ */ part((): AuditLogServices => {
-  const core = coreServices();
+  const core = bearerCore();
   return {
     ...core,
-    bearer: createBearerVerifier(core.env, bearerOptions()),
     auditLog: new AuditLog({ access: new AdminAccess(catalogStore()), reader: auditStore() }),
   };
 });

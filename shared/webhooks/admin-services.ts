@@ -2,10 +2,10 @@
 import { auditStore } from '../audit/index.js';
 import { AdminAccess, catalogStore } from '../catalog/index.js';
 import { counterStore } from '../keys/index.js';
-import { createBearerVerifier, type BearerServices } from '../platform/bearer.js';
+import type { BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability/logger.js';
-import { bearerOptions, coreServices, isLocalRun, part, type CoreServices } from '../platform/services.js';
+import { bearerCore, isLocalRun, part, type CoreServices } from '../platform/services.js';
 import { secretSealer, webhookStore } from './services.js';
 import { WebhookAdmin } from './webhook-admin.js';
 
@@ -16,7 +16,7 @@ export interface WebhookAdminServices extends CoreServices, BearerServices {
 
 /** The webhook-management part of this container's services. */
 export const webhookAdminServices = /* @__PURE__ */ part((): WebhookAdminServices => {
-  const core = coreServices();
+  const core = bearerCore();
   const { clock, env } = core;
   const webhookAdmin = new WebhookAdmin({
     access: new AdminAccess(catalogStore()),
@@ -30,5 +30,5 @@ export const webhookAdminServices = /* @__PURE__ */ part((): WebhookAdminService
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
   });
-  return { ...core, bearer: createBearerVerifier(env, bearerOptions()), webhookAdmin };
+  return { ...core, webhookAdmin };
 });
