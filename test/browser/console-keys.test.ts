@@ -194,6 +194,8 @@ inBrowser('the admin console, as a newcomer met it', () => {
     const page = await keysPage(390);
     await page.getByRole('button', { name: 'Create a key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+    // count() does not wait: under load the dialog may not be drawn yet when the click returns.
+    await dialog.getByLabel('Calls per minute').waitFor();
     await expect(dialog.getByLabel('Calls per minute').count()).resolves.toBe(1);
     await expect(dialog.getByLabel('Calls per day').count()).resolves.toBe(1);
     await expect(dialog.getByText(/each MCP request \(connecting takes two\)/).count()).resolves.toBe(1);
