@@ -37,6 +37,12 @@ export interface TableDefinition {
   readonly indexes: readonly IndexDefinition[];
   /** Attribute holding an epoch-seconds expiry that DynamoDB TTL (or the local sweeper) honours. */
   readonly ttlAttribute?: string;
+  /**
+   * The table's DynamoDB stream, where webhook events come from (shared/webhooks/workers): what each
+   * record carries. Absent: no stream. Locally, DynamoDB Local keeps the stream itself and dynalite's
+   * stand-in makes the same records from the writes it applies (infra/local/).
+   */
+  readonly stream?: 'NEW_AND_OLD_IMAGES' | 'NEW_IMAGE';
 }
 
 /** Name of the TTL attribute on every table that expires items. */
@@ -64,6 +70,8 @@ export const tables = {
       },
     ],
     ttlAttribute: TTL_ATTRIBUTE,
+    // session.consumed and session.revoked are a token's status changing (old and new image).
+    stream: 'NEW_AND_OLD_IMAGES',
   },
   /**
    * API keys, keyed by the SHA-256 of the raw key so that authentication is one strongly
@@ -80,6 +88,8 @@ export const tables = {
         sortKey: { name: 'id', type: 'N' },
       },
     ],
+    // key.created, key.updated, key.rotated, key.deleted: a key item's change (old and new image).
+    stream: 'NEW_AND_OLD_IMAGES',
   },
   /**
    * The organization catalog: orgs, memberships, games and streams (single-table). Games and
@@ -112,6 +122,9 @@ export const tables = {
     partitionKey: { name: 'pk', type: 'S' },
     indexes: [],
     ttlAttribute: TTL_ATTRIBUTE,
+    // key.rate_limited: a key's first refusal in a window puts a notice item (`notice#…`); the
+    // event source mapping's filter passes only those, so the counting writes invoke nothing.
+    stream: 'NEW_IMAGE',
   },
   /**
    * Audit records, newest first per organization, each org's spread over `AUDIT_SHARDS` partitions
@@ -143,6 +156,20 @@ export const tables = {
     partitionKey: { name: 'id', type: 'S' },
     indexes: [],
     ttlAttribute: 'expiration',
+  },
+  /**
+   * Webhook deliveries and what their sending needs (shared/webhooks/): each endpoint's deliveries
+   * (`pk` = `DELIVERY#<webhook_id>`, `sk` = the delivery id, time-ordered, kept 30 days), the due
+   * items of events that happen by time (`pk` = `DUE#<minute>#<shard>`), and the endpoints' attempt
+   * leases (`pk` = `LEASE#<webhook_id>#<place>`).
+   */
+  webhooks: {
+    id: 'Webhooks',
+    envVar: 'WEBHOOKS_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [],
+    ttlAttribute: TTL_ATTRIBUTE,
   },
 } as const satisfies Record<string, TableDefinition>;
 

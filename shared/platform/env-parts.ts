@@ -52,6 +52,17 @@ export const envParts = {
     'WEBHOOK_SECRET_KEY',
     'WEBHOOK_SECRET_KEY_ARN',
   ],
+  /** `shared/webhooks/event-services.ts`: the stream and due workers (events to deliveries, due items). */
+  webhookEvents: [...CORE, ...tableVars('tokens', 'keys', 'catalog', 'webhooks'), 'WEBHOOK_DELIVERY_QUEUE_URL'],
+  /** `shared/webhooks/delivery-services.ts`: the delivery worker (attempts, endpoint health, its audit records). */
+  webhookDelivery: [
+    ...CORE,
+    ...tableVars('catalog', 'webhooks', 'audit'),
+    'AUDIT_RETENTION_DAYS',
+    'WEBHOOK_SECRET_KEY',
+    'WEBHOOK_SECRET_KEY_ARN',
+    'WEBHOOK_DELIVERY_QUEUE_URL',
+  ],
   /** `shared/catalog/services.ts`: members' list and changes of games and streams (with their play links). */
   catalogAdmin: [...CORE, ...tableVars('catalog', 'audit'), 'AUDIT_RETENTION_DAYS', 'PUBLIC_BASE_URL', ...BEARER],
   /** `shared/catalog/org-services.ts`: the subject's organizations (the console's org picker). */

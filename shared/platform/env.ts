@@ -101,6 +101,11 @@ export const EnvSchema = z.object({
   PLAY_COOKIE_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
   SESSION_ID_KEY_ARN: z.optional(z.string().check(z.minLength(1))),
   WEBHOOK_SECRET_KEY_ARN: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * The queue of webhook delivery attempts (SQS URL in AWS). Locally the runner gives the workers an
+   * in-process queue instead (`overrideServices`), and this stays unset.
+   */
+  WEBHOOK_DELIVERY_QUEUE_URL: z.optional(z.string().check(z.minLength(1))),
   ...loggingVars,
 });
 

@@ -4,3 +4,6 @@ export { deleteWebhook } from './routes/delete-webhook.js';
 export { listWebhooks } from './routes/list-webhooks.js';
 export { rotateWebhookSecret } from './routes/rotate-webhook-secret.js';
 export { updateWebhook } from './routes/update-webhook.js';
+export { webhookDeliveryWorker } from './workers/webhook-delivery.js';
+export { webhookDueWorker } from './workers/webhook-due.js';
+export { webhookEventsWorker } from './workers/webhook-events.js';

@@ -1,5 +1,7 @@
 /** The webhooks feature's ports: where endpoints are stored, and how their secrets are sealed. */
+import type { AttemptEntry, DeliveryMessage, DeliveryRecord, DueItem, SourcedEvent } from './delivery-model.js';
 import type { SealedSecrets, WebhookChanges, WebhookRecord } from './model.js';
+import type { DeliveryProgress } from './schedule.js';
 
 /** Endpoints of organizations (`webhook-store.ts`: items of the catalog table). */
 export interface WebhookStore {
@@ -36,4 +38,57 @@ export interface SecretSealer {
   seal(secret: string, context: string): string;
   /** @throws when the value was not sealed by this key for this context */
   open(sealed: string, context: string): string;
+}
+
+/** Deliveries (`delivery-store.ts`: items of the webhooks table, kept `DELIVERY_RETENTION_DAYS` days). */
+export interface DeliveryStore {
+  /** Store new deliveries; one whose id is already stored (its source read again) is left as it is. */
+  create(deliveries: readonly DeliveryRecord[]): Promise<void>;
+  find(webhookId: number, id: string): Promise<DeliveryRecord | undefined>;
+  /** An endpoint's deliveries, newest first, a page at a time (`cursor`: the last id of the page before). */
+  listByWebhook(webhookId: number, limit: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; cursor: string | null }>;
+  /**
+   * Record an attempt (its progress and its log entry), only while the delivery has made
+   * `expectedAttempts` attempts. @returns false when another attempt was recorded first, or the delivery is gone
+   */
+  recordAttempt(
+    webhookId: number,
+    id: string,
+    expectedAttempts: number,
+    progress: DeliveryProgress,
+    entry: AttemptEntry,
+  ): Promise<boolean>;
+  /** Make a delivery due now (a retry by hand); the delivery as it is now, undefined when absent. */
+  markRetried(webhookId: number, id: string, progress: DeliveryProgress): Promise<DeliveryRecord | undefined>;
+}
+
+/** Where delivery attempts wait their turn (SQS in AWS; an in-process queue in the local run). */
+export interface DeliveryQueue {
+  /** Enqueue each message, delayed until its `due_at` (at most 15 minutes at a time). */
+  send(messages: readonly DeliveryMessage[]): Promise<void>;
+}
+
+/**
+ * At most a few attempts under way per endpoint at once, so one slow receiver holds a few of the
+ * delivery function's instances, not all of them. A lease expires on its own (a crashed attempt
+ * frees its place after the attempt timeout).
+ */
+export interface EndpointGate {
+  /** A lease on one of the endpoint's places; undefined when every place is taken. */
+  acquire(webhookId: number, nowMs: number): Promise<string | undefined>;
+  release(webhookId: number, lease: string): Promise<void>;
+}
+
+/** Where events go once they happened: to their org's subscribed endpoints, as deliveries (`fan-out.ts`). */
+export interface EventSink {
+  publish(events: readonly SourcedEvent[]): Promise<void>;
+}
+
+/** Events due by time (`due-store.ts`: items of the webhooks table by due minute, sharded). */
+export interface DueStore {
+  add(items: readonly DueItem[]): Promise<void>;
+  /** The items due at or before `nowMs`, of the last few minutes (the sweep catches up after a failure). */
+  due(nowMs: number): Promise<DueItem[]>;
+  /** Forget an item once handled (its event published, or found not to happen). */
+  done(item: DueItem): Promise<void>;
 }

@@ -42,6 +42,7 @@ const SAMPLE: Record<EnvVar, string> = {
   SESSION_ID_KEY_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:session-id-key',
   WEBHOOK_SECRET_KEY: 'w'.repeat(64),
   WEBHOOK_SECRET_KEY_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:webhook-secret-key',
+  WEBHOOK_DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
   POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 };
@@ -54,6 +55,9 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   idempotency: idempotencyServices,
   admin: adminServices,
   webhooks: webhookAdminServices,
+  // Built by the workers' services (shared/webhooks/event-services.ts, delivery-services.ts) once they exist.
+  webhookEvents: undefined,
+  webhookDelivery: undefined,
   catalogAdmin: catalogAdminServices,
   usage: usageServices,
   orgs: orgsServices,
