@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
  * protocol edges do). `test/unit/layering.test.ts` adds that no folder imports another in a circle.
  */
 const FEATURES = ['sessions', 'keys', 'catalog', 'audit', 'usage', 'play', 'mcp', 'meta', 'webhooks'];
-/** A feature's files that meet AWS or HTTP: routes, store adapters, wiring, protocol edges. */
+/** A feature's files that meet AWS or HTTP: routes, workers, store and queue adapters, wiring, protocol edges. */
 const EDGES = [
   'shared/*/routes/**',
   'shared/*/routes.ts',
@@ -18,7 +18,9 @@ const EDGES = [
   'shared/*/*-reads.ts',
   'shared/*/*-probe.ts',
   'shared/*/services.ts',
-  'shared/*/admin-services.ts',
+  'shared/*/*-services.ts',
+  'shared/*/*-queue.ts',
+  'shared/*/workers/**',
   'shared/keys/key-pipeline.ts',
   'shared/mcp/**',
   'shared/play/play-requests.ts',

@@ -14,6 +14,7 @@ import { env, type Env } from './env.js';
 import { createDocumentClient, type StoreOptions } from './dynamo/client.js';
 import { required } from './env.js';
 import { tables, type TableName } from '../tables.js';
+import type { QueueName } from './worker.js';
 
 /** What every part shares. */
 export interface CoreServices {
@@ -36,6 +37,21 @@ export interface ServiceOverrides {
    * one's own may do is allowed (a webhook receiver on `http://localhost`: shared/webhooks/addresses.ts).
    */
   readonly local?: boolean;
+  /**
+   * The queues, in place of SQS: the local runner's in-process queues, which run the same worker
+   * handlers (infra/local/). Absent: SQS at the queue's URL from the environment.
+   */
+  readonly queues?: Readonly<Partial<Record<QueueName, QueueSender>>>;
+}
+
+/** What a queue does for the code that sends to it (the feature's own port narrows the message). */
+export interface QueueSender {
+  send(messages: readonly never[]): Promise<void>;
+}
+
+/** The local runner's stand-in for a queue, when it gave one (`ServiceOverrides.queues`). */
+export function queueOverride(queue: QueueName): QueueSender | undefined {
+  return overrides.queues?.[queue];
 }
 
 let overrides: ServiceOverrides = {};

@@ -51,13 +51,7 @@ export interface DeliveryStore {
    * Record an attempt (its progress and its log entry), only while the delivery has made
    * `expectedAttempts` attempts. @returns false when another attempt was recorded first, or the delivery is gone
    */
-  recordAttempt(
-    webhookId: number,
-    id: string,
-    expectedAttempts: number,
-    progress: DeliveryProgress,
-    entry: AttemptEntry,
-  ): Promise<boolean>;
+  recordAttempt(webhookId: number, id: string, expectedAttempts: number, progress: DeliveryProgress, entry: AttemptEntry): Promise<boolean>;
   /** Make a delivery due now (a retry by hand); the delivery as it is now, undefined when absent. */
   markRetried(webhookId: number, id: string, progress: DeliveryProgress): Promise<DeliveryRecord | undefined>;
 }

@@ -1,11 +1,26 @@
-/** The webhooks feature's parts: its adapters (the endpoints, in the catalog table; their secrets' sealer). */
-import { env } from '../platform/env.js';
+/** The webhooks feature's parts: its adapters (endpoints in the catalog table, their secrets' sealer, deliveries and their queue). */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { env, required } from '../platform/env.js';
 import { secret } from '../platform/secrets.js';
-import { part, storeOptions } from '../platform/services.js';
+import { coreServices, part, queueOverride, storeOptions } from '../platform/services.js';
+import { DynamoDeliveryStore } from './delivery-store.js';
+import type { DeliveryQueue } from './ports.js';
 import { AesGcmSealer } from './secret-sealer.js';
+import { SqsDeliveryQueue } from './sqs-delivery-queue.js';
 import { DynamoWebhookStore } from './webhook-store.js';
 
 export const webhookStore = /* @__PURE__ */ part(() => new DynamoWebhookStore(storeOptions('catalog')));
 
 /** Endpoint secrets sealed under `WEBHOOK_SECRET_KEY`, read on first use (in AWS: loaded at the container's first request). */
 export const secretSealer = /* @__PURE__ */ part(() => new AesGcmSealer(() => secret(env(), 'WEBHOOK_SECRET_KEY')));
+
+/** Deliveries, in the webhooks table. */
+export const deliveryStore = /* @__PURE__ */ part(() => new DynamoDeliveryStore(storeOptions('webhooks')));
+
+/** The queue of delivery attempts: the local runner's, or SQS at `WEBHOOK_DELIVERY_QUEUE_URL`. */
+export const deliveryQueue = /* @__PURE__ */ part((): DeliveryQueue => {
+  const local = queueOverride('webhook-deliveries');
+  if (local) return local as DeliveryQueue;
+  const { clock } = coreServices();
+  return new SqsDeliveryQueue(new SQSClient({}), required(env(), 'WEBHOOK_DELIVERY_QUEUE_URL'), () => clock.now());
+});
