@@ -22,8 +22,11 @@ const FRONT_BODY_LIMIT = 1024 * 1024;
 export interface FrontOptions {
   /** Load a function's handler (the local runner imports `functions/<function>.ts`). */
   readonly loadHandler: (operation: string) => Promise<HttpHandler>;
-  /** Servers of requests outside the routes table (the console, demo assets), asked in order; each returns true when it served. */
-  readonly extra?: readonly ((req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>)[];
+  /**
+   * Servers of requests outside the routes table (the console, demo assets, the development webhook
+   * receiver), asked in order with the body read; each returns true when it served.
+   */
+  readonly extra?: readonly ((req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer) => boolean | Promise<boolean>)[];
   /**
    * Applications mounted on the front that read their request bodies themselves (the local
    * identity provider under `/oidc`): offered the request before the front reads its body, after
@@ -89,7 +92,7 @@ async function serve(options: FrontOptions, req: IncomingMessage, res: ServerRes
   if (options.mount && (await options.mount(req, res, url))) return;
   const body = await readBody(req);
   if (body === 'too-large') throw new PayloadTooLarge(`Request body exceeds ${FRONT_BODY_LIMIT} bytes`);
-  for (const serveExtra of options.extra ?? []) if (await serveExtra(req, res, url)) return;
+  for (const serveExtra of options.extra ?? []) if (await serveExtra(req, res, url, body)) return;
 
   const actions = url.searchParams.getAll('action');
   const action = actions.length ? actions.join(',') : undefined;

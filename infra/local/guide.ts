@@ -47,6 +47,12 @@ Play game 101 once (a fresh single-use link; open it again in another browser to
   ${playLink}
 Game 102 needs no token: ${baseUrl}/play/game/102
 
+Webhooks (docs/webhooks.md): register this run's development receiver for org 1's events, then follow the lifecycle
+below (or play the link) and watch the signed deliveries arrive, each verified, at ${baseUrl}/dev/webhooks
+  curl -s -X POST '${api}?action=create-webhook' -H 'Content-Type: application/json' \\
+    -H "Authorization: Bearer ${fromCredentials(credentials, '.bearer_tokens["acme-admin"]')}" \\
+    -d '{"org_id":1,"url":"${baseUrl}/dev/webhooks/demo","events":["*"]}'
+
 A session's lifecycle (demo key of org 1, game 101); paste the lines in order, from any folder.
 Mint a token into $TOKEN:
   TOKEN=$(curl -s -X POST '${api}?action=create-session' -H 'Content-Type: application/json' \\

@@ -26,6 +26,7 @@ import {
 import { serveConsole } from './console.js';
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
+import { DEV_WEBHOOKS_PATH, devWebhooks, type DevWebhooks } from './dev-webhooks.js';
 import { createIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { loadLocalSecret } from './local-secret.js';
 import { loopbackJwksCache } from './loopback-jwks.js';
@@ -90,6 +91,8 @@ export interface LocalService {
   readonly dynamoConnection: DynamoConnection;
   /** Physical table names (prefixed on a shared DynamoDB). */
   readonly tableNames: Record<TableName, string>;
+  /** The development webhook receiver at `/dev/webhooks` (`dev-webhooks.ts`): what arrived there. */
+  readonly devWebhooks: DevWebhooks;
   close(): Promise<void>;
 }
 
@@ -123,18 +126,33 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const dataDir = resolve(options.dataDir);
   // Requests that arrive while the service starts wait for it (as on a cold start).
   const ready = settleable<IdentityProvider>();
+  const where: { baseUrl?: string; tableNames?: Record<TableName, string>; svc?: Services } = {};
+  const receiver = devWebhooks({
+    baseUrl: () => where.baseUrl!,
+    client: () => where.svc!.client,
+    catalogTable: () => where.tableNames!.catalog,
+  });
   const server = createFront({
     loadHandler: async (fn) => {
       await ready.promise;
       return loadHandler(fn);
     },
-    extra: [serveConsole, serveDemoGame],
+    extra: [
+      serveConsole,
+      serveDemoGame,
+      async (req, res, url, body) => {
+        if (!url.pathname.startsWith(DEV_WEBHOOKS_PATH)) return false;
+        await ready.promise;
+        return receiver.serve(req, res, url, body);
+      },
+    ],
     mount: async (req, res, url) => (await ready.promise).serve(req, res, url),
     loopbackOnly: true,
   });
   const port = options.port ?? 3000;
   await listen(server, port);
   const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+  where.baseUrl = baseUrl;
 
   const createdDataDir = !existsSync(dataDir);
   const started: { dynamo?: Pick<EmbeddedDynamo, 'close'>; svc?: Services; stopSweeper?: () => void } = {};
@@ -157,6 +175,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       : await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb'), scratch: options.scratchTables ?? false });
     started.dynamo = dynamo;
     const { tableNames, connection } = dynamo;
+    where.tableNames = tableNames;
     await ensureTables(connection, tableNames);
 
     const key = await loadDevSigningKey(dataDir);
@@ -173,7 +192,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       local: true,
     };
     overrideServices(overrides);
-    const svc = (started.svc = services());
+    const svc = (started.svc = where.svc = services());
     ready.resolve(idp);
 
     await seedCatalog(svc);
@@ -193,6 +212,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       dynamoBackend,
       dynamoConnection: connection,
       tableNames,
+      devWebhooks: receiver,
       close,
     };
   } catch (error) {

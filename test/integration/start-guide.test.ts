@@ -73,13 +73,17 @@ withShell('the lines npm start prints', () => {
     expect(printed).toMatch(/^DynamoDB: dynalite \(in process, no network port\) {3}\(DYNAMODB_BACKEND=local for AWS's DynamoDB Local; /m);
   });
 
-  test('each command line runs verbatim with bash from another folder: mint, validate, consume, list keys, fresh token', () => {
+  test('each command line runs verbatim with bash from another folder: register the receiver, mint, validate, consume, list keys, fresh token', () => {
     const commands = commandLines(printed);
-    expect(commands).toHaveLength(5);
+    expect(commands).toHaveLength(6);
     const script = ['set -e -o pipefail', ...commands.map((c) => `${c}\necho '${END}'`)].join('\n');
     const output = execFileSync('bash', ['-c', script], { cwd: tmpdir(), encoding: 'utf8', timeout: 60_000 });
-    const [token, validated, consumed, keys, jwt] = output.split(`${END}\n`).map((o) => o.trim());
+    const [registered, token, validated, consumed, keys, jwt] = output.split(`${END}\n`).map((o) => o.trim());
 
+    expect(JSON.parse(registered!)).toMatchObject({
+      success: true,
+      data: { org_id: 1, url: `${service!.baseUrl}/dev/webhooks/demo`, events: ['*'], secret: expect.stringMatching(/^whsec_/) },
+    });
     expect(token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(JSON.parse(validated!)).toMatchObject({ success: true, data: { valid: true, status: 'active' } });
     expect(JSON.parse(consumed!)).toMatchObject({ success: true, data: { org_id: 1, game_id: 101 } });
