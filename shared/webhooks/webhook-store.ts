@@ -132,6 +132,27 @@ export class DynamoWebhookStore implements WebhookStore {
     }
   }
 
+  async recordHealth(orgId: number, id: number, failingSince: string | null, disable: boolean, atIso: string): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: endpointKey(orgId, id),
+          UpdateExpression: disable ? 'SET failing_since = :since, is_active = :false, updated_at = :at' : 'SET failing_since = :since',
+          ConditionExpression: disable ? 'attribute_exists(pk) AND is_active = :true' : 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':since': failingSince,
+            ...(disable && { ':false': false, ':true': true, ':at': atIso }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalFailure(error)) return false;
+      throw error;
+    }
+  }
+
   async remove(orgId: number, id: number): Promise<boolean> {
     const { tableName: TableName } = this.options;
     try {
