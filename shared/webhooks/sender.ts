@@ -78,16 +78,18 @@ export class HttpSender implements AttemptSender {
   }
 }
 
-/** The refusal of a URL the check turned down: an address given as the host by its class, anything else by the check's words. */
+/** The refusal of a URL the check turned down: a host given as a refused address by its class, anything else in the check's words. */
 function urlRefusal(raw: string, reason: string): string {
+  let host: string | undefined;
   try {
-    const { hostname } = new URL(raw);
-    const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-    if (isIP(host) !== 0 && classifyAddress(host) !== 'public') return `address refused: ${classifyAddress(host)}`;
+    host = new URL(raw).hostname.replace(/^\[(.*)\]$/, '$1');
   } catch {
     // not a URL: the check's words say so
   }
-  return `url refused: ${reason}`;
+  const literal = host !== undefined && isIP(host) !== 0 ? classifyAddress(host) : undefined;
+  return literal !== undefined && literal !== 'public' && reason.startsWith('must not point to')
+    ? `address refused: ${literal}`
+    : `url refused: ${reason}`;
 }
 
 /** `promise`'s value, or undefined when it takes longer than `ms`. */
