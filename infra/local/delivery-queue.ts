@@ -62,7 +62,10 @@ export class LocalDeliveryQueue implements DeliveryQueue {
 
   constructor(private readonly options: LocalDeliveryQueueOptions) {
     this.handler = options.handler;
-    this.settings = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) } as typeof this.settings;
+    this.settings = {
+      ...DEFAULTS,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    } as typeof this.settings;
   }
 
   setHandler(handler: QueueHandler): void {

@@ -163,7 +163,8 @@ export class DeliveryAttempts {
       {
         secret: open(endpoint.secret_sealed),
         // Opened only while it may still sign.
-        previous_secret: previousSigns && nowMs < Date.parse(endpoint.previous_secret_until!) ? open(endpoint.previous_secret_sealed!) : null,
+        previous_secret:
+          previousSigns && nowMs < Date.parse(endpoint.previous_secret_until!) ? open(endpoint.previous_secret_sealed!) : null,
         previous_secret_until: endpoint.previous_secret_until,
       },
       nowMs,

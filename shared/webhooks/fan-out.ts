@@ -37,7 +37,9 @@ export class WebhookFanOut implements EventSink {
       [...byOrg].map(async ([orgId, orgEvents]) => {
         const endpoints = (await this.deps.webhooks.listByOrg(orgId)).filter((endpoint) => endpoint.is_active);
         return orgEvents.flatMap((sourced) =>
-          endpoints.filter((endpoint) => subscribes(endpoint.events, sourced.event.type)).map((endpoint) => delivery(endpoint, sourced, nowMs)),
+          endpoints
+            .filter((endpoint) => subscribes(endpoint.events, sourced.event.type))
+            .map((endpoint) => delivery(endpoint, sourced, nowMs)),
         );
       }),
     );
@@ -60,7 +62,12 @@ export class WebhookFanOut implements EventSink {
   private async start(deliveries: readonly DeliveryRecord[], nowMs: number): Promise<void> {
     if (deliveries.length === 0) return;
     await this.deps.deliveries.create(deliveries);
-    const messages: DeliveryMessage[] = deliveries.map((d) => ({ webhook_id: d.webhook_id, delivery_id: d.id, attempts: 0, due_at: isoTime(nowMs) }));
+    const messages: DeliveryMessage[] = deliveries.map((d) => ({
+      webhook_id: d.webhook_id,
+      delivery_id: d.id,
+      attempts: 0,
+      due_at: isoTime(nowMs),
+    }));
     await this.deps.queue.send(messages);
   }
 }

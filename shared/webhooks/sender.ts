@@ -104,7 +104,14 @@ async function withinTime<T>(promise: Promise<T>, ms: number): Promise<T | undef
 }
 
 /** The POST itself, connected to `address` and nowhere else, within `remainingMs`. */
-function post(url: URL, host: string, address: string, request: AttemptRequest, remainingMs: number, started: number): Promise<AttemptReport> {
+function post(
+  url: URL,
+  host: string,
+  address: string,
+  request: AttemptRequest,
+  remainingMs: number,
+  started: number,
+): Promise<AttemptReport> {
   const family = isIP(address);
   // The socket asks this instead of DNS: the checked address, whatever the name resolves to now.
   const pinned: LookupFunction = (_hostname, options, callback) => {
@@ -121,7 +128,11 @@ function post(url: URL, host: string, address: string, request: AttemptRequest, 
       settled = true;
       clearTimeout(timer);
       const elapsedMs = Math.round((statusAt ?? performance.now()) - started);
-      resolve({ status, elapsedMs, error: status === null ? (error ?? 'no answer') : status >= 300 && status <= 399 ? 'redirect not followed' : null });
+      resolve({
+        status,
+        elapsedMs,
+        error: status === null ? (error ?? 'no answer') : status >= 300 && status <= 399 ? 'redirect not followed' : null,
+      });
     };
     const req = (secure ? https : http).request({
       method: 'POST',

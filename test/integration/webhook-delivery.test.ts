@@ -9,7 +9,7 @@
  * endpoint while another still gets its deliveries, and a paused endpoint's delivery ending
  * exhausted without a call.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { SQSEvent } from 'aws-lambda';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +24,7 @@ import { ATTEMPT_DELAYS_MS } from '../../shared/webhooks/schedule.js';
 import { deliveryStore, webhookStore } from '../../shared/webhooks/services.js';
 import { handler } from '../../shared/webhooks/workers/webhook-delivery.js';
 import { describeWithStack } from '../support/describe-with-stack.js';
+import { capturedLogs } from '../support/local-stack.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -184,8 +185,16 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     expect(arrival!.body).toBe(JSON.stringify(event));
 
     const delivery = await stored({ webhook_id: wants.id, id: arrival!.headers['webhook-id'] as string });
-    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 200, event_type: 'key.rate_limited', next_attempt_at: null });
-    expect(delivery.attempt_log).toEqual([{ at: delivery.last_attempt_at, status_code: 200, duration_ms: expect.any(Number), error: null }]);
+    expect(delivery).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      last_status_code: 200,
+      event_type: 'key.rate_limited',
+      next_attempt_at: null,
+    });
+    expect(delivery.attempt_log).toEqual([
+      { at: delivery.last_attempt_at, status_code: 200, duration_ms: expect.any(Number), error: null },
+    ]);
     expect((await deliveryStore().listByWebhook(other.id, 10)).deliveries).toEqual([]);
   });
 
@@ -367,7 +376,20 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     expect(await stored(first)).toMatchObject({ status: 'exhausted', attempts: 3 });
   });
 
-  test('no message was dead-lettered', () => {
+  test('a malformed message is logged and dropped, not handed again', async () => {
+    const logsFrom = capturedLogs.length;
+    const record = { messageId: 'm-1', body: '{"webhook_id":"x"}' } as SQSEvent['Records'][number];
+    expect(await handler({ Records: [record, { ...record, messageId: 'm-2', body: 'not json' }] })).toEqual({ batchItemFailures: [] });
+    expect(capturedLogs.slice(logsFrom).filter((l) => l.includes('malformed webhook delivery message dropped'))).toHaveLength(2);
+  });
+
+  test('each attempt is counted in the metrics (delivered, failed, latency), and no message was dead-lettered', () => {
+    const lines = capturedLogs.filter((l) => l.startsWith('{"_aws"') && l.includes('WebhookLatency')).map((l) => JSON.parse(l));
+    const sum = (name: string) => lines.reduce((total, line) => total + (line[name] as number), 0);
+    const attempts = receiver.arrivals.filter((a) => a.path !== '/after-redirect').length;
+    expect(sum('WebhookDelivered') + sum('WebhookFailed')).toBe(attempts);
+    expect(sum('WebhookFailed')).toBe(receiver.arrivals.filter((a) => /^\/(fail|gone|redirect)\//.test(a.path)).length);
+    expect(lines[0]._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service']]);
     expect(queue.deadLettered()).toEqual([]);
   });
 });

@@ -116,7 +116,9 @@ describe.each(functionNames(routes).map((fn) => [fn] as const))('%s', (fn) => {
 });
 
 /** The parts only workers build (no route names them): each builds on exactly its own variables, and not without one of its tables. */
-const workerParts = (Object.keys(envParts) as EnvPart[]).filter((part) => builders[part] && !routes.some((r) => (r.parts as readonly string[]).includes(part)));
+const workerParts = (Object.keys(envParts) as EnvPart[]).filter(
+  (part) => builders[part] && !routes.some((r) => (r.parts as readonly string[]).includes(part)),
+);
 
 describe.each(workerParts.map((part) => [part] as const))('worker part %s', (part) => {
   const vars = [...envParts.http, ...envParts[part]];

@@ -16,7 +16,12 @@ const base32 = (bits: string) => (bits.match(/.{5}/g) ?? []).map((chunk) => CROC
 /** The ULID decoded: its time (ms) and its 80 random bits as hex. */
 function decode(ulid: string): { timeMs: number; randomHex: string } {
   const bits = [...ulid].map((c) => CROCKFORD.indexOf(c).toString(2).padStart(5, '0')).join('');
-  return { timeMs: parseInt(bits.slice(2, 50), 2), randomHex: BigInt(`0b${bits.slice(50)}`).toString(16).padStart(20, '0') };
+  return {
+    timeMs: parseInt(bits.slice(2, 50), 2),
+    randomHex: BigInt(`0b${bits.slice(50)}`)
+      .toString(16)
+      .padStart(20, '0'),
+  };
 }
 
 describe('delivery ids', () => {

@@ -70,8 +70,12 @@ describe('the address checks at every attempt', () => {
   test('locally: metadata is refused even behind localhost, and http elsewhere than localhost', async () => {
     const local = (lookup: HostLookup) => new HttpSender({ deployment: 'local', lookup });
     expect((await local(resolver('169.254.169.254')).send(request('http://localhost:4000/in'))).error).toBe('address refused: metadata');
-    expect((await local(resolver('fd00:ec2::254')).send(request('https://meta.partner.example/in'))).error).toBe('address refused: metadata');
-    expect((await local(resolver('93.184.215.14')).send(request('http://169.254.169.254/latest'))).error).toMatch(/^url refused: must use https/);
+    expect((await local(resolver('fd00:ec2::254')).send(request('https://meta.partner.example/in'))).error).toBe(
+      'address refused: metadata',
+    );
+    expect((await local(resolver('93.184.215.14')).send(request('http://169.254.169.254/latest'))).error).toMatch(
+      /^url refused: must use https/,
+    );
     expect((await local(resolver('10.0.0.1')).send(request('http://localhost:4000/in'))).error).toBe('address refused: private');
     // A public name may not lead to loopback locally either: only localhost and 127.0.0.1 may.
     expect((await local(resolver('127.0.0.1')).send(request('https://hooks.partner.example/in'))).error).toBe('address refused: loopback');
