@@ -374,6 +374,14 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     }
     expect(receiver.to('/fail/days')).toHaveLength(calls);
     expect(await stored(first)).toMatchObject({ status: 'exhausted', attempts: 3 });
+
+    // Turned on again by its admin: the failure streak starts afresh (one failure does not disable it again).
+    expect((await admin.updateWebhook({ id: ep.id, org_id: 1, is_active: true })).status).toBe(200);
+    expect(await ep.record()).toMatchObject({ is_active: true, failing_since: null });
+    await send(ep);
+    await drain();
+    expect(receiver.to('/fail/days')).toHaveLength(calls + 1);
+    expect((await ep.record()).is_active).toBe(true);
   });
 
   test('a malformed message is logged and dropped, not handed again', async () => {
