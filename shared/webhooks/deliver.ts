@@ -26,10 +26,10 @@ import { sealingContext } from './secret-sealer.js';
 import { deliveryHeaders, secretsInForce } from './signing.js';
 
 /** How long a message waits when every place of its endpoint is taken (it is not an attempt: none is counted). */
-export const BUSY_RETRY_MS = 5_000;
+const BUSY_RETRY_MS = 5_000;
 
 /** The audit action of an endpoint the delivery worker disabled. */
-export const DISABLE_ACTION = 'disable-webhook';
+const DISABLE_ACTION = 'disable-webhook';
 
 /** What one message came to (logs and tests). */
 export type DeliveryStep =

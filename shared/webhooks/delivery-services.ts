@@ -13,7 +13,7 @@ export interface WebhookDeliveryServices extends CoreServices {
 }
 
 /** The endpoints' places (leases in the webhooks table). */
-export const endpointGate = /* @__PURE__ */ part(() => new DynamoEndpointGate(storeOptions('webhooks')));
+const endpointGate = /* @__PURE__ */ part(() => new DynamoEndpointGate(storeOptions('webhooks')));
 
 /** The attempts one invocation made, written as its metrics line when it ends ({@link publishAttemptMetrics}). */
 const attempts: AttemptMetric[] = [];

@@ -16,7 +16,7 @@ import { ATTEMPT_TIMEOUT_MS } from './schedule.js';
 export const ENDPOINT_PLACES = 5;
 
 /** How long a lease holds its place: an attempt's longest, and as much again for its bookkeeping. */
-export const LEASE_MS = 2 * ATTEMPT_TIMEOUT_MS;
+const LEASE_MS = 2 * ATTEMPT_TIMEOUT_MS;
 
 const leaseKey = (webhookId: number, place: number) => ({ pk: `LEASE#${webhookId}#${place}`, sk: '-' });
 

@@ -21,7 +21,7 @@ import type { AttemptReport, AttemptRequest, AttemptSender } from './ports.js';
 import { ATTEMPT_TIMEOUT_MS } from './schedule.js';
 
 /** How much of an answer is read (then dropped) before the connection is closed. */
-export const MAX_ANSWER_BYTES = 64 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Resolves a host name to every address it has (as `dns.promises.lookup(host, { all: true })`). */
 export type HostLookup = (hostname: string) => Promise<readonly { readonly address: string; readonly family: number }[]>;

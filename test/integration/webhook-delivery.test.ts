@@ -19,6 +19,7 @@ import { overrideServices } from '../../shared/platform/services.js';
 import type { DeliveryRecord, SourcedEvent } from '../../shared/webhooks/delivery-model.js';
 import { webhookTest } from '../../shared/webhooks/events-from-records.js';
 import type { WebhookEvent } from '../../shared/webhooks/events.js';
+import { ENDPOINT_PLACES } from '../../shared/webhooks/endpoint-gate-store.js';
 import { WebhookFanOut } from '../../shared/webhooks/fan-out.js';
 import { ATTEMPT_DELAYS_MS } from '../../shared/webhooks/schedule.js';
 import { deliveryStore, webhookStore } from '../../shared/webhooks/services.js';
@@ -290,7 +291,7 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     receiver.release();
     await rest;
     await drain();
-    expect(receiver.maxInFlight).toBe(5);
+    expect(receiver.maxInFlight).toBe(ENDPOINT_PLACES);
     for (const d of slowOnes) expect(await stored(d)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 

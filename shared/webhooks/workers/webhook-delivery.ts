@@ -35,7 +35,7 @@ const Message = z.object({
 });
 
 /** A record's body as a message; undefined when it is not one (never retried: it would not parse the next time either). */
-export function parseDeliveryMessage(body: string): DeliveryMessage | undefined {
+function parseDeliveryMessage(body: string): DeliveryMessage | undefined {
   try {
     const parsed = Message.safeParse(JSON.parse(body));
     return parsed.success ? parsed.data : undefined;
