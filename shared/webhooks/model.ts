@@ -17,6 +17,11 @@ export interface WebhookRecord {
   /** The secret a rotation replaced, sealed; it signs beside the current one until `previous_secret_until`. */
   readonly previous_secret_sealed: string | null;
   readonly previous_secret_until: string | null;
+  /**
+   * ISO 8601: since when every attempt to it has failed (`schedule.ts`, `endpointAfterAttempt`);
+   * null or absent when its last attempt succeeded, or none was made yet. Written by the delivery worker.
+   */
+  readonly failing_since?: string | null;
 }
 
 /** What an update may change. */

@@ -28,6 +28,12 @@ export interface WebhookStore {
   replaceSecrets(orgId: number, id: number, expected: string, secrets: SealedSecrets, atIso: string): Promise<boolean>;
   /** Delete an endpoint of the org (and count it out). @returns false when absent */
   remove(orgId: number, id: number): Promise<boolean>;
+  /**
+   * Record an endpoint's health after an attempt (`failing_since`), and with `disable` turn it off
+   * (`is_active` false), only while it exists and, to disable, while it is still active (so of two
+   * attempts that both disable it, one does). @returns false when nothing was written for that reason
+   */
+  recordHealth(orgId: number, id: number, failingSince: string | null, disable: boolean, atIso: string): Promise<boolean>;
 }
 
 /**
@@ -85,4 +91,26 @@ export interface DueStore {
   due(nowMs: number): Promise<DueItem[]>;
   /** Forget an item once handled (its event published, or found not to happen). */
   done(item: DueItem): Promise<void>;
+}
+
+/** One attempt's request: where, and exactly what (the body as signed, the Standard Webhooks headers). */
+export interface AttemptRequest {
+  readonly url: string;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** How one attempt ended, as the deliveries list shows it. */
+export interface AttemptReport {
+  /** The answer's HTTP status; null when none came. */
+  readonly status: number | null;
+  /** From the attempt's start to the answer's status line (or to the failure). */
+  readonly elapsedMs: number;
+  /** Why no usable answer came (`timeout`, `connection refused`, `address refused: private`); null when one did. */
+  readonly error: string | null;
+}
+
+/** Makes one HTTP attempt of a delivery (`sender.ts`): address checked and pinned, no redirect followed. */
+export interface AttemptSender {
+  send(request: AttemptRequest): Promise<AttemptReport>;
 }

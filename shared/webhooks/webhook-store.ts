@@ -84,7 +84,10 @@ export class DynamoWebhookStore implements WebhookStore {
     changes: WebhookChanges,
     atIso: string,
   ): Promise<{ before: WebhookRecord; after: WebhookRecord } | undefined> {
-    const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
+    // Turning an endpoint on starts its failure streak afresh: one disabled after 5 days of failures
+    // would otherwise be disabled again by its first failure after being re-enabled.
+    const written: Record<string, unknown> = { ...changes, ...(changes.is_active === true && { failing_since: null }) };
+    const entries = Object.entries(written).filter(([, v]) => v !== undefined);
     const names = Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k]));
     const values = Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v]));
     const sets = [...entries.map((_, i) => `#f${i} = :v${i}`), 'updated_at = :at'];
@@ -101,7 +104,7 @@ export class DynamoWebhookStore implements WebhookStore {
         }),
       );
       const before = toRecord(Attributes!);
-      return { before, after: { ...before, ...changes, updated_at: atIso } };
+      return { before, after: { ...before, ...written, updated_at: atIso } as WebhookRecord };
     } catch (error) {
       if (isConditionalFailure(error)) return undefined;
       throw error;
@@ -122,6 +125,27 @@ export class DynamoWebhookStore implements WebhookStore {
             ':u': secrets.previous_secret_until,
             ':at': atIso,
             ':expected': expected,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async recordHealth(orgId: number, id: number, failingSince: string | null, disable: boolean, atIso: string): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: endpointKey(orgId, id),
+          UpdateExpression: disable ? 'SET failing_since = :since, is_active = :false, updated_at = :at' : 'SET failing_since = :since',
+          ConditionExpression: disable ? 'attribute_exists(pk) AND is_active = :true' : 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':since': failingSince,
+            ...(disable && { ':false': false, ':true': true, ':at': atIso }),
           },
         }),
       );

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/keys/admin-services.js';
 import { webhookAdminServices } from '../../shared/webhooks/admin-services.js';
+import { webhookDeliveryServices } from '../../shared/webhooks/delivery-services.js';
 import { catalogAdminServices } from '../../shared/catalog/admin-services.js';
 import { orgsServices } from '../../shared/catalog/admin-services.js';
 import { usageServices } from '../../shared/usage/admin-services.js';
@@ -55,9 +56,9 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   idempotency: idempotencyServices,
   admin: adminServices,
   webhooks: webhookAdminServices,
-  // Built by the workers' services (shared/webhooks/event-services.ts, delivery-services.ts) once they exist.
+  // Built by the workers' services (shared/webhooks/event-services.ts) once it exists.
   webhookEvents: undefined,
-  webhookDelivery: undefined,
+  webhookDelivery: webhookDeliveryServices,
   catalogAdmin: catalogAdminServices,
   usage: usageServices,
   orgs: orgsServices,
@@ -110,6 +111,27 @@ describe.each(functionNames(routes).map((fn) => [fn] as const))('%s', (fn) => {
       expect(() => {
         for (const part of parts) builders[part]?.();
       }).toThrow(`${missing} is not set`);
+    }
+  });
+});
+
+/** The parts only workers build (no route names them): each builds on exactly its own variables, and not without one of its tables. */
+const workerParts = (Object.keys(envParts) as EnvPart[]).filter(
+  (part) => builders[part] && !routes.some((r) => (r.parts as readonly string[]).includes(part)),
+);
+
+describe.each(workerParts.map((part) => [part] as const))('worker part %s', (part) => {
+  const vars = [...envParts.http, ...envParts[part]];
+
+  test('builds on exactly its environment', () => {
+    withEnvironment(vars);
+    expect(() => builders[part]!()).not.toThrow();
+  });
+
+  test('and not without any one of its tables', () => {
+    for (const missing of vars.filter((name) => name.endsWith('_TABLE'))) {
+      withEnvironment(vars.filter((name) => name !== missing));
+      expect(() => builders[part]!()).toThrow(`${missing} is not set`);
     }
   });
 });

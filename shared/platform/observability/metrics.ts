@@ -56,6 +56,12 @@ export const METRIC = {
   idempotentReplays: 'IdempotentReplays',
   /** MCP `tools/call` requests, per tool. */
   mcpToolCalls: 'McpToolCalls',
+  /** Webhook delivery attempts that succeeded (a 2xx within 15 s), for the service (Count). */
+  webhookDelivered: 'WebhookDelivered',
+  /** Webhook delivery attempts that failed (any other outcome, 410 included), for the service (Count; the failure-rate alarm's numerator). */
+  webhookFailed: 'WebhookFailed',
+  /** Each webhook attempt's time to the answer's status line (or the failure), for the service (Milliseconds; p50/p99). */
+  webhookLatency: 'WebhookLatency',
 } as const;
 
 /** A metric's name. */
@@ -203,5 +209,36 @@ export function countToolCall(tool: string | undefined): void {
     [DIMENSIONS.tool]: tool ?? 'unknown',
     [METRIC.mcpToolCalls]: 1,
   };
+  writeLine(line);
+}
+
+/**
+ * A worker's metrics, on a line of their own under the service alone (a worker has no request
+ * line to carry them, and its own line leaves the current request's buffer alone in the local run,
+ * where workers and requests share the process): `counts` once each, `timings` (milliseconds) as
+ * values. Nothing is written when there is nothing to say.
+ */
+export function writeWorkerMetrics(
+  counts: Partial<Record<MetricName, number>>,
+  timings: Partial<Record<MetricName, readonly number[]>> = {},
+): void {
+  const metrics: [MetricName, Unit, number | number[]][] = [
+    ...Object.entries(counts).map(([name, value]): [MetricName, Unit, number] => [name as MetricName, UNIT.count, value]),
+    ...Object.entries(timings)
+      .filter(([, values]) => values.length > 0)
+      // EMF takes at most 100 values of a metric on a line: a longer series keeps its latest 100.
+      .map(([name, values]): [MetricName, Unit, number[]] => [name as MetricName, UNIT.milliseconds, values.slice(-MAX_VALUES)]),
+  ];
+  if (metrics.length === 0) return;
+  const line: EmfFields = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        { Namespace: METRIC_NAMESPACE, Dimensions: [[DIMENSIONS.service]], Metrics: metrics.map(([Name, Unit]) => ({ Name, Unit })) },
+      ],
+    },
+    [DIMENSIONS.service]: SERVICE,
+  };
+  for (const [name, , value] of metrics) line[name] = Array.isArray(value) && value.length === 1 ? value[0] : value;
   writeLine(line);
 }

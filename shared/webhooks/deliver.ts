@@ -1,0 +1,207 @@
+/**
+ * One queue message of the delivery worker, start to end (docs: the design's "Delivery"): a
+ * message that came early goes back on the queue for what remains; a delivery or endpoint that is
+ * gone, or a message that is stale (the delivery's attempt count moved on: SQS delivered it twice,
+ * or a hand retry overtook it), is dropped; a paused endpoint's delivery ends exhausted without a
+ * call; otherwise one attempt, within one of the endpoint's places (`EndpointGate`: a slow
+ * receiver holds a few of the worker's instances, never all), signed with every secret in force,
+ * recorded only if no other attempt was recorded first (compare-and-swap on the attempt count),
+ * then the endpoint's health (and its disabling, with an audit record), then the next attempt on
+ * the schedule. The rules themselves are `schedule.ts`'s; this file only sequences them. No AWS.
+ */
+import { auditRecord, type AuditStore } from '../audit/index.js';
+import { isoTime, type Clock } from '../platform/clock.js';
+import type { AttemptEntry, DeliveryMessage, DeliveryRecord } from './delivery-model.js';
+import type { WebhookRecord } from './model.js';
+import type { AttemptSender, DeliveryQueue, DeliveryStore, EndpointGate, SecretSealer, WebhookStore } from './ports.js';
+import {
+  afterAttempt,
+  attemptResult,
+  endpointAfterAttempt,
+  type AttemptResult,
+  type DeliveryProgress,
+  type DisableReason,
+} from './schedule.js';
+import { sealingContext } from './secret-sealer.js';
+import { deliveryHeaders, secretsInForce } from './signing.js';
+
+/** How long a message waits when every place of its endpoint is taken (it is not an attempt: none is counted). */
+const BUSY_RETRY_MS = 5_000;
+
+/** The audit action of an endpoint the delivery worker disabled. */
+const DISABLE_ACTION = 'disable-webhook';
+
+/** What one message came to (logs and tests). */
+export type DeliveryStep =
+  /** Sent again: due later than now. */
+  | 'early'
+  /** Sent again in {@link BUSY_RETRY_MS}: the endpoint's places were all taken. */
+  | 'busy'
+  /** The delivery or its endpoint is gone (deleted; or the delivery expired). */
+  | 'gone'
+  /** The delivery has moved on (another copy of the message, or a hand retry, made its attempt). */
+  | 'stale'
+  /** The endpoint is paused or disabled: the delivery ends exhausted, no call made. */
+  | 'paused'
+  /** An attempt was made and recorded. */
+  | 'attempted';
+
+/** One attempt as metrics count it. */
+export interface AttemptMetric {
+  readonly result: AttemptResult;
+  readonly elapsedMs: number;
+}
+
+export interface DeliveryAttemptsDeps {
+  readonly deliveries: DeliveryStore;
+  readonly webhooks: WebhookStore;
+  readonly gate: EndpointGate;
+  readonly sealer: SecretSealer;
+  readonly queue: DeliveryQueue;
+  readonly sender: AttemptSender;
+  readonly clock: Clock;
+  readonly audit: AuditStore;
+  readonly auditRetentionDays: number;
+  /** Each recorded attempt (the worker turns them into metrics). */
+  readonly onAttempt?: (attempt: AttemptMetric) => void;
+}
+
+/** Why an endpoint was disabled, as its audit record says it. */
+const DISABLE_WORDS: Record<DisableReason, (failingSince: string | null) => string> = {
+  gone: () => 'the endpoint answered 410 Gone',
+  failing_for_5_days: (since) => `every attempt failed for 5 days (since ${since ?? 'unknown'})`,
+};
+
+/** See the module comment. */
+export class DeliveryAttempts {
+  constructor(private readonly deps: DeliveryAttemptsDeps) {}
+
+  /** Handle one message. @throws on a store, queue or sealer failure (the queue hands the message again) */
+  async deliver(message: DeliveryMessage): Promise<DeliveryStep> {
+    const { deliveries, webhooks, queue, clock } = this.deps;
+    if (Date.parse(message.due_at) > clock.now()) {
+      // The queue waits at most 15 minutes at a time; the queue adapter sends it with what remains.
+      await queue.send([message]);
+      return 'early';
+    }
+    const delivery = await deliveries.find(message.webhook_id, message.delivery_id);
+    if (!delivery) return 'gone';
+    const endpoint = await webhooks.find(delivery.org_id, delivery.webhook_id);
+    if (!endpoint) return 'gone';
+    if (delivery.attempts !== message.attempts || delivery.status === 'succeeded' || delivery.status === 'exhausted') return 'stale';
+    if (!endpoint.is_active) return this.endPaused(delivery);
+
+    const lease = await this.deps.gate.acquire(endpoint.id, clock.now());
+    if (lease === undefined) {
+      await queue.send([{ ...message, due_at: isoTime(clock.now() + BUSY_RETRY_MS) }]);
+      return 'busy';
+    }
+    try {
+      return await this.attempt(delivery, endpoint);
+    } finally {
+      await this.deps.gate.release(endpoint.id, lease);
+    }
+  }
+
+  /** A delivery due while its endpoint is paused: exhausted, the attempt count unchanged, the log saying why (it can be retried by hand). */
+  private async endPaused(delivery: DeliveryRecord): Promise<DeliveryStep> {
+    const nowMs = this.deps.clock.now();
+    const progress: DeliveryProgress = {
+      status: 'exhausted',
+      attempts: delivery.attempts,
+      last_status_code: delivery.last_status_code,
+      last_attempt_at: delivery.last_attempt_at,
+      next_attempt_at: null,
+    };
+    const entry: AttemptEntry = { at: isoTime(nowMs), status_code: null, duration_ms: 0, error: 'endpoint disabled: not sent' };
+    const recorded = await this.deps.deliveries.recordAttempt(delivery.webhook_id, delivery.id, delivery.attempts, progress, entry);
+    return recorded ? 'paused' : 'stale';
+  }
+
+  /** One attempt, its record, the endpoint's health and the next attempt. */
+  private async attempt(delivery: DeliveryRecord, endpoint: WebhookRecord): Promise<DeliveryStep> {
+    const { deliveries, clock } = this.deps;
+    const startedMs = clock.now();
+    const headers = deliveryHeaders({
+      id: delivery.id,
+      timestampSeconds: Math.floor(startedMs / 1000),
+      body: delivery.body,
+      secrets: this.secrets(endpoint, startedMs),
+    });
+    const report = await this.deps.sender.send({ url: endpoint.url, body: delivery.body, headers: { ...headers } });
+    const endedMs = clock.now();
+    const outcome = { status: report.status, elapsedMs: report.elapsedMs };
+    const progress = afterAttempt(delivery, outcome, endedMs);
+    const result = attemptResult(outcome);
+    const tooLate = result === 'failure' && report.status !== null && report.status >= 200 && report.status <= 299;
+    const entry: AttemptEntry = {
+      at: isoTime(endedMs),
+      status_code: report.status,
+      duration_ms: report.elapsedMs,
+      error: report.error ?? (tooLate ? 'answered too late' : null),
+    };
+    // The next attempt is enqueued before this one is recorded: if the record is then lost (a
+    // failure, the message handed again) the queue holds a copy too many, which the attempt count
+    // turns away; the other order could lose the schedule for good.
+    if (progress.status === 'failed' && progress.next_attempt_at !== null) {
+      await this.deps.queue.send([
+        { webhook_id: delivery.webhook_id, delivery_id: delivery.id, attempts: progress.attempts, due_at: progress.next_attempt_at },
+      ]);
+    }
+    if (!(await deliveries.recordAttempt(delivery.webhook_id, delivery.id, delivery.attempts, progress, entry))) return 'stale';
+    this.deps.onAttempt?.({ result, elapsedMs: report.elapsedMs });
+    await this.recordHealth(endpoint, delivery, result, endedMs);
+    return 'attempted';
+  }
+
+  /** The secrets that sign now: the current one, and the one a rotation replaced while it still signs. */
+  private secrets(endpoint: WebhookRecord, nowMs: number): string[] {
+    const context = sealingContext(endpoint.org_id, endpoint.id);
+    const open = (sealed: string) => this.deps.sealer.open(sealed, context);
+    const previousSigns = endpoint.previous_secret_sealed !== null && endpoint.previous_secret_until !== null;
+    return secretsInForce(
+      {
+        secret: open(endpoint.secret_sealed),
+        // Opened only while it may still sign.
+        previous_secret:
+          previousSigns && nowMs < Date.parse(endpoint.previous_secret_until!) ? open(endpoint.previous_secret_sealed!) : null,
+        previous_secret_until: endpoint.previous_secret_until,
+      },
+      nowMs,
+    );
+  }
+
+  /**
+   * The endpoint after the attempt: its failure streak written only when it starts or ends (not
+   * at every failure), and a disabling with its audit record (once: the store disables only an
+   * endpoint still active).
+   */
+  private async recordHealth(endpoint: WebhookRecord, delivery: DeliveryRecord, result: AttemptResult, nowMs: number): Promise<void> {
+    const was = endpoint.failing_since ?? null;
+    const verdict = endpointAfterAttempt({ failing_since: was }, result, nowMs);
+    if (verdict.disable === null && verdict.failing_since === was) return;
+    const disabled = verdict.disable !== null;
+    const written = await this.deps.webhooks.recordHealth(endpoint.org_id, endpoint.id, verdict.failing_since, disabled, isoTime(nowMs));
+    if (!written || verdict.disable === null) return;
+    const { record, ttl } = auditRecord(
+      // No request: the delivery (and its attempt) that decided it stands in for one, unique per disabling.
+      { requestId: `${delivery.id}#${delivery.attempts + 1}`, sourceIp: 'internal', userAgent: 'webhook-delivery' },
+      {
+        orgId: endpoint.org_id,
+        action: DISABLE_ACTION,
+        key: null,
+        actor: 'system',
+        webhook_id: endpoint.id,
+        changes: ['is_active'],
+        diff: {
+          is_active: { before: true, after: false },
+          disabled_reason: { before: null, after: DISABLE_WORDS[verdict.disable](verdict.failing_since) },
+        },
+      },
+      200,
+      nowMs,
+      this.deps.auditRetentionDays,
+    );
+    await this.deps.audit.put(record, ttl);
+  }
+}

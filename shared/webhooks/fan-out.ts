@@ -1,0 +1,88 @@
+/**
+ * Events to deliveries: each event goes to every active endpoint of its organization that
+ * subscribes to its type, as one delivery per endpoint (stored, then its first attempt enqueued,
+ * due now). The org's endpoints are read once per org per batch. A delivery's id comes from the
+ * event's source and the endpoint (`delivery-ids.ts`), so a batch read again makes the same ids:
+ * the store leaves a delivery already there as it is, and the message enqueued again is turned
+ * away by the attempt count if the first one has run. No AWS.
+ */
+import { isoTime, type Clock } from '../platform/clock.js';
+import { deliveryId } from './delivery-ids.js';
+import type { DeliveryMessage, DeliveryRecord, SourcedEvent } from './delivery-model.js';
+import { subscribes } from './events.js';
+import type { WebhookRecord } from './model.js';
+import type { DeliveryQueue, DeliveryStore, EventSink, WebhookStore } from './ports.js';
+import { newDelivery } from './schedule.js';
+
+export interface FanOutDeps {
+  readonly webhooks: WebhookStore;
+  readonly deliveries: DeliveryStore;
+  readonly queue: DeliveryQueue;
+  readonly clock: Clock;
+}
+
+/** See the module comment. */
+export class WebhookFanOut implements EventSink {
+  constructor(private readonly deps: FanOutDeps) {}
+
+  async publish(events: readonly SourcedEvent[]): Promise<void> {
+    const byOrg = new Map<number, SourcedEvent[]>();
+    for (const sourced of events) {
+      // webhook.test goes only to the endpoint test-webhook names ({@link deliverTo}), never to subscribers.
+      if (sourced.event.type === 'webhook.test') continue;
+      byOrg.set(sourced.org_id, [...(byOrg.get(sourced.org_id) ?? []), sourced]);
+    }
+    const nowMs = this.deps.clock.now();
+    const perOrg = await Promise.all(
+      [...byOrg].map(async ([orgId, orgEvents]) => {
+        const endpoints = (await this.deps.webhooks.listByOrg(orgId)).filter((endpoint) => endpoint.is_active);
+        return orgEvents.flatMap((sourced) =>
+          endpoints
+            .filter((endpoint) => subscribes(endpoint.events, sourced.event.type))
+            .map((endpoint) => delivery(endpoint, sourced, nowMs)),
+        );
+      }),
+    );
+    await this.start(perOrg.flat(), nowMs);
+  }
+
+  /**
+   * One delivery of `sourced` to `endpoint`, whatever it subscribes to or whether it is active
+   * (test-webhook: the admin asked for this one; a paused endpoint's delivery ends exhausted in the
+   * worker, which says so in the deliveries list). @returns the delivery as created
+   */
+  async deliverTo(endpoint: WebhookRecord, sourced: SourcedEvent): Promise<DeliveryRecord> {
+    const nowMs = this.deps.clock.now();
+    const record = delivery(endpoint, sourced, nowMs);
+    await this.start([record], nowMs);
+    return record;
+  }
+
+  /** Store the deliveries, then enqueue their first attempts (in that order: a message always finds its delivery). */
+  private async start(deliveries: readonly DeliveryRecord[], nowMs: number): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.deps.deliveries.create(deliveries);
+    const messages: DeliveryMessage[] = deliveries.map((d) => ({
+      webhook_id: d.webhook_id,
+      delivery_id: d.id,
+      attempts: 0,
+      due_at: isoTime(nowMs),
+    }));
+    await this.deps.queue.send(messages);
+  }
+}
+
+/** The delivery of one event to one endpoint, new at `nowMs`. */
+function delivery(endpoint: WebhookRecord, sourced: SourcedEvent, nowMs: number): DeliveryRecord {
+  const { event } = sourced;
+  return {
+    id: deliveryId(endpoint.id, event.timestamp, sourced.source_id),
+    org_id: endpoint.org_id,
+    webhook_id: endpoint.id,
+    event_type: event.type,
+    body: JSON.stringify(event),
+    ...newDelivery(nowMs),
+    created_at: isoTime(nowMs),
+    attempt_log: [],
+  };
+}
