@@ -1,6 +1,7 @@
 /**
  * The whole service as one stack: tables (from the tables table), one function per function of the
- * routes table, the HTTP API behind a CloudFront distribution, the secrets, alarms and dashboard.
+ * routes table, one per worker of the workers table with its trigger and queues, the HTTP API
+ * behind a CloudFront distribution, the secrets, alarms and dashboard.
  */
 import { Annotations, CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { Key } from 'aws-cdk-lib/aws-kms';
@@ -9,8 +10,11 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { routes as serviceRoutes } from '../shared/routes.js';
+import type { EnvVar } from '../shared/platform/env-parts.js';
 import type { RouteDefinition } from '../shared/platform/route.js';
+import type { QueueName } from '../shared/platform/worker.js';
 import { tables, type TableName } from '../shared/tables.js';
+import { workers as serviceWorkers } from '../shared/workers.js';
 import { alarmDestination } from './alarm-topic.js';
 import { DEFAULT_CAPACITY, planErrors, planTotals, type CapacityPlan } from './capacity.js';
 import { ServiceEdge } from './edge.js';
@@ -19,7 +23,9 @@ import { ServiceApi } from './http-api.js';
 import { acknowledgeFindings } from './nag.js';
 import { ServiceMonitoring } from './monitoring.js';
 import { UNCONFIGURED_ISSUER, type IdentityProvider, type ServiceStackProps } from './stack-props.js';
+import { QUEUE_URL_VARS, ServiceQueues } from './queues.js';
 import { DataTables, type ServiceTables } from './tables.js';
+import { ServiceWorkers } from './workers.js';
 
 /** The `service` of every log line and metric (the metrics' `service` dimension, which the alarms name). */
 const SERVICE_NAME = 'game-session-token-service';
@@ -29,6 +35,9 @@ export class ServiceStack extends Stack {
   readonly capacity: CapacityPlan;
   readonly tables: ServiceTables;
   readonly functions: ServiceFunctions;
+  /** The queues the workers send to and read, with their dead-letter queues. */
+  readonly queues: ServiceQueues;
+  readonly workers: ServiceWorkers;
   readonly api: ServiceApi;
   readonly edge: ServiceEdge;
   readonly monitoring: ServiceMonitoring;
@@ -51,6 +60,7 @@ export class ServiceStack extends Stack {
     const secretsRevision = props.secretsRevision ?? 1;
 
     this.tables = new DataTables(this, 'Data').tables;
+    this.queues = new ServiceQueues(this, 'Queues', { workers: serviceWorkers });
     const secrets = serviceSecrets(this);
     this.originSecret = secrets.originSecret;
     this.playCookieSecret = secrets.playCookieSecret;
@@ -70,6 +80,17 @@ export class ServiceStack extends Stack {
     });
     this.functions = this.createFunctions(props, logRetention, secretsRevision);
     this.api.addOperationRoutes(this.routes, this.functions);
+    this.workers = new ServiceWorkers(this, 'Workers', {
+      workers: serviceWorkers,
+      tables: this.tables,
+      settings: this.functionSettings(props),
+      queues: this.queues,
+      secrets: this.readSecrets(),
+      logRetention,
+      secretsRevision,
+      tracing: props.tracing ?? false,
+      entry: props.workerEntry,
+    });
 
     const alarms = alarmDestination(this, props, props.alarmTopicArn);
     this.alarmTopic = alarms.topic;
@@ -96,16 +117,22 @@ export class ServiceStack extends Stack {
       tables: this.tables,
       settings: this.functionSettings(props),
       originSecret: this.originSecret,
-      secrets: {
-        PLAY_COOKIE_SECRET_ARN: this.playCookieSecret,
-        SESSION_ID_KEY_ARN: this.sessionIdKey,
-        WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey,
-      },
+      secrets: this.readSecrets(),
+      queues: Object.fromEntries(Object.entries(QUEUE_URL_VARS).map(([name, variable]) => [variable, this.queues.queues[name as QueueName].queue])),
       logRetention,
       secretsRevision,
       createSessionConcurrency: this.capacity.createSessionConcurrency,
       tracing: props.tracing ?? false,
     });
+  }
+
+  /** The secrets the code reads at cold start, by the variable that names them. */
+  private readSecrets(): Readonly<Partial<Record<EnvVar, Secret>>> {
+    return {
+      PLAY_COOKIE_SECRET_ARN: this.playCookieSecret,
+      SESSION_ID_KEY_ARN: this.sessionIdKey,
+      WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey,
+    };
   }
 
   /**
@@ -134,6 +161,7 @@ export class ServiceStack extends Stack {
       PLAY_COOKIE_SECRET_ARN: this.playCookieSecret.secretArn,
       SESSION_ID_KEY_ARN: this.sessionIdKey.secretArn,
       WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey.secretArn,
+      WEBHOOK_DELIVERY_QUEUE_URL: this.queues.queues['webhook-deliveries'].queue.queueUrl,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };

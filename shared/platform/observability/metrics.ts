@@ -56,6 +56,12 @@ export const METRIC = {
   idempotentReplays: 'IdempotentReplays',
   /** MCP `tools/call` requests, per tool. */
   mcpToolCalls: 'McpToolCalls',
+  /** Webhook delivery attempts answered 2xx in time, under the service alone (the delivery worker; no endpoint is a dimension). */
+  webhookDelivered: 'WebhookDelivered',
+  /** Webhook delivery attempts that failed (refused address, timeout, non-2xx), under the service alone. */
+  webhookFailed: 'WebhookFailed',
+  /** A webhook delivery attempt's time, request to answer or failure (Milliseconds), under the service alone. */
+  webhookLatency: 'WebhookLatency',
 } as const;
 
 /** A metric's name. */
