@@ -176,7 +176,10 @@ export function serviceConfig(serviceTables: ServiceTables, settings: FunctionSe
   if (!applicationLogLevel) throw new Error(`POWERTOOLS_LOG_LEVEL ${settings.POWERTOOLS_LOG_LEVEL} has no Lambda log level`);
   return {
     environment: definedOnly(functionEnvironment(serviceTables, settings)),
-    tableArns: Object.fromEntries(Object.entries(serviceTables).map(([name, table]) => [name, table.tableArn])) as Record<TableName, string>,
+    tableArns: Object.fromEntries(Object.entries(serviceTables).map(([name, table]) => [name, table.tableArn])) as Record<
+      TableName,
+      string
+    >,
     applicationLogLevel,
   };
 }
@@ -242,7 +245,10 @@ export function commonFunctionProps(config: ServiceConfig, own: OwnFunctionProps
     // The extension serves the secrets on localhost with its own cache, so the bundle needs no
     // Secrets Manager client and a warm container does not call Secrets Manager.
     paramsAndSecrets: own.readsSecrets
-      ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheSize: 10, logLevel: ParamsAndSecretsLogLevel.WARN })
+      ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+          cacheSize: 10,
+          logLevel: ParamsAndSecretsLogLevel.WARN,
+        })
       : undefined,
   };
 }

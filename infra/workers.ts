@@ -151,7 +151,9 @@ function streamSource(name: TableName, table: Table, trigger: Extract<WorkerTrig
     ...STREAM_READING,
     onFailure: new SqsDlq(failures),
     filters:
-      prefix === undefined ? undefined : [FilterCriteria.filter({ dynamodb: { Keys: { [key.name]: { S: FilterRule.beginsWith(prefix) } } } })],
+      prefix === undefined
+        ? undefined
+        : [FilterCriteria.filter({ dynamodb: { Keys: { [key.name]: { S: FilterRule.beginsWith(prefix) } } } })],
   });
 }
 
@@ -159,6 +161,7 @@ function streamSource(name: TableName, table: Table, trigger: Extract<WorkerTrig
 function checkQueueVariables(worker: WorkerDefinition, reads: readonly EnvVar[]): void {
   for (const queue of worker.sendsTo ?? []) {
     const variable = QUEUE_URL_VARS[queue];
-    if (!reads.includes(variable)) throw new Error(`worker ${worker.function} uses queue ${queue}, but none of its parts reads ${variable}`);
+    if (!reads.includes(variable))
+      throw new Error(`worker ${worker.function} uses queue ${queue}, but none of its parts reads ${variable}`);
   }
 }
