@@ -18,7 +18,7 @@ import { workers as serviceWorkers } from '../shared/workers.js';
 import { alarmDestination } from './alarm-topic.js';
 import { DEFAULT_CAPACITY, planErrors, planTotals, type CapacityPlan } from './capacity.js';
 import { ServiceEdge } from './edge.js';
-import { ServiceFunctions, type FunctionSettings } from './functions.js';
+import { pascalCase, ServiceFunctions, type FunctionSettings } from './functions.js';
 import { ServiceApi } from './http-api.js';
 import { acknowledgeFindings } from './nag.js';
 import { ServiceMonitoring } from './monitoring.js';
@@ -191,6 +191,19 @@ export class ServiceStack extends Stack {
         description: `Point ${props.apiDomain!.domainName} here (CNAME): CloudFront reaches the API on that name`,
         value: this.api.domainName.regionalDomainName,
       });
+    }
+    // What on-call needs for the dead letters (docs/runbook.md#webhook-dead-letters).
+    for (const [name, { deadLetters }] of Object.entries(this.queues.queues)) {
+      const id = `${pascalCase(name)}DeadLetters`;
+      new CfnOutput(this, `${id}Url`, { description: `Dead-letter queue of ${name}`, value: deadLetters.queueUrl });
+      new CfnOutput(this, `${id}Arn`, { description: `Dead-letter queue of ${name} (redrive source)`, value: deadLetters.queueArn });
+    }
+    new CfnOutput(this, 'WebhookStreamFailuresUrl', {
+      description: 'Where the stream triggers record the batches they gave up on',
+      value: this.queues.streamFailures.queueUrl,
+    });
+    for (const [name, fn] of this.workers.functions) {
+      new CfnOutput(this, `${pascalCase(name)}FunctionName`, { description: `The ${name} worker`, value: fn.functionName });
     }
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: this.monitoring.dashboard.dashboardName });

@@ -258,6 +258,15 @@ describe('queues', () => {
     }
   });
 
+  test('the dead-letter queues and the workers are stack outputs (the runbook’s redrive and replay name them)', () => {
+    expect(s.json.Outputs).toMatchObject({
+      WebhookDeliveriesDeadLettersUrl: { Value: { Ref: deadLettersId() } },
+      WebhookDeliveriesDeadLettersArn: { Value: { 'Fn::GetAtt': [deadLettersId(), 'Arn'] } },
+      WebhookStreamFailuresUrl: { Value: { Ref: streamFailuresId() } },
+      WebhookEventsFunctionName: { Value: { Ref: workerId(EVENTS) } },
+    });
+  });
+
   test('three queues, each refusing plain HTTP', () => {
     const queues = resourcesOf(s.json, 'AWS::SQS::Queue').map(([id]) => id);
     expect(queues.sort()).toEqual([deliveryQueueId(), deadLettersId(), streamFailuresId()].sort());
@@ -462,7 +471,7 @@ describe('monitoring', () => {
 test('cdk-nag: nothing unacknowledged on the workers and queues', () => {
   const report = new AwsSolutionsChecks().validateScope(s.app);
   const ours = report.violations.flatMap((v) =>
-    v.violatingResources.filter((r) => /\/(Workers|Queues)\//.test(r.constructPath)).map((r) => `${v.ruleName}: ${r.constructPath}`),
+    v.violatingResources.filter((r) => /\/(Workers|Queues)\//.test(r.constructPath ?? '')).map((r) => `${v.ruleName}: ${r.constructPath}`),
   );
   expect(ours).toEqual([]);
 });
