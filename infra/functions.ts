@@ -357,7 +357,7 @@ function definedOnly(environment: EnvInput): Record<string, string> {
 }
 
 /** The variables of `environment` a function reads (`shared/platform/env-parts.ts`): no secret or setting where it is not used. */
-export function only(environment: Readonly<Record<string, string>>, vars: readonly EnvVar[]): Record<string, string> {
+function only(environment: Readonly<Record<string, string>>, vars: readonly EnvVar[]): Record<string, string> {
   return Object.fromEntries(Object.entries(environment).filter(([name]) => vars.includes(name as EnvVar)));
 }
 

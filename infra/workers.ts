@@ -39,7 +39,7 @@ import type { ServiceTables } from './tables.js';
  * batch tried 10 times at most, then recorded on the stream failures queue so the shard moves on.
  * LATEST: a new mapping starts at the stream's end (no replay of the table's last 24 hours).
  */
-export const STREAM_READING = {
+const STREAM_READING = {
   startingPosition: StartingPosition.LATEST,
   batchSize: 100,
   maxBatchingWindow: Duration.seconds(1),

@@ -359,8 +359,8 @@ describe('least privilege', () => {
       g.filter((x) => x.resource === `${deadLettersId()}.Arn`).map((x) => [name, x.action]),
     );
     expect(onDeadLetters).toEqual([]);
-    const onFailures = allRoles().flatMap(([name, g]) => g.filter((x) => x.resource === `${streamFailuresId()}.Arn`).map((x) => name));
-    expect([...new Set(onFailures)]).toEqual([EVENTS]);
+    const onFailures = allRoles().filter(([, g]) => g.some((x) => x.resource === `${streamFailuresId()}.Arn`));
+    expect(onFailures.map(([name]) => name)).toEqual([EVENTS]);
     expect(whoMay('sqs:ReceiveMessage', `${streamFailuresId()}.Arn`)).toEqual([]);
   });
 
