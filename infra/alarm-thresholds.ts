@@ -24,6 +24,10 @@ export interface AlarmThresholds {
   readonly dynamoThrottleEvents: number;
   /** CloudFront's 5xx error rate, in percent, in 3 of 5 one-minute periods (in us-east-1, where its metrics live: the service stack's or `edge-alarms.ts`). */
   readonly edge5xxRatePercent: number;
+  /** Share of webhook delivery attempts that failed, in percent, in 3 of 3 five-minute periods. */
+  readonly webhookFailureRatePercent: number;
+  /** Fewer attempts than this in 5 minutes never make a failure rate (one endpoint's one failure is not a fault of the service). */
+  readonly minWebhookAttempts: number;
 }
 
 /** The defaults (docs/deploy.md, "Alarms", says why each). */
@@ -36,6 +40,8 @@ export const DEFAULT_THRESHOLDS: AlarmThresholds = {
   accountConcurrency: 800,
   dynamoThrottleEvents: 10,
   edge5xxRatePercent: 5,
+  webhookFailureRatePercent: 50,
+  minWebhookAttempts: 20,
 };
 
 const positive = z.coerce.number().positive();
@@ -52,6 +58,8 @@ export const AlarmThresholdsSchema = z.preprocess(
     accountConcurrency: positive.optional(),
     dynamoThrottleEvents: positive.optional(),
     edge5xxRatePercent: positive.max(100).optional(),
+    webhookFailureRatePercent: positive.max(100).optional(),
+    minWebhookAttempts: positive.optional(),
   }),
 );
 
@@ -66,5 +74,8 @@ export const RUNBOOK_ENTRIES = [
   'dynamodb-throttles',
   'dynamodb-system-errors',
   'edge-5xx-rate',
+  'worker-errors',
+  'webhook-dead-letters',
+  'webhook-failure-rate',
 ] as const;
 export type RunbookEntry = (typeof RUNBOOK_ENTRIES)[number];

@@ -1,7 +1,8 @@
 /**
  * The dashboard on-call opens first: alarm states on top (what needs attention now), then the
  * service's own metrics per operation (requests, 5xx, p99, refusals by reason, tokens, replays,
- * MCP tools), then the API, the functions and the tables (where to look next).
+ * MCP tools), the webhooks (attempts, their time, dead letters, the stream workers' lag), then the
+ * API, the functions and workers, and the tables (where to look next).
  */
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -16,12 +17,16 @@ import {
   type IMetric,
   type IWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metrics.js';
 import { CLOUDFRONT_REGION } from './edge.js';
 import type { ServiceFunctions } from './functions.js';
 import type { ServiceMetric } from './monitoring.js';
+import type { ServiceQueues } from './queues.js';
 import type { ServiceTables } from './tables.js';
+import type { ServiceWorkers } from './workers.js';
 
 const PERIOD = Duration.minutes(5);
 
@@ -29,6 +34,8 @@ const PERIOD = Duration.minutes(5);
 interface DashboardProps {
   readonly api: HttpApi;
   readonly functions: ServiceFunctions;
+  readonly workers: ServiceWorkers;
+  readonly queues: ServiceQueues;
   readonly tables: ServiceTables;
   readonly distribution?: Distribution;
   readonly serviceName: string;
@@ -46,8 +53,9 @@ export function buildDashboard(scope: Construct, props: DashboardProps): Dashboa
       new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: 24, height: 6 }),
     ],
     ...serviceRows(props),
+    webhookRow(props),
     apiRow(props.api, props.distribution),
-    ...functionRows(props.functions),
+    ...functionRows([...props.functions.functions, ...props.workers.functions]),
     ...tableRows(props.tables),
   ];
   for (const row of rows) dashboard.addWidgets(...row);
@@ -132,6 +140,41 @@ function serviceRows(props: DashboardProps): IWidget[][] {
   ];
 }
 
+/**
+ * Webhooks: delivery attempts delivered and failed, an attempt's time (p50, p99), the dead-letter
+ * queues' depth (with the delivery queue's, the work waiting), and how far behind its streams each
+ * stream worker reads (Lambda's iterator age: records older than 24 hours are gone from a stream).
+ */
+function webhookRow(props: DashboardProps): IWidget[] {
+  const attempts = (name: string, label: string) => props.metric(name, 'Sum', PERIOD).with({ label });
+  const latency = (statistic: string) => props.metric(METRIC.webhookLatency, statistic, PERIOD).with({ label: statistic });
+  const depth = (queue: IQueue, label: string) =>
+    queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label });
+  const queues = Object.entries(props.queues.queues).flatMap(([name, { queue, deadLetters }]) => [
+    depth(queue, `${name} (waiting)`),
+    depth(deadLetters, `${name} dead letters`),
+  ]);
+  const streamWorkers = [...props.workers.functions].filter(([name]) => props.workers.triggers.get(name) === 'stream');
+  return [
+    new GraphWidget({
+      title: 'Webhook attempts',
+      width: 6,
+      left: [attempts(METRIC.webhookDelivered, 'delivered'), attempts(METRIC.webhookFailed, 'failed')],
+    }),
+    new GraphWidget({ title: 'Webhook attempt time (ms)', width: 6, left: [latency('p50'), latency('p99')] }),
+    new GraphWidget({
+      title: 'Webhook queues and dead letters',
+      width: 6,
+      left: [...queues, depth(props.queues.streamFailures, 'stream batches given up')],
+    }),
+    new GraphWidget({
+      title: 'Stream iterator age (ms, max)',
+      width: 6,
+      left: streamWorkers.map(([name, fn]) => fn.metric('IteratorAge', { statistic: 'Maximum', period: PERIOD, label: name })),
+    }),
+  ];
+}
+
 /** API Gateway's view (its throttling shows as requests no function served) and CloudFront's 5xx rate (us-east-1's metrics). */
 function apiRow(api: HttpApi, distribution: Distribution | undefined): IWidget[] {
   const widgets: IWidget[] = [
@@ -157,9 +200,8 @@ function apiRow(api: HttpApi, distribution: Distribution | undefined): IWidget[]
   return widgets;
 }
 
-/** Duration, invocations, errors, throttles, concurrency: one line per function. */
-function functionRows(functions: ServiceFunctions): IWidget[][] {
-  const fns = [...functions.functions];
+/** Duration, invocations, errors, throttles, concurrency: one line per function (routes' and workers'). */
+function functionRows(fns: readonly (readonly [string, NodejsFunction])[]): IWidget[][] {
   const perFunction = (title: string, metric: (fn: (typeof fns)[number][1], label: string) => IMetric) =>
     new GraphWidget({ title, width: 12, left: fns.map(([name, fn]) => metric(fn, name)) });
   return [

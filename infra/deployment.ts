@@ -21,9 +21,14 @@ export interface Deployment {
   readonly edgeAlarms?: EdgeAlarmsStack;
 }
 
-/** Build the deployment's stacks into `app`. */
-export function buildDeployment(app: App, context: DeployContext, env: ServiceStackProps['env']): Deployment {
-  const props = serviceStackProps(context, env);
+/** Build the deployment's stacks into `app`; `code` says where a worker's code is when not in `functions/` (tests). */
+export function buildDeployment(
+  app: App,
+  context: DeployContext,
+  env: ServiceStackProps['env'],
+  code: Pick<ServiceStackProps, 'workerEntry'> = {},
+): Deployment {
+  const props = { ...serviceStackProps(context, env), ...code };
   const region = env?.region;
   // In us-east-1 the service stack holds the web ACL and the edge alarm. With the region unknown (an
   // environment-agnostic synth) it holds the web ACL, and no stack has the edge alarm: the alarm only

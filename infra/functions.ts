@@ -1,10 +1,11 @@
 /**
  * One Lambda function per distinct `function` of THE routes table, each bundled by the local esbuild
  * (no Docker) from `functions/<name>.ts` into a single ESM file, with its own role that may do only
- * what its routes declare and an environment of only the variables its code reads.
+ * what its routes declare and an environment of only the variables its code reads. The workers
+ * (`workers.ts`) are built on the same code, size, logging and role settings, exported here.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   ApplicationLogLevel,
   Architecture,
@@ -19,16 +20,17 @@ import {
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { functionEnvVars, type EnvVar } from '../shared/platform/env-parts.js';
 import { type EnvInput, tableEnv, type TableEnvVar } from '../shared/platform/env.js';
 import type { RouteDefinition } from '../shared/platform/route.js';
 import type { TableName } from '../shared/tables.js';
 import { RESERVED_OPERATION } from './capacity.js';
-import { dataStatements, functionAccess, functionNames } from './permissions.js';
+import { dataStatements, functionAccess, functionNames, type TableAccess } from './permissions.js';
 import type { ServiceTables } from './tables.js';
 
 /** The repository root (functions/, package-lock.json). */
@@ -125,6 +127,8 @@ export interface ServiceFunctionsProps {
    * one (`secretsmanager:GetSecretValue`) exactly when its environment has that variable.
    */
   readonly secrets: Readonly<Partial<Record<EnvVar, ISecret>>>;
+  /** The queues by the variable that carries their URL: a function may send to one exactly when its environment has that variable. */
+  readonly queues?: Readonly<Partial<Record<EnvVar, IQueue>>>;
   readonly logRetention: RetentionDays;
   /** Shown in each description: a new revision makes CloudFormation resolve the secrets again. */
   readonly secretsRevision: number;
@@ -138,12 +142,11 @@ export interface ServiceFunctionsProps {
 }
 
 /**
- * What makes a function's code: `functions/<name>.ts` exporting `handler`, bundled with
- * {@link BUNDLING} for the runtime and architecture of every function.
+ * What makes a function's code: `functions/<name>.ts` exporting `handler` (or the file `entry`
+ * names), bundled with {@link BUNDLING} for the runtime and architecture of every function.
  */
-export function functionCode(name: string): NodejsFunctionProps {
-  const entry = join(PROJECT_ROOT, 'functions', `${name}.ts`);
-  if (!existsSync(entry)) throw new Error(`the routes table names function '${name}', but functions/${name}.ts does not exist`);
+export function functionCode(name: string, entry = join(PROJECT_ROOT, 'functions', `${name}.ts`)): NodejsFunctionProps {
+  if (!existsSync(entry)) throw new Error(`function '${name}' is declared, but ${relative(PROJECT_ROOT, entry)} does not exist`);
   return {
     entry,
     handler: 'handler',
@@ -155,14 +158,99 @@ export function functionCode(name: string): NodejsFunctionProps {
   };
 }
 
-/** What every function's configuration draws on, computed once for the service. */
-interface SharedConfig {
-  /** The whole service's environment; each function gets only the variables it reads. */
+/**
+ * What every function of the service draws on, route or worker (`workers.ts`), computed once: the
+ * service's environment (each function gets only the variables it reads), the tables' ARNs, the
+ * log level.
+ */
+export interface ServiceConfig {
   readonly environment: Readonly<Record<string, string>>;
   readonly tableArns: Readonly<Record<TableName, string>>;
-  /** The function whose concurrency is reserved (the one serving {@link RESERVED_OPERATION}). */
-  readonly reservedFunction: string | undefined;
   readonly applicationLogLevel: ApplicationLogLevel;
+}
+
+/** The {@link ServiceConfig} of these tables and settings. */
+export function serviceConfig(serviceTables: ServiceTables, settings: FunctionSettings): ServiceConfig {
+  const level = settings.POWERTOOLS_LOG_LEVEL ?? 'INFO';
+  const applicationLogLevel = APPLICATION_LOG_LEVELS[level as keyof typeof APPLICATION_LOG_LEVELS];
+  if (!applicationLogLevel) throw new Error(`POWERTOOLS_LOG_LEVEL ${settings.POWERTOOLS_LOG_LEVEL} has no Lambda log level`);
+  return {
+    environment: definedOnly(functionEnvironment(serviceTables, settings)),
+    tableArns: Object.fromEntries(Object.entries(serviceTables).map(([name, table]) => [name, table.tableArn])) as Record<
+      TableName,
+      string
+    >,
+    applicationLogLevel,
+  };
+}
+
+/** A function's own log group: operational logs only (the audit trail lives in DynamoDB), so they go with the stack. */
+export function functionLogGroup(scope: Construct, id: string, retention: RetentionDays): LogGroup {
+  return new LogGroup(scope, id, { retention, removalPolicy: RemovalPolicy.DESTROY });
+}
+
+/**
+ * A function's own role instead of the default one: no AWS managed policy, only the DynamoDB actions
+ * `access` names, logs only to its own log group, and the secrets its code reads (those its
+ * environment `reads` names). The caller adds what is particular to it.
+ */
+export function functionRole(
+  scope: Construct,
+  id: string,
+  own: {
+    readonly description: string;
+    readonly access: TableAccess;
+    readonly config: ServiceConfig;
+    readonly logGroup: LogGroup;
+    readonly reads: readonly EnvVar[];
+    readonly secrets: Readonly<Partial<Record<EnvVar, ISecret>>>;
+  },
+): Role {
+  const role = new Role(scope, id, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: own.description });
+  for (const statement of dataStatements(own.access, own.config.tableArns)) role.addToPolicy(statement);
+  own.logGroup.grantWrite(role);
+  for (const [variable, secret] of Object.entries(own.secrets)) if (own.reads.includes(variable as EnvVar)) secret.grantRead(role);
+  return role;
+}
+
+/** What is particular to one function, for {@link commonFunctionProps}. */
+export interface OwnFunctionProps {
+  readonly code: NodejsFunctionProps;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+  readonly description: string;
+  readonly timeout: Duration;
+  /** The variables its code reads: its environment is these of the service's. */
+  readonly reads: readonly EnvVar[];
+  /** Whether its code reads a secret (through the Parameters and Secrets extension, a layer). */
+  readonly readsSecrets: boolean;
+  readonly tracing: boolean;
+}
+
+/** A function's configuration on the settings every function of the service shares: size, logging, tracing, the secrets extension. */
+export function commonFunctionProps(config: ServiceConfig, own: OwnFunctionProps): NodejsFunctionProps {
+  return {
+    ...own.code,
+    memorySize: FUNCTION_MEMORY_MB,
+    timeout: own.timeout,
+    description: own.description,
+    role: own.role,
+    logGroup: own.logGroup,
+    // JSON lets Lambda filter by level: the service's lines carry `level`, which Lambda reads.
+    loggingFormat: LOG_FORMAT,
+    systemLogLevelV2: SYSTEM_LOG_LEVEL,
+    applicationLogLevelV2: config.applicationLogLevel,
+    tracing: own.tracing ? Tracing.ACTIVE : Tracing.PASS_THROUGH,
+    environment: only(config.environment, own.reads),
+    // The extension serves the secrets on localhost with its own cache, so the bundle needs no
+    // Secrets Manager client and a warm container does not call Secrets Manager.
+    paramsAndSecrets: own.readsSecrets
+      ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+          cacheSize: 10,
+          logLevel: ParamsAndSecretsLogLevel.WARN,
+        })
+      : undefined,
+  };
 }
 
 /** The functions of the service, by their routes-table name. */
@@ -172,47 +260,62 @@ export class ServiceFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
     super(scope, id);
-    const shared = sharedConfig(props);
+    const config = serviceConfig(props.tables, props.settings);
+    // The function whose concurrency is reserved (the one serving RESERVED_OPERATION).
+    const reservedFunction = props.routes.find((route) => route.operation === RESERVED_OPERATION)?.function;
     const functions = new Map<string, NodejsFunction>();
     const logGroups = new Map<string, LogGroup>();
     // Per function, in this order (log group, role, function): the order fixes the template's.
     for (const name of functionNames(props.routes)) {
       const served = props.routes.filter((route) => route.function === name);
-      const logGroup = this.logGroupOf(name, props.logRetention);
-      const role = this.roleOf(name, served, props, shared.tableArns, logGroup);
-      functions.set(name, new NodejsFunction(this, pascalCase(name), functionProps(name, served, props, shared, { role, logGroup })));
+      const logGroup = functionLogGroup(this, `${pascalCase(name)}Logs`, props.logRetention);
+      const reads = functionEnvVars(props.routes, name);
+      const role = this.roleOf(name, served, props, config, { logGroup, reads });
+      const fn = new NodejsFunction(this, pascalCase(name), {
+        ...commonFunctionProps(config, {
+          code: functionCode(name),
+          role,
+          logGroup,
+          description: functionDescription(served, props.secretsRevision),
+          timeout: FUNCTION_TIMEOUT,
+          reads,
+          readsSecrets: true,
+          tracing: props.tracing,
+        }),
+        reservedConcurrentExecutions:
+          name === reservedFunction && props.createSessionConcurrency !== 'none' ? props.createSessionConcurrency : undefined,
+      });
+      functions.set(name, fn);
       logGroups.set(name, logGroup);
     }
     this.functions = functions;
     this.logGroups = logGroups;
   }
 
-  /** A function's own log group: operational logs only (the audit trail lives in DynamoDB), so they go with the stack. */
-  private logGroupOf(name: string, retention: RetentionDays): LogGroup {
-    return new LogGroup(this, `${pascalCase(name)}Logs`, { retention, removalPolicy: RemovalPolicy.DESTROY });
-  }
-
   /**
-   * A function's own role instead of the default one: no AWS managed policy, only the DynamoDB
-   * actions its routes declare, logs only to its own log group, the origin secret, and the secrets
-   * its code reads (those its environment names).
+   * A function's role ({@link functionRole}): the DynamoDB actions its routes declare, its log group,
+   * the origin secret (every function checks the origin), the secrets its code reads, and sending
+   * to the queues whose URL its environment names.
    */
   private roleOf(
     name: string,
     served: readonly RouteDefinition[],
     props: ServiceFunctionsProps,
-    tableArns: Readonly<Record<TableName, string>>,
-    logGroup: LogGroup,
+    config: ServiceConfig,
+    own: { readonly logGroup: LogGroup; readonly reads: readonly EnvVar[] },
   ): Role {
-    const role = new Role(this, `${pascalCase(name)}Role`, {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    const role = functionRole(this, `${pascalCase(name)}Role`, {
       description: `Runs the ${name} function: ${served.map((r) => r.operation).join(', ')}`,
+      access: functionAccess(props.routes, name),
+      config,
+      logGroup: own.logGroup,
+      reads: own.reads,
+      secrets: props.secrets,
     });
-    for (const statement of dataStatements(functionAccess(props.routes, name), tableArns)) role.addToPolicy(statement);
-    logGroup.grantWrite(role);
     props.originSecret.grantRead(role);
-    const reads = functionEnvVars(props.routes, name);
-    for (const [variable, secret] of Object.entries(props.secrets)) if (reads.includes(variable as EnvVar)) secret.grantRead(role);
+    for (const [variable, queue] of Object.entries(props.queues ?? {})) {
+      if (own.reads.includes(variable as EnvVar)) role.addToPolicy(sendStatement(queue));
+    }
     return role;
   }
 
@@ -224,49 +327,9 @@ export class ServiceFunctions extends Construct {
   }
 }
 
-/** What every function draws on: the service's environment, the tables' ARNs, the log level, the reserved function. */
-function sharedConfig(props: ServiceFunctionsProps): SharedConfig {
-  const level = props.settings.POWERTOOLS_LOG_LEVEL ?? 'INFO';
-  const applicationLogLevel = APPLICATION_LOG_LEVELS[level as keyof typeof APPLICATION_LOG_LEVELS];
-  if (!applicationLogLevel) throw new Error(`POWERTOOLS_LOG_LEVEL ${props.settings.POWERTOOLS_LOG_LEVEL} has no Lambda log level`);
-  return {
-    environment: definedOnly(functionEnvironment(props.tables, props.settings)),
-    tableArns: Object.fromEntries(Object.entries(props.tables).map(([name, table]) => [name, table.tableArn])) as Record<TableName, string>,
-    reservedFunction: props.routes.find((route) => route.operation === RESERVED_OPERATION)?.function,
-    applicationLogLevel,
-  };
-}
-
-/** A function's configuration: its code, size, logging, concurrency, tracing and its own environment. */
-function functionProps(
-  name: string,
-  served: readonly RouteDefinition[],
-  props: ServiceFunctionsProps,
-  shared: SharedConfig,
-  own: { readonly role: Role; readonly logGroup: LogGroup },
-): NodejsFunctionProps {
-  return {
-    ...functionCode(name),
-    memorySize: FUNCTION_MEMORY_MB,
-    timeout: FUNCTION_TIMEOUT,
-    description: functionDescription(served, props.secretsRevision),
-    role: own.role,
-    logGroup: own.logGroup,
-    // JSON lets Lambda filter by level: the service's lines carry `level`, which Lambda reads.
-    loggingFormat: LOG_FORMAT,
-    systemLogLevelV2: SYSTEM_LOG_LEVEL,
-    applicationLogLevelV2: shared.applicationLogLevel,
-    reservedConcurrentExecutions:
-      name === shared.reservedFunction && props.createSessionConcurrency !== 'none' ? props.createSessionConcurrency : undefined,
-    tracing: props.tracing ? Tracing.ACTIVE : Tracing.PASS_THROUGH,
-    environment: only(shared.environment, functionEnvVars(props.routes, name)),
-    // The extension serves the origin secret on localhost with its own cache, so the bundle
-    // needs no Secrets Manager client and a warm container does not call Secrets Manager.
-    paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-      cacheSize: 10,
-      logLevel: ParamsAndSecretsLogLevel.WARN,
-    }),
-  };
+/** Sending to a queue, and nothing else of it (SendMessageBatch is allowed by SendMessage). */
+export function sendStatement(queue: IQueue): PolicyStatement {
+  return new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] });
 }
 
 /** The summaries of the routes a function serves, and the secrets revision (Lambda allows 256 characters). */

@@ -3,8 +3,10 @@
  * SNS topic, and the dashboard (`dashboard.ts`). What is watched derives from the same tables as
  * everything else: a 5xx ratio and a p99 latency per operation of the routes table (the service's
  * own EMF metrics, `shared/platform/observability/metrics.ts`; quiet operations by their count of 5xx), throttles per table and index of the tables table,
- * DynamoDB system errors for exactly the operations the routes declare. Partners' 429s are a
- * metric on the dashboard, not a page. Each alarm's meaning and first checks: docs/runbook.md.
+ * DynamoDB system errors for exactly the operations the routes declare; per worker of the workers
+ * table its failures and throttles, and for the webhooks the depth of every dead-letter queue and
+ * the delivery attempts' failure rate. Partners' 429s are a metric on the dashboard, not a page.
+ * Each alarm's meaning and first checks: docs/runbook.md.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -23,7 +25,9 @@ import { CLOUDFRONT_REGION } from './edge.js';
 import { edge5xxRateSpec, pagingAlarm, type PagingAlarmSpec } from './paging-alarm.js';
 import { pascalCase, type ServiceFunctions } from './functions.js';
 import { serviceAccess } from './permissions.js';
+import type { ServiceQueues } from './queues.js';
 import type { ServiceTables } from './tables.js';
+import type { ServiceWorkers } from './workers.js';
 
 export type { AlarmThresholds } from './alarm-thresholds.js';
 
@@ -46,6 +50,8 @@ export interface ServiceMonitoringProps {
   readonly routes: readonly RouteDefinition[];
   readonly api: HttpApi;
   readonly functions: ServiceFunctions;
+  readonly workers: ServiceWorkers;
+  readonly queues: ServiceQueues;
   readonly tables: ServiceTables;
   /** The public distribution (its 5xx rate alarms where its metrics are: us-east-1). */
   readonly distribution?: Distribution;
@@ -71,6 +77,8 @@ export class ServiceMonitoring extends Construct {
     for (const operation of operations) this.watchOperation(operation, metric, thresholds);
     this.watchApi(props.api, metric, thresholds);
     this.watchFunctions(props.functions, thresholds);
+    this.watchWorkers(props.workers);
+    this.watchWebhooks(props.queues, metric, thresholds);
     this.watchTables(props.routes, props.tables, thresholds);
     if (props.distribution) this.watchEdge(props.distribution, thresholds);
     this.dashboard = buildDashboard(this, { ...props, operations, metric, alarms: this.alarms });
@@ -178,6 +186,70 @@ export class ServiceMonitoring extends Construct {
       threshold: n,
       datapoints: { of: 3, breaching: 2 },
       runbook: 'account-concurrency',
+    });
+  }
+
+  /**
+   * Per worker: unhandled failures (a batch failing as a whole, a timeout, a crash: the triggers
+   * retry it, so the alarm says something keeps failing) and throttling.
+   */
+  private watchWorkers(workers: ServiceWorkers): void {
+    const twoOfThree = { of: 3, breaching: 2 };
+    for (const [name, fn] of workers.functions) {
+      const id = pascalCase(name);
+      this.alarm(`${id}Errors`, {
+        metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+        description: `Worker ${name} failed`,
+        threshold: 1,
+        datapoints: twoOfThree,
+        runbook: 'worker-errors',
+      });
+      this.alarm(`${id}Throttles`, {
+        metric: fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
+        description: `Worker ${name} throttled`,
+        threshold: 1,
+        datapoints: twoOfThree,
+        runbook: 'function-throttles',
+      });
+    }
+  }
+
+  /**
+   * Webhooks: a message in any dead-letter queue (a delivery given up after five receives, a stream
+   * batch given up after ten tries: each is an event a partner will not get until on-call redrives
+   * it), and the share of delivery attempts that failed (the delivery worker's own metrics). A dead
+   * letter stays until someone acts, so 2 of 3 periods still means one message, seen twice.
+   */
+  private watchWebhooks(queues: ServiceQueues, metric: ServiceMetric, thresholds: AlarmThresholds): void {
+    const deadLetters = [
+      ...Object.entries(queues.queues).map(([name, { deadLetters: queue }]) => [`${pascalCase(name)}DeadLetters`, name, queue] as const),
+      ['StreamFailures', 'stream batches', queues.streamFailures] as const,
+    ];
+    for (const [id, name, queue] of deadLetters) {
+      this.alarm(id, {
+        metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: FIVE_MINUTES }),
+        description: `Messages in the dead-letter queue of ${name}`,
+        threshold: 1,
+        datapoints: { of: 3, breaching: 2 },
+        runbook: 'webhook-dead-letters',
+      });
+    }
+    const { minWebhookAttempts: min, webhookFailureRatePercent: percent } = thresholds;
+    const rate = new MathExpression({
+      expression: `IF(delivered + failed >= ${min}, 100 * failed / (delivered + failed), 0)`,
+      usingMetrics: {
+        delivered: metric(METRIC.webhookDelivered, 'Sum', FIVE_MINUTES),
+        failed: metric(METRIC.webhookFailed, 'Sum', FIVE_MINUTES),
+      },
+      label: `Webhook attempts failed (%; 0 under ${min} attempts)`,
+      period: FIVE_MINUTES,
+    });
+    this.alarm('WebhookFailureRate', {
+      metric: rate,
+      description: `At least ${percent}% of webhook delivery attempts failed`,
+      threshold: percent,
+      datapoints: { of: 3, breaching: 3 },
+      runbook: 'webhook-failure-rate',
     });
   }
 

@@ -25,6 +25,7 @@ export function nagAcknowledgements(stack: ServiceStack): NagAcknowledgement[] {
     ...publicEndpoint(stack),
     ...deployTimeSecrets(stack),
     ...tracingPolicies(stack),
+    ...workers(stack),
     ...edgeOptionsLeftOut(stack),
     ...consoleSite(stack),
   ];
@@ -103,6 +104,34 @@ function tracingPolicies(stack: ServiceStack): NagAcknowledgement[] {
     reason:
       'Only the X-Ray tracing statement (xray:PutTraceSegments, xray:PutTelemetryRecords) has Resource "*": X-Ray has no resource-level permissions.',
   }));
+}
+
+/**
+ * The workers (`workers.ts`): their roles' X-Ray statement, and reading DynamoDB streams, whose
+ * ListStreams has no resource-level permission either; the stream triggers' dead-letter queue.
+ */
+function workers(stack: ServiceStack): NagAcknowledgement[] {
+  const roles = [...stack.workers.functions].map(([name, fn]) => {
+    const streams = stack.workers.triggers.get(name) === 'stream';
+    return {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      scope: fn.role!.node.findChild('DefaultPolicy'),
+      reason: streams
+        ? 'Resource "*" only for X-Ray (xray:PutTraceSegments, xray:PutTelemetryRecords) and dynamodb:ListStreams, which the stream event source ' +
+          'needs to find the streams of its tables: neither has resource-level permissions. Reading a stream (DescribeStream, GetShardIterator, GetRecords) names the stream ARNs.'
+        : 'Only the X-Ray tracing statement (xray:PutTraceSegments, xray:PutTelemetryRecords) has Resource "*": X-Ray has no resource-level permissions.',
+    };
+  });
+  return [
+    ...roles,
+    {
+      id: 'AwsSolutions-SQS3',
+      scope: stack.queues.streamFailures,
+      reason:
+        'This queue is itself a dead-letter queue: the stream event source mappings record here each batch they gave up on (onFailure). ' +
+        'Nothing consumes it but on-call (docs/runbook.md#webhook-dead-letters), so a dead-letter queue of its own would never receive anything.',
+    },
+  ];
 }
 
 /** Findings that exist only while the deployer leaves an option out (web ACL, custom domain); each says how to add it. */

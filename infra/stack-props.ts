@@ -6,6 +6,7 @@
 import type { StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { RouteDefinition } from '../shared/platform/route.js';
+import type { WorkerDefinition } from '../shared/platform/worker.js';
 import type { AlarmThresholds } from './alarm-thresholds.js';
 import type { AlarmTargets } from './alarm-topic.js';
 import type { CapacityPlan } from './capacity.js';
@@ -30,6 +31,11 @@ export interface ServiceStackProps extends StackProps, Pick<ServiceEdgeProps, 'c
   readonly tracing?: boolean;
   /** The operations to deploy; THE routes table unless a test passes another. */
   readonly routes?: readonly RouteDefinition[];
+  /**
+   * Where each worker's code is: `functions/<name>.ts` unless a test points elsewhere (a synth
+   * without bundling reads only that the file exists).
+   */
+  readonly workerEntry?: (worker: WorkerDefinition) => string;
   readonly domain?: CustomDomain;
   readonly webAclArn?: string;
   /** Create the distribution's web ACL with this anonymous per-address limit (`infra/waf.ts`). */

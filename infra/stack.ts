@@ -1,6 +1,7 @@
 /**
  * The whole service as one stack: tables (from the tables table), one function per function of the
- * routes table, the HTTP API behind a CloudFront distribution, the secrets, alarms and dashboard.
+ * routes table, one per worker of the workers table with its trigger and queues, the HTTP API
+ * behind a CloudFront distribution, the secrets, alarms and dashboard.
  */
 import { Annotations, CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { Key } from 'aws-cdk-lib/aws-kms';
@@ -9,17 +10,22 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { routes as serviceRoutes } from '../shared/routes.js';
+import type { EnvVar } from '../shared/platform/env-parts.js';
 import type { RouteDefinition } from '../shared/platform/route.js';
+import type { QueueName } from '../shared/platform/worker.js';
 import { tables, type TableName } from '../shared/tables.js';
+import { workers as serviceWorkers } from '../shared/workers.js';
 import { alarmDestination } from './alarm-topic.js';
 import { DEFAULT_CAPACITY, planErrors, planTotals, type CapacityPlan } from './capacity.js';
 import { ServiceEdge } from './edge.js';
-import { ServiceFunctions, type FunctionSettings } from './functions.js';
+import { pascalCase, ServiceFunctions, type FunctionSettings } from './functions.js';
 import { ServiceApi } from './http-api.js';
 import { acknowledgeFindings } from './nag.js';
 import { ServiceMonitoring } from './monitoring.js';
 import { UNCONFIGURED_ISSUER, type IdentityProvider, type ServiceStackProps } from './stack-props.js';
+import { QUEUE_URL_VARS, ServiceQueues } from './queues.js';
 import { DataTables, type ServiceTables } from './tables.js';
+import { ServiceWorkers } from './workers.js';
 
 /** The `service` of every log line and metric (the metrics' `service` dimension, which the alarms name). */
 const SERVICE_NAME = 'game-session-token-service';
@@ -29,6 +35,9 @@ export class ServiceStack extends Stack {
   readonly capacity: CapacityPlan;
   readonly tables: ServiceTables;
   readonly functions: ServiceFunctions;
+  /** The queues the workers send to and read, with their dead-letter queues. */
+  readonly queues: ServiceQueues;
+  readonly workers: ServiceWorkers;
   readonly api: ServiceApi;
   readonly edge: ServiceEdge;
   readonly monitoring: ServiceMonitoring;
@@ -51,6 +60,7 @@ export class ServiceStack extends Stack {
     const secretsRevision = props.secretsRevision ?? 1;
 
     this.tables = new DataTables(this, 'Data').tables;
+    this.queues = new ServiceQueues(this, 'Queues', { workers: serviceWorkers });
     const secrets = serviceSecrets(this);
     this.originSecret = secrets.originSecret;
     this.playCookieSecret = secrets.playCookieSecret;
@@ -70,6 +80,17 @@ export class ServiceStack extends Stack {
     });
     this.functions = this.createFunctions(props, logRetention, secretsRevision);
     this.api.addOperationRoutes(this.routes, this.functions);
+    this.workers = new ServiceWorkers(this, 'Workers', {
+      workers: serviceWorkers,
+      tables: this.tables,
+      settings: this.functionSettings(props),
+      queues: this.queues,
+      secrets: this.readSecrets(),
+      logRetention,
+      secretsRevision,
+      tracing: props.tracing ?? false,
+      entry: props.workerEntry,
+    });
 
     const alarms = alarmDestination(this, props, props.alarmTopicArn);
     this.alarmTopic = alarms.topic;
@@ -78,6 +99,8 @@ export class ServiceStack extends Stack {
       routes: this.routes,
       api: this.api.api,
       functions: this.functions,
+      workers: this.workers,
+      queues: this.queues,
       tables: this.tables,
       distribution: this.edge.distribution,
       serviceName: SERVICE_NAME,
@@ -96,16 +119,24 @@ export class ServiceStack extends Stack {
       tables: this.tables,
       settings: this.functionSettings(props),
       originSecret: this.originSecret,
-      secrets: {
-        PLAY_COOKIE_SECRET_ARN: this.playCookieSecret,
-        SESSION_ID_KEY_ARN: this.sessionIdKey,
-        WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey,
-      },
+      secrets: this.readSecrets(),
+      queues: Object.fromEntries(
+        Object.entries(QUEUE_URL_VARS).map(([name, variable]) => [variable, this.queues.queues[name as QueueName].queue]),
+      ),
       logRetention,
       secretsRevision,
       createSessionConcurrency: this.capacity.createSessionConcurrency,
       tracing: props.tracing ?? false,
     });
+  }
+
+  /** The secrets the code reads at cold start, by the variable that names them. */
+  private readSecrets(): Readonly<Partial<Record<EnvVar, Secret>>> {
+    return {
+      PLAY_COOKIE_SECRET_ARN: this.playCookieSecret,
+      SESSION_ID_KEY_ARN: this.sessionIdKey,
+      WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey,
+    };
   }
 
   /**
@@ -134,6 +165,7 @@ export class ServiceStack extends Stack {
       PLAY_COOKIE_SECRET_ARN: this.playCookieSecret.secretArn,
       SESSION_ID_KEY_ARN: this.sessionIdKey.secretArn,
       WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey.secretArn,
+      WEBHOOK_DELIVERY_QUEUE_URL: this.queues.queues['webhook-deliveries'].queue.queueUrl,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
@@ -159,6 +191,19 @@ export class ServiceStack extends Stack {
         description: `Point ${props.apiDomain!.domainName} here (CNAME): CloudFront reaches the API on that name`,
         value: this.api.domainName.regionalDomainName,
       });
+    }
+    // What on-call needs for the dead letters (docs/runbook.md#webhook-dead-letters).
+    for (const [name, { deadLetters }] of Object.entries(this.queues.queues)) {
+      const id = `${pascalCase(name)}DeadLetters`;
+      new CfnOutput(this, `${id}Url`, { description: `Dead-letter queue of ${name}`, value: deadLetters.queueUrl });
+      new CfnOutput(this, `${id}Arn`, { description: `Dead-letter queue of ${name} (redrive source)`, value: deadLetters.queueArn });
+    }
+    new CfnOutput(this, 'WebhookStreamFailuresUrl', {
+      description: 'Where the stream triggers record the batches they gave up on',
+      value: this.queues.streamFailures.queueUrl,
+    });
+    for (const [name, fn] of this.workers.functions) {
+      new CfnOutput(this, `${pascalCase(name)}FunctionName`, { description: `The ${name} worker`, value: fn.functionName });
     }
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: this.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: this.monitoring.dashboard.dashboardName });

@@ -4,7 +4,15 @@
  * differ from what the code runs against locally.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+  type Attribute,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { tables, type KeyAttribute, type TableDefinition, type TableName } from '../shared/tables.js';
 
@@ -27,7 +35,8 @@ export class DataTables extends Construct {
  * One table: on demand (no capacity to plan; the traffic is bursty), point-in-time recovery,
  * deletion protection and RETAIN (tokens, keys and the audit trail outlive a stack), server-side
  * encryption with the AWS-managed KMS key (encrypted at rest and auditable in CloudTrail, without
- * the cost and key policy of a customer-managed key), and TTL where the definition names one.
+ * the cost and key policy of a customer-managed key), TTL where the definition names one, and a
+ * stream of the view the definition names (where webhook events come from: infra/workers.ts).
  */
 function createTable(scope: Construct, def: TableDefinition): Table {
   const table = new Table(scope, def.id, {
@@ -39,6 +48,7 @@ function createTable(scope: Construct, def: TableDefinition): Table {
     deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,
     encryption: TableEncryption.AWS_MANAGED,
+    stream: def.stream && STREAM_VIEWS[def.stream],
   });
   for (const index of def.indexes) {
     table.addGlobalSecondaryIndex({
@@ -52,6 +62,12 @@ function createTable(scope: Construct, def: TableDefinition): Table {
   }
   return table;
 }
+
+/** DynamoDB's stream view for each view the tables table may name. */
+const STREAM_VIEWS: Record<NonNullable<TableDefinition['stream']>, StreamViewType> = {
+  NEW_AND_OLD_IMAGES: StreamViewType.NEW_AND_OLD_IMAGES,
+  NEW_IMAGE: StreamViewType.NEW_IMAGE,
+};
 
 function attribute(key: KeyAttribute): Attribute {
   return { name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER };

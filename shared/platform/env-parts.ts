@@ -12,6 +12,7 @@
  */
 import type { EnvInput } from './env.js';
 import type { RouteDefinition } from './route.js';
+import type { WorkerDefinition } from './worker.js';
 import { tables, type TableName } from '../tables.js';
 
 /** A variable of the environment. */
@@ -25,10 +26,13 @@ const CORE = ['DYNAMODB_ENDPOINT'] as const;
 /** What `shared/platform/bearer.ts` reads to verify org members' bearer tokens. */
 const BEARER = ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_LIFETIME_SECONDS', 'JWT_JWKS_URL', 'JWT_JWKS'] as const;
 
+/** What the logger (`shared/platform/observability/logger.ts`) and the metrics read: every function and worker. */
+const LOGGING = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL'] as const;
+
 /** The parts of the services and the variables each reads. */
 export const envParts = {
   /** Every function: the logger (`shared/platform/observability/logger.ts`) and the origin check (`shared/platform/secrets.ts`). */
-  http: ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL', 'ORIGIN_VERIFY_SECRET_ARN'],
+  http: [...LOGGING, 'ORIGIN_VERIFY_SECRET_ARN'],
   /** `shared/sessions/services.ts`: key calls (authenticate, meter, audit) and the session domain. */
   sessions: [
     ...CORE,
@@ -92,4 +96,12 @@ export function functionParts(routes: readonly RouteDefinition[], fn: string): E
 /** The variables a function's code reads: those of its parts, sorted. */
 export function functionEnvVars(routes: readonly RouteDefinition[], fn: string): EnvVar[] {
   return [...new Set(functionParts(routes, fn).flatMap((part): readonly EnvVar[] => envParts[part]))].sort();
+}
+
+/**
+ * The variables a worker's code reads (shared/platform/worker.ts): the logger's and those of its
+ * parts, sorted. No `http` part: no request reaches a worker, so it has no origin check.
+ */
+export function workerEnvVars(worker: Pick<WorkerDefinition, 'parts'>): EnvVar[] {
+  return [...new Set([...LOGGING, ...worker.parts.flatMap((part): readonly EnvVar[] => envParts[part])])].sort();
 }

@@ -8,7 +8,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readDeployContext } from '../../infra/config.js';
 import { buildDeployment } from '../../infra/deployment.js';
-import { asList, cdkApp, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { asList, cdkApp, logicalId, referencedIds, resourcesOf, synthesize, workerEntry, type Synthesized } from './fixture.js';
 
 const DISTRIBUTION = 'E2QWRUHAPOMQZL';
 const SLACK = { alarmSlackWorkspaceId: 'T07EA123LEP', alarmSlackChannelId: 'C07EZ1ABC23' };
@@ -21,6 +21,7 @@ function deploy(values: Record<string, unknown>, region: string) {
     app,
     readDeployContext((key) => values[key]),
     { account: '123456789012', region },
+    { workerEntry },
   );
   app.synth();
   return { app, ...stacks };

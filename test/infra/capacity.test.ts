@@ -13,7 +13,7 @@ import { nagAcknowledgements } from '../../infra/nag.js';
 import { WAF_RATE_RULE, WAF_WINDOW_SECONDS } from '../../infra/waf.js';
 import { errorTable } from '../../shared/platform/errors.js';
 import { routes } from '../../shared/routes.js';
-import { cdkApp, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { cdkApp, logicalId, referencedIds, resourcesOf, synthesize, workerEntry, type Synthesized } from './fixture.js';
 
 const API_CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
 const WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/gsts/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
@@ -204,6 +204,7 @@ describe('the WAF flag', () => {
       app,
       readDeployContext((key) => ({ noAlarmTarget: 'true', ...context })[key]),
       region ? { account: '123456789012', region } : undefined,
+      { workerEntry },
     );
     return { app, ...deployment };
   };

@@ -5,9 +5,12 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../infra/functions.js';
 import type { ServiceStackProps } from '../../infra/stack-props.js';
 import { ServiceStack } from '../../infra/stack.js';
+import type { WorkerDefinition } from '../../shared/platform/worker.js';
 import type { TableName } from '../../shared/tables.js';
 
 export const TEST_IDENTITY = {
@@ -44,12 +47,23 @@ export function cdkApp(context: Record<string, unknown> = {}): App {
   return new App({ context: { ...CDK_JSON_CONTEXT, ...context } });
 }
 
+/**
+ * A worker's code for a synth without bundling: `functions/<name>.ts`, or, while its handler is
+ * still being written (the webhook workers: their `functions/` files come with their handlers), its
+ * declaration module, the file that will export the handler. Only the path is read here.
+ */
+export function workerEntry(worker: WorkerDefinition): string {
+  const entry = join(PROJECT_ROOT, 'functions', `${worker.function}.ts`);
+  return existsSync(entry) ? entry : join(PROJECT_ROOT, 'shared', 'webhooks', 'workers', `${worker.function}.ts`);
+}
+
 /** Build and synthesize the service stack. */
 export function synthesize(props: Partial<ServiceStackProps> = {}, options: { bundle?: boolean } = {}): Synthesized {
   const app = cdkApp(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] });
   const stack = new ServiceStack(app, 'Test', {
     env: { account: '123456789012', region: 'eu-west-1' },
     identity: TEST_IDENTITY,
+    ...(options.bundle ? {} : { workerEntry }),
     ...props,
   });
   const template = Template.fromStack(stack);

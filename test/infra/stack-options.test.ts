@@ -15,7 +15,7 @@ import { UNCONFIGURED_ISSUER } from '../../infra/stack-props.js';
 import { buildDeployment } from '../../infra/deployment.js';
 import { functionEnvVars } from '../../shared/platform/env-parts.js';
 import { routes } from '../../shared/routes.js';
-import { CDK_JSON_CONTEXT, cdkApp, logicalId, resourcesOf, synthesize, type Synthesized } from './fixture.js';
+import { CDK_JSON_CONTEXT, cdkApp, logicalId, resourcesOf, synthesize, workerEntry, type Synthesized } from './fixture.js';
 import { readFileSync } from 'node:fs';
 
 const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0f8e7a2c-1111-2222-3333-444455556666';
@@ -238,6 +238,7 @@ describe('CDK feature flags and termination protection', () => {
         app,
         readDeployContext((key) => ({ noAlarmTarget: 'true', wafRateLimit: '2000', distributionId: 'E2QWRUHAPOMQZL', ...values })[key]),
         { account: '123456789012', region: 'eu-west-1' },
+        { workerEntry },
       );
       const assembly = app.synth();
       return [stacks.service, stacks.waf!, stacks.edgeAlarms!].map(
@@ -255,6 +256,7 @@ describe('CDK feature flags and termination protection', () => {
         app,
         readDeployContext((key) => ({ noAlarmTarget: 'true', ...values })[key]),
         { account: '123456789012', region: 'us-east-1' },
+        { workerEntry },
       );
       const fns = Template.fromStack(service).findResources('AWS::Lambda::Function');
       return new Set(
