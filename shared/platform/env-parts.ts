@@ -52,6 +52,14 @@ export const envParts = {
     'WEBHOOK_SECRET_KEY',
     'WEBHOOK_SECRET_KEY_ARN',
   ],
+  /** `shared/webhooks/admin-services.ts` (`webhookDeliveryAdminServices`): owners' and admins' deliveries (list, retry, test). */
+  webhookDeliveries: [
+    ...CORE,
+    ...tableVars('catalog', 'audit', 'webhooks'),
+    'AUDIT_RETENTION_DAYS',
+    ...BEARER,
+    'WEBHOOK_DELIVERY_QUEUE_URL',
+  ],
   /** `shared/webhooks/event-services.ts`: the stream and due workers (events to deliveries, due items). */
   webhookEvents: [...CORE, ...tableVars('tokens', 'keys', 'catalog', 'webhooks'), 'WEBHOOK_DELIVERY_QUEUE_URL'],
   /** `shared/webhooks/delivery-services.ts`: the delivery worker (attempts, endpoint health, its audit records). */

@@ -1,8 +1,11 @@
 /** The webhooks feature as other features see it: import it from here, never from its files (eslint.config.js). */
 export { createWebhook } from './routes/create-webhook.js';
 export { deleteWebhook } from './routes/delete-webhook.js';
+export { listWebhookDeliveries } from './routes/list-webhook-deliveries.js';
 export { listWebhooks } from './routes/list-webhooks.js';
+export { retryWebhookDelivery } from './routes/retry-webhook-delivery.js';
 export { rotateWebhookSecret } from './routes/rotate-webhook-secret.js';
+export { testWebhook } from './routes/test-webhook.js';
 export { updateWebhook } from './routes/update-webhook.js';
 export { webhookDeliveryWorker } from './workers/webhook-delivery.js';
 export { webhookDueWorker } from './workers/webhook-due.js';

@@ -1,11 +1,12 @@
 /**
  * Requests and responses of webhook endpoint management (org owners and admins, bearer). The URL's
  * shape is bounded here; whether it may be used (scheme, address class) is `addresses.ts`'s
- * `checkUrl`, in the domain (`webhook-admin.ts`), which answers a refusal as a 400 on `url`.
+ * `checkUrl`, in the domain (`webhook-admin.ts`), which answers a refusal as a 400 on `url`. The
+ * deliveries' operations (list, retry, test) answer deliveries as {@link WebhookDelivery} shows them.
  */
 import * as z from 'zod/mini';
 import { Id, QueryId, Timestamp, withMeta } from '../platform/schemas.js';
-import { SubscribedEvents } from './events.js';
+import { SubscribedEvents, WEBHOOK_EVENT_TYPES } from './events.js';
 
 const WEBHOOK_BOUNDS = { url: 2048, description: 500 } as const;
 
@@ -86,3 +87,87 @@ export const RotatedWebhookSecret = withMeta(
   { id: 'RotatedWebhookSecret' },
 );
 export type RotatedWebhookSecret = z.output<typeof RotatedWebhookSecret>;
+
+// --- Deliveries: list, retry, test
+
+/** Deliveries per page when `limit` is not given, and the most a page may hold. */
+const DELIVERY_PAGE = { default: 20, max: 100 } as const;
+
+/** A delivery id as `delivery-ids.ts` makes them: `msg_<webhook id>_<ULID>`. */
+const DeliveryId = withMeta(z.string().check(z.regex(/^msg_[1-9][0-9]{0,15}_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a delivery id (msg_…)')), {
+  description: 'The delivery id (`msg_<webhook id>_<ULID>`): the `webhook-id` header of each of its attempts.',
+  example: 'msg_12_01JD8Y3W5Q7T0R6H1C2B3A4N5M',
+});
+
+/** `limit` as the query string gives it: digits, then the page bounds. */
+const DeliveryPageSize = z.pipe(
+  z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, `must be an integer from 1 to ${DELIVERY_PAGE.max}`)), z.transform(Number)),
+  z.int().check(z.minimum(1), z.maximum(DELIVERY_PAGE.max)),
+);
+
+export const ListWebhookDeliveriesQuery = z.object({
+  org_id: QueryId,
+  webhook_id: withMeta(QueryId, { description: 'The endpoint whose deliveries to list.' }),
+  cursor: withMeta(z.optional(DeliveryId), { description: '`next_cursor` of the previous page.' }),
+  limit: withMeta(
+    z.pipe(
+      z.optional(DeliveryPageSize),
+      z.transform((v) => v ?? DELIVERY_PAGE.default),
+    ),
+    { description: `Deliveries per page, 1 to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default}).` },
+  ),
+});
+export type ListWebhookDeliveriesQuery = z.output<typeof ListWebhookDeliveriesQuery>;
+
+export const RetryWebhookDeliveryBody = withMeta(z.strictObject({ org_id: Id, delivery_id: DeliveryId }), {
+  description: 'The delivery to attempt again now.',
+});
+export type RetryWebhookDeliveryBody = z.output<typeof RetryWebhookDeliveryBody>;
+
+export const TestWebhookBody = withMeta(z.strictObject({ id: Id, org_id: Id }), {
+  description: 'The endpoint to send a `webhook.test` event to (whatever event types it subscribes to).',
+});
+export type TestWebhookBody = z.output<typeof TestWebhookBody>;
+
+const DeliveryAttempt = withMeta(
+  z.object({
+    at: withMeta(Timestamp, { description: 'When the attempt ended.' }),
+    status_code: withMeta(z.nullable(z.int()), { description: 'The answer’s HTTP status; null when none came.' }),
+    duration_ms: z.int(),
+    error: withMeta(z.nullable(z.string()), {
+      description: 'Why no usable answer came (`timeout`, `connection refused`, `address refused: loopback`); null when one did.',
+    }),
+  }),
+  { id: 'WebhookDeliveryAttempt' },
+);
+
+/** A delivery as admins see it: the event's type, its state and its attempts, never its body. */
+export const WebhookDelivery = withMeta(
+  z.object({
+    id: DeliveryId,
+    webhook_id: Id,
+    event_type: z.enum(WEBHOOK_EVENT_TYPES),
+    status: withMeta(z.enum(['pending', 'succeeded', 'failed', 'exhausted']), {
+      description:
+        '`pending` (an attempt is due or under way), `succeeded`, `failed` (the last attempt failed; another is scheduled) or `exhausted` (no attempt left, the endpoint answered 410, or it was paused).',
+    }),
+    attempts: withMeta(z.int(), { description: 'Attempts made so far.' }),
+    last_status_code: withMeta(z.nullable(z.int()), { description: 'The last answer’s HTTP status; null before any, or when none came.' }),
+    created_at: Timestamp,
+    last_attempt_at: z.nullable(Timestamp),
+    next_attempt_at: withMeta(z.nullable(Timestamp), { description: 'When the next attempt is due; null when none is scheduled.' }),
+    attempts_log: withMeta(z.array(DeliveryAttempt), { description: 'The attempts, oldest first (the last 20).' }),
+  }),
+  { id: 'WebhookDelivery' },
+);
+export type WebhookDelivery = z.output<typeof WebhookDelivery>;
+
+/** One page of an endpoint's deliveries, newest first. */
+export const WebhookDeliveryPage = withMeta(
+  z.object({
+    deliveries: z.array(WebhookDelivery),
+    next_cursor: withMeta(z.nullable(z.string()), { description: 'Pass as `cursor` for the next page; null on the last.' }),
+  }),
+  { id: 'WebhookDeliveryPage' },
+);
+export type WebhookDeliveryPage = z.output<typeof WebhookDeliveryPage>;

@@ -7,6 +7,7 @@ import { DynamoDeliveryStore } from './delivery-store.js';
 import type { DeliveryQueue } from './ports.js';
 import { AesGcmSealer } from './secret-sealer.js';
 import { SqsDeliveryQueue } from './sqs-delivery-queue.js';
+import { WebhookDeliveries } from './webhook-deliveries.js';
 import { DynamoWebhookStore } from './webhook-store.js';
 
 export const webhookStore = /* @__PURE__ */ part(() => new DynamoWebhookStore(storeOptions('catalog')));
@@ -24,3 +25,8 @@ export const deliveryQueue = /* @__PURE__ */ part((): DeliveryQueue => {
   const { clock } = coreServices();
   return new SqsDeliveryQueue(new SQSClient({}), required(env(), 'WEBHOOK_DELIVERY_QUEUE_URL'), () => clock.now());
 });
+
+/** An org's deliveries (list, retry, test), for the bearer routes and the MCP tools alike. */
+export const webhookDeliveries = /* @__PURE__ */ part(
+  () => new WebhookDeliveries({ webhooks: webhookStore(), deliveries: deliveryStore(), queue: deliveryQueue(), clock: coreServices().clock }),
+);

@@ -12,7 +12,7 @@ import type { AdminIdentity } from '../platform/bearer.js';
 import type { AdminAccess } from '../catalog/index.js';
 import { AdminAudit, diffOf, type AdminCall, type AuditDiff, type AuditStore } from '../audit/index.js';
 import { isoTime, type Clock } from '../platform/clock.js';
-import { Conflict, InvalidInput, NotFound, statusOf } from '../platform/errors.js';
+import { Conflict, InvalidInput, statusOf } from '../platform/errors.js';
 import type { IdSource } from '../platform/ids.js';
 import type { CallContext } from '../platform/call.js';
 import { checkUrl, type Deployment } from './addresses.js';
@@ -28,6 +28,7 @@ import type {
 } from './schemas.js';
 import { sealingContext } from './secret-sealer.js';
 import { generateSecret, rotatedSecrets } from './signing.js';
+import { webhookNotFound } from './refusals.js';
 
 export interface WebhookAdminDeps {
   readonly access: AdminAccess;
@@ -117,7 +118,7 @@ export class WebhookAdmin {
     const adminCall: AdminCall = { admin, orgId, call, action: 'delete-webhook' };
     await this.find(adminCall, id, true);
     await this.audit.audited(adminCall, { webhook_id: id }, async () => {
-      if (!(await this.deps.webhooks.remove(orgId, id))) throw notFound(orgId, id);
+      if (!(await this.deps.webhooks.remove(orgId, id))) throw webhookNotFound(orgId, id);
     });
     return { id, deleted: true };
   }
@@ -161,7 +162,7 @@ export class WebhookAdmin {
       { webhook_id: id, changes: fields, diff },
       async () => {
         const done = await write();
-        if (!done) throw notFound(adminCall.orgId, id);
+        if (!done) throw webhookNotFound(adminCall.orgId, id);
         return done;
       },
       ({ before, after }) => diffOf<WebhookChanges>(before, after, fields),
@@ -180,7 +181,7 @@ export class WebhookAdmin {
       { anyTier, permission: 'webhooks' },
     );
     if (endpoint) return endpoint;
-    const missing = notFound(adminCall.orgId, id);
+    const missing = webhookNotFound(adminCall.orgId, id);
     await this.audit.note(adminCall, statusOf(missing), { webhook_id: id });
     throw missing;
   }
@@ -191,10 +192,6 @@ export class WebhookAdmin {
     if (!checked.ok) throw new InvalidInput(`url: ${checked.reason}`, { param: 'url' });
     return url;
   }
-}
-
-function notFound(orgId: number, id: number): NotFound {
-  return new NotFound(`Webhook ${id} not found in organization ${orgId}`);
 }
 
 /** An endpoint as admins see it: never a secret, sealed or not. */

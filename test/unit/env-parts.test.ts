@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/keys/admin-services.js';
-import { webhookAdminServices } from '../../shared/webhooks/admin-services.js';
+import { webhookAdminServices, webhookDeliveryAdminServices } from '../../shared/webhooks/admin-services.js';
 import { catalogAdminServices } from '../../shared/catalog/admin-services.js';
 import { orgsServices } from '../../shared/catalog/admin-services.js';
 import { usageServices } from '../../shared/usage/admin-services.js';
@@ -55,6 +55,7 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   idempotency: idempotencyServices,
   admin: adminServices,
   webhooks: webhookAdminServices,
+  webhookDeliveries: webhookDeliveryAdminServices,
   // Built by the workers' services (shared/webhooks/event-services.ts, delivery-services.ts) once they exist.
   webhookEvents: undefined,
   webhookDelivery: undefined,
