@@ -26,7 +26,16 @@ export const deliveryQueue = /* @__PURE__ */ part((): DeliveryQueue => {
   return new SqsDeliveryQueue(new SQSClient({}), required(env(), 'WEBHOOK_DELIVERY_QUEUE_URL'), () => clock.now());
 });
 
-/** An org's deliveries (list, retry, test), for the bearer routes and the MCP tools alike. */
+/**
+ * An org's deliveries (list, retry, test), for the bearer routes and the MCP tools alike. The queue
+ * is reached on first send: a list never builds it.
+ */
 export const webhookDeliveries = /* @__PURE__ */ part(
-  () => new WebhookDeliveries({ webhooks: webhookStore(), deliveries: deliveryStore(), queue: deliveryQueue(), clock: coreServices().clock }),
+  () =>
+    new WebhookDeliveries({
+      webhooks: webhookStore(),
+      deliveries: deliveryStore(),
+      queue: { send: (messages) => deliveryQueue().send(messages) },
+      clock: coreServices().clock,
+    }),
 );
