@@ -12,7 +12,13 @@ import type { Clock } from '../platform/clock.js';
 import { NotFound, statusOf } from '../platform/errors.js';
 import type { CallContext } from '../platform/call.js';
 import { webhookOfDelivery } from './delivery-ids.js';
-import type { ListWebhookDeliveriesQuery, RetryWebhookDeliveryBody, TestWebhookBody, WebhookDelivery, WebhookDeliveryPage } from './schemas.js';
+import type {
+  ListWebhookDeliveriesQuery,
+  RetryWebhookDeliveryBody,
+  TestWebhookBody,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+} from './schemas.js';
 import { deliveryNotFound, webhookNotFound } from './refusals.js';
 import type { WebhookDeliveries } from './webhook-deliveries.js';
 
@@ -50,9 +56,14 @@ export class WebhookDeliveryAdmin {
   /** A new attempt of the delivery now. @throws NotFound (not a delivery of the org's), Conflict (the endpoint is paused) */
   async retry(admin: AdminIdentity, input: RetryWebhookDeliveryBody, call: CallContext): Promise<WebhookDelivery> {
     const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'retry-webhook-delivery' };
-    const { value: found } = await this.deps.access.authorize(admin, input.org_id, () => this.deps.deliveries.find(input.org_id, input.delivery_id), {
-      permission: 'webhooks',
-    });
+    const { value: found } = await this.deps.access.authorize(
+      admin,
+      input.org_id,
+      () => this.deps.deliveries.find(input.org_id, input.delivery_id),
+      {
+        permission: 'webhooks',
+      },
+    );
     const webhookId = webhookOfDelivery(input.delivery_id) ?? null;
     if (!found) return this.missing(adminCall, webhookId, deliveryNotFound(input.org_id, input.delivery_id));
     return this.audit.audited(adminCall, { webhook_id: webhookId }, () => this.deps.deliveries.retry(found));
@@ -61,9 +72,14 @@ export class WebhookDeliveryAdmin {
   /** A `webhook.test` event to the endpoint. @throws NotFound (not the org's endpoint), Conflict (paused) */
   async test(admin: AdminIdentity, input: TestWebhookBody, call: CallContext): Promise<WebhookDelivery> {
     const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'test-webhook' };
-    const { value: endpoint } = await this.deps.access.authorize(admin, input.org_id, () => this.deps.deliveries.endpoint(input.org_id, input.id), {
-      permission: 'webhooks',
-    });
+    const { value: endpoint } = await this.deps.access.authorize(
+      admin,
+      input.org_id,
+      () => this.deps.deliveries.endpoint(input.org_id, input.id),
+      {
+        permission: 'webhooks',
+      },
+    );
     if (!endpoint) return this.missing(adminCall, input.id, webhookNotFound(input.org_id, input.id));
     return this.audit.audited(adminCall, { webhook_id: input.id }, () => this.deps.deliveries.test(endpoint));
   }

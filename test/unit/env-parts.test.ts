@@ -125,8 +125,8 @@ describe('where the secrets and settings go', () => {
     expect(having('SESSION_ID_KEY')).toEqual([functionOf('consume-session')]);
   });
 
-  test('the webhook secret key only to the webhook-management functions', () => {
-    const webhookOps = ['list-webhooks', 'create-webhook', 'update-webhook', 'delete-webhook', 'rotate-webhook-secret'];
+  test('the webhook secret key only to the webhook-management functions (the MCP server’s webhook tools among them)', () => {
+    const webhookOps = ['mcp', 'list-webhooks', 'create-webhook', 'update-webhook', 'delete-webhook', 'rotate-webhook-secret'];
     expect(having('WEBHOOK_SECRET_KEY')).toEqual(webhookOps.map(functionOf));
   });
 

@@ -22,6 +22,8 @@ export const listWebhookDeliveries = defineOperation({
 });
 
 /** GET /api/org-api-keys?action=list-webhook-deliveries&org_id=<id>&webhook_id=<id>[&cursor=][&limit=] (bearer; owner or admin of the org) */
-export const handler = /* @__PURE__ */ api(listWebhookDeliveries, { services: webhookDeliveryAdminServices }, ({ query, admin, call, services }) =>
-  services.webhookDeliveryAdmin.list(admin, query, call),
+export const handler = /* @__PURE__ */ api(
+  listWebhookDeliveries,
+  { services: webhookDeliveryAdminServices },
+  ({ query, admin, call, services }) => services.webhookDeliveryAdmin.list(admin, query, call),
 );

@@ -27,6 +27,8 @@ export const retryWebhookDelivery = defineOperation({
 });
 
 /** POST /api/org-api-keys?action=retry-webhook-delivery (bearer; owner or admin of `org_id`) */
-export const handler = /* @__PURE__ */ api(retryWebhookDelivery, { services: webhookDeliveryAdminServices }, ({ body, admin, call, services }) =>
-  services.webhookDeliveryAdmin.retry(admin, body, call),
+export const handler = /* @__PURE__ */ api(
+  retryWebhookDelivery,
+  { services: webhookDeliveryAdminServices },
+  ({ body, admin, call, services }) => services.webhookDeliveryAdmin.retry(admin, body, call),
 );
