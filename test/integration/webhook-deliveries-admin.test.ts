@@ -151,7 +151,9 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
       expect(res.body.data).toMatchObject({ id: delivery.id, status: 'pending', attempts: 8, last_status_code: 503 });
       const due = Date.parse(res.body.data.next_attempt_at);
       expect(Math.abs(due - stack.clock.now())).toBeLessThan(5_000);
-      expect(queue.messages.slice(sent)).toEqual([{ webhook_id: id, delivery_id: delivery.id, attempts: 8, due_at: res.body.data.next_attempt_at }]);
+      expect(queue.messages.slice(sent)).toEqual([
+        { webhook_id: id, delivery_id: delivery.id, attempts: 8, due_at: res.body.data.next_attempt_at },
+      ]);
       expect(await store().find(id, delivery.id)).toMatchObject({ status: 'pending', attempts: 8, attempt_log: delivery.attempt_log });
       expect((await auditRecords('retry-webhook-delivery')).find((r) => r.webhook_id === id)).toMatchObject({
         status: 200,

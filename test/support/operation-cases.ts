@@ -242,7 +242,12 @@ export function operationCases(env: CaseEnv): readonly Case[] {
         return () => cleaned(admin.listWebhookDeliveries({ org_id: 1, webhook_id: id }), id);
       },
     ],
-    ['list-webhook-deliveries', 'unknown endpoint', 404, now(() => statusOf(admin.listWebhookDeliveries({ org_id: 1, webhook_id: 999_999 })))],
+    [
+      'list-webhook-deliveries',
+      'unknown endpoint',
+      404,
+      now(() => statusOf(admin.listWebhookDeliveries({ org_id: 1, webhook_id: 999_999 }))),
+    ],
     [
       'test-webhook',
       'send',
@@ -273,7 +278,12 @@ export function operationCases(env: CaseEnv): readonly Case[] {
         return () => queued(() => cleaned(admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery }), id));
       },
     ],
-    ['retry-webhook-delivery', 'not a delivery id', 400, now(() => statusOf(admin.retryWebhookDelivery({ org_id: 1, delivery_id: 'msg_x' })))],
+    [
+      'retry-webhook-delivery',
+      'not a delivery id',
+      400,
+      now(() => statusOf(admin.retryWebhookDelivery({ org_id: 1, delivery_id: 'msg_x' }))),
+    ],
     [
       'retry-webhook-delivery',
       'unknown delivery',
