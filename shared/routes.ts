@@ -37,6 +37,7 @@ import { updateStream } from './catalog/index.js';
 import { usage } from './usage/index.js';
 import { validateSession } from './sessions/index.js';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks/index.js';
+import { listWebhookDeliveries, retryWebhookDelivery, testWebhook } from './webhooks/index.js';
 
 /** Every operation of the service, in the order the edge rewrite tries them and OpenAPI lists them. */
 export const routes = [
@@ -55,6 +56,9 @@ export const routes = [
   updateWebhook,
   deleteWebhook,
   rotateWebhookSecret,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+  testWebhook,
   auditLog,
   usage,
   listGames,

@@ -61,6 +61,8 @@ export interface CallSubject {
   readonly action: string;
   readonly game_id?: number | null;
   readonly stream_id?: number | null;
+  /** The webhook endpoint concerned (the MCP webhook tools). */
+  readonly webhook_id?: number | null;
   readonly token?: string | null;
   /** The call mints `token` (its audit record then keeps it whole, for the session report). */
   readonly minted?: boolean;

@@ -22,12 +22,16 @@ export const mcp = defineOperation({
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     // UpdateItem and Query: the usage rollup (refused calls), counted and read.
     audit: ['PutItem', 'UpdateItem', 'Query'],
-    catalog: ['GetItem', 'Query', 'UpdateItem'],
+    // PutItem, DeleteItem: the webhook tools' endpoints (create and delete, each in one transaction with the org's count).
+    catalog: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'DeleteItem'],
+    // The webhook tools' deliveries: listed, read and made due again (retry_webhook_delivery).
+    webhooks: ['Query', 'GetItem', 'UpdateItem'],
     // GetItem: the token a key with an allow-list revokes (revoke_session); Query: the report index.
     tokens: ['PutItem', 'DeleteItem', 'UpdateItem', 'GetItem', 'Query'],
     // create_session with an `Idempotency-Key`, as REST create-session.
     idempotency: ['PutItem', 'UpdateItem', 'DeleteItem'],
   },
+  sendsTo: ['webhook-deliveries'],
   parts: ['sessions', 'idempotency', 'mcp'],
   method: 'POST',
   path: '/api/mcp',

@@ -9,6 +9,16 @@ import { Id, SessionToken, withMeta } from '../platform/schemas.js';
 import { PlayableChanges, PlayableFields, PlayUrl, someChange } from '../catalog/index.js';
 import { Day, SessionReportFields } from '../usage/index.js';
 import { CreatedSession, CreateSessionFields, SessionView, registerSessionDocs } from '../sessions/index.js';
+import {
+  DeliveryAttemptInline,
+  DeliveryId,
+  Description,
+  deliveryViewFields,
+  Secret,
+  SubscribedEvents,
+  Url,
+  WebhookViewFields,
+} from '../webhooks/index.js';
 
 // The create-session fields' descriptions, for this document only (not every function's bundle).
 registerSessionDocs();
@@ -94,3 +104,44 @@ export const SessionReportArgs = z.object({
 
 /** get_session_report: the counts (see `SessionReport` in the domain). */
 export const SessionReportResult = SessionReportFields;
+
+// --- webhooks (mcp:connections:read, mcp:connections:write): the REST fields, inline
+
+const WebhookId = withMeta(Id, { description: 'The webhook endpoint’s id (list_webhooks shows them).' });
+const Webhook = z.object(WebhookViewFields);
+
+/** create_webhook: the REST body, the org being the key's. */
+export const CreateWebhookArgs = z.object({
+  url: Url,
+  events: SubscribedEvents,
+  description: withMeta(z.optional(z.nullable(Description)), { description: 'What the endpoint is for; at most 500 characters.' }),
+});
+/** update_webhook: the endpoint and what to change. */
+export const UpdateWebhookArgs = z.object({
+  webhook_id: WebhookId,
+  url: withMeta(z.optional(Url), { description: 'A new URL (https://, public addresses only).' }),
+  events: withMeta(z.optional(SubscribedEvents), { description: 'New event types, or ["*"] for all of them.' }),
+  description: withMeta(z.optional(z.nullable(Description)), { description: 'A new description; null clears it.' }),
+  is_active: withMeta(z.optional(z.boolean()), { description: 'false pauses deliveries to the endpoint; true resumes them.' }),
+});
+export const WebhookIdArgs = z.object({ webhook_id: WebhookId });
+export const WebhookList = z.object({ webhooks: z.array(Webhook) });
+export const WebhookResult = Webhook;
+export const CreatedWebhookResult = z.object({ ...WebhookViewFields, secret: Secret });
+export const DeletedWebhookResult = z.object({ id: Id, deleted: z.literal(true) });
+
+/** list_webhook_deliveries: a page of an endpoint's deliveries. */
+export const ListDeliveriesArgs = z.object({
+  webhook_id: WebhookId,
+  cursor: withMeta(z.optional(DeliveryId), { description: 'next_cursor of the previous page, for the page after it.' }),
+  limit: withMeta(z.optional(z.int().check(z.minimum(1), z.maximum(100))), { description: 'Deliveries per page, 1 to 100 (default 20).' }),
+});
+const Delivery = z.object(deliveryViewFields(DeliveryAttemptInline));
+export const DeliveryPageResult = z.object({
+  deliveries: z.array(Delivery),
+  next_cursor: withMeta(z.nullable(z.string().check(z.maxLength(64))), {
+    description: 'Pass as cursor for the next page; null on the last.',
+  }),
+});
+export const RetryDeliveryArgs = z.object({ delivery_id: DeliveryId });
+export const DeliveryResult = Delivery;

@@ -1,4 +1,4 @@
-/** The MCP server's part: create-session's part (sessions with idempotency), and the catalog and report tools' domain. */
+/** The MCP server's part: create-session's part (sessions with idempotency), and the catalog, report and webhook tools' domain. */
 import { OrgCatalog } from '../catalog/index.js';
 import { ReportBudget } from '../usage/index.js';
 import { SessionReports } from '../usage/index.js';
@@ -8,6 +8,7 @@ import { sessionServices, type SessionServices } from '../sessions/index.js';
 import { catalogStore } from '../catalog/index.js';
 import { counterStore } from '../keys/index.js';
 import { tokenReportStore, usageRollupReader } from '../usage/index.js';
+import { keyWebhooks, webhookDeliveries, type KeyWebhooks, type WebhookDeliveries } from '../webhooks/index.js';
 
 /** What the MCP function needs. */
 export interface McpServices extends SessionServices, IdempotencyServices {
@@ -17,6 +18,10 @@ export interface McpServices extends SessionServices, IdempotencyServices {
   readonly reports: SessionReports;
   /** The organizations' report budgets, shared with REST `usage` (the report tool). */
   readonly reportBudget: ReportBudget;
+  /** The organization's webhook endpoints (the webhook tools). */
+  readonly keyWebhooks: KeyWebhooks;
+  /** Their deliveries (list, retry). */
+  readonly webhookDeliveries: WebhookDeliveries;
 }
 
 /** The MCP part of this container's services. */
@@ -33,5 +38,7 @@ export const mcpServices = /* @__PURE__ */ part((): McpServices => {
       tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
     }),
     reportBudget: new ReportBudget({ store: counterStore(), clock }),
+    keyWebhooks: keyWebhooks(),
+    webhookDeliveries: webhookDeliveries(),
   };
 });

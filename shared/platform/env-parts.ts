@@ -56,6 +56,14 @@ export const envParts = {
     'WEBHOOK_SECRET_KEY',
     'WEBHOOK_SECRET_KEY_ARN',
   ],
+  /** `shared/webhooks/admin-services.ts` (`webhookDeliveryAdminServices`): owners' and admins' deliveries (list, retry, test). */
+  webhookDeliveries: [
+    ...CORE,
+    ...tableVars('catalog', 'audit', 'webhooks'),
+    'AUDIT_RETENTION_DAYS',
+    ...BEARER,
+    'WEBHOOK_DELIVERY_QUEUE_URL',
+  ],
   /** `shared/webhooks/event-services.ts`: the stream and due workers (events to deliveries, due items). */
   webhookEvents: [...CORE, ...tableVars('tokens', 'keys', 'catalog', 'webhooks'), 'WEBHOOK_DELIVERY_QUEUE_URL'],
   /** `shared/webhooks/delivery-services.ts`: the delivery worker (attempts, endpoint health, its audit records). */
@@ -73,8 +81,18 @@ export const envParts = {
   orgs: [...CORE, ...tableVars('catalog'), ...BEARER],
   /** `shared/usage/services.ts`: the usage report for members (sessions from tokens and audit, refusals from counters). */
   usage: [...CORE, ...tableVars('catalog', 'tokens', 'audit', 'counters'), 'TOKEN_RETENTION_DAYS', ...BEARER],
-  /** `shared/mcp/services.ts` (catalog and report tools), `mcp/origin.ts` and the links of `mcp/tool.ts`. */
-  mcp: [...CORE, ...tableVars('catalog', 'tokens', 'audit'), 'TOKEN_RETENTION_DAYS', 'MCP_ALLOWED_ORIGINS', 'PUBLIC_BASE_URL'],
+  /** `shared/mcp/services.ts` (catalog, report and webhook tools), `mcp/origin.ts` and the links of `mcp/tool.ts`. */
+  mcp: [
+    ...CORE,
+    ...tableVars('catalog', 'tokens', 'audit', 'counters', 'webhooks'),
+    'TOKEN_RETENTION_DAYS',
+    'MCP_ALLOWED_ORIGINS',
+    'PUBLIC_BASE_URL',
+    // The webhook tools: endpoints' secrets sealed (create_webhook), deliveries queued (retry_webhook_delivery).
+    'WEBHOOK_SECRET_KEY',
+    'WEBHOOK_SECRET_KEY_ARN',
+    'WEBHOOK_DELIVERY_QUEUE_URL',
+  ],
   /** `shared/play/services.ts` and `shared/play/play-requests.ts`: pages, play passes and their cookie. */
   play: [...CORE, ...tableVars('catalog', 'tokens'), 'PUBLIC_BASE_URL', 'PLAY_COOKIE_SECRET', 'PLAY_COOKIE_SECRET_ARN'],
   /** `shared/meta/health-services.ts`: the versions reported and the deep check's catalog read. */

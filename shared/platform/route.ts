@@ -11,6 +11,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as z from 'zod/v4/core';
 import type { EnvPart } from './env-parts.js';
 import type { TableName } from '../tables.js';
+import type { QueueName } from './worker.js';
 
 /** The credential an operation takes: none, an API key (partners' servers, MCP clients) or an org admin's bearer JWT. */
 export type AuthKind = 'none' | 'apiKey' | 'bearer';
@@ -55,6 +56,8 @@ export interface RouteDefinition {
   readonly function: string;
   /** Every DynamoDB action the function may perform; the union over its routes is its IAM policy. */
   readonly data: DataAccess;
+  /** The queues its function sends to (SQS send permission and the queue's URL, as for a worker's `sendsTo`). */
+  readonly sendsTo?: readonly QueueName[];
   /**
    * The parts of the services its function builds, besides `http` (which every function has): the
    * union over a function's routes decides its environment (`shared/platform/env-parts.ts`), so a variable

@@ -6,7 +6,8 @@ import type { BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability/logger.js';
 import { bearerCore, isLocalRun, part, type CoreServices } from '../platform/services.js';
-import { secretSealer, webhookStore } from './services.js';
+import { secretSealer, webhookDeliveries, webhookStore } from './services.js';
+import { WebhookDeliveryAdmin } from './webhook-delivery-admin.js';
 import { WebhookAdmin } from './webhook-admin.js';
 
 /** What the webhook-management functions need. */
@@ -31,4 +32,24 @@ export const webhookAdminServices = /* @__PURE__ */ part((): WebhookAdminService
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
   });
   return { ...core, webhookAdmin };
+});
+
+/** What the deliveries' functions need (list, retry, test). */
+export interface WebhookDeliveryAdminServices extends CoreServices, BearerServices {
+  readonly webhookDeliveryAdmin: WebhookDeliveryAdmin;
+}
+
+/** The deliveries' part of this container's services: no secret (they sign nothing; the delivery worker does). */
+export const webhookDeliveryAdminServices = /* @__PURE__ */ part((): WebhookDeliveryAdminServices => {
+  const core = bearerCore();
+  const { clock, env } = core;
+  const webhookDeliveryAdmin = new WebhookDeliveryAdmin({
+    access: new AdminAccess(catalogStore()),
+    deliveries: webhookDeliveries(),
+    audit: auditStore(),
+    clock,
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
+  });
+  return { ...core, webhookDeliveryAdmin };
 });

@@ -41,3 +41,14 @@ export function deliveryUlid(eventTimeMs: number, sourceId: string, webhookId: n
 export function deliveryId(webhookId: number, eventTimestamp: string, sourceId: string): string {
   return `msg_${webhookId}_${deliveryUlid(Date.parse(eventTimestamp), sourceId, webhookId)}`;
 }
+
+/** A delivery id: `msg_`, the endpoint's id, `_`, a ULID. */
+const DELIVERY_ID = /^msg_([1-9][0-9]{0,15})_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The endpoint a delivery id names (a retry by id finds its delivery with no index); undefined when `id` is not a delivery id. */
+export function webhookOfDelivery(id: string): number | undefined {
+  const match = DELIVERY_ID.exec(id);
+  if (!match) return undefined;
+  const webhookId = Number(match[1]);
+  return Number.isSafeInteger(webhookId) ? webhookId : undefined;
+}

@@ -1,21 +1,25 @@
 /**
  * Requests and responses of webhook endpoint management (org owners and admins, bearer). The URL's
  * shape is bounded here; whether it may be used (scheme, address class) is `addresses.ts`'s
- * `checkUrl`, in the domain (`webhook-admin.ts`), which answers a refusal as a 400 on `url`.
+ * `checkUrl`, in the domain (`webhook-admin.ts`), which answers a refusal as a 400 on `url`. The
+ * deliveries' operations (list, retry, test) answer deliveries as {@link WebhookDelivery} shows them.
  */
 import * as z from 'zod/mini';
 import { Id, QueryId, Timestamp, withMeta } from '../platform/schemas.js';
-import { SubscribedEvents } from './events.js';
+import { SubscribedEvents, WEBHOOK_EVENT_TYPES } from './events.js';
 
 const WEBHOOK_BOUNDS = { url: 2048, description: 500 } as const;
 
-const Url = withMeta(z.string().check(z.minLength(1), z.maxLength(WEBHOOK_BOUNDS.url)), {
+/** An endpoint's URL (create, update; the MCP tools' arguments too). */
+export const Url = withMeta(z.string().check(z.minLength(1), z.maxLength(WEBHOOK_BOUNDS.url)), {
   description:
     'Where events are sent: an https:// URL whose host resolves only to public addresses (locally also http://localhost and http://127.0.0.1). At most 2,048 characters.',
   example: 'https://partner.example/hooks/gsts',
 });
-const Description = withMeta(z.string().check(z.maxLength(WEBHOOK_BOUNDS.description)), { description: 'At most 500 characters.' });
-const Secret = withMeta(z.string(), {
+/** An endpoint's description. */
+export const Description = withMeta(z.string().check(z.maxLength(WEBHOOK_BOUNDS.description)), { description: 'At most 500 characters.' });
+/** A signing secret, as create and rotate answer it. */
+export const Secret = withMeta(z.string(), {
   description:
     'The signing secret (Standard Webhooks): `whsec_` and the base64 of 32 random bytes. Shown only in this answer: store it now.',
   example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
@@ -52,20 +56,21 @@ export const DeleteWebhookQuery = z.object({ id: QueryId, org_id: QueryId });
 export const RotateWebhookSecretBody = z.strictObject({ id: Id, org_id: Id });
 export type RotateWebhookSecretBody = z.output<typeof RotateWebhookSecretBody>;
 
+/** The fields of an endpoint's view, for the REST component below and the MCP tools' inline schemas. */
+export const WebhookViewFields = {
+  id: Id,
+  org_id: Id,
+  url: z.string(),
+  events: z.array(z.string()),
+  // Bounded, so that zod writes an `anyOf` rather than the type list strict MCP clients warn about.
+  description: z.nullable(z.string().check(z.maxLength(WEBHOOK_BOUNDS.description))),
+  is_active: z.boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
 /** An endpoint as admins see it (list, update): never a secret. */
-export const WebhookView = withMeta(
-  z.object({
-    id: Id,
-    org_id: Id,
-    url: z.string(),
-    events: z.array(z.string()),
-    description: z.nullable(z.string()),
-    is_active: z.boolean(),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  }),
-  { id: 'WebhookView' },
-);
+export const WebhookView = withMeta(z.object(WebhookViewFields), { id: 'WebhookView' });
 export type WebhookView = z.output<typeof WebhookView>;
 
 /** The create-webhook answer: the endpoint and its signing secret (only here and in a rotation's answer). */
@@ -86,3 +91,100 @@ export const RotatedWebhookSecret = withMeta(
   { id: 'RotatedWebhookSecret' },
 );
 export type RotatedWebhookSecret = z.output<typeof RotatedWebhookSecret>;
+
+// --- Deliveries: list, retry, test
+
+/** Deliveries per page when `limit` is not given, and the most a page may hold. */
+const DELIVERY_PAGE = { default: 20, max: 100 } as const;
+
+/** A delivery id as `delivery-ids.ts` makes them: `msg_<webhook id>_<ULID>`. */
+export const DeliveryId = withMeta(
+  z.string().check(z.regex(/^msg_[1-9][0-9]{0,15}_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a delivery id (msg_…)')),
+  {
+    description: 'The delivery id (`msg_<webhook id>_<ULID>`): the `webhook-id` header of each of its attempts.',
+    example: 'msg_12_01JD8Y3W5Q7T0R6H1C2B3A4N5M',
+  },
+);
+
+/** `limit` as the query string gives it: digits, then the page bounds. */
+const DeliveryPageSize = z.pipe(
+  z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, `must be an integer from 1 to ${DELIVERY_PAGE.max}`)), z.transform(Number)),
+  z.int().check(z.minimum(1), z.maximum(DELIVERY_PAGE.max)),
+);
+
+export const ListWebhookDeliveriesQuery = z.object({
+  org_id: QueryId,
+  webhook_id: withMeta(QueryId, { description: 'The endpoint whose deliveries to list.' }),
+  cursor: withMeta(z.optional(DeliveryId), { description: '`next_cursor` of the previous page.' }),
+  limit: withMeta(
+    z.pipe(
+      z.optional(DeliveryPageSize),
+      z.transform((v) => v ?? DELIVERY_PAGE.default),
+    ),
+    { description: `Deliveries per page, 1 to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default}).` },
+  ),
+});
+export type ListWebhookDeliveriesQuery = z.output<typeof ListWebhookDeliveriesQuery>;
+
+export const RetryWebhookDeliveryBody = withMeta(z.strictObject({ org_id: Id, delivery_id: DeliveryId }), {
+  description: 'The delivery to attempt again now.',
+});
+export type RetryWebhookDeliveryBody = z.output<typeof RetryWebhookDeliveryBody>;
+
+export const TestWebhookBody = withMeta(z.strictObject({ id: Id, org_id: Id }), {
+  description: 'The endpoint to send a `webhook.test` event to (whatever event types it subscribes to).',
+});
+export type TestWebhookBody = z.output<typeof TestWebhookBody>;
+
+const DeliveryAttemptFields = {
+  at: withMeta(Timestamp, { description: 'When the attempt ended.' }),
+  status_code: withMeta(z.nullable(z.int()), { description: 'The answer’s HTTP status; null when none came.' }),
+  duration_ms: z.int(),
+  error: withMeta(z.nullable(z.string().check(z.maxLength(1000))), {
+    description: 'Why no usable answer came (`timeout`, `connection refused`, `address refused: loopback`); null when one did.',
+  }),
+};
+
+/**
+ * The fields of a delivery's view, for the REST component below and the MCP tools' inline schemas
+ * (`attempts` there: `attemptsLog` gives the attempts' schema, a component or inline).
+ */
+export function deliveryViewFields<A extends z.ZodMiniType>(attemptsLog: A) {
+  return {
+    id: DeliveryId,
+    webhook_id: Id,
+    event_type: z.enum(WEBHOOK_EVENT_TYPES),
+    status: withMeta(z.enum(['pending', 'succeeded', 'failed', 'exhausted']), {
+      description:
+        '`pending` (an attempt is due or under way), `succeeded`, `failed` (the last attempt failed; another is scheduled) or `exhausted` (no attempt left, the endpoint answered 410, or it was paused).',
+    }),
+    attempts: withMeta(z.int(), { description: 'Attempts made so far.' }),
+    last_status_code: withMeta(z.nullable(z.int()), { description: 'The last answer’s HTTP status; null before any, or when none came.' }),
+    created_at: Timestamp,
+    last_attempt_at: z.nullable(Timestamp),
+    next_attempt_at: withMeta(z.nullable(Timestamp), { description: 'When the next attempt is due; null when none is scheduled.' }),
+    attempts_log: withMeta(z.array(attemptsLog), { description: 'The attempts, oldest first (the last 20).' }),
+  };
+}
+
+/** One attempt, inline (the MCP tools' schemas). */
+export const DeliveryAttemptInline = z.object(DeliveryAttemptFields);
+
+/** A delivery as admins see it: the event's type, its state and its attempts, never its body. */
+export const WebhookDelivery = withMeta(
+  z.object(deliveryViewFields(withMeta(z.object(DeliveryAttemptFields), { id: 'WebhookDeliveryAttempt' }))),
+  { id: 'WebhookDelivery' },
+);
+export type WebhookDelivery = z.output<typeof WebhookDelivery>;
+
+/** One page of an endpoint's deliveries, newest first. */
+export const WebhookDeliveryPage = withMeta(
+  z.object({
+    deliveries: z.array(WebhookDelivery),
+    next_cursor: withMeta(z.nullable(z.string().check(z.maxLength(64))), {
+      description: 'Pass as `cursor` for the next page; null on the last.',
+    }),
+  }),
+  { id: 'WebhookDeliveryPage' },
+);
+export type WebhookDeliveryPage = z.output<typeof WebhookDeliveryPage>;

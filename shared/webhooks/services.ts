@@ -2,11 +2,15 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { env, required } from '../platform/env.js';
 import { secret } from '../platform/secrets.js';
-import { coreServices, part, queueOverride, storeOptions } from '../platform/services.js';
+import { coreServices, isLocalRun, part, queueOverride, storeOptions } from '../platform/services.js';
+import { IdAllocator } from '../platform/ids.js';
+import { counterStore } from '../keys/index.js';
 import { DynamoDeliveryStore } from './delivery-store.js';
 import type { DeliveryQueue } from './ports.js';
 import { AesGcmSealer } from './secret-sealer.js';
 import { SqsDeliveryQueue } from './sqs-delivery-queue.js';
+import { KeyWebhooks } from './key-webhooks.js';
+import { WebhookDeliveries } from './webhook-deliveries.js';
 import { DynamoWebhookStore } from './webhook-store.js';
 
 export const webhookStore = /* @__PURE__ */ part(() => new DynamoWebhookStore(storeOptions('catalog')));
@@ -24,3 +28,30 @@ export const deliveryQueue = /* @__PURE__ */ part((): DeliveryQueue => {
   const { clock } = coreServices();
   return new SqsDeliveryQueue(new SQSClient({}), required(env(), 'WEBHOOK_DELIVERY_QUEUE_URL'), () => clock.now());
 });
+
+/**
+ * An org's deliveries (list, retry, test), for the bearer routes and the MCP tools alike. The queue
+ * is reached on first send: a list never builds it.
+ */
+export const webhookDeliveries = /* @__PURE__ */ part(
+  () =>
+    new WebhookDeliveries({
+      webhooks: webhookStore(),
+      deliveries: deliveryStore(),
+      queue: { send: (messages) => deliveryQueue().send(messages) },
+      clock: coreServices().clock,
+    }),
+);
+
+/** The org's endpoints as API keys manage them (the MCP tools). */
+export const keyWebhooks = /* @__PURE__ */ part(
+  () =>
+    new KeyWebhooks({
+      webhooks: webhookStore(),
+      sealer: secretSealer(),
+      // Block size 1, as key ids and the admins' endpoints (the same sequence): dense and unique across containers.
+      webhookIds: new IdAllocator(counterStore(), { sequence: 'webhook_id', blockSize: 1 }),
+      clock: coreServices().clock,
+      deployment: isLocalRun() ? 'local' : 'deployed',
+    }),
+);

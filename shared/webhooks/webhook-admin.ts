@@ -12,10 +12,11 @@ import type { AdminIdentity } from '../platform/bearer.js';
 import type { AdminAccess } from '../catalog/index.js';
 import { AdminAudit, diffOf, type AdminCall, type AuditDiff, type AuditStore } from '../audit/index.js';
 import { isoTime, type Clock } from '../platform/clock.js';
-import { Conflict, InvalidInput, NotFound, statusOf } from '../platform/errors.js';
+import { Conflict, statusOf } from '../platform/errors.js';
 import type { IdSource } from '../platform/ids.js';
 import type { CallContext } from '../platform/call.js';
-import { checkUrl, type Deployment } from './addresses.js';
+import type { Deployment } from './addresses.js';
+import { checkedUrl, endpointChanges, newEndpoint, webhookView } from './endpoints.js';
 import { MAX_WEBHOOKS_PER_ORG, type WebhookChanges, type WebhookRecord } from './model.js';
 import type { SecretSealer, WebhookStore } from './ports.js';
 import type {
@@ -27,7 +28,8 @@ import type {
   WebhookView,
 } from './schemas.js';
 import { sealingContext } from './secret-sealer.js';
-import { generateSecret, rotatedSecrets } from './signing.js';
+import { rotatedSecrets } from './signing.js';
+import { webhookNotFound } from './refusals.js';
 
 export interface WebhookAdminDeps {
   readonly access: AdminAccess;
@@ -41,9 +43,6 @@ export interface WebhookAdminDeps {
   readonly auditRetentionDays: number;
   readonly onBackgroundError?: (error: unknown, what: string) => void;
 }
-
-/** The fields an update may change, in the order its audit record lists them. */
-const CHANGEABLE = ['url', 'events', 'description', 'is_active'] as const;
 
 /** See the module comment. */
 export class WebhookAdmin {
@@ -65,7 +64,7 @@ export class WebhookAdmin {
 
   /** Create an endpoint; its secret is in this answer only. @throws InvalidInput (url), Conflict (the org's maximum) */
   async create(admin: AdminIdentity, input: CreateWebhookBody, call: CallContext): Promise<CreatedWebhook> {
-    const url = this.checkedUrl(input.url);
+    const url = checkedUrl(input.url, this.deps.deployment);
     let reserved: number | undefined;
     const { value: id } = await this.deps.access
       .authorize(admin, input.org_id, async () => (reserved = await this.deps.webhookIds.nextId()), { permission: 'webhooks' })
@@ -73,21 +72,7 @@ export class WebhookAdmin {
         if (reserved !== undefined) this.deps.webhookIds.release(reserved);
         throw refusal;
       });
-    const now = isoTime(this.deps.clock.now());
-    const secret = generateSecret();
-    const record: WebhookRecord = {
-      id,
-      org_id: input.org_id,
-      url,
-      events: input.events,
-      description: input.description ?? null,
-      is_active: true,
-      created_at: now,
-      updated_at: now,
-      secret_sealed: this.deps.sealer.seal(secret, sealingContext(input.org_id, id)),
-      previous_secret_sealed: null,
-      previous_secret_until: null,
-    };
+    const { record, secret } = newEndpoint({ ...input, url }, id, this.deps.clock.now(), this.deps.sealer);
     const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'create-webhook' };
     await this.audit.audited(adminCall, { webhook_id: id }, () => this.deps.webhooks.create(record, MAX_WEBHOOKS_PER_ORG));
     return { ...webhookView(record), secret };
@@ -95,13 +80,7 @@ export class WebhookAdmin {
 
   /** Change an endpoint; `is_active: false` pauses it (any tier), every other change needs the tier. */
   async update(admin: AdminIdentity, input: UpdateWebhookBody, call: CallContext): Promise<WebhookView> {
-    const changes: WebhookChanges = {
-      ...(input.url !== undefined && { url: this.checkedUrl(input.url) }),
-      ...(input.events !== undefined && { events: input.events }),
-      ...(input.description !== undefined && { description: input.description }),
-      ...(input.is_active !== undefined && { is_active: input.is_active }),
-    };
-    const fields = CHANGEABLE.filter((f) => changes[f] !== undefined);
+    const { changes, fields } = endpointChanges(input, this.deps.deployment);
     const pauseOnly = changes.is_active === false && fields.length === 1;
     const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'update-webhook' };
     const endpoint = await this.find(adminCall, input.id, pauseOnly);
@@ -117,7 +96,7 @@ export class WebhookAdmin {
     const adminCall: AdminCall = { admin, orgId, call, action: 'delete-webhook' };
     await this.find(adminCall, id, true);
     await this.audit.audited(adminCall, { webhook_id: id }, async () => {
-      if (!(await this.deps.webhooks.remove(orgId, id))) throw notFound(orgId, id);
+      if (!(await this.deps.webhooks.remove(orgId, id))) throw webhookNotFound(orgId, id);
     });
     return { id, deleted: true };
   }
@@ -161,7 +140,7 @@ export class WebhookAdmin {
       { webhook_id: id, changes: fields, diff },
       async () => {
         const done = await write();
-        if (!done) throw notFound(adminCall.orgId, id);
+        if (!done) throw webhookNotFound(adminCall.orgId, id);
         return done;
       },
       ({ before, after }) => diffOf<WebhookChanges>(before, after, fields),
@@ -180,33 +159,8 @@ export class WebhookAdmin {
       { anyTier, permission: 'webhooks' },
     );
     if (endpoint) return endpoint;
-    const missing = notFound(adminCall.orgId, id);
+    const missing = webhookNotFound(adminCall.orgId, id);
     await this.audit.note(adminCall, statusOf(missing), { webhook_id: id });
     throw missing;
   }
-
-  /** The URL as given, when `checkUrl` accepts it. @throws InvalidInput on `url` */
-  private checkedUrl(url: string): string {
-    const checked = checkUrl(url, this.deps.deployment);
-    if (!checked.ok) throw new InvalidInput(`url: ${checked.reason}`, { param: 'url' });
-    return url;
-  }
-}
-
-function notFound(orgId: number, id: number): NotFound {
-  return new NotFound(`Webhook ${id} not found in organization ${orgId}`);
-}
-
-/** An endpoint as admins see it: never a secret, sealed or not. */
-function webhookView(record: WebhookRecord): WebhookView {
-  return {
-    id: record.id,
-    org_id: record.org_id,
-    url: record.url,
-    events: [...record.events],
-    description: record.description,
-    is_active: record.is_active,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-  };
 }

@@ -129,6 +129,53 @@ describe('OpenAPI document', () => {
     );
   });
 
+  test('the deliveries’ operations: their query and bodies as validated, a delivery with its attempts, 404 and 409 documented', () => {
+    const list = document.paths[`${API_PATH}/list-webhook-deliveries`].get;
+    expect(list.parameters.map((p: any) => [p.name, p.required ?? false])).toEqual([
+      ['org_id', true],
+      ['webhook_id', true],
+      ['cursor', false],
+      ['limit', false],
+    ]);
+    expect(list.responses['200'].content['application/json'].schema.properties.data).toEqual({
+      $ref: '#/components/schemas/WebhookDeliveryPage',
+    });
+    expect(Object.keys(list.responses)).toContain('404');
+    const { schemas } = document.components;
+    expect(Object.keys(schemas.WebhookDelivery.properties)).toEqual([
+      'id',
+      'webhook_id',
+      'event_type',
+      'status',
+      'attempts',
+      'last_status_code',
+      'created_at',
+      'last_attempt_at',
+      'next_attempt_at',
+      'attempts_log',
+    ]);
+    expect(schemas.WebhookDelivery.properties.status.enum).toEqual(['pending', 'succeeded', 'failed', 'exhausted']);
+    expect(schemas.WebhookDelivery.properties.event_type.enum).toContain('webhook.test');
+    expect(Object.keys(schemas.WebhookDeliveryAttempt.properties)).toEqual(['at', 'status_code', 'duration_ms', 'error']);
+    for (const [action, required] of [
+      ['retry-webhook-delivery', ['org_id', 'delivery_id']],
+      ['test-webhook', ['id', 'org_id']],
+    ] as const) {
+      const op = document.paths[`${API_PATH}/${action}`].post;
+      const body = op.requestBody.content['application/json'].schema;
+      expect(body.required).toEqual(required);
+      expect(body.additionalProperties).toBe(false);
+      expect(op.responses['200'].content['application/json'].schema.properties.data).toEqual({
+        $ref: '#/components/schemas/WebhookDelivery',
+      });
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['403', '404', '409']));
+    }
+    expect(
+      document.paths[`${API_PATH}/retry-webhook-delivery`].post.requestBody.content['application/json'].schema.properties.delivery_id
+        .pattern,
+    ).toBe('^msg_[1-9][0-9]{0,15}_[0-9A-HJKMNP-TV-Z]{26}$');
+  });
+
   test('bearer and API-key security schemes are declared', () => {
     expect(document.components.securitySchemes).toMatchObject({
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },

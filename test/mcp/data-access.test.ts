@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes } from '../../shared/routes.js';
+import { adminApi } from '../support/admin-api.js';
 import type { DataAccess } from '../../shared/platform/route.js';
 import { AUDIT_SHARDS } from '../../shared/audit/audit-store.js';
 import { REPORT_SHARDS } from '../../shared/sessions/token-store.js';
@@ -18,6 +19,7 @@ import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '.
 import { logicalTableName } from '../../infra/local/dynamo.js';
 import { sessionsApi } from '../support/sessions-api.js';
 import { stopAll } from '../support/teardown.js';
+import { recordDeliveries } from '../support/recording-queue.js';
 
 let stack: Stack;
 let key: TestKey;
@@ -49,9 +51,24 @@ async function traced<T>(work: () => Promise<T>): Promise<{ value: T; calls: Rou
       (error: unknown) => ({ error }),
     ),
   );
-  for (const call of calls) used.add(`${tableOf(call)}:${call.action}`);
+  for (const call of calls) for (const action of actionsOf(call)) used.add(action);
   if ('error' in value) throw value.error;
   return { value: value.ok, calls };
+}
+
+/** A transaction's item kinds, as IAM names their actions. */
+const TRANSACT_ACTION: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
+
+/** `table:Action` of a call, as IAM allows it: a transaction's items one by one (the webhook tools' create and delete). */
+function actionsOf(call: RoundTrip): string[] {
+  const items = call.input.TransactItems as Record<string, { TableName: string }>[] | undefined;
+  if (!items) return [`${tableOf(call)}:${call.action}`];
+  return items.flatMap((item) => Object.entries(item).map(([kind, op]) => `${logicalTableName(op.TableName)}:${TRANSACT_ACTION[kind]}`));
 }
 
 /** The table of a call; a batch names its table in `RequestItems`. */
@@ -133,6 +150,33 @@ describe('sequential round trips', () => {
     expect(calls.filter((c) => c.action === 'Query' && c.table === 'audit')).toHaveLength(AUDIT_SHARDS);
     expect(calls.filter((c) => c.action === 'BatchGetItem')).toHaveLength(0);
     expect(stageCount(calls)).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('webhook tools', () => {
+  test('list, create, update, deliveries, retry, delete: the key read, then the metered stage with its effect', async () => {
+    const recording = recordDeliveries(stack);
+    try {
+      const listed = await tool('list_webhooks');
+      ok(listed.value);
+      expect(describeStages(listed.calls)).toMatch(/^GetItem keys \| /);
+      const created = await tool('create_webhook', { url: 'https://partner.example/mcp', events: ['*'] });
+      ok(created.value);
+      const id = (created.value.structuredContent as { id: number }).id;
+      ok((await tool('update_webhook', { webhook_id: id, description: 'via MCP' })).value);
+      // A delivery to retry: a test event's (REST), queued to the recording queue.
+      const admin = adminApi(stack);
+      const delivery = (await admin.testWebhook({ id, org_id: 1 })).body.data.id as string;
+      const page = await tool('list_webhook_deliveries', { webhook_id: id });
+      ok(page.value);
+      expect(stageCount(page.calls)).toBe(2);
+      const retried = await tool('retry_webhook_delivery', { delivery_id: delivery });
+      ok(retried.value);
+      expect(recording.queue.messages.map((m) => m.delivery_id)).toEqual([delivery, delivery]);
+      ok((await tool('delete_webhook', { webhook_id: id })).value);
+    } finally {
+      recording.restore();
+    }
   });
 });
 

@@ -33,6 +33,12 @@ export interface AdminApi {
   deleteWebhook(id: number | string, orgId: number | string, as?: string): Promise<Reply>;
   /** `POST ?action=rotate-webhook-secret` with this body. */
   rotateWebhookSecret(body: unknown, as?: string): Promise<Reply>;
+  /** `GET ?action=list-webhook-deliveries` with these parameters. */
+  listWebhookDeliveries(params: Record<string, string | number>, as?: string): Promise<Reply>;
+  /** `POST ?action=retry-webhook-delivery` with this body. */
+  retryWebhookDelivery(body: unknown, as?: string): Promise<Reply>;
+  /** `POST ?action=test-webhook` with this body. */
+  testWebhook(body: unknown, as?: string): Promise<Reply>;
   /** `Authorization` header value for a subject. */
   bearer(as: string): Promise<string>;
 }
@@ -74,6 +80,9 @@ export function adminApi(stack: Stack, defaultSubject = 'acme-admin'): AdminApi 
     updateWebhook: (body, as = defaultSubject) => call('PATCH', `${API}?action=update-webhook`, as, body),
     deleteWebhook: (id, orgId, as = defaultSubject) => call('DELETE', `${API}?action=delete-webhook&id=${id}&org_id=${orgId}`, as),
     rotateWebhookSecret: (body, as = defaultSubject) => call('POST', `${API}?action=rotate-webhook-secret`, as, body),
+    listWebhookDeliveries: (params, as = defaultSubject) => get('list-webhook-deliveries', params, as),
+    retryWebhookDelivery: (body, as = defaultSubject) => call('POST', `${API}?action=retry-webhook-delivery`, as, body),
+    testWebhook: (body, as = defaultSubject) => call('POST', `${API}?action=test-webhook`, as, body),
     audit: (params, as = defaultSubject) =>
       call(
         'GET',

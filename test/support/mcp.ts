@@ -15,6 +15,8 @@ export const TOOL_SCOPES: McpScope[] = [
   'mcp:streams:read',
   'mcp:streams:write',
   'mcp:reports:read',
+  'mcp:connections:read',
+  'mcp:connections:write',
 ];
 
 /** Every tool, in the server's order. */
@@ -28,6 +30,12 @@ export const ALL_TOOLS = [
   'get_stream',
   'update_stream',
   'get_session_report',
+  'list_webhooks',
+  'create_webhook',
+  'update_webhook',
+  'delete_webhook',
+  'list_webhook_deliveries',
+  'retry_webhook_delivery',
 ];
 
 /** How the key is presented. */

@@ -238,6 +238,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org-api-keys/list-webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deliveries of a webhook endpoint, newest first, with their attempts and response codes (kept 30 days)
+         * @description Also served, identically, as `GET /api/org-api-keys?action=list-webhook-deliveries&…` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        get: operations["list-webhook-deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org-api-keys/retry-webhook-delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attempt a webhook delivery again now, whatever its state (same webhook-id: receivers drop repeats)
+         * @description Also served, identically, as `POST /api/org-api-keys?action=retry-webhook-delivery` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        post: operations["retry-webhook-delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org-api-keys/test-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to a webhook endpoint (whatever event types it subscribes to)
+         * @description Also served, identically, as `POST /api/org-api-keys?action=test-webhook` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        post: operations["test-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org-api-keys/audit-log": {
         parameters: {
             query?: never;
@@ -837,6 +897,53 @@ export interface components {
              * @example 2026-11-23T10:00:00.000Z
              */
             previous_secret_expires_at: string;
+        };
+        WebhookDeliveryPage: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        WebhookDelivery: {
+            /**
+             * @description The delivery id (`msg_<webhook id>_<ULID>`): the `webhook-id` header of each of its attempts.
+             * @example msg_12_01JD8Y3W5Q7T0R6H1C2B3A4N5M
+             */
+            id: string;
+            webhook_id: number;
+            /** @enum {string} */
+            event_type: "session.consumed" | "session.revoked" | "session.expired" | "key.created" | "key.updated" | "key.rotated" | "key.deleted" | "key.expiring" | "key.rate_limited" | "webhook.test";
+            /**
+             * @description `pending` (an attempt is due or under way), `succeeded`, `failed` (the last attempt failed; another is scheduled) or `exhausted` (no attempt left, the endpoint answered 410, or it was paused).
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "exhausted";
+            /** @description Attempts made so far. */
+            attempts: number;
+            /** @description The last answer’s HTTP status; null before any, or when none came. */
+            last_status_code: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            created_at: string;
+            last_attempt_at: string | null;
+            /** @description When the next attempt is due; null when none is scheduled. */
+            next_attempt_at: string | null;
+            /** @description The attempts, oldest first (the last 20). */
+            attempts_log: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookDeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt ended.
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            at: string;
+            /** @description The answer’s HTTP status; null when none came. */
+            status_code: number | null;
+            duration_ms: number;
+            /** @description Why no usable answer came (`timeout`, `connection refused`, `address refused: loopback`); null when one did. */
+            error: string | null;
         };
         AuditLogPage: {
             records: components["schemas"]["AuditRecord"][];
@@ -2433,6 +2540,308 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["RotatedWebhookSecret"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: the request is still being processed (Retry-After), the record was changed meanwhile, or a rotated or revoked key cannot take this change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "list-webhook-deliveries": {
+        parameters: {
+            query: {
+                org_id: string;
+                /** @description The endpoint whose deliveries to list. */
+                webhook_id: string;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Deliveries per page, 1 to 100 (default 20). */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the deliveries of a webhook endpoint, newest first, with their attempts and response codes (kept 30 days) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDeliveryPage"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "retry-webhook-delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    org_id: number;
+                    /**
+                     * @description The delivery id (`msg_<webhook id>_<ULID>`): the `webhook-id` header of each of its attempts.
+                     * @example msg_12_01JD8Y3W5Q7T0R6H1C2B3A4N5M
+                     */
+                    delivery_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Attempt a webhook delivery again now, whatever its state (same webhook-id: receivers drop repeats) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: the request is still being processed (Retry-After), the record was changed meanwhile, or a rotated or revoked key cannot take this change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "test-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: number;
+                    org_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Send a webhook.test event to a webhook endpoint (whatever event types it subscribes to) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"];
                     };
                 };
             };

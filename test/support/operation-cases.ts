@@ -10,6 +10,7 @@ import type { Stack } from './local-stack.js';
 import { INITIALIZE, postMcp } from './mcp.js';
 import { consume, exchange, type Partner, type Target } from './play-pages.js';
 import { API } from './sessions-api.js';
+import { recordDeliveries } from './recording-queue.js';
 
 /** A request ready to send (its state prepared): sending it answers a status. */
 export type Send = () => Promise<number>;
@@ -53,6 +54,16 @@ export function operationCases(env: CaseEnv): readonly Case[] {
     const made = id ?? (res.status === 200 ? (res.body.data.id as number) : undefined);
     if (made !== undefined) await admin.deleteWebhook(made, 1);
     return res.status;
+  };
+
+  /** What `send` answers with a recording delivery queue in place of the stack's (nothing is delivered). */
+  const queued = async <T>(send: () => Promise<T>): Promise<T> => {
+    const recording = recordDeliveries(stack);
+    try {
+      return await send();
+    } finally {
+      recording.restore();
+    }
   };
 
   const minted = (target: Target = { game_id: 101 }) => acme.mint(target);
@@ -222,6 +233,74 @@ export function operationCases(env: CaseEnv): readonly Case[] {
       },
     ],
     ['rotate-webhook-secret', 'unknown endpoint', 404, now(() => statusOf(admin.rotateWebhookSecret({ id: 999_999, org_id: 1 })))],
+    [
+      'list-webhook-deliveries',
+      'an endpoint’s',
+      200,
+      async () => {
+        const id = await newWebhook();
+        return () => cleaned(admin.listWebhookDeliveries({ org_id: 1, webhook_id: id }), id);
+      },
+    ],
+    [
+      'list-webhook-deliveries',
+      'unknown endpoint',
+      404,
+      now(() => statusOf(admin.listWebhookDeliveries({ org_id: 1, webhook_id: 999_999 }))),
+    ],
+    [
+      'test-webhook',
+      'send',
+      200,
+      async () => {
+        const id = await newWebhook();
+        return () => queued(() => cleaned(admin.testWebhook({ id, org_id: 1 }), id));
+      },
+    ],
+    ['test-webhook', 'unknown endpoint', 404, now(() => statusOf(admin.testWebhook({ id: 999_999, org_id: 1 })))],
+    [
+      'test-webhook',
+      'a paused endpoint',
+      409,
+      async () => {
+        const id = await newWebhook();
+        await admin.updateWebhook({ id, org_id: 1, is_active: false });
+        return () => cleaned(admin.testWebhook({ id, org_id: 1 }), id);
+      },
+    ],
+    [
+      'retry-webhook-delivery',
+      'retry',
+      200,
+      async () => {
+        const id = await newWebhook();
+        const delivery = await queued(async () => (await admin.testWebhook({ id, org_id: 1 })).body.data.id as string);
+        return () => queued(() => cleaned(admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery }), id));
+      },
+    ],
+    [
+      'retry-webhook-delivery',
+      'not a delivery id',
+      400,
+      now(() => statusOf(admin.retryWebhookDelivery({ org_id: 1, delivery_id: 'msg_x' }))),
+    ],
+    [
+      'retry-webhook-delivery',
+      'unknown delivery',
+      404,
+      now(() => statusOf(admin.retryWebhookDelivery({ org_id: 1, delivery_id: 'msg_999999_01JD8Y3W5Q7T0R6H1C2B3A4N5M' }))),
+    ],
+    [
+      'retry-webhook-delivery',
+      'a paused endpoint',
+      409,
+      async () => {
+        const id = await newWebhook();
+        const delivery = await queued(async () => (await admin.testWebhook({ id, org_id: 1 })).body.data.id as string);
+        await admin.updateWebhook({ id, org_id: 1, is_active: false });
+        return () => cleaned(admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery }), id);
+      },
+    ],
     ['audit-log', 'own org', 200, now(() => statusOf(admin.audit({ org_id: 1, limit: 1 })))],
     ['audit-log', 'limit 0', 400, now(() => statusOf(admin.audit({ org_id: 1, limit: 0 })))],
     ['usage', 'today', 200, now(() => statusOf(admin.usage({ org_id: 1, from: today, to: today })))],

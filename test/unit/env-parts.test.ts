@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/keys/admin-services.js';
-import { webhookAdminServices } from '../../shared/webhooks/admin-services.js';
+import { webhookAdminServices, webhookDeliveryAdminServices } from '../../shared/webhooks/admin-services.js';
 import { webhookDeliveryServices } from '../../shared/webhooks/delivery-services.js';
 import { catalogAdminServices } from '../../shared/catalog/admin-services.js';
 import { orgsServices } from '../../shared/catalog/admin-services.js';
@@ -56,6 +56,7 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   idempotency: idempotencyServices,
   admin: adminServices,
   webhooks: webhookAdminServices,
+  webhookDeliveries: webhookDeliveryAdminServices,
   // Built by the workers' services (shared/webhooks/event-services.ts) once it exists.
   webhookEvents: undefined,
   webhookDelivery: webhookDeliveryServices,
@@ -146,8 +147,8 @@ describe('where the secrets and settings go', () => {
     expect(having('SESSION_ID_KEY')).toEqual([functionOf('consume-session')]);
   });
 
-  test('the webhook secret key only to the webhook-management functions', () => {
-    const webhookOps = ['list-webhooks', 'create-webhook', 'update-webhook', 'delete-webhook', 'rotate-webhook-secret'];
+  test('the webhook secret key only to the webhook-management functions (the MCP server’s webhook tools among them)', () => {
+    const webhookOps = ['mcp', 'list-webhooks', 'create-webhook', 'update-webhook', 'delete-webhook', 'rotate-webhook-secret'];
     expect(having('WEBHOOK_SECRET_KEY')).toEqual(webhookOps.map(functionOf));
   });
 

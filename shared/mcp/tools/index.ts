@@ -3,6 +3,7 @@ import type { McpTool } from '../tool.js';
 import { catalogTools } from './catalog.js';
 import { sessionReport } from './reports.js';
 import { createSession, revokeSession } from './sessions.js';
+import { webhookTools } from './webhooks.js';
 
 export const TOOLS: readonly McpTool[] = [
   createSession,
@@ -10,4 +11,5 @@ export const TOOLS: readonly McpTool[] = [
   ...catalogTools('game'),
   ...catalogTools('stream'),
   sessionReport,
+  ...webhookTools,
 ] as readonly McpTool[];

@@ -1,0 +1,193 @@
+/**
+ * Webhook tools: list the org's endpoints and an endpoint's deliveries (mcp:connections:read);
+ * create, update and delete endpoints and retry a delivery (mcp:connections:write). They act on the
+ * key's own organization only (another org's endpoint is "not found", like a missing one), with the
+ * REST operations' rules (`shared/webhooks/`: the URL check, at most 20 endpoints, the secret
+ * answered once by create_webhook and never again, a paused endpoint sent nothing). Each request is
+ * counted and audited once (`mcp:tools/call:<tool>`, with the endpoint), its write beside the count.
+ */
+import type { AuditDiff } from '../../audit/index.js';
+import { diffOf } from '../../audit/index.js';
+import { scopeOfTool } from '../../keys/index.js';
+import {
+  CreatedWebhookResult,
+  CreateWebhookArgs,
+  DeletedWebhookResult,
+  DeliveryPageResult,
+  DeliveryResult,
+  ListDeliveriesArgs,
+  NoArgs,
+  RetryDeliveryArgs,
+  UpdateWebhookArgs,
+  WebhookIdArgs,
+  WebhookList,
+  WebhookResult,
+} from '../schemas.js';
+import { defineTool, reading, type McpTool } from '../tool.js';
+import { deliveryNotFound, webhookNotFound } from '../../webhooks/index.js';
+import { InvalidInput } from '../../platform/errors.js';
+
+/** Deliveries per page when the tool is given no `limit` (as REST). */
+const DEFAULT_PAGE = 20;
+
+/** list_webhooks: the organization's endpoints, never a secret. */
+const listWebhooks = defineTool({
+  name: 'list_webhooks',
+  title: 'List webhook endpoints',
+  description:
+    'The webhook endpoints of your organization: URL, event types, description, and whether deliveries are paused. Never a secret.',
+  scope: scopeOfTool('list_webhooks'),
+  input: NoArgs,
+  output: WebhookList,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(_args, { key, services, meter }) {
+    const webhooks = await meter.run(
+      {},
+      reading(() => services.keyWebhooks.list(key.org_id)),
+    );
+    return {
+      data: { webhooks },
+      summary: webhooks.length
+        ? webhooks.map((w) => `Webhook ${w.id} ${w.is_active ? 'active' : 'paused'}: ${w.url} (${w.events.join(', ')})`).join('\n')
+        : 'Your organization has no webhook endpoints.',
+    };
+  },
+});
+
+/** create_webhook: register an endpoint; the secret is answered here only. */
+const createWebhook = defineTool({
+  name: 'create_webhook',
+  title: 'Create a webhook endpoint',
+  description:
+    'Register a webhook endpoint of your organization: events are signed (Standard Webhooks) and sent to url ' +
+    '(https://, public addresses only). events lists the event types, or ["*"] for all. The answer holds the ' +
+    'signing secret, shown only this once: store it now. At most 20 endpoints per organization.',
+  scope: scopeOfTool('create_webhook'),
+  input: CreateWebhookArgs,
+  output: CreatedWebhookResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(args, { key, services, meter }) {
+    const refused = tryUrl(() => services.keyWebhooks.checkUrl(args.url));
+    if (refused) await meter.refuse({}, refused);
+    const created = await meter.run({}, { run: () => services.keyWebhooks.create({ ...args, org_id: key.org_id }) });
+    return {
+      data: created,
+      summary: `Webhook ${created.id} created for ${created.url}. Its signing secret, shown only now: ${created.secret}`,
+    };
+  },
+});
+
+/** update_webhook: change an endpoint, or pause or resume it. */
+const updateWebhook = defineTool({
+  name: 'update_webhook',
+  title: 'Update a webhook endpoint',
+  description:
+    'Change a webhook endpoint of your organization: its url, events, description, or pause it (is_active false) ' +
+    'and resume it (true). What is left out stays as it is.',
+  scope: scopeOfTool('update_webhook'),
+  input: UpdateWebhookArgs,
+  output: WebhookResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  async run({ webhook_id, ...input }, { key, services, meter }) {
+    let planned: ReturnType<typeof services.keyWebhooks.changes> | undefined;
+    const refused = tryUrl(() => (planned = services.keyWebhooks.changes(input)));
+    if (refused || !planned) return meter.refuse({ webhook_id }, refused!);
+    const { changes, fields } = planned;
+    const done = await meter.run(
+      { webhook_id, changes: fields },
+      {
+        run: () => services.keyWebhooks.update(key.org_id, webhook_id, changes),
+        diff: ({ before, after }): AuditDiff => diffOf(before, after, fields),
+      },
+    );
+    return { data: done.after, summary: `Webhook ${webhook_id} updated: ${done.after.is_active ? 'active' : 'paused'}, ${done.after.url}` };
+  },
+});
+
+/** delete_webhook: remove an endpoint. */
+const deleteWebhook = defineTool({
+  name: 'delete_webhook',
+  title: 'Delete a webhook endpoint',
+  description: 'Delete a webhook endpoint of your organization: nothing more is sent to it.',
+  scope: scopeOfTool('delete_webhook'),
+  input: WebhookIdArgs,
+  output: DeletedWebhookResult,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async run({ webhook_id }, { key, services, meter }) {
+    const deleted = await meter.run({ webhook_id }, { run: () => services.keyWebhooks.remove(key.org_id, webhook_id) });
+    return { data: deleted, summary: `Webhook ${webhook_id} deleted.` };
+  },
+});
+
+/** list_webhook_deliveries: an endpoint's deliveries, newest first, with their attempts. */
+const listWebhookDeliveries = defineTool({
+  name: 'list_webhook_deliveries',
+  title: 'List webhook deliveries',
+  description:
+    'The deliveries of one webhook endpoint of your organization, newest first (kept 30 days): event type, status ' +
+    '(pending, succeeded, failed and retrying, exhausted) and every attempt with its response code. Pass next_cursor ' +
+    'as cursor for the next page.',
+  scope: scopeOfTool('list_webhook_deliveries'),
+  input: ListDeliveriesArgs,
+  output: DeliveryPageResult,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run({ webhook_id, cursor, limit }, { key, services, meter }) {
+    const page = await meter.run(
+      { webhook_id },
+      reading(async () => {
+        const found = await services.webhookDeliveries.page(key.org_id, webhook_id, limit ?? DEFAULT_PAGE, cursor);
+        if (!found) throw webhookNotFound(key.org_id, webhook_id);
+        return found;
+      }),
+    );
+    return {
+      data: page,
+      summary: page.deliveries.length
+        ? page.deliveries
+            .map((d) => `${d.id} ${d.event_type}: ${d.status} after ${d.attempts} attempt(s), last status ${d.last_status_code ?? 'none'}`)
+            .join('\n')
+        : `Webhook ${webhook_id} has no deliveries.`,
+    };
+  },
+});
+
+/** retry_webhook_delivery: a new attempt now. */
+const retryWebhookDelivery = defineTool({
+  name: 'retry_webhook_delivery',
+  title: 'Retry a webhook delivery',
+  description:
+    'Attempt a delivery again now, whatever its status (the same webhook-id: receivers drop repeats). ' +
+    'delivery_id is the id list_webhook_deliveries shows (msg_…).',
+  scope: scopeOfTool('retry_webhook_delivery'),
+  input: RetryDeliveryArgs,
+  output: DeliveryResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run({ delivery_id }, { key, services, meter }) {
+    const found = await services.webhookDeliveries.find(key.org_id, delivery_id);
+    const webhook_id = found?.endpoint.id ?? null;
+    if (!found) return meter.refuse({ webhook_id }, deliveryNotFound(key.org_id, delivery_id));
+    const retried = await meter.run({ webhook_id }, { run: () => services.webhookDeliveries.retry(found) });
+    return { data: retried, summary: `Delivery ${delivery_id} will be attempted again now.` };
+  },
+});
+
+/** The webhook tools, in the order tools/list shows them. */
+export const webhookTools: readonly McpTool[] = [
+  listWebhooks,
+  createWebhook,
+  updateWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+] as readonly McpTool[];
+
+/** The refusal of a URL check, or undefined when it passes. */
+function tryUrl(check: () => unknown): Error | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (error instanceof InvalidInput) return error;
+    throw error;
+  }
+}

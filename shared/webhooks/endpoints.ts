@@ -1,0 +1,76 @@
+/**
+ * What every way of managing endpoints shares (owners and admins over REST, `webhook-admin.ts`;
+ * API keys over MCP, `key-webhooks.ts`): the URL check, a new endpoint with its secret, an
+ * update's changes, and the view that never shows a secret.
+ */
+import { isoTime } from '../platform/clock.js';
+import { InvalidInput } from '../platform/errors.js';
+import { checkUrl, type Deployment } from './addresses.js';
+import type { WebhookChanges, WebhookRecord } from './model.js';
+import type { SecretSealer } from './ports.js';
+import type { CreateWebhookBody, UpdateWebhookBody, WebhookView } from './schemas.js';
+import { sealingContext } from './secret-sealer.js';
+import { generateSecret } from './signing.js';
+
+/** The fields an update may change, in the order its audit record lists them. */
+const CHANGEABLE = ['url', 'events', 'description', 'is_active'] as const;
+
+/** The URL as given, when `checkUrl` accepts it. @throws InvalidInput on `url` */
+export function checkedUrl(url: string, deployment: Deployment): string {
+  const checked = checkUrl(url, deployment);
+  if (!checked.ok) throw new InvalidInput(`url: ${checked.reason}`, { param: 'url' });
+  return url;
+}
+
+/** A new endpoint `id` of the org, active, with a fresh secret (returned, and sealed in the record). */
+export function newEndpoint(
+  input: Omit<CreateWebhookBody, 'url'> & { readonly url: string },
+  id: number,
+  nowMs: number,
+  sealer: SecretSealer,
+): { record: WebhookRecord; secret: string } {
+  const now = isoTime(nowMs);
+  const secret = generateSecret();
+  const record: WebhookRecord = {
+    id,
+    org_id: input.org_id,
+    url: input.url,
+    events: input.events,
+    description: input.description ?? null,
+    is_active: true,
+    created_at: now,
+    updated_at: now,
+    secret_sealed: sealer.seal(secret, sealingContext(input.org_id, id)),
+    previous_secret_sealed: null,
+    previous_secret_until: null,
+  };
+  return { record, secret };
+}
+
+/** An update's changes (the URL checked) and the fields it sets, in audit order. @throws InvalidInput on `url` */
+export function endpointChanges(
+  input: Pick<UpdateWebhookBody, 'url' | 'events' | 'description' | 'is_active'>,
+  deployment: Deployment,
+): { changes: WebhookChanges; fields: (keyof WebhookChanges)[] } {
+  const changes: WebhookChanges = {
+    ...(input.url !== undefined && { url: checkedUrl(input.url, deployment) }),
+    ...(input.events !== undefined && { events: input.events }),
+    ...(input.description !== undefined && { description: input.description }),
+    ...(input.is_active !== undefined && { is_active: input.is_active }),
+  };
+  return { changes, fields: CHANGEABLE.filter((f) => changes[f] !== undefined) };
+}
+
+/** An endpoint as managers see it: never a secret, sealed or not. */
+export function webhookView(record: WebhookRecord): WebhookView {
+  return {
+    id: record.id,
+    org_id: record.org_id,
+    url: record.url,
+    events: [...record.events],
+    description: record.description,
+    is_active: record.is_active,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}

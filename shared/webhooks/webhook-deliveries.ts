@@ -1,0 +1,120 @@
+/**
+ * An organization's deliveries, whoever asks (an owner or admin over REST, an API key over MCP):
+ * an endpoint's deliveries a page at a time, a retry by hand, and a `webhook.test` event. Each
+ * checks first that the endpoint is the org's (another org's reads as absent), and reads it beside
+ * what else it needs, so listing costs one stage. Who may ask, and the audit record, are the
+ * caller's (`webhook-admin.ts`, the MCP tools).
+ *
+ * A retry or a test does not attempt anything itself: it makes the delivery due now and puts its
+ * message on the delivery queue, where the delivery worker attempts it as any other (signature,
+ * address check, schedule). A paused endpoint is sent nothing: a retry or test for it is refused
+ * (409) rather than queued to end `exhausted` without an attempt.
+ */
+import { randomUUID } from 'node:crypto';
+import { isoTime, type Clock } from '../platform/clock.js';
+import { Conflict } from '../platform/errors.js';
+import { deliveryNotFound } from './refusals.js';
+import type { DeliveryRecord } from './delivery-model.js';
+import { webhookOfDelivery } from './delivery-ids.js';
+import { WebhookFanOut } from './fan-out.js';
+import { webhookTest } from './events-from-records.js';
+import type { WebhookRecord } from './model.js';
+import type { DeliveryQueue, DeliveryStore, WebhookStore } from './ports.js';
+import { retriedByHand } from './schedule.js';
+import type { WebhookDelivery, WebhookDeliveryPage } from './schemas.js';
+
+export interface WebhookDeliveriesDeps {
+  readonly webhooks: WebhookStore;
+  readonly deliveries: DeliveryStore;
+  readonly queue: DeliveryQueue;
+  readonly clock: Clock;
+}
+
+/** A delivery with its endpoint, both found in the org (what a retry acts on). */
+export interface FoundDelivery {
+  readonly endpoint: WebhookRecord;
+  readonly delivery: DeliveryRecord;
+}
+
+/** See the module comment. */
+export class WebhookDeliveries {
+  constructor(private readonly deps: WebhookDeliveriesDeps) {}
+
+  /**
+   * One page of the endpoint's deliveries, newest first; undefined when the endpoint is not the
+   * org's. The endpoint and the page are read together: the page is answered only once the
+   * endpoint is found in the org.
+   */
+  async page(orgId: number, webhookId: number, limit: number, cursor?: string): Promise<WebhookDeliveryPage | undefined> {
+    const [endpoint, page] = await Promise.all([
+      this.deps.webhooks.find(orgId, webhookId),
+      this.deps.deliveries.listByWebhook(webhookId, limit, cursor),
+    ]);
+    if (!endpoint) return undefined;
+    return { deliveries: page.deliveries.map(deliveryView), next_cursor: page.cursor };
+  }
+
+  /** The endpoint of the org, or undefined. */
+  endpoint(orgId: number, webhookId: number): Promise<WebhookRecord | undefined> {
+    return this.deps.webhooks.find(orgId, webhookId);
+  }
+
+  /**
+   * The delivery `id` and its endpoint, when the endpoint (named in the id) is the org's: read
+   * together. Undefined when either is absent (an id that names no delivery at all too).
+   */
+  async find(orgId: number, id: string): Promise<FoundDelivery | undefined> {
+    const webhookId = webhookOfDelivery(id);
+    if (webhookId === undefined) return undefined;
+    const [endpoint, delivery] = await Promise.all([this.deps.webhooks.find(orgId, webhookId), this.deps.deliveries.find(webhookId, id)]);
+    return endpoint && delivery ? { endpoint, delivery } : undefined;
+  }
+
+  /**
+   * A new attempt of the delivery now (`retriedByHand`), whatever its state: the delivery is made
+   * due and its message queued with its current attempt count, so a scheduled message still on
+   * its way makes no second attempt (the worker's compare-and-swap on `attempts`).
+   * @throws Conflict (the endpoint is paused), NotFound (the delivery expired meanwhile)
+   */
+  async retry({ endpoint, delivery }: FoundDelivery): Promise<WebhookDelivery> {
+    refuseIfPaused(endpoint);
+    const now = this.deps.clock.now();
+    const retried = await this.deps.deliveries.markRetried(endpoint.id, delivery.id, retriedByHand(delivery, now));
+    if (!retried) throw deliveryNotFound(endpoint.org_id, delivery.id);
+    await this.deps.queue.send([{ webhook_id: endpoint.id, delivery_id: retried.id, attempts: retried.attempts, due_at: isoTime(now) }]);
+    return deliveryView(retried);
+  }
+
+  /**
+   * A `webhook.test` event to this endpoint only, whatever it subscribes to: a delivery of its own
+   * (a fresh id each time: its source is this call), queued now. @throws Conflict (the endpoint is paused)
+   */
+  async test(endpoint: WebhookRecord): Promise<WebhookDelivery> {
+    refuseIfPaused(endpoint);
+    const event = webhookTest(endpoint.id, this.deps.clock.now());
+    const sourced = { org_id: endpoint.org_id, source_id: `test:${randomUUID()}`, event };
+    return deliveryView(await new WebhookFanOut(this.deps).deliverTo(endpoint, sourced));
+  }
+}
+
+function refuseIfPaused(endpoint: WebhookRecord): void {
+  if (!endpoint.is_active) {
+    throw new Conflict(`Webhook ${endpoint.id} is paused: resume it (update-webhook with is_active: true) to send to it`);
+  }
+}
+
+/** A delivery as the deliveries list shows it: never its body. */
+export function deliveryView(record: DeliveryRecord): WebhookDelivery {
+  return {
+    id: record.id,
+    webhook_id: record.webhook_id,
+    event_type: record.event_type,
+    status: record.status,
+    attempts: record.attempts,
+    last_status_code: record.last_status_code,
+    created_at: record.created_at,
+    last_attempt_at: record.last_attempt_at,
+    next_attempt_at: record.next_attempt_at,
+    attempts_log: record.attempt_log.map((entry) => ({ ...entry })),
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * The deliveries' operations over HTTP (issue 27): list-webhook-deliveries (newest first, a page
+ * at a time, every attempt with its response code), retry-webhook-delivery (due now, its message
+ * queued with the current attempt count) and test-webhook (a `webhook.test` delivery of its own to
+ * that endpoint only, whatever it subscribes to). The queue is a recording one, given through the
+ * services' queue override (the local runner's port); the deliveries are in the real webhooks table.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { isoTime } from '../../shared/platform/clock.js';
+import type { DeliveryRecord } from '../../shared/webhooks/delivery-model.js';
+import { deliveryId } from '../../shared/webhooks/delivery-ids.js';
+import { DynamoDeliveryStore } from '../../shared/webhooks/delivery-store.js';
+import { afterAttempt, newDelivery } from '../../shared/webhooks/schedule.js';
+import { describeWithStack } from '../support/describe-with-stack.js';
+import { recordDeliveries, type RecordingQueue } from '../support/recording-queue.js';
+
+const DELIVERY_FIELDS = [
+  'attempts',
+  'attempts_log',
+  'created_at',
+  'event_type',
+  'id',
+  'last_attempt_at',
+  'last_status_code',
+  'next_attempt_at',
+  'status',
+  'webhook_id',
+];
+const URL_OK = 'https://partner.example/hooks/gsts';
+
+describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
+  let queue: RecordingQueue;
+  let restore: () => void;
+  beforeAll(async () => {
+    ({ queue, restore } = recordDeliveries(stack));
+    await stack.services.stores.catalog.putMember(1, 'acme-analyst', 'analyst');
+  });
+  afterAll(() => restore());
+
+  const store = () => new DynamoDeliveryStore({ client: stack.services.client, tableName: stack.tableNames.webhooks });
+  const endpoint = async (body: Record<string, unknown> = {}) => {
+    const res = await admin.createWebhook({ org_id: 1, url: URL_OK, events: ['session.consumed'], ...body });
+    expect(res.status).toBe(200);
+    return res.body.data.id as number;
+  };
+  /** A delivery of the endpoint stored as the fan-out would, `ageMs` before now, after `failures` failed attempts. */
+  const stored = async (webhookId: number, ageMs: number, failures = 0): Promise<DeliveryRecord> => {
+    const at = stack.clock.now() - ageMs;
+    let progress = newDelivery(at);
+    const attempt_log = [];
+    for (let i = 0; i < failures; i++) {
+      const when = at + i * 1000;
+      progress = afterAttempt(progress, { status: 503, elapsedMs: 42 }, when);
+      attempt_log.push({ at: isoTime(when), status_code: 503, duration_ms: 42, error: null });
+    }
+    const record: DeliveryRecord = {
+      id: deliveryId(webhookId, new Date(at).toISOString(), `record-${at}-${Math.random()}`),
+      org_id: 1,
+      webhook_id: webhookId,
+      event_type: 'session.consumed',
+      body: '{"type":"session.consumed"}',
+      ...progress,
+      created_at: isoTime(at),
+      attempt_log,
+    };
+    await store().create([record]);
+    return record;
+  };
+  const auditRecords = async (action: string) =>
+    ((await admin.audit({ org_id: 1, audit_action: action })).body.data.records as any[]).filter((r) => r.action === action);
+
+  describe('list-webhook-deliveries', () => {
+    test('newest first, every field, attempts with their response codes; never the body', async () => {
+      const id = await endpoint();
+      const older = await stored(id, 60_000, 2);
+      const newer = await stored(id, 1_000);
+      const res = await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id });
+      expect(res.status).toBe(200);
+      const { deliveries, next_cursor } = res.body.data;
+      expect(next_cursor).toBeNull();
+      expect(deliveries.map((d: any) => d.id)).toEqual([newer.id, older.id]);
+      for (const d of deliveries) expect(Object.keys(d).sort()).toEqual([...DELIVERY_FIELDS].sort());
+      expect(deliveries[1]).toEqual({
+        id: older.id,
+        webhook_id: id,
+        event_type: 'session.consumed',
+        status: 'failed',
+        attempts: 2,
+        last_status_code: 503,
+        created_at: older.created_at,
+        last_attempt_at: older.last_attempt_at,
+        next_attempt_at: older.next_attempt_at,
+        attempts_log: older.attempt_log,
+      });
+      expect(deliveries[0]).toMatchObject({ status: 'pending', attempts: 0, last_status_code: null, attempts_log: [] });
+      expect(JSON.stringify(res.body)).not.toContain('"body"');
+    });
+
+    test('a page at a time: limit, then the cursor, to the end', async () => {
+      const id = await endpoint();
+      const made = [];
+      for (let i = 5; i >= 1; i--) made.push((await stored(id, i * 10_000)).id);
+      const newestFirst = made.reverse();
+      const first = (await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id, limit: 2 })).body.data;
+      expect(first.deliveries.map((d: any) => d.id)).toEqual(newestFirst.slice(0, 2));
+      expect(first.next_cursor).toBe(newestFirst[1]);
+      const second = (await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id, limit: 2, cursor: first.next_cursor })).body.data;
+      expect(second.deliveries.map((d: any) => d.id)).toEqual(newestFirst.slice(2, 4));
+      const third = (await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id, limit: 2, cursor: second.next_cursor })).body.data;
+      expect(third.deliveries.map((d: any) => d.id)).toEqual(newestFirst.slice(4));
+    });
+
+    test('is audited with the endpoint', async () => {
+      const id = await endpoint();
+      await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id });
+      expect((await auditRecords('list-webhook-deliveries')).find((r) => r.webhook_id === id)).toMatchObject({
+        status: 200,
+        actor: 'acme-admin',
+      });
+    });
+
+    test('another org’s endpoint or an unknown one: 404 (audited); its deliveries are not shown', async () => {
+      const id = await endpoint();
+      await stored(id, 1_000);
+      const res = await admin.listWebhookDeliveries({ org_id: 2, webhook_id: id }, 'globex-admin');
+      expect(res.status).toBe(404);
+      expect(JSON.stringify(res.body)).not.toContain('msg_');
+      expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: 999_999 })).status).toBe(404);
+      expect((await auditRecords('list-webhook-deliveries')).some((r) => r.webhook_id === 999_999 && r.status === 404)).toBe(true);
+    });
+
+    test('any tier (below Business: 404 for an unknown endpoint, not the tier); an analyst 403; bad parameters 400', async () => {
+      expect((await admin.listWebhookDeliveries({ org_id: 3, webhook_id: 1 }, 'tiny-admin')).status).toBe(404);
+      const id = await endpoint();
+      expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id }, 'acme-analyst')).status).toBe(403);
+      expect((await admin.listWebhookDeliveries({ org_id: 1 })).status).toBe(400);
+      expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id, limit: 0 })).body.param).toBe('limit');
+      expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id, cursor: 'nope' })).body.param).toBe('cursor');
+    });
+  });
+
+  describe('retry-webhook-delivery', () => {
+    test('an exhausted delivery: due now, pending, queued with its attempt count; audited', async () => {
+      const id = await endpoint();
+      const delivery = await stored(id, 120_000, 8);
+      expect(delivery.status).toBe('exhausted');
+      const sent = queue.messages.length;
+      const res = await admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id });
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body.data).sort()).toEqual([...DELIVERY_FIELDS].sort());
+      expect(res.body.data).toMatchObject({ id: delivery.id, status: 'pending', attempts: 8, last_status_code: 503 });
+      const due = Date.parse(res.body.data.next_attempt_at);
+      expect(Math.abs(due - stack.clock.now())).toBeLessThan(5_000);
+      expect(queue.messages.slice(sent)).toEqual([
+        { webhook_id: id, delivery_id: delivery.id, attempts: 8, due_at: res.body.data.next_attempt_at },
+      ]);
+      expect(await store().find(id, delivery.id)).toMatchObject({ status: 'pending', attempts: 8, attempt_log: delivery.attempt_log });
+      expect((await auditRecords('retry-webhook-delivery')).find((r) => r.webhook_id === id)).toMatchObject({
+        status: 200,
+        actor: 'acme-admin',
+      });
+    });
+
+    test('another org’s delivery, an unknown one, or not a delivery id: 404, 404, 400; nothing queued', async () => {
+      const id = await endpoint();
+      const delivery = await stored(id, 1_000, 1);
+      const sent = queue.messages.length;
+      expect((await admin.retryWebhookDelivery({ org_id: 2, delivery_id: delivery.id }, 'globex-admin')).status).toBe(404);
+      expect(
+        (await admin.retryWebhookDelivery({ org_id: 1, delivery_id: deliveryId(id, new Date(stack.clock.now()).toISOString(), 'never') }))
+          .status,
+      ).toBe(404);
+      const bad = await admin.retryWebhookDelivery({ org_id: 1, delivery_id: 'msg_1' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.param).toBe('delivery_id');
+      expect(queue.messages.length).toBe(sent);
+      expect((await store().find(id, delivery.id))!.status).toBe('failed');
+    });
+
+    test('a paused endpoint: 409, nothing queued; below Business 403; an editor 403', async () => {
+      const id = await endpoint();
+      const delivery = await stored(id, 1_000, 1);
+      await admin.updateWebhook({ id, org_id: 1, is_active: false });
+      const sent = queue.messages.length;
+      const paused = await admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id });
+      expect(paused.status).toBe(409);
+      expect(paused.body.error).toContain('paused');
+      expect(queue.messages.length).toBe(sent);
+      expect((await admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id }, 'acme-member')).status).toBe(403);
+      expect((await admin.retryWebhookDelivery({ org_id: 3, delivery_id: delivery.id }, 'tiny-admin')).status).toBe(403);
+    });
+  });
+
+  describe('test-webhook', () => {
+    test('a webhook.test delivery to that endpoint only, whatever it subscribes to: stored, queued, listed; audited', async () => {
+      const id = await endpoint({ events: ['key.created'] });
+      const other = await endpoint({ events: ['*'] });
+      const sent = queue.messages.length;
+      const res = await admin.testWebhook({ id, org_id: 1 });
+      expect(res.status).toBe(200);
+      const delivery = res.body.data;
+      expect(delivery).toMatchObject({ webhook_id: id, event_type: 'webhook.test', status: 'pending', attempts: 0, attempts_log: [] });
+      expect(delivery.id).toMatch(new RegExp(`^msg_${id}_[0-9A-HJKMNP-TV-Z]{26}$`));
+      expect(queue.messages.slice(sent)).toEqual([{ webhook_id: id, delivery_id: delivery.id, attempts: 0, due_at: delivery.created_at }]);
+      const record = (await store().find(id, delivery.id))!;
+      expect(JSON.parse(record.body)).toEqual({ type: 'webhook.test', timestamp: delivery.created_at, data: { webhook_id: id } });
+      expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id })).body.data.deliveries[0]).toEqual(delivery);
+      expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: other })).body.data.deliveries).toEqual([]);
+      expect((await auditRecords('test-webhook')).find((r) => r.webhook_id === id)).toMatchObject({ status: 200, actor: 'acme-admin' });
+    });
+
+    test('each test is a delivery of its own (a new id)', async () => {
+      const id = await endpoint();
+      const a = (await admin.testWebhook({ id, org_id: 1 })).body.data.id;
+      const b = (await admin.testWebhook({ id, org_id: 1 })).body.data.id;
+      expect(a).not.toBe(b);
+    });
+
+    test('unknown or another org’s endpoint 404; paused 409; below Business 403; nothing queued', async () => {
+      const id = await endpoint();
+      const sent = queue.messages.length;
+      expect((await admin.testWebhook({ id: 999_999, org_id: 1 })).status).toBe(404);
+      expect((await admin.testWebhook({ id, org_id: 2 }, 'globex-admin')).status).toBe(404);
+      expect((await admin.testWebhook({ id, org_id: 3 }, 'tiny-admin')).status).toBe(403);
+      await admin.updateWebhook({ id, org_id: 1, is_active: false });
+      expect((await admin.testWebhook({ id, org_id: 1 })).status).toBe(409);
+      expect(queue.messages.length).toBe(sent);
+    });
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * The webhook tools through the SDK's own client: the key's org only, the REST rules (URL check,
+ * secret answered once), the scopes (`mcp:connections:read` lists, `mcp:connections:write`
+ * changes), each call audited with the endpoint.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { adminApi, type AdminApi } from '../support/admin-api.js';
+import { auditOfKey, createTestKey, UNLIMITED, type TestKey } from '../support/keys.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+import { callTool, connectMcp, textOf } from '../support/mcp.js';
+import { recordDeliveries, type RecordingQueue } from '../support/recording-queue.js';
+import { stopAll } from '../support/teardown.js';
+
+let stack: Stack;
+let admin: AdminApi;
+let writer: TestKey;
+let client: Client;
+let queue: RecordingQueue;
+let restore: () => void;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+  admin = adminApi(stack);
+  ({ queue, restore } = recordDeliveries(stack));
+  writer = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: ['mcp:connections:read', 'mcp:connections:write'] });
+  client = await connectMcp(stack, writer.raw);
+  clients.push(client);
+});
+afterAll(() =>
+  stopAll(
+    () => Promise.all(clients.map((c) => c.close())),
+    async () => restore?.(),
+    () => stack?.stop(),
+  ),
+);
+
+describe('webhook tools', () => {
+  test('create_webhook answers the secret once; list_webhooks and update_webhook never show it; audited with the endpoint', async () => {
+    const created = await callTool(client, 'create_webhook', { url: 'https://partner.example/mcp', events: ['session.consumed'] });
+    expect(created.isError).toBeFalsy();
+    const data = created.structuredContent as Record<string, any>;
+    expect(data).toMatchObject({ org_id: 1, url: 'https://partner.example/mcp', events: ['session.consumed'], is_active: true });
+    expect(data.secret).toMatch(/^whsec_/);
+    expect(textOf(created)).toContain(data.secret);
+
+    const listed = await callTool(client, 'list_webhooks');
+    expect((listed.structuredContent as any).webhooks.some((w: any) => w.id === data.id)).toBe(true);
+    expect(JSON.stringify(listed)).not.toContain('whsec_');
+    // The REST list shows the endpoint made through MCP.
+    expect((await admin.listWebhooks(1)).body.data.some((w: any) => w.id === data.id)).toBe(true);
+
+    const paused = await callTool(client, 'update_webhook', { webhook_id: data.id, is_active: false, description: 'paused by agent' });
+    expect(paused.structuredContent).toMatchObject({ id: data.id, is_active: false, description: 'paused by agent' });
+    expect(JSON.stringify(paused)).not.toContain('whsec_');
+
+    const audit = await auditOfKey(stack, writer.record.id);
+    expect(audit.find((r) => r.action === 'mcp:tools/call:update_webhook')).toMatchObject({
+      status: 200,
+      webhook_id: data.id,
+      changes: ['description', 'is_active'],
+      diff: { description: { before: null, after: 'paused by agent' }, is_active: { before: true, after: false } },
+    });
+    expect(JSON.stringify(audit)).not.toContain('whsec_');
+  });
+
+  test('a refused URL is a tool error (audited 400); another org’s endpoint is not found', async () => {
+    const refused = await callTool(client, 'create_webhook', { url: 'https://10.0.0.1/hook', events: ['*'] });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('a private address');
+    const theirs = (await admin.createWebhook({ org_id: 2, url: 'https://globex.example/h', events: ['*'] }, 'globex-admin')).body.data.id;
+    for (const [name, args] of [
+      ['update_webhook', { webhook_id: theirs, description: 'x' }],
+      ['delete_webhook', { webhook_id: theirs }],
+      ['list_webhook_deliveries', { webhook_id: theirs }],
+    ] as const) {
+      const result = await callTool(client, name, args);
+      expect([name, result.isError, textOf(result)]).toEqual([name, true, `Webhook ${theirs} not found in organization 1`]);
+    }
+    expect((await admin.listWebhooks(2, 'globex-admin')).body.data.some((w: any) => w.id === theirs)).toBe(true);
+    const statuses = (await auditOfKey(stack, writer.record.id)).filter((r) => r.webhook_id === theirs).map((r) => r.status);
+    expect(statuses).toEqual([404, 404, 404]);
+  });
+
+  test('list_webhook_deliveries and retry_webhook_delivery: a test event’s delivery, retried (queued again)', async () => {
+    const id = (await callTool(client, 'create_webhook', { url: 'https://partner.example/retry', events: ['*'] })).structuredContent!
+      .id as number;
+    const delivery = (await admin.testWebhook({ id, org_id: 1 })).body.data.id as string;
+    const page = await callTool(client, 'list_webhook_deliveries', { webhook_id: id, limit: 5 });
+    expect((page.structuredContent as any).deliveries.map((d: any) => [d.id, d.event_type])).toEqual([[delivery, 'webhook.test']]);
+    const sent = queue.messages.length;
+    const retried = await callTool(client, 'retry_webhook_delivery', { delivery_id: delivery });
+    expect(retried.structuredContent).toMatchObject({ id: delivery, status: 'pending' });
+    expect(queue.messages.slice(sent)).toEqual([expect.objectContaining({ webhook_id: id, delivery_id: delivery, attempts: 0 })]);
+    const unknown = await callTool(client, 'retry_webhook_delivery', { delivery_id: `msg_${id}_01JD8Y3W5Q7T0R6H1C2B3A4N5M` });
+    expect(textOf(unknown)).toContain('not found');
+  });
+
+  test('delete_webhook removes it', async () => {
+    const id = (await callTool(client, 'create_webhook', { url: 'https://partner.example/gone', events: ['*'] })).structuredContent!
+      .id as number;
+    expect((await callTool(client, 'delete_webhook', { webhook_id: id })).structuredContent).toEqual({ id, deleted: true });
+    expect((await admin.listWebhooks(1)).body.data.some((w: any) => w.id === id)).toBe(false);
+  });
+
+  test('mcp:connections:read lists but may not change: the write tools are refused naming their scope', async () => {
+    const reader = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: ['mcp:connections:read'] });
+    const c = await connectMcp(stack, reader.raw);
+    clients.push(c);
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(['list_webhooks', 'list_webhook_deliveries']);
+    const refused = await callTool(c, 'create_webhook', { url: 'https://partner.example/no', events: ['*'] });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe('create_webhook requires the MCP scope mcp:connections:write, which this API key does not have');
+  });
+});
