@@ -203,7 +203,10 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
       expect(delivery.id).toMatch(new RegExp(`^msg_${id}_[0-9A-HJKMNP-TV-Z]{26}$`));
       expect(queue.messages.slice(sent)).toEqual([{ webhook_id: id, delivery_id: delivery.id, attempts: 0, due_at: delivery.created_at }]);
       const record = (await store().find(id, delivery.id))!;
-      expect(JSON.parse(record.body)).toEqual({ type: 'webhook.test', timestamp: delivery.created_at, data: { webhook_id: id } });
+      const body = JSON.parse(record.body);
+      expect(body).toEqual({ type: 'webhook.test', timestamp: expect.any(String), data: { webhook_id: id } });
+      // The event is dated when test-webhook was called; the delivery, when it was stored just after.
+      expect(Date.parse(body.timestamp)).toBeLessThanOrEqual(Date.parse(delivery.created_at));
       expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id })).body.data.deliveries[0]).toEqual(delivery);
       expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: other })).body.data.deliveries).toEqual([]);
       expect((await auditRecords('test-webhook')).find((r) => r.webhook_id === id)).toMatchObject({ status: 200, actor: 'acme-admin' });
