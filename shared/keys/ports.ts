@@ -24,6 +24,25 @@ export interface CounterStore {
   reserve(sequence: string, size: number): Promise<number>;
 }
 
+/** A key's rate window found exhausted: the `key.rate_limited` event's source (the counters table's stream). */
+export interface RateLimitNotice {
+  readonly org_id: number;
+  readonly key_id: number;
+  readonly window: 'minute' | 'day';
+  readonly limit: number;
+  /** ISO 8601: the window's start and end. */
+  readonly window_start: string;
+  readonly resets_at: string;
+  /** ISO 8601: the refusal that found it. */
+  readonly at: string;
+}
+
+/** Where rate-limit notices go (items of the counters table, whose stream makes them events). */
+export interface RateNoticeStore {
+  /** Put the notice unless the key's window already has one: at most one per key and window, whoever puts it. */
+  notice(notice: RateLimitNotice): Promise<void>;
+}
+
 /**
  * The counter layouts of a key's UTC day (`counter-layouts.ts`): stored only when the key's limits
  * changed shortly before or during the day; a key whose limits did not never touches them.
