@@ -38,8 +38,8 @@ export interface EventServices extends CoreServices {
   readonly streamedTables: Readonly<Record<StreamedTable, string>>;
 }
 
-/** Tokens by BatchGetItem (100 a call), every stored attribute but the table's own bookkeeping ignored by the rules. */
-class DynamoTokenReads implements TokenReads {
+/** Tokens by BatchGetItem (100 a call); what the table keeps beside a record is ignored by the rules. */
+export class DynamoTokenReads implements TokenReads {
   constructor(private readonly options: ReturnType<typeof storeOptions>) {}
 
   async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {

@@ -41,7 +41,7 @@ function token(overrides: Partial<TokenRecord> = {}): TokenRecord & Record<strin
   };
 }
 
-function key(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+function key(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord & Record<string, unknown> {
   const record = newKeyRecord(generateRawKey(), 42, { org_id: 3, tier: 'business' }, { name: 'Checkout server' }, NOW - DAY);
   return { ...record, updated_by: 'admin-sub', ...overrides };
 }
