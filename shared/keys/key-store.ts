@@ -30,6 +30,8 @@ export interface KeyStoreOptions extends StoreOptions {
 
 /** Where the org's ConditionCheck sits in {@link DynamoKeyStore.createInOrg}'s transaction. */
 const ORG_CHECK = 2;
+/** Where the key item's delete sits in {@link DynamoKeyStore.remove}'s transaction. */
+const KEY_DELETE = 1;
 import { queryItems } from '../platform/dynamo/reads.js';
 
 /**
@@ -273,7 +275,10 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
         // The key's delete is conditional on that key of that org; the tombstone's put on that key's
         // id item: a repeat whose first run applied finds the key gone (404), as a second delete would.
         new TransactWriteCommand({
+          // The tombstone first: dynalite's stand-in applies the items in order, and a stream reader of
+          // the key's removal must find who removed it (DynamoDB applies both at once).
           TransactItems: [
+            { Put: tombstonePut(this.options, key, deletion) },
             {
               Delete: {
                 TableName: this.options.tableName,
@@ -282,13 +287,12 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
                 ExpressionAttributeValues: { ':org': key.org_id, ':id': key.id },
               },
             },
-            { Put: tombstonePut(this.options, key, deletion) },
           ],
         }),
       );
     } catch (error) {
       const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') {
+      if (reasons?.[KEY_DELETE]?.Code === 'ConditionalCheckFailed') {
         throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
       }
       // Cancelled by a concurrent transaction or throttling: nothing was written, a retry may pass.

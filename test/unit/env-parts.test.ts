@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/keys/admin-services.js';
 import { webhookAdminServices } from '../../shared/webhooks/admin-services.js';
+import { eventServices } from '../../shared/webhooks/event-services.js';
 import { catalogAdminServices } from '../../shared/catalog/admin-services.js';
 import { orgsServices } from '../../shared/catalog/admin-services.js';
 import { usageServices } from '../../shared/usage/admin-services.js';
@@ -55,8 +56,8 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   idempotency: idempotencyServices,
   admin: adminServices,
   webhooks: webhookAdminServices,
-  // Built by the workers' services (shared/webhooks/event-services.ts, delivery-services.ts) once they exist.
-  webhookEvents: undefined,
+  webhookEvents: eventServices,
+  // Built by the delivery worker's services (shared/webhooks/delivery-services.ts) once they exist.
   webhookDelivery: undefined,
   catalogAdmin: catalogAdminServices,
   usage: usageServices,

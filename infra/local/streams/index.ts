@@ -17,6 +17,9 @@ import { DynamoLocalStreams } from './dynamo-local-streams.js';
 
 /** Times a batch is handed over at most. */
 const MAX_DELIVERIES = 3;
+/** DynamoDB Local's streams are settled after this many passes this far apart find nothing. */
+const QUIET_PASSES = 2;
+const QUIET_PASS_MS = 100;
 /** Records per invocation (the event source mappings' batch size). */
 const BATCH_SIZE = 100;
 
@@ -136,9 +139,13 @@ export async function startStreams(options: StreamOptions): Promise<LocalStreams
   timer.unref();
   return {
     settle: async () => {
-      // Until a pass finds nothing new and what was found is read.
-      while ((await poll()) > 0) await settled();
-      await settled();
+      // Until a pass a moment after the last finds nothing new (DynamoDB Local makes a write's record
+      // a moment after answering it), and what was found is read.
+      for (let quiet = 0; quiet < QUIET_PASSES; ) {
+        await new Promise((done) => setTimeout(done, QUIET_PASS_MS));
+        quiet = (await poll()) > 0 ? 0 : quiet + 1;
+        await settled();
+      }
     },
     close: async () => {
       if (closed) return;
