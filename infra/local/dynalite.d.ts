@@ -34,7 +34,13 @@ declare module 'dynalite/db/index.js' {
      * Every item write (put, update, delete; batch writes through them) calls this inside its lock on
      * the item, with the item as it was and as it will be (null: deleted), just before the write.
      */
-    updateIndexes(store: Store, table: Table, oldItem: Data | null | undefined, newItem: Data | null, cb: (err?: Error | null) => void): void;
+    updateIndexes(
+      store: Store,
+      table: Table,
+      oldItem: Data | null | undefined,
+      newItem: Data | null,
+      cb: (err?: Error | null) => void,
+    ): void;
   };
   export default db;
 }

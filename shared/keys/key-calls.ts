@@ -341,7 +341,12 @@ export class KeyCalls {
    * container learns of it in that window; undefined after that (a container refused a thousand
    * times a second writes it once), or without a notice store.
    */
-  private noticeOf(key: ApiKeyRecord, windows: readonly RateWindow[], by: RateWindow['name'], now: number): (() => Promise<unknown>) | undefined {
+  private noticeOf(
+    key: ApiKeyRecord,
+    windows: readonly RateWindow[],
+    by: RateWindow['name'],
+    now: number,
+  ): (() => Promise<unknown>) | undefined {
     const { notices } = this.deps;
     const window = windows.find((w) => w.name === by);
     if (!notices || !window) return undefined;

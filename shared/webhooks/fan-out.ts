@@ -54,11 +54,18 @@ export class WebhookFanOut implements EventSink {
     for (const sourced of events) byOrg.set(sourced.org_id, [...(byOrg.get(sourced.org_id) ?? []), sourced]);
     const now = this.deps.clock.now();
     const deliveries = (
-      await Promise.all([...byOrg].map(async ([orgId, sourced]) => this.deliveriesOf(await this.deps.webhooks.listByOrg(orgId), sourced, now)))
+      await Promise.all(
+        [...byOrg].map(async ([orgId, sourced]) => this.deliveriesOf(await this.deps.webhooks.listByOrg(orgId), sourced, now)),
+      )
     ).flat();
     if (deliveries.length === 0) return;
     await this.deps.deliveries.create(deliveries);
-    const messages: DeliveryMessage[] = deliveries.map((d) => ({ webhook_id: d.webhook_id, delivery_id: d.id, attempts: 0, due_at: isoTime(now) }));
+    const messages: DeliveryMessage[] = deliveries.map((d) => ({
+      webhook_id: d.webhook_id,
+      delivery_id: d.id,
+      attempts: 0,
+      due_at: isoTime(now),
+    }));
     await this.deps.queue.send(messages);
   }
 

@@ -88,7 +88,10 @@ function tokenChange({ eventName, eventID, oldImage, newImage }: StreamChange): 
   }
   if (eventName !== 'MODIFY' || !oldImage || !newImage || oldImage.status !== 'active') return NOTHING;
   const token = newImage as unknown as TokenRecord;
-  const sourced = (event: SourcedEvent['event']): ChangeOutcome => ({ ...NOTHING, events: [{ org_id: token.org_id, source_id: eventID, event }] });
+  const sourced = (event: SourcedEvent['event']): ChangeOutcome => ({
+    ...NOTHING,
+    events: [{ org_id: token.org_id, source_id: eventID, event }],
+  });
   if (token.status === 'consumed') return sourced(sessionConsumed(token));
   if (token.status === 'revoked') return sourced(sessionRevoked(token));
   return NOTHING;

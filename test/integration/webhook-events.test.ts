@@ -131,7 +131,14 @@ describe(`webhook events from the streams, on ${process.env.DYNAMODB_BACKEND ===
     });
     const minute = Math.floor(stack.clock.now() / 60_000) * 60_000;
     expect(events).toEqual([
-      { type: 'key.rate_limited', org_id: 1, key_id: limited.record.id, window: 'minute', limit: 1, resets_at: new Date(minute + 60_000).toISOString() },
+      {
+        type: 'key.rate_limited',
+        org_id: 1,
+        key_id: limited.record.id,
+        window: 'minute',
+        limit: 1,
+        resets_at: new Date(minute + 60_000).toISOString(),
+      },
     ]);
   });
 

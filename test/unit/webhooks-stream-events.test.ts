@@ -54,7 +54,9 @@ describe('tokens', () => {
   test('active -> consumed: session.consumed, sourced by the record, of the org', () => {
     const consumed = token({ status: 'consumed', session_id: 77, consumed_at: iso(NOW), player_uuid: null });
     const out = changeOutcome(change({ table: 'tokens', eventName: 'MODIFY', oldImage: token(), newImage: consumed }));
-    expect(out.events).toEqual([{ org_id: 3, source_id: 'ev-1', event: expect.objectContaining({ type: 'session.consumed', timestamp: iso(NOW) }) }]);
+    expect(out.events).toEqual([
+      { org_id: 3, source_id: 'ev-1', event: expect.objectContaining({ type: 'session.consumed', timestamp: iso(NOW) }) },
+    ]);
     expect(out.events[0]!.event.data).not.toHaveProperty('org_shard');
     expect(out.due).toEqual([]);
   });
@@ -160,10 +162,14 @@ describe('keys', () => {
     expect(changed.due).toEqual([{ kind: 'key.expiring', org_id: 3, ref: '42', due_at: iso(NOW) }]);
     // The expiry unchanged (a rename): no new item.
     const renamed = key({ expires_at: far, name: 'x', updated_at: iso(NOW) });
-    expect(changeOutcome(change({ table: 'keys', eventName: 'MODIFY', oldImage: key({ expires_at: far }), newImage: renamed })).due).toEqual([]);
+    expect(
+      changeOutcome(change({ table: 'keys', eventName: 'MODIFY', oldImage: key({ expires_at: far }), newImage: renamed })).due,
+    ).toEqual([]);
     // Cleared: none.
     const cleared = key({ expires_at: null, updated_at: iso(NOW) });
-    expect(changeOutcome(change({ table: 'keys', eventName: 'MODIFY', oldImage: key({ expires_at: far }), newImage: cleared })).due).toEqual([]);
+    expect(
+      changeOutcome(change({ table: 'keys', eventName: 'MODIFY', oldImage: key({ expires_at: far }), newImage: cleared })).due,
+    ).toEqual([]);
   });
 
   test('a key.expiring item still holds only while the key still expires when it was made for, and works', () => {
@@ -198,11 +204,17 @@ describe('counters', () => {
       {
         org_id: 3,
         source_id: 'ev-1',
-        event: { type: 'key.rate_limited', timestamp: iso(NOW + 12_000), data: { key_id: 42, window: 'minute', limit: 60, resets_at: iso(NOW + 60_000) } },
+        event: {
+          type: 'key.rate_limited',
+          timestamp: iso(NOW + 12_000),
+          data: { key_id: 42, window: 'minute', limit: 60, resets_at: iso(NOW + 60_000) },
+        },
       },
     ]);
     const day = { ...notice, pk: `notice#42#day#${iso(NOW - 36_000_000)}`, window: 'day', limit: 1000, resets_at: iso(NOW + 50_400_000) };
-    expect(changeOutcome(change({ table: 'counters', eventName: 'INSERT', newImage: day })).events[0]!.event.data).toMatchObject({ window: 'day' });
+    expect(changeOutcome(change({ table: 'counters', eventName: 'INSERT', newImage: day })).events[0]!.event.data).toMatchObject({
+      window: 'day',
+    });
   });
 
   test('counting writes, a notice’s TTL removal: nothing', () => {

@@ -45,7 +45,8 @@ export class DynamoLocalStreams {
     try {
       for (const tableName of tableNames) {
         const { Table } = await tables.send(new DescribeTableCommand({ TableName: tableName }));
-        if (!Table?.LatestStreamArn) throw new Error(`table ${tableName} has no stream (made before streams? delete the local data folder)`);
+        if (!Table?.LatestStreamArn)
+          throw new Error(`table ${tableName} has no stream (made before streams? delete the local data folder)`);
         const followed: Followed = { streamArn: Table.LatestStreamArn, iterators: new Map() };
         reader.followed.set(tableName, followed);
         await reader.discover(followed, true);
@@ -114,7 +115,10 @@ export class DynamoLocalStreams {
       );
       for (const shard of StreamDescription?.Shards ?? []) {
         if (!shard.ShardId || followed.iterators.has(shard.ShardId)) continue;
-        const place = { iterator: await this.iterator(followed.streamArn, shard.ShardId, undefined), last: undefined as string | undefined };
+        const place = {
+          iterator: await this.iterator(followed.streamArn, shard.ShardId, undefined),
+          last: undefined as string | undefined,
+        };
         followed.iterators.set(shard.ShardId, place);
         if (skip) while (place.iterator !== null && (await this.read(followed.streamArn, shard.ShardId, place)).length > 0);
       }

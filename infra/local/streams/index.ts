@@ -76,7 +76,10 @@ export async function startStreams(options: StreamOptions): Promise<LocalStreams
       });
       const failed = answer?.batchItemFailures[0]?.itemIdentifier;
       if (failed === undefined) return;
-      const from = Math.max(0, rest.findIndex((r) => r.dynamodb?.SequenceNumber === failed));
+      const from = Math.max(
+        0,
+        rest.findIndex((r) => r.dynamodb?.SequenceNumber === failed),
+      );
       rest = rest.slice(from);
       if (attempt >= MAX_DELIVERIES) {
         log(`webhook-events: ${rest.length} stream records dropped after ${MAX_DELIVERIES} attempts`);
@@ -135,13 +138,16 @@ export async function startStreams(options: StreamOptions): Promise<LocalStreams
       return count;
     })().finally(() => (polling = undefined)));
   let closed = false;
-  const timer = setInterval(() => void poll().catch((error: unknown) => log(`stream poll failed: ${String(error)}`)), options.pollIntervalMs ?? 1_000);
+  const timer = setInterval(
+    () => void poll().catch((error: unknown) => log(`stream poll failed: ${String(error)}`)),
+    options.pollIntervalMs ?? 1_000,
+  );
   timer.unref();
   return {
     settle: async () => {
       // Until a pass a moment after the last finds nothing new (DynamoDB Local makes a write's record
       // a moment after answering it), and what was found is read.
-      for (let quiet = 0; quiet < QUIET_PASSES; ) {
+      for (let quiet = 0; quiet < QUIET_PASSES;) {
         await new Promise((done) => setTimeout(done, QUIET_PASS_MS));
         quiet = (await poll()) > 0 ? 0 : quiet + 1;
         await settled();

@@ -10,7 +10,15 @@ import type { WorkerDefinition } from '../../platform/worker.js';
 import type { DueItem } from '../delivery-model.js';
 import { eventServices, type EventServices } from '../event-services.js';
 import { subscribes } from '../events.js';
-import { changeOutcome, keyDeletedEvent, needsSubscriber, type ChangeOutcome, type Image, type StreamChange, type StreamedTable } from '../stream-events.js';
+import {
+  changeOutcome,
+  keyDeletedEvent,
+  needsSubscriber,
+  type ChangeOutcome,
+  type Image,
+  type StreamChange,
+  type StreamedTable,
+} from '../stream-events.js';
 
 export const webhookEventsWorker = {
   function: 'webhook-events',
@@ -110,16 +118,21 @@ export function webhookEventsHandler(deps: () => EventsDeps): (event: DynamoDBSt
 /** Publish what the records made: deleted keys' events once their actors are read; due items of the orgs that want them. */
 async function handle(services: EventsDeps, outcomes: readonly ChangeOutcome[]): Promise<void> {
   const deleted = await Promise.all(
-    outcomes.flatMap((o) => o.deletions).map(async (d) => {
-      const deletion = await services.keys.deletionOf(d.key.org_id, d.key.id);
-      // No tombstone: not deleted by an admin (a take-back of a key never handed out): nothing to say.
-      return deletion && keyDeletedEvent(d, deletion);
-    }),
+    outcomes
+      .flatMap((o) => o.deletions)
+      .map(async (d) => {
+        const deletion = await services.keys.deletionOf(d.key.org_id, d.key.id);
+        // No tombstone: not deleted by an admin (a take-back of a key never handed out): nothing to say.
+        return deletion && keyDeletedEvent(d, deletion);
+      }),
   );
   const events = [...outcomes.flatMap((o) => o.events), ...deleted.filter((e) => e !== undefined)];
   const due = outcomes.flatMap((o) => o.due);
   const wanting = await orgsWanting(services, due);
-  await Promise.all([services.sink.publish(events), services.due.add(due.filter((item) => !needsSubscriber(item) || wanting.has(item.org_id)))]);
+  await Promise.all([
+    services.sink.publish(events),
+    services.due.add(due.filter((item) => !needsSubscriber(item) || wanting.has(item.org_id))),
+  ]);
 }
 
 /** The orgs among those of `due`'s subscriber-bound items with an active endpoint taking `session.expired`: one read per org. */
