@@ -19,9 +19,28 @@ declare module 'dynalite/db/index.js' {
     statusCode: number;
     body: Record<string, unknown>;
   }
+  /** One dynalite's data (each server has its own). */
+  type Store = object;
+  /** A table's description as dynalite keeps it. */
+  interface Table {
+    TableName: string;
+  }
   const db: {
     /** The refusal of a write whose condition `item` (undefined: none) fails, else null or undefined. */
     checkConditional(data: Data, item: Data | undefined): DynaliteError | null | undefined;
+    /** Make a server's store (called once by `dynalite()`). */
+    create(options: Record<string, unknown>): Store;
+    /**
+     * Every item write (put, update, delete; batch writes through them) calls this inside its lock on
+     * the item, with the item as it was and as it will be (null: deleted), just before the write.
+     */
+    updateIndexes(
+      store: Store,
+      table: Table,
+      oldItem: Data | null | undefined,
+      newItem: Data | null,
+      cb: (err?: Error | null) => void,
+    ): void;
   };
   export default db;
 }

@@ -15,6 +15,7 @@ import {
   ListTablesCommand,
   PutItemCommand,
   ScanCommand as RawScanCommand,
+  UpdateTableCommand,
   type AttributeValue,
   type CreateTableCommandInput,
   type DynamoDBClientConfig,
@@ -32,6 +33,7 @@ import { createDocumentClient } from '../../shared/platform/dynamo/client.js';
 import { returnOldItemOnRefusal } from './dynalite-refusals.js';
 import { addTransactions } from './dynalite-transactions.js';
 import { startDynamoLocal } from './dynamo-local.js';
+import { followableDynalite, forgetDynalite } from './streams/dynalite-streams.js';
 
 /**
  * How a client reaches a DynamoDB: the endpoint, and the region and credentials it signs with (the
@@ -242,7 +244,8 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
   const socketPath = join(folder, 'dynamodb.sock');
   // A refused write that asks for the item as it was gets it, as from DynamoDB (dynalite-refusals.ts).
   returnOldItemOnRefusal();
-  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // Its writes can be followed as a stream (streams/dynalite-streams.ts: dynalite has no streams).
+  const server = followableDynalite(socketPath, () => dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
   // The host names nothing: the socket carries every request.
   const connection: DynamoConnection = {
     endpoint: 'http://dynalite.localhost',
@@ -269,6 +272,7 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();
         server.close(() => {
+          forgetDynalite(socketPath);
           removeFolder();
           process.off('exit', removeFolder);
           resolve();
@@ -303,6 +307,8 @@ export function createTableInput(def: TableDefinition, tableName: string): Creat
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    // DynamoDB Local keeps the stream; dynalite drops the parameter (its stand-in: infra/local/streams/).
+    ...(def.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: def.stream } } : {}),
     KeySchema: keySchema(def.partitionKey, def.sortKey),
     AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({
       AttributeName,
@@ -335,9 +341,26 @@ export async function ensureTables(connection: DynamoConnection, names: Record<T
       await client.send(new CreateTableCommand(createTableInput(def, names[name])));
       // DynamoDB (and a given endpoint) creates a table in seconds; the emulators at once.
       await waitUntilTableExists({ client, maxWaitTime: 300, minDelay: 1 }, { TableName: names[name] });
-    } else await rebuildIfIndexesDiffer(client, def, names[name]);
+    } else {
+      await rebuildIfIndexesDiffer(client, def, names[name]);
+      await enableStream(client, def, names[name]);
+    }
   }
   client.destroy();
+}
+
+/**
+ * Turn on the declared stream of a table made before it had one (a data folder of an earlier run).
+ * Only DynamoDB Local (or a given endpoint) reports streams; dynalite has none, and its stand-in needs none.
+ */
+async function enableStream(client: DynamoDBClient, def: TableDefinition, tableName: string): Promise<void> {
+  if (!def.stream) return;
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (Table?.StreamSpecification?.StreamEnabled) return;
+  // dynalite refuses an update it cannot read: nothing to turn on there.
+  await client
+    .send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: def.stream } }))
+    .catch(() => undefined);
 }
 
 /** Recreate a local table with its declared indexes, keeping its items (written again, so indexed). */

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CounterLayoutStore, CounterStore } from './ports.js';
+import type { CounterLayoutStore, CounterStore, RateLimitNotice, RateNoticeStore } from './ports.js';
 import type { ReportBudgetStore } from '../usage/index.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
@@ -16,8 +16,36 @@ const MINUTE_COUNT = /^m\d+$/;
 const layoutKey = (keyId: number, dayStart: number): string => `rate#${keyId}#${dayStart}#layout`;
 
 /** Rate-limit counter shards and their layouts, id sequences and the report budgets as atomic counter items. */
-export class DynamoCounterStore implements CounterStore, CounterLayoutStore, ReportBudgetStore {
+export class DynamoCounterStore implements CounterStore, CounterLayoutStore, ReportBudgetStore, RateNoticeStore {
   constructor(private readonly options: StoreOptions) {}
+
+  /**
+   * `notice#<key_id>#<minute|day>#<window start>`: its first put makes the stream's INSERT, hence
+   * one `key.rate_limited` (shared/webhooks/stream-events.ts); any later put for the same window
+   * (another container learning it too) is refused and changes nothing. Kept a day past its window.
+   */
+  async notice(notice: RateLimitNotice): Promise<void> {
+    try {
+      await this.options.client.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: `notice#${notice.key_id}#${notice.window}#${notice.window_start}`,
+            org_id: notice.org_id,
+            key_id: notice.key_id,
+            window: notice.window,
+            limit: notice.limit,
+            resets_at: notice.resets_at,
+            at: notice.at,
+            [TTL_ATTRIBUTE]: Math.ceil(Date.parse(notice.resets_at) / 1000) + 86_400,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalFailure(error)) throw error;
+    }
+  }
 
   async count(slot: CounterSlot): Promise<SlotCount> {
     const stale = slot.staleMinuteFields.map((_, i) => `#s${i}`);

@@ -74,7 +74,10 @@ export class KeyAdmin {
       });
     const raw = generateRawKey();
     const { org_id: _org, ...settings } = input;
-    const record = newKeyRecord(raw, id, org, { ...settings, mcp_scopes: unique(settings.mcp_scopes ?? []) }, now);
+    const record: ApiKeyRecord = {
+      ...newKeyRecord(raw, id, org, { ...settings, mcp_scopes: unique(settings.mcp_scopes ?? []) }, now),
+      updated_by: admin.subject,
+    };
     const stored = await this.audit.audited({ admin, orgId: org.org_id, call, action: 'create-key' }, { key: record }, () =>
       underTier(record, async (r) => {
         await this.deps.keys.createInOrg(r);
@@ -104,7 +107,7 @@ export class KeyAdmin {
     const updated = await this.audit.audited(
       adminCall,
       { key, changes: fields, diff },
-      () => this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true }),
+      () => this.deps.keys.update(key, changes, isoTime(this.deps.clock.now()), { retiredStaysRetired: true, by: admin.subject }),
       ({ before, after }) => diffOf<KeyChanges>(before, after, fields),
     );
     return keyView(updated.after);
@@ -149,20 +152,27 @@ export class KeyAdmin {
     const now = this.deps.clock.now();
     const raw = generateRawKey();
     // The old key's settings, but no expiry.
-    const record: ApiKeyRecord = { ...newKeyRecord(raw, id, org, { ...old, expires_at: null }, now), rotated_from: old.id };
+    const record: ApiKeyRecord = {
+      ...newKeyRecord(raw, id, org, { ...old, expires_at: null }, now),
+      rotated_from: old.id,
+      updated_by: admin.subject,
+    };
     const retire = retirement(old, id, now, input.grace_period_minutes);
     const fields = Object.keys(retire) as (keyof KeyChanges & string)[];
     const diff = diffOf<KeyChanges>(old, { ...old, ...retire }, fields);
     const { created, retired } = await this.audit.audited(adminCall, { key: old, changes: fields, diff }, () =>
-      underTier(record, async (r) => ({ created: r, retired: await this.replace(old, r, retire, isoTime(now)) })),
+      underTier(record, async (r) => ({ created: r, retired: await this.replace(old, r, retire, isoTime(now), admin.subject) })),
     );
     return { ...keyView(created), key: raw, previous: keyView(retired) };
   }
 
   /** Store the new key and retire the old one together; when either write fails, take the other back. */
-  private async replace(old: ApiKeyRecord, record: ApiKeyRecord, retire: KeyChanges, atIso: string): Promise<ApiKeyRecord> {
+  private async replace(old: ApiKeyRecord, record: ApiKeyRecord, retire: KeyChanges, atIso: string, by: string): Promise<ApiKeyRecord> {
     const { keys } = this.deps;
-    const [created, retired] = await Promise.allSettled([keys.createInOrg(record), keys.update(old, retire, atIso, { unrotated: true })]);
+    const [created, retired] = await Promise.allSettled([
+      keys.createInOrg(record),
+      keys.update(old, retire, atIso, { unrotated: true, by }),
+    ]);
     if (created.status === 'fulfilled' && retired.status === 'fulfilled') return retired.value.after;
     // Take-backs of writes already made: they get their attempt even at the deadline.
     const settled = await asFollowUp(() => {
@@ -183,7 +193,9 @@ export class KeyAdmin {
     const adminCall: AdminCall = { admin, orgId, call, action: 'delete-key' };
     // Any tier, as revocation: a downgraded org can still remove its keys.
     const { key } = await this.find(adminCall, id, true);
-    await this.audit.audited(adminCall, { key }, () => this.deps.keys.remove(key));
+    // The id item keeps who deleted the key: the actor of its `key.deleted` event.
+    const deletion = { deleted_by: admin.subject, deleted_at: isoTime(this.deps.clock.now()) };
+    await this.audit.audited(adminCall, { key }, () => this.deps.keys.remove(key, deletion));
     return { id, deleted: true };
   }
 

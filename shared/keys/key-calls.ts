@@ -9,7 +9,7 @@ import { type ApiKeyRecord } from './model.js';
 import { type AuditRecord } from '../audit/index.js';
 import { type CallContext } from '../platform/call.js';
 import type { AuditStore, RefusalKind, UsageRollupStore } from '../audit/index.js';
-import type { CounterLayoutStore, CounterStore, KeyStore } from './ports.js';
+import type { CounterLayoutStore, CounterStore, KeyStore, RateNoticeStore } from './ports.js';
 import { CounterLayouts, StaleKey } from './counter-layouts.js';
 import { ExhaustedShards } from './exhausted-shards.js';
 import { KnownKeys } from './known-keys.js';
@@ -29,6 +29,9 @@ import {
 
 /** The raw API key format: `dpk_` and 40 hex characters. */
 const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
+
+/** Windows remembered as noticed at most; beyond it the memory starts afresh (a notice put twice is refused by its condition). */
+const MAX_NOTICED = 10_000;
 
 /** Most counter shards one call tries (`count()`): two when they are full, three when throttled. */
 const MAX_SHARD_TRIES = 3;
@@ -98,6 +101,11 @@ export interface KeyCallsDeps {
   readonly keys: Pick<KeyStore, 'getByHash' | 'touch'>;
   readonly counters: CounterStore & CounterLayoutStore;
   /**
+   * Where a key's exhausted window is noticed once (`key.rate_limited`, shared/webhooks/); absent:
+   * not noticed.
+   */
+  readonly notices?: RateNoticeStore;
+  /**
    * The usage rollup (`usage-rollup-store.ts`): where refused calls are counted for the usage report,
    * audited ones (403, 429) and the 429s answered from memory (`refusal-tally.ts`); absent: not counted.
    */
@@ -139,6 +147,8 @@ export class KeyCalls {
   private readonly exhausted = new ExhaustedShards();
   private readonly refusals = new RefusalTally();
   private readonly known = new KnownKeys();
+  /** The windows this container has noticed exhausted, by `<key id>#<window>`: their start. */
+  private readonly noticed = new Map<string, number>();
   private readonly layouts: CounterLayouts;
 
   constructor(private readonly deps: KeyCallsDeps) {
@@ -217,7 +227,8 @@ export class KeyCalls {
 
     // Refused by the rate limit: the record says 429 (it said the outcome expected: 200, or the refusal's).
     if (count && 'refusedBy' in count) {
-      throw await this.failed(this.rateLimited(call, windows, count.refusedBy, now), placed, ttl, audited, effect, done);
+      const notice = this.noticeOf(key, windows, count.refusedBy, now);
+      throw await this.failed(this.rateLimited(call, windows, count.refusedBy, now), placed, ttl, audited, effect, done, notice);
     }
     // Counted under limits read again (a limit change met the call): the client is told those.
     if (count && count.key !== key) windows = rateWindows(count.key, now);
@@ -327,6 +338,41 @@ export class KeyCalls {
     return new RateLimited(exhausted.name, secondsToReset(exhausted, now));
   }
 
+  /**
+   * The put of the key's exhausted window's notice (`key.rate_limited`), the first time this
+   * container learns of it in that window; undefined after that (a container refused a thousand
+   * times a second writes it once), or without a notice store.
+   */
+  private noticeOf(
+    key: ApiKeyRecord,
+    windows: readonly RateWindow[],
+    by: RateWindow['name'],
+    now: number,
+  ): (() => Promise<unknown>) | undefined {
+    const { notices } = this.deps;
+    const window = windows.find((w) => w.name === by);
+    if (!notices || !window) return undefined;
+    const noticed = `${key.id}#${by}`;
+    if (this.noticed.get(noticed) === window.startMs) return undefined;
+    if (this.noticed.size >= MAX_NOTICED) this.noticed.clear();
+    this.noticed.set(noticed, window.startMs);
+    const notice = {
+      org_id: key.org_id,
+      key_id: key.id,
+      window: by,
+      limit: window.limit,
+      window_start: isoTime(window.startMs),
+      resets_at: isoTime(window.endMs),
+      at: isoTime(now),
+    };
+    return () =>
+      notices.notice(notice).catch((error: unknown) => {
+        // Not noticed after all: the next refusal tries again.
+        this.noticed.delete(noticed);
+        throw error;
+      });
+  }
+
   /** A call that failed or was refused (by the rate limit too): speculative write undone, audit corrected. */
   private async failed<T>(
     failure: unknown,
@@ -335,10 +381,13 @@ export class KeyCalls {
     audited: PromiseSettledResult<AuditRecord>,
     effect: Effect<T> | undefined,
     done: PromiseSettledResult<T | undefined>,
+    notice?: () => Promise<unknown>,
   ): Promise<unknown> {
     // Follow-ups of writes already made: they get their attempt even at the deadline.
     return asFollowUp(async () => {
       const fixes: [string, Promise<unknown>][] = [];
+      // Beside the undo and the audit correction a refusal makes anyway: no stage of its own.
+      if (notice) fixes.push(['rate-limit notice', notice()]);
       const undo = this.undoOf(effect, done);
       if (undo) fixes.push(undo);
       const status = statusOf(failure);

@@ -10,10 +10,15 @@
  * (`DynamoKeyStore.createInOrg`), else side by side, so every failure mode is named where the
  * writes are (`DynamoKeyStore.create`, `remove`). A stale id item (its key deleted meanwhile) is
  * harmless: every admin write is conditional on the key item itself.
+ *
+ * delete-key leaves the id item behind as a tombstone (`deleted_by`, `deleted_at`), written in one
+ * transaction with the key item's delete (`DynamoKeyStore.remove`): the webhook worker reads from it
+ * who deleted the key (`key.deleted`'s actor; the key item's stream record has only the key). Every
+ * lookup by id reads a tombstone as absent ({@link locateById}).
  */
 import { DeleteCommand, GetCommand, paginateScan, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from './model.js';
-import type { KeyLocation } from './ports.js';
+import type { KeyDeletion, KeyLocation } from './ports.js';
 import { idempotent, isConditionalFailure, type StoreOptions } from '../platform/dynamo/client.js';
 
 /** The table key of a key's id item (a hash is hex, so no key item can have it). */
@@ -27,6 +32,9 @@ interface KeyIdItem {
   readonly target_org: number;
   /** The key's prefix, which the audit record of an admin call names. */
   readonly key_prefix: string;
+  /** A tombstone's: the key is gone, deleted by this actor at this time. */
+  readonly deleted_by?: string;
+  readonly deleted_at?: string;
 }
 
 /** The id item of `key`. */
@@ -58,8 +66,31 @@ export async function locateById(options: StoreOptions, orgId: number, id: numbe
     new GetCommand({ TableName: options.tableName, Key: { key_hash: idItemKey(id) }, ConsistentRead: true }),
   );
   const item = Item as KeyIdItem | undefined;
-  if (!item || item.target_org !== orgId) return undefined;
+  // A tombstone is a deleted key's: absent, as the key is.
+  if (!item || item.target_org !== orgId || item.deleted_by !== undefined) return undefined;
   return { key_hash: item.target_hash, org_id: orgId, id, key_prefix: item.key_prefix };
+}
+
+/**
+ * The put that turns `key`'s id item into its tombstone (in delete-key's transaction): only over
+ * that key's own id item, or where none is (a key stored before id items existed).
+ */
+export function tombstonePut(
+  options: StoreOptions,
+  key: KeyLocation,
+  deletion: KeyDeletion,
+): { TableName: string; Item: KeyIdItem; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+  return { ...idItemPut(options, key), Item: { ...idItemOf(key), deleted_by: deletion.deleted_by, deleted_at: deletion.deleted_at } };
+}
+
+/** Who deleted the key `id` and when (its tombstone, strongly consistent); undefined while it is not deleted so, or of another org. */
+export async function deletionOf(options: StoreOptions, orgId: number, id: number): Promise<KeyDeletion | undefined> {
+  const { Item } = await options.client.send(
+    new GetCommand({ TableName: options.tableName, Key: { key_hash: idItemKey(id) }, ConsistentRead: true }),
+  );
+  const item = Item as KeyIdItem | undefined;
+  if (!item || item.target_org !== orgId || item.deleted_by === undefined || item.deleted_at === undefined) return undefined;
+  return { deleted_by: item.deleted_by, deleted_at: item.deleted_at };
 }
 
 /** Remove the id item of `key` (only while it points at that key; already gone is fine). */

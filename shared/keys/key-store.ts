@@ -5,10 +5,20 @@ import { Conflict, Forbidden, NotFound, Overloaded, TierRequired } from '../plat
 import { TierChanged } from './org-tiers.js';
 import { tierAllowsApi, type Tier } from '../catalog/index.js';
 import { type ApiKeyRecord } from './model.js';
-import type { KeyAddress, KeyAdminStore, KeyChanges, KeyLocation, KeyStore, KeyTierStore, KeyUpdateOptions, KeyUpdate } from './ports.js';
+import type {
+  KeyAddress,
+  KeyAdminStore,
+  KeyChanges,
+  KeyDeletion,
+  KeyLocation,
+  KeyStore,
+  KeyTierStore,
+  KeyUpdateOptions,
+  KeyUpdate,
+} from './ports.js';
 import { DynamoKeyAuthStore } from './key-auth-store.js';
 import { orgKey } from '../catalog/index.js';
-import { deleteIdItem, idItemPut, locateById, putIdItem } from './key-id-items.js';
+import { deleteIdItem, deletionOf, idItemPut, locateById, putIdItem, tombstonePut } from './key-id-items.js';
 import { retiredMessage, updateConditions } from './key-update-conditions.js';
 import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from '../platform/dynamo/client.js';
 
@@ -20,6 +30,8 @@ export interface KeyStoreOptions extends StoreOptions {
 
 /** Where the org's ConditionCheck sits in {@link DynamoKeyStore.createInOrg}'s transaction. */
 const ORG_CHECK = 2;
+/** Where the key item's delete sits in {@link DynamoKeyStore.remove}'s transaction. */
+const KEY_DELETE = 1;
 import { queryItems } from '../platform/dynamo/reads.js';
 
 /**
@@ -167,6 +179,8 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     const entries = [
       ...Object.entries(changes).filter(([, v]) => v !== undefined),
       ['updated_at', updatedAtIso] as const,
+      // The actor of the key event this change makes (shared/webhooks/stream-events.ts).
+      ...(options.by === undefined ? [] : [['updated_by', options.by] as const]),
       // A new counter layout for the rest of the day (shared/keys/counter-layouts.ts).
       ...(limitsChange ? [['limits_changed_at', updatedAtIso] as const] : []),
     ];
@@ -244,6 +258,49 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
     }
   }
 
+  /** Who deleted the key `id` of `orgId` and when (its id item's tombstone); undefined while not deleted by delete-key. */
+  deletionOf(orgId: number, id: number): Promise<KeyDeletion | undefined> {
+    return deletionOf(this.options, orgId, id);
+  }
+
+  /**
+   * Delete the key. With `deletion` (delete-key): one transaction of the key item's delete (under the
+   * same condition as {@link deleteKeyItem}) and its id item's turn into a tombstone: all or nothing.
+   * Without it (a take-back), see {@link removeSideBySide}.
+   */
+  async remove(key: KeyLocation, deletion?: KeyDeletion): Promise<void> {
+    if (!deletion) return this.removeSideBySide(key);
+    try {
+      await this.options.client.send(
+        // The key's delete is conditional on that key of that org; the tombstone's put on that key's
+        // id item: a repeat whose first run applied finds the key gone (404), as a second delete would.
+        new TransactWriteCommand({
+          // The tombstone first: dynalite's stand-in applies the items in order, and a stream reader of
+          // the key's removal must find who removed it (DynamoDB applies both at once).
+          TransactItems: [
+            { Put: tombstonePut(this.options, key, deletion) },
+            {
+              Delete: {
+                TableName: this.options.tableName,
+                Key: { key_hash: key.key_hash },
+                ConditionExpression: 'org_id = :org AND id = :id',
+                ExpressionAttributeValues: { ':org': key.org_id, ':id': key.id },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      if (reasons?.[KEY_DELETE]?.Code === 'ConditionalCheckFailed') {
+        throw new NotFound(`API key ${key.id} not found in organization ${key.org_id}`, { cause: error });
+      }
+      // Cancelled by a concurrent transaction or throttling: nothing was written, a retry may pass.
+      if (reasons?.some((r) => r.Code !== undefined && r.Code !== 'None')) throw new Overloaded({ cause: error });
+      throw error;
+    }
+  }
+
   /**
    * Delete the key and its id item side by side. When the key's delete fails for any reason but its
    * absence, the id item is put back, so the key stays reachable by id (an admin can retry); a key
@@ -251,7 +308,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
    * timed out having been applied) is harmless: it finds no key (404). Should the put-back fail too,
    * the key stays without its id item (404 by id) until `infra/backfill-key-ids.ts` runs.
    */
-  async remove(key: KeyLocation): Promise<void> {
+  private async removeSideBySide(key: KeyLocation): Promise<void> {
     const [keyItem, idItem] = await Promise.allSettled([this.deleteKeyItem(key), deleteIdItem(this.options, key)]);
     if (keyItem.status === 'fulfilled') return;
     if (idItem.status === 'fulfilled' && !(keyItem.reason instanceof NotFound)) {

@@ -31,4 +31,10 @@ export interface ApiKeyRecord extends StoredKeySettings {
   readonly rotated_to?: number | null;
   /** Id of the key this one replaced by a rotation (absent or null: created directly). */
   readonly rotated_from?: number | null;
+  /**
+   * Who made the key's last admin change (create, update, rotation): the admin's subject, or
+   * `mcp:<key id>` through the MCP server. The key events' `actor` (shared/webhooks/stream-events.ts);
+   * absent on a key no admin wrote (the seed). Internal: never in a key's view.
+   */
+  readonly updated_by?: string;
 }

@@ -24,6 +24,25 @@ export interface CounterStore {
   reserve(sequence: string, size: number): Promise<number>;
 }
 
+/** A key's rate window found exhausted: the `key.rate_limited` event's source (the counters table's stream). */
+export interface RateLimitNotice {
+  readonly org_id: number;
+  readonly key_id: number;
+  readonly window: 'minute' | 'day';
+  readonly limit: number;
+  /** ISO 8601: the window's start and end. */
+  readonly window_start: string;
+  readonly resets_at: string;
+  /** ISO 8601: the refusal that found it. */
+  readonly at: string;
+}
+
+/** Where rate-limit notices go (items of the counters table, whose stream makes them events). */
+export interface RateNoticeStore {
+  /** Put the notice unless the key's window already has one: at most one per key and window, whoever puts it. */
+  notice(notice: RateLimitNotice): Promise<void>;
+}
+
 /**
  * The counter layouts of a key's UTC day (`counter-layouts.ts`): stored only when the key's limits
  * changed shortly before or during the day; a key whose limits did not never touches them.
@@ -58,6 +77,15 @@ export interface KeyUpdateOptions {
   readonly unrotated?: boolean;
   /** An admin's update: a rotated key may not be reactivated nor have its expiry extended or removed. */
   readonly retiredStaysRetired?: boolean;
+  /** Who makes the change (`updated_by`: the actor of the key event it causes); absent: left as it is. */
+  readonly by?: string;
+}
+
+/** Who deleted a key and when: what its id item keeps once the key is gone (the actor of `key.deleted`). */
+export interface KeyDeletion {
+  readonly deleted_by: string;
+  /** ISO 8601. */
+  readonly deleted_at: string;
 }
 
 /** A key as addressed by admins: its organization and id, plus the table key found for them. */
@@ -99,8 +127,13 @@ export interface KeyAdminStore {
    * @returns the key as it was just before the write (the audit record's before values) and as it is now
    */
   update(key: KeyAddress, changes: KeyChanges, updatedAtIso: string, options?: KeyUpdateOptions): Promise<KeyUpdate>;
-  /** Remove a key (and its id item) permanently. @throws NotFound when it is already gone. */
-  remove(key: KeyLocation): Promise<void>;
+  /**
+   * Remove a key permanently. With `deletion` (an admin's delete-key), in one transaction its id item
+   * becomes a tombstone saying who deleted it and when (read as absent by every lookup by id); without
+   * (a take-back of a key never handed out), the id item is deleted beside it.
+   * @throws NotFound when it is already gone.
+   */
+  remove(key: KeyLocation, deletion?: KeyDeletion): Promise<void>;
   /**
    * Take back a rotation's retirement of `key` (its replacement could not be stored), as a
    * compare-and-swap: only while the key still holds exactly that retirement (rotated to

@@ -24,6 +24,7 @@ export const keyCalls = /* @__PURE__ */ part((): KeyCalls => {
   return new KeyCalls({
     keys: keyAuthStore(),
     counters: counterStore(),
+    notices: counterStore(),
     rollups: usageRollupStore(),
     audit: auditStore(),
     clock,

@@ -65,7 +65,8 @@ export const envParts = {
     'WEBHOOK_DELIVERY_QUEUE_URL',
   ],
   /** `shared/webhooks/event-services.ts`: the stream and due workers (events to deliveries, due items). */
-  webhookEvents: [...CORE, ...tableVars('tokens', 'keys', 'catalog', 'webhooks'), 'WEBHOOK_DELIVERY_QUEUE_URL'],
+  // counters: only its name, which tells the counters stream's records from the others'.
+  webhookEvents: [...CORE, ...tableVars('tokens', 'keys', 'counters', 'catalog', 'webhooks'), 'WEBHOOK_DELIVERY_QUEUE_URL'],
   /** `shared/webhooks/delivery-services.ts`: the delivery worker (attempts, endpoint health, its audit records). */
   webhookDelivery: [
     ...CORE,

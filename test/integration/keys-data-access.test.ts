@@ -165,9 +165,9 @@ describe('data access and round trips of key management', () => {
     used.set('create-key', seen);
   });
 
-  test('delete-key whose key delete fails: the id item is put back, so the key can still be deleted by id (only declared actions)', async () => {
+  test('delete-key whose transaction fails: nothing changed, so the key can still be deleted by id (only declared actions)', async () => {
     const id = await newKeyId();
-    // The key item's delete is the call's first keys DeleteItem (its id item's runs beside it).
+    // The key item's delete and its id item's tombstone are one transaction: it fails whole.
     failNext = 'keys:DeleteItem';
     const t = await traced(() => admin.remove(id, 1), 500);
     for (const action of t.actions) expect(declared('delete-key')).toContain(action);

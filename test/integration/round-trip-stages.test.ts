@@ -210,7 +210,10 @@ describe(`round-trip stages of refusals, on ${configuredBackend().kind}`, () => 
     const { value, calls } = await recorder.measure(() => api.create({ game_id: 101 }, limited.raw));
     expect(value.status).toBe(429);
     expect(stageCount(calls)).toBe(3);
+    // The refused count (no read of the counter), and beside the undo the window's notice
+    // (key.rate_limited: the first refusal this container learns of the window, not a stage of its own).
     const counterCalls = calls.filter((c) => c.table === 'counters').map((c) => c.action);
-    expect(counterCalls).toEqual(['UpdateItem']);
+    expect(counterCalls).toEqual(['UpdateItem', 'PutItem']);
+    expect(describeStages(calls).split(' | ')[2]).toContain('PutItem counters');
   });
 });

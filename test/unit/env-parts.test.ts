@@ -7,6 +7,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { adminServices } from '../../shared/keys/admin-services.js';
 import { webhookAdminServices, webhookDeliveryAdminServices } from '../../shared/webhooks/admin-services.js';
 import { webhookDeliveryServices } from '../../shared/webhooks/delivery-services.js';
+import { eventServices } from '../../shared/webhooks/event-services.js';
 import { catalogAdminServices } from '../../shared/catalog/admin-services.js';
 import { orgsServices } from '../../shared/catalog/admin-services.js';
 import { usageServices } from '../../shared/usage/admin-services.js';
@@ -57,8 +58,7 @@ const builders: Record<EnvPart, (() => unknown) | undefined> = {
   admin: adminServices,
   webhooks: webhookAdminServices,
   webhookDeliveries: webhookDeliveryAdminServices,
-  // Built by the workers' services (shared/webhooks/event-services.ts) once it exists.
-  webhookEvents: undefined,
+  webhookEvents: eventServices,
   webhookDelivery: webhookDeliveryServices,
   catalogAdmin: catalogAdminServices,
   usage: usageServices,

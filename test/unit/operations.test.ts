@@ -8,12 +8,16 @@ import { describe, expect, test } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { API_PATH, defineOperation, type RouteDefinition } from '../../shared/platform/route.js';
 import { routes } from '../../shared/routes.js';
+import { workers } from '../../shared/workers.js';
 
 const FUNCTIONS_DIR = new URL('../../functions/', import.meta.url);
-const files = readdirSync(FUNCTIONS_DIR)
+/** The workers' functions (shared/workers.ts): no client calls them, so they serve no route. */
+const workerFunctions = new Set(workers.map((worker) => worker.function));
+const all = readdirSync(FUNCTIONS_DIR)
   .filter((file) => file.endsWith('.ts'))
   .map((file) => file.slice(0, -'.ts'.length))
   .sort();
+const files = all.filter((name) => !workerFunctions.has(name));
 
 describe('functions and their operations', () => {
   test.each(files)('functions/%s.ts serves exactly its rows of the routes table, and the very declarations', async (name) => {
@@ -28,6 +32,13 @@ describe('functions and their operations', () => {
 
   test('every function of the routes table has its file', () => {
     expect([...new Set(routes.map((route) => route.function))].sort()).toEqual(files);
+  });
+
+  test('a worker’s function file exports its handler', async () => {
+    for (const name of all.filter((file) => workerFunctions.has(file))) {
+      const { handler } = (await import(new URL(`${name}.ts`, FUNCTIONS_DIR).href)) as { handler: unknown };
+      expect([name, typeof handler]).toEqual([name, 'function']);
+    }
   });
 
   test('a function file is named after its operation, unless it serves several', () => {

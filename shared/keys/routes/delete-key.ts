@@ -7,7 +7,8 @@ import { api } from '../../platform/http/pipeline.js';
 export const deleteKey = defineOperation({
   operation: 'delete-key',
   function: 'delete-key',
-  // keys GetItem: the key's id item; PutItem: the id item put back when the key's delete fails.
+  // keys GetItem: the key's id item; DeleteItem and PutItem: one transaction of the key's delete and
+  // its id item's tombstone (who deleted it: the actor of key.deleted).
   data: { catalog: ['GetItem'], keys: ['GetItem', 'DeleteItem', 'PutItem'], audit: ['PutItem'] },
   parts: ['admin'],
   method: 'DELETE',

@@ -4,7 +4,21 @@
  * events to their organizations' endpoints (`EventSink`); a new token of an org that wants
  * `session.expired`, and a key with an `expires_at`, get a due item (`DueStore`).
  */
+import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { logger } from '../../platform/observability/logger.js';
 import type { WorkerDefinition } from '../../platform/worker.js';
+import type { DueItem } from '../delivery-model.js';
+import { eventServices, type EventServices } from '../event-services.js';
+import { subscribes } from '../events.js';
+import {
+  changeOutcome,
+  keyDeletedEvent,
+  needsSubscriber,
+  type ChangeOutcome,
+  type Image,
+  type StreamChange,
+  type StreamedTable,
+} from '../stream-events.js';
 
 export const webhookEventsWorker = {
   function: 'webhook-events',
@@ -19,3 +33,119 @@ export const webhookEventsWorker = {
   parts: ['webhookEvents'],
   timeoutSeconds: 60,
 } as const satisfies WorkerDefinition;
+
+/**
+ * A stream record's image, unmarshalled as the document client does (numbers as numbers, sets as
+ * arrays); the stream's wire format is DynamoDB's.
+ */
+function unmarshall(image: Record<string, AttributeValue> | undefined): Image | undefined {
+  return image && Object.fromEntries(Object.entries(image).map(([name, value]) => [name, valueOf(value)]));
+}
+
+function valueOf(value: AttributeValue): unknown {
+  if (value.S !== undefined) return value.S;
+  if (value.N !== undefined) return Number(value.N);
+  if (value.BOOL !== undefined) return value.BOOL;
+  if (value.NULL !== undefined) return null;
+  if (value.M !== undefined) return unmarshall(value.M);
+  if (value.L !== undefined) return value.L.map(valueOf);
+  if (value.SS !== undefined) return value.SS;
+  if (value.NS !== undefined) return value.NS.map(Number);
+  if (value.B !== undefined) return value.B;
+  if (value.BS !== undefined) return value.BS;
+  throw new Error(`an attribute value of no known type: ${JSON.stringify(value)}`);
+}
+
+/** The table a record comes from: the one its stream ARN (`…:table/<name>/stream/<label>`) names. */
+export function streamedTableOf(arn: string | undefined, names: Readonly<Record<StreamedTable, string>>): StreamedTable {
+  const name = /:table\/([^/]+)\/stream\//.exec(arn ?? '')?.[1];
+  const table = (Object.keys(names) as StreamedTable[]).find((t) => names[t] === name);
+  if (!table) throw new Error(`a stream record of no streamed table: ${arn}`);
+  return table;
+}
+
+/** A record as the rules read it. */
+function changeOf(record: DynamoDBRecord, names: Readonly<Record<StreamedTable, string>>): StreamChange {
+  const { eventName, eventID, dynamodb } = record;
+  if (!eventName || !eventID || !dynamodb) throw new Error('a stream record without its name, id or change');
+  return {
+    table: streamedTableOf(record.eventSourceARN, names),
+    eventName,
+    eventID,
+    // Seconds in the record; a record without it is read at once.
+    atMs: dynamodb.ApproximateCreationDateTime === undefined ? Date.now() : dynamodb.ApproximateCreationDateTime * 1000,
+    oldImage: unmarshall(dynamodb.OldImage),
+    newImage: unmarshall(dynamodb.NewImage),
+  };
+}
+
+/** The services one stream batch runs on. */
+export type EventsDeps = Pick<EventServices, 'sink' | 'due' | 'webhooks' | 'keys' | 'streamedTables'>;
+
+/**
+ * The handler of a stream batch: each record's events and due items (`stream-events.ts`), the
+ * actors of deleted keys read from their tombstones, the orgs' endpoints read once per org (only
+ * orgs that want `session.expired` get its due items), then the events published and the due items
+ * stored. A record the rules cannot read fails the batch from it on (partial batch response: the
+ * records before it are handled); a failure of the reads or writes fails the whole batch, which is
+ * safe to read again (the same records make the same deliveries and due items).
+ */
+export function webhookEventsHandler(deps: () => EventsDeps): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+  return async (event) => {
+    const services = deps();
+    const outcomes: ChangeOutcome[] = [];
+    let failedAt: number | undefined;
+    for (const [index, record] of event.Records.entries()) {
+      try {
+        outcomes.push(changeOutcome(changeOf(record, services.streamedTables)));
+      } catch (error) {
+        logger.error('a stream record could not be read', { error: error as Error, eventID: record.eventID });
+        failedAt = index;
+        break;
+      }
+    }
+    try {
+      await handle(services, outcomes);
+    } catch (error) {
+      logger.error('a stream batch failed', { error: error as Error });
+      failedAt = 0;
+    }
+    if (failedAt === undefined || event.Records.length === 0) return { batchItemFailures: [] };
+    return { batchItemFailures: [{ itemIdentifier: event.Records[failedAt]!.dynamodb?.SequenceNumber ?? '' }] };
+  };
+}
+
+/** Publish what the records made: deleted keys' events once their actors are read; due items of the orgs that want them. */
+async function handle(services: EventsDeps, outcomes: readonly ChangeOutcome[]): Promise<void> {
+  const deleted = await Promise.all(
+    outcomes
+      .flatMap((o) => o.deletions)
+      .map(async (d) => {
+        const deletion = await services.keys.deletionOf(d.key.org_id, d.key.id);
+        // No tombstone: not deleted by an admin (a take-back of a key never handed out): nothing to say.
+        return deletion && keyDeletedEvent(d, deletion);
+      }),
+  );
+  const events = [...outcomes.flatMap((o) => o.events), ...deleted.filter((e) => e !== undefined)];
+  const due = outcomes.flatMap((o) => o.due);
+  const wanting = await orgsWanting(services, due);
+  await Promise.all([
+    services.sink.publish(events),
+    services.due.add(due.filter((item) => !needsSubscriber(item) || wanting.has(item.org_id))),
+  ]);
+}
+
+/** The orgs among those of `due`'s subscriber-bound items with an active endpoint taking `session.expired`: one read per org. */
+async function orgsWanting(services: EventsDeps, due: readonly DueItem[]): Promise<Set<number>> {
+  const orgs = [...new Set(due.filter(needsSubscriber).map((item) => item.org_id))];
+  const wanting = await Promise.all(
+    orgs.map(async (org) => {
+      const endpoints = await services.webhooks.listByOrg(org);
+      return endpoints.some((e) => e.is_active && subscribes(e.events, 'session.expired')) ? org : undefined;
+    }),
+  );
+  return new Set(wanting.filter((org) => org !== undefined));
+}
+
+/** The `webhook-events` function. */
+export const handler = /* @__PURE__ */ webhookEventsHandler(eventServices);

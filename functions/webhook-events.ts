@@ -1,0 +1,1 @@
+export { handler } from '../shared/webhooks/workers/webhook-events.js';

@@ -1,0 +1,71 @@
+/**
+ * The event workers' part (`webhook-events`, `webhook-due`): where events go (the fan-out to the
+ * orgs' endpoints: deliveries and their queue), the due items, and the reads their rules need (keys
+ * and their tombstones, tokens, the orgs' endpoints).
+ */
+import { keyStore, type ApiKeyRecord, type KeyDeletion } from '../keys/index.js';
+import { batchGetMany, whole } from '../platform/dynamo/reads.js';
+import { env, required } from '../platform/env.js';
+import { coreServices, part, storeOptions, type CoreServices } from '../platform/services.js';
+import type { TokenRecord } from '../sessions/index.js';
+import { tables } from '../tables.js';
+import { DynamoDueStore } from './due-store.js';
+import { WebhookFanOut } from './fan-out.js';
+import type { DueStore, EventSink, WebhookStore } from './ports.js';
+import { deliveryQueue, deliveryStore, webhookStore } from './services.js';
+import type { StreamedTable } from './stream-events.js';
+
+/** The key reads of the event rules: a key by id (its id item, strongly consistent), and who deleted one. */
+export interface KeyReads {
+  findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined>;
+  deletionOf(orgId: number, id: number): Promise<KeyDeletion | undefined>;
+}
+
+/** Tokens read in batches (the due sweep's `session.expired`). */
+export interface TokenReads {
+  /** The tokens that exist among `tokens` (strongly consistent), in no particular order. */
+  getMany(tokens: readonly string[]): Promise<TokenRecord[]>;
+}
+
+/** What the event workers need. */
+export interface EventServices extends CoreServices {
+  readonly sink: EventSink;
+  readonly due: DueStore;
+  readonly webhooks: Pick<WebhookStore, 'listByOrg'>;
+  readonly keys: KeyReads;
+  readonly tokens: TokenReads;
+  /** The physical names of the streamed tables: a stream record's table is the one its ARN names. */
+  readonly streamedTables: Readonly<Record<StreamedTable, string>>;
+}
+
+/** Tokens by BatchGetItem (100 a call); what the table keeps beside a record is ignored by the rules. */
+export class DynamoTokenReads implements TokenReads {
+  constructor(private readonly options: ReturnType<typeof storeOptions>) {}
+
+  async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {
+    if (tokens.length === 0) return [];
+    const keys = [...new Set(tokens)].map((token) => ({ token }));
+    const read = await batchGetMany(this.options.client, this.options.tableName, keys, 4);
+    return whole(read) as unknown as TokenRecord[];
+  }
+}
+
+/** The event workers' part of this container's services. */
+export const eventServices = /* @__PURE__ */ part((): EventServices => {
+  const core = coreServices();
+  const webhooks = webhookStore();
+  const streamedTables = {
+    tokens: required(env(), tables.tokens.envVar),
+    keys: required(env(), tables.keys.envVar),
+    counters: required(env(), tables.counters.envVar),
+  };
+  return {
+    ...core,
+    sink: new WebhookFanOut({ webhooks, deliveries: deliveryStore(), queue: deliveryQueue(), clock: core.clock }),
+    due: new DynamoDueStore(storeOptions('webhooks')),
+    webhooks,
+    keys: keyStore(),
+    tokens: new DynamoTokenReads(storeOptions('tokens')),
+    streamedTables,
+  };
+});
