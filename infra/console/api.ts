@@ -110,3 +110,13 @@ export type AuditDiff = NonNullable<AuditRecord['diff']>;
 export type Target = Schemas['Game'] | Schemas['Stream'];
 /** One organization of the signed-in subject (list-orgs), with its role there. */
 export type OrgMembership = Schemas['OrgMembership'];
+/** A webhook endpoint as list-webhooks and update-webhook show it (never its secret). */
+export type Webhook = Schemas['WebhookView'];
+/** A registered endpoint with its signing secret, shown once. */
+export type CreatedWebhook = Schemas['CreatedWebhook'];
+/** A rotated secret, shown once, and until when the previous one signs too. */
+export type RotatedWebhookSecret = Schemas['RotatedWebhookSecret'];
+/** One delivery of an event to an endpoint, with its attempts. */
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+/** One attempt of a delivery. */
+export type WebhookAttempt = Schemas['WebhookDeliveryAttempt'];

@@ -12,6 +12,7 @@ import { GamesPage } from './pages/games';
 import { KeysPage } from './pages/keys';
 import { OrgPicker } from './pages/orgs';
 import { UsagePage } from './pages/usage';
+import { WebhooksPage } from './pages/webhooks';
 import { may } from './roles';
 import { ORG_PAGES, routeHash, useRoute, type Route } from './router';
 
@@ -68,7 +69,7 @@ function OrgNav({ route, org }: { route: Exclude<Route, { page: 'orgs' }>; org: 
   return (
     <nav class="tabs" aria-label={`Organization ${route.orgId}`}>
       <a href="#/">Organizations</a>
-      {ORG_PAGES.map(({ page, label }) => (
+      {ORG_PAGES.filter((p) => !('needs' in p) || may(org, p.needs)).map(({ page, label }) => (
         <a key={page} href={routeHash({ page, orgId: route.orgId })} aria-current={page === route.page ? 'page' : undefined}>
           {label}
         </a>
@@ -98,5 +99,7 @@ function Page({ route, orgs }: { route: Route; orgs: Loaded<OrgMembership[]> }) 
       return <AuditPage key={route.orgId} orgId={route.orgId} mayListKeys={mayListKeys} />;
     case 'games':
       return <GamesPage key={route.orgId} orgId={route.orgId} org={org} />;
+    case 'webhooks':
+      return <WebhooksPage key={route.orgId} orgId={route.orgId} org={org} />;
   }
 }

@@ -7,6 +7,8 @@ export const ORG_PAGES = [
   { page: 'usage', label: 'Usage' },
   { page: 'audit', label: 'Audit log' },
   { page: 'games', label: 'Games & streams' },
+  // Only in the tabs of a role that may manage webhooks (app.tsx): no other role may even list them.
+  { page: 'webhooks', label: 'Webhooks', needs: 'webhooks' },
 ] as const;
 
 /** A page of an organization. */

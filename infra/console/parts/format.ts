@@ -12,6 +12,12 @@ export function when(iso: string | null | undefined): string {
   return new Date(iso).toLocaleString(displayLocale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** A timestamp to the second (attempts of one delivery can be seconds apart), or "—". */
+export function whenExact(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(displayLocale(), { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
 /** An allow-list: "all" when null, "none" when empty, else the ids. */
 export function allowList(ids: readonly number[] | null): string {
   if (ids === null) return 'all';

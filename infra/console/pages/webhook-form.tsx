@@ -1,0 +1,147 @@
+/**
+ * Register a webhook endpoint, or change its URL, events and description. An edit sends only what
+ * changed; pausing and resuming are the list's own buttons.
+ */
+import { useState } from 'preact/hooks';
+import { data, type CreatedWebhook, type Webhook } from '../api';
+import { useApi } from '../parts/api-context';
+import { Dialog, DialogButtons } from '../parts/dialog';
+import { failure } from '../parts/load';
+import { Notice } from '../parts/page';
+import { ALL_EVENTS, EVENT_TYPES, type SubscribedEvent } from '../parts/webhook-events';
+
+/** Props of {@link WebhookForm}. */
+export interface WebhookFormProps {
+  readonly orgId: number;
+  /** The endpoint to edit; absent: register one. */
+  readonly existing?: Webhook;
+  readonly onClose: () => void;
+  readonly onSaved: (saved: Webhook | CreatedWebhook) => void;
+}
+
+interface Fields {
+  url: string;
+  description: string;
+  /** `["*"]`, or the chosen types. */
+  events: SubscribedEvent[];
+}
+
+/** The request's properties from the fields. */
+function properties(fields: Fields) {
+  return {
+    url: fields.url.trim(),
+    events: fields.events,
+    description: fields.description.trim() === '' ? null : fields.description.trim(),
+  };
+}
+
+/** The create / edit dialog. */
+export function WebhookForm({ orgId, existing, onClose, onSaved }: WebhookFormProps) {
+  const api = useApi();
+  const [fields, setFields] = useState<Fields>({
+    url: existing?.url ?? '',
+    description: existing?.description ?? '',
+    // The list answers `events` as plain strings; they are what the service accepted as subscriptions.
+    events: [...((existing?.events as SubscribedEvent[] | undefined) ?? [ALL_EVENTS])],
+  });
+  const [problem, setProblem] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    // The service refuses an empty list; saying so here keeps the admin in the form.
+    if (fields.events.length === 0) return setProblem('Choose at least one event type, or all events.');
+    setBusy(true);
+    try {
+      const next = properties(fields);
+      if (existing) {
+        const body = Object.fromEntries(
+          Object.entries(next).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(existing[name as keyof Webhook])),
+        );
+        if (Object.keys(body).length === 0) return onClose();
+        onSaved(await data(api.PATCH('/api/org-api-keys/update-webhook', { body: { id: existing.id, org_id: orgId, ...body } })));
+      } else {
+        onSaved(await data(api.POST('/api/org-api-keys/create-webhook', { body: { org_id: orgId, ...next } })));
+      }
+    } catch (error) {
+      setProblem(failure(error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const urlHint = 'https:// and a public address (locally http://localhost too)';
+  return (
+    <Dialog title={existing ? 'Edit the endpoint' : 'Add an endpoint'} onClose={onClose}>
+      <form class="stack" onSubmit={submit}>
+        <div class="field">
+          <label for="webhook-url">URL</label>
+          <input
+            id="webhook-url"
+            type="url"
+            required
+            maxLength={2048}
+            aria-describedby="webhook-url-hint"
+            value={fields.url}
+            onInput={(e) => setFields({ ...fields, url: e.currentTarget.value })}
+          />
+          <span id="webhook-url-hint" class="hint">
+            {urlHint}
+          </span>
+        </div>
+        <div class="field">
+          <label for="webhook-description">Description (optional)</label>
+          <input
+            id="webhook-description"
+            maxLength={500}
+            value={fields.description}
+            onInput={(e) => setFields({ ...fields, description: e.currentTarget.value })}
+          />
+        </div>
+        <Events events={fields.events} onChange={(events) => setFields({ ...fields, events })} />
+        {problem && <Notice kind="error">{problem}</Notice>}
+        <DialogButtons label={existing ? 'Save' : 'Add the endpoint'} onCancel={onClose} disabled={busy} />
+      </form>
+    </Dialog>
+  );
+}
+
+/** "All events" (`["*"]`, types added later included), or the types chosen one by one. */
+function Events({ events, onChange }: { events: readonly SubscribedEvent[]; onChange: (events: SubscribedEvent[]) => void }) {
+  const all = events.includes(ALL_EVENTS);
+  const toggle = (type: SubscribedEvent, on: boolean) => onChange(on ? [...events, type] : events.filter((e) => e !== type));
+  return (
+    <fieldset class="scopes">
+      <legend>Events</legend>
+      <div class="scope all-events">
+        <label class="check">
+          <input
+            type="checkbox"
+            aria-describedby="events-all-hint"
+            checked={all}
+            onChange={(e) => onChange(e.currentTarget.checked ? [ALL_EVENTS] : [])}
+          />
+          All events
+        </label>
+        <span id="events-all-hint" class="hint">
+          every type, those added later included
+        </span>
+      </div>
+      {EVENT_TYPES.map(([type, hint]) => (
+        <div key={type} class="scope">
+          <label class="check">
+            <input
+              type="checkbox"
+              aria-describedby={`event-${type}`}
+              disabled={all}
+              checked={all || events.includes(type)}
+              onChange={(e) => toggle(type, e.currentTarget.checked)}
+            />
+            {type}
+          </label>
+          <span id={`event-${type}`} class="hint">
+            {hint}
+          </span>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
