@@ -1,0 +1,288 @@
+/**
+ * The console's Webhooks page (issue 27; docs/console.md, "Webhooks"): an admin adds an endpoint
+ * at the local receiver and sees its secret once, edits its events, pauses and resumes it, sends a
+ * test event and sees the delivery (then its attempt, answered 204 by the receiver), retries it,
+ * rotates the secret and deletes the endpoint. A free-tier admin's registration shows the
+ * service's refusal; members of the other roles get no tab, and the page opened by its address
+ * shows the refusal without a control. Nothing scrolls sideways at 1280 or 390 px. Deliveries go
+ * through the local delivery queue (put in place here through the services' queue override, as
+ * the local runner's port) to the `webhook-delivery` worker and the stack's `/dev/webhooks`.
+ * Screenshots: test-output/console-webhooks-*.png.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { LocalDeliveryQueue } from '../../infra/local/delivery-queue.js';
+import { overrideServices } from '../../infra/local/all-services.js';
+import { handler } from '../../shared/webhooks/workers/webhook-delivery.js';
+import { adminApi, type AdminApi } from '../support/admin-api.js';
+import { launchBrowser } from '../support/browser.js';
+import { expectAccessible, openOrg, OUTPUT, signIn, statusIs, tab, type ConsoleTab } from '../support/console-page.js';
+import { startStack, type Stack } from '../support/local-stack.js';
+import { stopAll } from '../support/teardown.js';
+
+const launched = await launchBrowser();
+const inBrowser = 'browser' in launched ? describe : describe.skip;
+const browser = ('browser' in launched ? launched.browser : undefined) as Browser;
+
+let stack: Stack;
+let api: AdminApi;
+let queue: LocalDeliveryQueue;
+const opened: ConsoleTab[] = [];
+
+/** Sign in as `user` at `width` px, open `orgId` (landing on its keys page) and go to its Webhooks tab. */
+async function webhooksPage(width: number, user = 'acme-admin', orgId = 1): Promise<Page> {
+  const signedIn = await signIn(browser, stack.baseUrl, user, width);
+  opened.push(signedIn);
+  await openOrg(signedIn.page, orgId);
+  await tab(signedIn.page, 'Webhooks');
+  return signedIn.page;
+}
+
+/** The receiver's URL for `name` on this stack. */
+const receiverUrl = (name: string) => `${stack.baseUrl}/dev/webhooks/${name}`;
+
+/** The endpoints table's row of endpoint `id`. */
+const endpointRow = (page: Page, id: number) => page.locator(`tbody tr[data-webhook-id="${id}"]`);
+
+/** The page itself never scrolls sideways (a wide table scrolls inside its own box). */
+async function expectNoSidewaysScroll(page: Page, when: string): Promise<void> {
+  const [scroll, client] = (await page.evaluate(
+    '[document.scrollingElement.scrollWidth, document.scrollingElement.clientWidth]',
+  )) as number[];
+  expect({ when, scroll: scroll! <= client! ? 'none' : `${scroll} > ${client}` }).toEqual({ when, scroll: 'none' });
+}
+
+/** Elements (by selector) not wholly inside the window, or cut by a scrolling box around them: their labels. */
+async function cutOff(page: Page, selector: string): Promise<string[]> {
+  return (await page.evaluate(`[...document.querySelectorAll(${JSON.stringify(selector)})].filter((element) => {
+    const r = element.getBoundingClientRect();
+    const box = element.closest('.table-wrap')?.getBoundingClientRect() ?? { left: 0, right: innerWidth };
+    return r.left < Math.max(0, box.left) - 0.5 || r.right > Math.min(innerWidth, box.right) + 0.5;
+  }).map((element) => element.getAttribute('aria-label') ?? element.textContent)`)) as string[];
+}
+
+/** The secret the dialog shows once: read, checked, noted for the leak check, and the dialog closed by its button only. */
+async function secretShown(page: Page, title: string): Promise<string> {
+  const dialog = page.getByRole('dialog', { name: title });
+  const field = dialog.getByLabel(/^Signing secret of endpoint #\d+$/);
+  await field.waitFor();
+  const secret = await field.inputValue();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  stack.secrets.noteText(secret);
+  await dialog.getByText(/Store this signing secret now.*shown only once/).waitFor();
+  await expect(dialog.getByRole('button', { name: 'Copy secret' }).count()).resolves.toBe(1);
+  // Escape would lose it: the dialog stays, and says why.
+  await page.keyboard.press('Escape');
+  await dialog
+    .getByRole('alert')
+    .filter({ hasText: /cannot be shown again/ })
+    .waitFor();
+  await expect(field.inputValue()).resolves.toBe(secret);
+  await dialog.getByRole('button', { name: 'I have stored it' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  return secret;
+}
+
+/** Whether `secret` is anywhere in the page: its text, or an input's value. */
+async function pageHolds(page: Page, secret: string): Promise<boolean> {
+  return (await page.evaluate(
+    `document.body.innerText.includes(${JSON.stringify(secret)}) || [...document.querySelectorAll('input')].some((i) => i.value === ${JSON.stringify(secret)})`,
+  )) as boolean;
+}
+
+/** Press "Refresh" until the delivery row's status says `status` (the queue's timer makes the attempt meanwhile). */
+async function refreshUntil(page: Page, delivery: Locator, status: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await delivery.locator('td.status', { hasText: new RegExp(`^${status}$`) }).count())) {
+    if (Date.now() > deadline) throw new Error(`the delivery is not ${status} after 15 s: ${await delivery.textContent()}`);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await new Promise((done) => setTimeout(done, 250));
+  }
+}
+
+inBrowser('the console’s Webhooks page', () => {
+  beforeAll(async () => {
+    mkdirSync(OUTPUT, { recursive: true });
+    stack = await startStack();
+    api = adminApi(stack);
+    queue = new LocalDeliveryQueue({ clock: stack.clock, handler });
+    overrideServices({ ...stack.overrides, queues: { ...stack.overrides.queues, 'webhook-deliveries': queue } });
+    queue.start(100);
+  }, 90_000);
+  afterAll(() =>
+    stopAll(
+      async () => queue?.stop(),
+      ...opened.map((signedIn) => () => signedIn.context.close()),
+      () => browser?.close(),
+      () => stack?.stop(),
+    ),
+  );
+
+  test('an admin adds an endpoint (secret once), edits its events, pauses and resumes it, tests, retries, rotates and deletes it', async () => {
+    const page = await webhooksPage(1280);
+    await page.getByText('No endpoints yet.').waitFor();
+
+    // Add: the URL of the local receiver, two event types, a description.
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    const form = page.getByRole('dialog', { name: 'Add an endpoint' });
+    await form.getByLabel('URL', { exact: true }).fill(receiverUrl('console'));
+    await form.getByLabel('Description (optional)').fill('Orders service');
+    await expect(form.getByRole('checkbox', { name: 'session.consumed', exact: true }).isDisabled()).resolves.toBe(true);
+    await form.getByRole('checkbox', { name: 'All events', exact: true }).uncheck();
+    await form.getByRole('checkbox', { name: 'session.consumed', exact: true }).check();
+    await form.getByRole('checkbox', { name: 'key.rate_limited', exact: true }).check();
+    await expectAccessible(page, 'add an endpoint');
+    await form.getByRole('button', { name: 'Add the endpoint' }).click();
+    const secret = await secretShown(page, 'Endpoint added');
+    // Gone once closed: neither the page nor the list holds it.
+    expect(await pageHolds(page, secret)).toBe(false);
+    const listed = await api.listWebhooks(1);
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    const id = (listed.body.data as { id: number; url: string }[]).find((w) => w.url === receiverUrl('console'))!.id;
+    const row = endpointRow(page, id);
+    await row.getByRole('rowheader', { name: /Orders service/ }).waitFor();
+    await row.locator('td.events', { hasText: /^session\.consumed, key\.rate_limited$/ }).waitFor();
+    await statusIs(row, 'Active');
+
+    // Edit the events.
+    await row.getByRole('button', { name: `Edit endpoint #${id}` }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit the endpoint' });
+    await edit.getByRole('checkbox', { name: 'key.created', exact: true }).check();
+    await edit.getByRole('checkbox', { name: 'session.consumed', exact: true }).uncheck();
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(`Endpoint #${id} saved.`).waitFor();
+    await row.locator('td.events', { hasText: /^key\.rate_limited, key\.created$/ }).waitFor();
+
+    // Pause: nothing is sent to it, so it offers no test; resume.
+    await row.getByRole('button', { name: `Pause endpoint #${id}` }).click();
+    await statusIs(row, 'Paused');
+    await expect(row.getByRole('button', { name: /^Send test event/ }).count()).resolves.toBe(0);
+    await row.getByRole('button', { name: `Resume endpoint #${id}` }).click();
+    await statusIs(row, 'Active');
+
+    // A test event: its delivery shows in the endpoint's deliveries, then its attempt (the receiver answers 204).
+    await row.getByRole('button', { name: `Send test event to endpoint #${id}` }).click();
+    await page.getByText(`A webhook.test event is on its way to endpoint #${id}.`).waitFor();
+    const deliveries = page.getByRole('region', { name: `Deliveries to endpoint #${id}` });
+    const delivery = deliveries.locator('tbody tr', { has: page.getByRole('rowheader', { name: /^webhook\.test/ }) });
+    await delivery.waitFor();
+    await refreshUntil(page, delivery, 'Succeeded');
+    await delivery.locator('summary', { hasText: '1 attempt' }).click();
+    await delivery.locator('.attempts li', { hasText: /: 204, \d+ ms$/ }).waitFor();
+    const arrived = stack.devWebhooks.arrived().filter((a) => a.path === '/dev/webhooks/console' && a.type === 'webhook.test');
+    expect(arrived.map((a) => a.verified)).toEqual([true]);
+    await expectAccessible(page, 'deliveries');
+    await expectNoSidewaysScroll(page, 'deliveries at 1280 px');
+    await expect(cutOff(page, 'td.actions button')).resolves.toEqual([]);
+    await page.screenshot({ path: `${OUTPUT}/console-webhooks-deliveries-1280.png`, fullPage: true });
+
+    // Retry it: attempted again (the same webhook-id), the list loaded again.
+    const deliveryId = (await delivery.getAttribute('data-delivery-id'))!;
+    await delivery.getByRole('button', { name: `Retry webhook.test ${deliveryId}` }).click();
+    await deliveries.getByText(`Delivery ${deliveryId} is attempted again now.`).waitFor();
+    await refreshUntil(page, delivery, 'Succeeded');
+    await delivery.locator('summary', { hasText: '2 attempts' }).waitFor();
+    expect(stack.devWebhooks.arrived().filter((a) => a.webhook_id === deliveryId)).toHaveLength(2);
+
+    // Rotate: a new secret, once; the old one signs beside it for 24 hours.
+    await row.getByRole('button', { name: `Rotate secret of endpoint #${id}` }).click();
+    const rotate = page.getByRole('dialog', { name: `Rotate the secret of endpoint #${id}?` });
+    await rotate.getByText(/For the next 24 hours every delivery .* is signed with both/).waitFor();
+    await rotate.getByRole('button', { name: 'Rotate the secret' }).click();
+    await page
+      .getByRole('dialog', { name: 'Secret rotated' })
+      .getByText(/previous secret keeps signing too for 24 hours/)
+      .waitFor();
+    const rotated = await secretShown(page, 'Secret rotated');
+    expect(rotated).not.toBe(secret);
+    expect(await pageHolds(page, rotated)).toBe(false);
+
+    // Delete, after the confirmation.
+    await row.getByRole('button', { name: `Delete endpoint #${id}` }).click();
+    await page
+      .getByRole('dialog', { name: `Delete endpoint #${id}?` })
+      .getByRole('button', { name: 'Delete the endpoint' })
+      .click();
+    await page.getByText(`Endpoint #${id} deleted.`).waitFor();
+    await row.waitFor({ state: 'detached' });
+    await expect((await api.listWebhooks(1)).body.data).toEqual([]);
+  }, 120_000);
+
+  test('at 390 px nothing scrolls sideways: the endpoints and their deliveries are cards, the form fits', async () => {
+    const made = await api.createWebhook({
+      org_id: 1,
+      url: `${receiverUrl('a-rather-long-endpoint-name-that-has-no-place-to-break')}?status=503`,
+      events: ['*'],
+      description: 'Answers 503: its deliveries fail and are scheduled again',
+    });
+    expect(made.status).toBe(200);
+    stack.secrets.noteText(made.body.data.secret);
+    const id = made.body.data.id as number;
+    expect((await stack.post('test-webhook', { id, org_id: 1 }, { authorization: `Bearer ${await token()}` })).status).toBe(200);
+
+    const page = await webhooksPage(390);
+    const row = endpointRow(page, id);
+    await row.locator('td.events', { hasText: /^All events$/ }).waitFor();
+    await expectNoSidewaysScroll(page, 'endpoints at 390 px');
+    await expect(cutOff(page, 'td.actions button, tbody th[scope="row"]')).resolves.toEqual([]);
+    await row.getByRole('button', { name: `Deliveries of endpoint #${id}` }).click();
+    const delivery = page.locator('tbody tr', { has: page.getByRole('rowheader', { name: /^webhook\.test/ }) });
+    await delivery.waitFor();
+    await refreshUntil(page, delivery, 'Failed, will retry');
+    await delivery.locator('summary').click();
+    await delivery.locator('.attempts li', { hasText: /: 503, \d+ ms$/ }).waitFor();
+    await expectNoSidewaysScroll(page, 'deliveries at 390 px');
+    await expect(cutOff(page, 'td.actions button, .notice, tbody th[scope="row"]')).resolves.toEqual([]);
+    await expectAccessible(page, 'webhooks at 390 px');
+    await page.screenshot({ path: `${OUTPUT}/console-webhooks-390.png`, fullPage: true });
+
+    await row.getByRole('button', { name: `Edit endpoint #${id}` }).click();
+    await page.getByRole('dialog', { name: 'Edit the endpoint' }).getByRole('group', { name: 'Events' }).waitFor();
+    await expectNoSidewaysScroll(page, 'edit dialog at 390 px');
+    await expectAccessible(page, 'edit dialog at 390 px');
+    await page.screenshot({ path: `${OUTPUT}/console-webhooks-edit-390.png` });
+    await page.keyboard.press('Escape');
+    expect((await api.deleteWebhook(id, 1)).status).toBe(200);
+  }, 90_000);
+
+  test('a free-tier admin sees the page; registering shows the service’s refusal (the tier it needs)', async () => {
+    const page = await webhooksPage(1280, 'tiny-admin', 3);
+    await page.getByText('No endpoints yet.').waitFor();
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    const form = page.getByRole('dialog', { name: 'Add an endpoint' });
+    await form.getByLabel('URL', { exact: true }).fill(receiverUrl('tiny'));
+    await form.getByRole('button', { name: 'Add the endpoint' }).click();
+    const refusal = await form.getByRole('alert').textContent();
+    expect(refusal).toMatch(/Business/);
+    await page.keyboard.press('Escape');
+  }, 60_000);
+
+  test('members of the other roles get no Webhooks tab; the page opened by its address refuses, with no control', async () => {
+    for (const [user, landing] of [
+      ['acme-viewer', 'Games & streams'],
+      ['acme-analyst', 'Usage'],
+      ['acme-member', 'Games & streams'],
+    ] as const) {
+      const signedIn = await signIn(browser, stack.baseUrl, user, 390);
+      opened.push(signedIn);
+      const { page } = signedIn;
+      await openOrg(page, 1, landing);
+      await expect(page.getByRole('link', { name: 'Webhooks', exact: true }).count()).resolves.toBe(0);
+      // The address typed in (a hash change: the tokens are in memory only, a reload would sign in again).
+      await page.evaluate(`location.hash = '#/org/1/webhooks'`);
+      await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /^Not allowed: Only owners and admins of the organization may manage webhooks/ })
+        .waitFor();
+      await expect(page.getByRole('button', { name: 'Add an endpoint' }).count()).resolves.toBe(0);
+      await signedIn.context.close();
+    }
+  }, 90_000);
+});
+
+/** A bearer token of org 1's admin (the API's own calls, beside the console's). */
+async function token(): Promise<string> {
+  return stack.issuer.sign('acme-admin');
+}
