@@ -219,7 +219,9 @@ inBrowser('the console’s Webhooks page', () => {
     expect(made.status).toBe(200);
     stack.secrets.noteText(made.body.data.secret);
     const id = made.body.data.id as number;
-    expect((await stack.post('test-webhook', { id, org_id: 1 }, { authorization: `Bearer ${await token()}` })).status).toBe(200);
+    // 21 test events: a page of 20 and one older.
+    const authorization = `Bearer ${await token()}`;
+    for (let i = 0; i < 21; i++) expect((await stack.post('test-webhook', { id, org_id: 1 }, { authorization })).status).toBe(200);
 
     const page = await webhooksPage(390);
     const row = endpointRow(page, id);
@@ -227,8 +229,19 @@ inBrowser('the console’s Webhooks page', () => {
     await expectNoSidewaysScroll(page, 'endpoints at 390 px');
     await expect(cutOff(page, 'td.actions button, tbody th[scope="row"]')).resolves.toEqual([]);
     await row.getByRole('button', { name: `Deliveries of endpoint #${id}` }).click();
-    const delivery = page.locator('tbody tr', { has: page.getByRole('rowheader', { name: /^webhook\.test/ }) });
-    await delivery.waitFor();
+    const deliveryRows = page.locator('tbody tr[data-delivery-id]');
+    await deliveryRows.first().waitFor();
+    await expect(deliveryRows.count()).resolves.toBe(20);
+    const pages = page.getByRole('navigation', { name: 'Delivery pages' });
+    const newest = await deliveryRows.first().getAttribute('data-delivery-id');
+    // Newest first: the last page holds the first test event.
+    await pages.getByRole('button', { name: 'Older' }).click();
+    await pages.getByText('Page 2').waitFor();
+    await expect(deliveryRows.count()).resolves.toBe(1);
+    const oldest = (await deliveryRows.first().getAttribute('data-delivery-id'))!;
+    expect(oldest < newest!).toBe(true);
+    await expect(pages.getByRole('button', { name: 'Older' }).isDisabled()).resolves.toBe(true);
+    const delivery = page.locator(`tbody tr[data-delivery-id="${oldest}"]`);
     await refreshUntil(page, delivery, 'Failed, will retry');
     await delivery.locator('summary').click();
     await delivery.locator('.attempts li', { hasText: /: 503, \d+ ms$/ }).waitFor();
@@ -243,6 +256,9 @@ inBrowser('the console’s Webhooks page', () => {
     await expectAccessible(page, 'edit dialog at 390 px');
     await page.screenshot({ path: `${OUTPUT}/console-webhooks-edit-390.png` });
     await page.keyboard.press('Escape');
+    await pages.getByRole('button', { name: 'Newer' }).click();
+    await pages.getByText('Page 1').waitFor();
+    await expect(deliveryRows.first().getAttribute('data-delivery-id')).resolves.toBe(newest);
     expect((await api.deleteWebhook(id, 1)).status).toBe(200);
   }, 90_000);
 

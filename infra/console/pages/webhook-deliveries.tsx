@@ -28,27 +28,29 @@ const STATUS_TEXT: Record<WebhookDelivery['status'], string> = {
 export interface WebhookDeliveriesProps {
   readonly orgId: number;
   readonly webhook: Webhook;
-  /** Bumped by the page when it sent a test event: back to the newest page, loaded again. */
-  readonly round: number;
   readonly onClose: () => void;
 }
 
 /** The deliveries section of one endpoint, below the endpoints. */
-export function WebhookDeliveries({ orgId, webhook, round, onClose }: WebhookDeliveriesProps) {
+export function WebhookDeliveries({ orgId, webhook, onClose }: WebhookDeliveriesProps) {
   const api = useApi();
   // The cursors of the pages before this one (the first page has none).
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const [loaded, reload] = useLoad(
-    () =>
-      data(
+    async () => ({
+      cursor,
+      page: await data(
         api.GET(
           '/api/org-api-keys/list-webhook-deliveries',
           ofOrg(orgId, { webhook_id: String(webhook.id), limit: String(PAGE_SIZE), cursor }),
         ),
       ),
-    [orgId, webhook.id, cursor, round],
+    }),
+    [orgId, webhook.id, cursor],
   );
+  // A page keeps showing while the next one loads: never under the next one's number.
+  const current = loaded.state === 'ready' && loaded.data.cursor !== cursor ? { state: 'loading' as const } : loaded;
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
   const retry = async (delivery: WebhookDelivery) => {
     try {
@@ -73,8 +75,8 @@ export function WebhookDeliveries({ orgId, webhook, round, onClose }: WebhookDel
       </div>
       {!webhook.is_active && <Notice kind="info">Paused: resume the endpoint to retry its deliveries or send it a test event.</Notice>}
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
-      <Loading loaded={loaded}>
-        {(page) => (
+      <Loading loaded={current}>
+        {({ page }) => (
           <>
             <DeliveriesTable deliveries={page.deliveries} active={webhook.is_active} onRetry={(d) => void retry(d)} />
             <nav class="buttons" aria-label="Delivery pages">

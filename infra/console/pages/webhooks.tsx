@@ -101,11 +101,11 @@ export function WebhooksPage({ orgId, org }: { orgId: number; org: OrgMembership
             <>
               <WebhooksTable webhooks={webhooks} actions={actions} />
               {deliveriesOf && (
+                // A new round (a test sent, "Deliveries" pressed again) starts over: the newest page, loaded again.
                 <WebhookDeliveries
-                  key={deliveriesOf.id}
+                  key={`${shown.id}:${shown.round}`}
                   orgId={orgId}
                   webhook={deliveriesOf}
-                  round={shown.round}
                   onClose={() => setShown(undefined)}
                 />
               )}
