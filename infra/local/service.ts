@@ -27,6 +27,8 @@ import { serveConsole } from './console.js';
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
 import { DEV_WEBHOOKS_PATH, devWebhooks, type DevWebhooks } from './dev-webhooks.js';
+import { localQueues, startLocalWorkers, type LocalWorkers } from './workers.js';
+import { systemClock } from '../../shared/platform/clock.js';
 import { createIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { loadLocalSecret } from './local-secret.js';
 import { loopbackJwksCache } from './loopback-jwks.js';
@@ -60,6 +62,12 @@ export interface LocalServiceOptions {
    * endpoint) they get a prefix of their own and are deleted on close.
    */
   readonly scratchTables?: boolean;
+  /**
+   * Run the workers (streams, delivery queue, schedule: `workers.ts`); true by default. Off, writes
+   * make no webhook deliveries, and queued messages wait (tests that record every DynamoDB call of
+   * the service's client, the benchmark's request phases).
+   */
+  readonly workers?: boolean;
   /** Also seed a demo key with every MCP tool scope (`npm start`; tests make the keys they need). */
   readonly demoMcpKey?: boolean;
 }
@@ -93,6 +101,8 @@ export interface LocalService {
   readonly tableNames: Record<TableName, string>;
   /** The development webhook receiver at `/dev/webhooks` (`dev-webhooks.ts`): what arrived there. */
   readonly devWebhooks: DevWebhooks;
+  /** The workers (streams, queue, schedule) on their local stand-ins (`workers.ts`). */
+  readonly workers: LocalWorkers;
   close(): Promise<void>;
 }
 
@@ -155,9 +165,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   where.baseUrl = baseUrl;
 
   const createdDataDir = !existsSync(dataDir);
-  const started: { dynamo?: Pick<EmbeddedDynamo, 'close'>; svc?: Services; stopSweeper?: () => void } = {};
+  const started: { dynamo?: Pick<EmbeddedDynamo, 'close'>; svc?: Services; stopSweeper?: () => void; workers?: LocalWorkers } = {};
   const close = async () => {
     started.stopSweeper?.();
+    await started.workers?.close();
     if (server.listening) await closeServer(server);
     started.svc?.client.destroy();
     await started.dynamo?.close();
@@ -185,11 +196,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // The functions' client reaches the DynamoDB as this process does (dynalite: by its socket; DynamoDB
     // Local: with its access key), which no variable of the environment could say. The provider's
     // JWKS is served over plain HTTP on localhost, which the verifier's own fetcher (HTTPS) refuses.
+    // The workers' queues stand in for SQS: the functions send to them, the workers take from them.
+    const queues = localQueues(options.clock ?? systemClock);
     const overrides: ServiceOverrides = {
       clock: options.clock,
       client: documentClient(connection),
       jwksCache: loopbackJwksCache(),
       local: true,
+      queues,
     };
     overrideServices(overrides);
     const svc = (started.svc = where.svc = services());
@@ -198,6 +212,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await seedCatalog(svc);
     const credentials = await writeDevCredentials(svc, { dataDir, baseUrl, idp, demoMcpKey: options.demoMcpKey });
     started.stopSweeper = startTtlSweeper(svc.client, tableNames, options.sweepIntervalMs, () => svc.clock.now());
+    const localWorkers = (started.workers = await startLocalWorkers({
+      backend: dynamo.backend,
+      connection,
+      tableNames,
+      queues,
+      loadHandler: loadFunction,
+      enabled: options.workers ?? true,
+    }));
     const { description: dynamoDescription, backend: dynamoBackend } = dynamo;
     const identityProvider = { issuer: idp.issuer, jwksUri: idp.jwksUri };
     return {
@@ -213,6 +235,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       dynamoConnection: connection,
       tableNames,
       devWebhooks: receiver,
+      workers: localWorkers,
       close,
     };
   } catch (error) {
@@ -333,14 +356,17 @@ export function protectDataDir(dataDir: string): void {
   }
 }
 
-const handlers = new Map<string, Promise<HttpHandler>>();
+const handlers = new Map<string, Promise<unknown>>();
 
 /** The handler export of `functions/<fn>.ts`, imported once. */
-function loadHandler(fn: string): Promise<HttpHandler> {
+function loadFunction(fn: string): Promise<unknown> {
   let loaded = handlers.get(fn);
   if (!loaded) {
-    loaded = import(new URL(`../../functions/${fn}.ts`, import.meta.url).href).then((m: { handler: HttpHandler }) => m.handler);
+    loaded = import(new URL(`../../functions/${fn}.ts`, import.meta.url).href).then((m: { handler: unknown }) => m.handler);
     handlers.set(fn, loaded);
   }
   return loaded;
 }
+
+/** An HTTP function's handler. */
+const loadHandler = (fn: string) => loadFunction(fn) as Promise<HttpHandler>;

@@ -73,7 +73,16 @@ withShell('the lines npm start prints', () => {
     expect(printed).toMatch(/^DynamoDB: dynalite \(in process, no network port\) {3}\(DYNAMODB_BACKEND=local for AWS's DynamoDB Local; /m);
   });
 
-  test('each command line runs verbatim with bash from another folder: register the receiver, mint, validate, consume, list keys, fresh token', () => {
+  /** The first delivery of `type` the development receiver shows, waiting up to `ms` for it. */
+  const arrivedWithin = async (ms: number, type: string) => {
+    for (const until = Date.now() + ms; ; await new Promise((done) => setTimeout(done, 200))) {
+      const page = (await (await fetch(`${service!.baseUrl}/dev/webhooks?format=json`)).json()) as { deliveries: { type: string }[] };
+      const found = page.deliveries.find((d) => d.type === type);
+      if (found || Date.now() > until) return found;
+    }
+  };
+
+  test('each command line runs verbatim with bash from another folder: register the receiver, mint, validate, consume, list keys, fresh token', async () => {
     const commands = commandLines(printed);
     expect(commands).toHaveLength(6);
     const script = ['set -e -o pipefail', ...commands.map((c) => `${c}\necho '${END}'`)].join('\n');
@@ -88,6 +97,8 @@ withShell('the lines npm start prints', () => {
     expect(JSON.parse(validated!)).toMatchObject({ success: true, data: { valid: true, status: 'active' } });
     expect(JSON.parse(consumed!)).toMatchObject({ success: true, data: { org_id: 1, game_id: 101 } });
     expect(JSON.parse(keys!)).toMatchObject({ success: true, data: expect.arrayContaining([expect.objectContaining({ org_id: 1 })]) });
+    // The receiver registered first got the consumption as a signed delivery, verified with its secret.
+    expect(await arrivedWithin(10_000, 'session.consumed')).toMatchObject({ verified: true, type: 'session.consumed' });
     // The fresh token works as an admin's bearer token.
     const listed = execFileSync(
       'bash',

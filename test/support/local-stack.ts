@@ -40,13 +40,25 @@ export interface Stack extends LocalService {
   stop(): Promise<void>;
 }
 
-/** Start a fresh stack for one test file. */
-export async function startStack(): Promise<Stack> {
+/**
+ * Start a fresh stack for one test file. `workers: false` leaves the workers (streams, delivery
+ * queue, schedule) stopped: a test that records every DynamoDB call of the service's client (round
+ * trips, capacity) sees only its request's calls, not those the workers make meanwhile on the same
+ * client (in AWS they are other functions with clients of their own).
+ */
+export async function startStack(options: { readonly workers?: boolean } = {}): Promise<Stack> {
   captureLogs();
   const dataDir = mkdtempSync(join(tmpdir(), 'gsts-test-'));
   const clock = new TestClock();
   const logsFrom = capturedLogs.length;
-  const service = await startLocalService({ port: 0, dataDir, clock, sweepIntervalMs: 3_600_000, scratchTables: true });
+  const service = await startLocalService({
+    port: 0,
+    dataDir,
+    clock,
+    sweepIntervalMs: 3_600_000,
+    scratchTables: true,
+    workers: options.workers,
+  });
   const secrets = new SecretLedger();
   secrets.noteRawKey(service.credentials.api_key);
   for (const jwt of Object.values(service.credentials.bearer_tokens)) secrets.noteJwt(jwt);

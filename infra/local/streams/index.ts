@@ -18,7 +18,7 @@ import { DynamoLocalStreams } from './dynamo-local-streams.js';
 /** Times a batch is handed over at most. */
 const MAX_DELIVERIES = 3;
 /** DynamoDB Local's streams are settled after this many passes this far apart find nothing. */
-const QUIET_PASSES = 2;
+const QUIET_PASSES = 3;
 const QUIET_PASS_MS = 100;
 /** Records per invocation (the event source mappings' batch size). */
 const BATCH_SIZE = 100;
