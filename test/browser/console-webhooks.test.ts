@@ -5,16 +5,13 @@
  * rotates the secret and deletes the endpoint. A free-tier admin's registration shows the
  * service's refusal; members of the other roles get no tab, and the page opened by its address
  * shows the refusal without a control. Nothing scrolls sideways at 1280 or 390 px. Deliveries go
- * through the local delivery queue (put in place here through the services' queue override, as
- * the local runner's port) to the `webhook-delivery` worker and the stack's `/dev/webhooks`.
+ * through the stack's own workers (the local delivery queue, `webhook-delivery`) to its
+ * `/dev/webhooks` receiver.
  * Screenshots: test-output/console-webhooks-*.png.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { LocalDeliveryQueue } from '../../infra/local/delivery-queue.js';
-import { overrideServices } from '../../infra/local/all-services.js';
-import { handler } from '../../shared/webhooks/workers/webhook-delivery.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { launchBrowser } from '../support/browser.js';
 import { expectAccessible, openOrg, OUTPUT, signIn, statusIs, tab, type ConsoleTab } from '../support/console-page.js';
@@ -27,7 +24,6 @@ const browser = ('browser' in launched ? launched.browser : undefined) as Browse
 
 let stack: Stack;
 let api: AdminApi;
-let queue: LocalDeliveryQueue;
 const opened: ConsoleTab[] = [];
 
 /** Sign in as `user` at `width` px, open `orgId` (landing on its keys page) and go to its Webhooks tab. */
@@ -109,13 +105,9 @@ inBrowser('the console’s Webhooks page', () => {
     mkdirSync(OUTPUT, { recursive: true });
     stack = await startStack();
     api = adminApi(stack);
-    queue = new LocalDeliveryQueue({ clock: stack.clock, handler });
-    overrideServices({ ...stack.overrides, queues: { ...stack.overrides.queues, 'webhook-deliveries': queue } });
-    queue.start(100);
   }, 90_000);
   afterAll(() =>
     stopAll(
-      async () => queue?.stop(),
       ...opened.map((signedIn) => () => signedIn.context.close()),
       () => browser?.close(),
       () => stack?.stop(),
