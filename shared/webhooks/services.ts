@@ -1,5 +1,4 @@
 /** The webhooks feature's parts: its adapters (endpoints in the catalog table, their secrets' sealer, deliveries and their queue). */
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { env, required } from '../platform/env.js';
 import { secret } from '../platform/secrets.js';
 import { coreServices, isLocalRun, part, queueOverride, storeOptions } from '../platform/services.js';
@@ -26,7 +25,7 @@ export const deliveryQueue = /* @__PURE__ */ part((): DeliveryQueue => {
   const local = queueOverride('webhook-deliveries');
   if (local) return local as DeliveryQueue;
   const { clock } = coreServices();
-  return new SqsDeliveryQueue(new SQSClient({}), required(env(), 'WEBHOOK_DELIVERY_QUEUE_URL'), () => clock.now());
+  return new SqsDeliveryQueue(required(env(), 'WEBHOOK_DELIVERY_QUEUE_URL'), process.env.AWS_REGION ?? '', () => clock.now());
 });
 
 /**

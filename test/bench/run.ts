@@ -32,6 +32,7 @@ import { measureRttLatency, type RttFigures } from './rtt-latency.js';
 import { runScale, SCALE } from './scale/run-scale.js';
 import type { ScenarioResult } from './scale/scenario.js';
 import { measureUsageReport, renderUsageReport, usageReportJson, type UsageReportFigures } from './usage-report.js';
+import { measureWebhooks, renderWebhooks, webhooksJson, type WebhookFigures } from './webhooks.js';
 
 /** `--name=value` of the command line. */
 function flag(name: string): string | undefined {
@@ -51,10 +52,10 @@ const SETTINGS = {
 } as const;
 
 const markdown = process.argv.includes('--markdown');
-/** `--only=rtt`, `scale`, `refusals` or `usage-report`: just that phase (quick iteration); its tables and JSON keys only. */
+/** `--only=rtt`, `scale`, `refusals`, `usage-report` or `webhooks`: just that phase (quick iteration); its tables and JSON keys only. */
 const only = flag('only');
-if (only !== undefined && only !== 'rtt' && only !== 'scale' && only !== 'refusals' && only !== 'usage-report') {
-  throw new Error('--only takes rtt, scale, refusals or usage-report');
+if (only !== undefined && only !== 'rtt' && only !== 'scale' && only !== 'refusals' && only !== 'usage-report' && only !== 'webhooks') {
+  throw new Error('--only takes rtt, scale, refusals, usage-report or webhooks');
 }
 /** The engine the run's DynamoDB is, as the report names it. */
 const BACKEND = benchBackend() === 'local' ? 'DynamoDB Local' : 'dynalite';
@@ -81,6 +82,7 @@ let rtt: RttFigures;
 let scale: ScenarioResult[];
 let refusals: RefusalFigures;
 let usageReport: UsageReportFigures;
+let webhooks: WebhookFigures;
 try {
   const ops = await benchOperations(stack);
   const [token] = await mintTokens(stack, 1);
@@ -111,6 +113,8 @@ try {
   scale = await runScale(stack, proxy, progress);
   await proxy.close();
   await stack.close();
+
+  webhooks = await measureWebhooks(progress);
 
   const fns = functionNames(routes);
   progress(`cold starts: ${fns.length} functions, bundled and unbundled, ${SETTINGS.coldStartRuns} fresh processes each`);
@@ -179,24 +183,36 @@ const tables = [
   renderTables(result, markdown),
   ...renderRefusals(refusals, markdown),
   ...renderUsageReport(usageReport, markdown),
+  ...renderWebhooks(webhooks, markdown),
   ...renderRtt(rtt, markdown),
   ...renderScale(scale, markdown),
 ].join('\n');
+const figures = JSON.parse(figuresJson(result)) as Record<string, unknown> & { cost_per_million_usd: Record<string, unknown> };
 const json = {
-  ...(JSON.parse(figuresJson(result)) as Record<string, unknown>),
+  ...figures,
+  // A million webhook events beside the million lifecycles (test/bench/webhooks.ts).
+  cost_per_million_usd: { ...figures.cost_per_million_usd, webhook_events: Number(webhooks.cost.total.toFixed(4)) },
   ...refusalsJson(refusals),
   ...usageReportJson(usageReport),
+  ...webhooksJson(webhooks),
   ...rttScaleJson(rtt, scale),
 };
 process.stdout.write(tables + '\n\n' + JSON.stringify(json) + '\n');
 // Connections the load generator or the SDK keep alive must not hold the process open.
 process.exit(0);
 
-/** `--only=rtt` / `scale` / `refusals` / `usage-report`: one phase, its tables, and a JSON line with its keys and its targets. */
-async function runOnly(phase: 'rtt' | 'scale' | 'refusals' | 'usage-report'): Promise<void> {
+/** `--only=rtt` / `scale` / `refusals` / `usage-report` / `webhooks`: one phase, its tables, and a JSON line with its keys and its targets. */
+async function runOnly(phase: 'rtt' | 'scale' | 'refusals' | 'usage-report' | 'webhooks'): Promise<void> {
   const lines: string[] = [];
   let json: Record<string, unknown>;
   let checks;
+  if (phase === 'webhooks') {
+    const r = await measureWebhooks(progress);
+    progress('done');
+    const cost = { cost_per_million_usd: { webhook_events: Number(r.cost.total.toFixed(4)) } };
+    process.stdout.write(renderWebhooks(r, markdown).join('\n') + '\n\n' + JSON.stringify({ ...webhooksJson(r), ...cost }) + '\n');
+    return;
+  }
   if (phase === 'usage-report') {
     progress('DynamoDB calls of a 31-day usage report');
     const r = await measureUsageReport(stack, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });

@@ -128,9 +128,14 @@ function sources(dir: string): string[] {
 
 /**
  * Files that may set a 4xx status themselves: the demo game stands in for a partner's static site,
+ * dev-webhooks.ts for a partner's webhook receiver (its answers are what a receiver says),
  * dynalite-transactions.ts for DynamoDB (its protocol's statuses, for the local run's store), not the service.
  */
-const NOT_THE_SERVICE = [join('infra', 'local', 'demo-game.ts'), join('infra', 'local', 'dynalite-transactions.ts')];
+const NOT_THE_SERVICE = [
+  join('infra', 'local', 'demo-game.ts'),
+  join('infra', 'local', 'dev-webhooks.ts'),
+  join('infra', 'local', 'dynalite-transactions.ts'),
+];
 
 test('no production file but the error table sets an error status itself', () => {
   const literal = /\b(?:statusCode|status)\s*:\s*[45]\d\d\b|(?:jsonResponse|htmlResponse|writeHead)\(\s*[45]\d\d\b/;

@@ -1,0 +1,282 @@
+/**
+ * Webhooks in `npm run bench` (issue 27): on a local stack of their own with the workers running
+ * (embedded DynamoDB in this process, as `npm start` runs it: the stream stand-in needs to see the
+ * writes), a receiver on 127.0.0.1 that answers 204 at once, and an endpoint of org 1 registered on it.
+ * - **end-to-end delay**: from a consume's answer to the receiver holding its `session.consumed`
+ *   (write, stream record, `webhook-events`, deliveries table, queue, `webhook-delivery`, signed POST);
+ * - **deliveries per second of one delivery function**: queued deliveries attempted by one instance
+ *   of the delivery worker (its batches of 10 one after the other, each batch's attempts side by side);
+ * - **DynamoDB units per delivery** (an event for one endpoint): the fan-out's and one successful
+ *   attempt's calls, priced by the capacity probe as the stage figures are;
+ * - **cost per million events** (one endpoint each, delivered at the first attempt): those units,
+ *   both workers' invocations and durations, SQS requests, the deliveries kept 30 days, log lines.
+ *   Stream reads by a Lambda trigger are free. In AWS a receiver answers in tens to hundreds of
+ *   milliseconds, during which the delivery function is billed: {@link RECEIVER_MS} is added to each
+ *   batch's duration (this machine's receiver answers at once).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startLocalService, type LocalService } from '../../infra/local/service.js';
+import { LocalDeliveryQueue } from '../../infra/local/delivery-queue.js';
+import { FUNCTION_MEMORY_MB } from '../../infra/functions.js';
+import { handler as deliveryHandler } from '../../functions/webhook-delivery.js';
+import type { SourcedEvent } from '../../shared/webhooks/delivery-model.js';
+import type { WebhookEvent } from '../../shared/webhooks/events.js';
+import { WebhookFanOut } from '../../shared/webhooks/fan-out.js';
+import { deliveryStore, webhookStore } from '../../shared/webhooks/services.js';
+import { RoundTripRecorder } from '../support/round-trips.js';
+import { CapacityProbe, type CapacityUse } from './capacity.js';
+import { createBenchKey } from './harness.js';
+import { PRICES } from './cost.js';
+import { percentile, round } from './stats.js';
+import { table } from './table.js';
+import { documentClient } from '../../infra/local/dynamo.js';
+
+/** Fixed sizes (figures compare between runs only if these stay). */
+export const WEBHOOK_SETTINGS = { lifecycles: 200, concurrency: 4, queued: 1000, unitSamples: 100 } as const;
+
+/** Endpoints the handler phases deliver to (org 2's). */
+const ENDPOINTS = 10;
+/** A receiver's typical answer time in AWS, billed to the delivery function per batch (its attempts run side by side). */
+export const RECEIVER_MS = 100;
+/** Records per `webhook-events` invocation at volume (the event source mapping's batch size). */
+const EVENTS_BATCH = 100;
+/** Messages per `webhook-delivery` invocation (its mapping's batch size). */
+const DELIVERY_BATCH = 10;
+/** SQS standard queue requests, per million (a batch of up to 10 messages of under 64 KB is one request). */
+const SQS_PER_MILLION = 0.4;
+/** Bytes the delivery worker logs per batch (its one EMF metrics line). */
+const LOG_BYTES_PER_BATCH = 450;
+const DELIVERY_RETENTION_MONTHS = 1;
+
+/** What the webhook phase measured. */
+export interface WebhookFigures {
+  readonly e2eMs: { readonly p50: number; readonly p99: number };
+  readonly deliveredPerSecond: number;
+  readonly units: { readonly fanOut: CapacityUse; readonly attempt: CapacityUse };
+  /** Handler time per `webhook-events` batch of 100 events (fan-out), and per delivery batch of 10, ms. */
+  readonly eventsBatchMs: number;
+  readonly deliveryBatchMs: number;
+  readonly deliveryItemBytes: number;
+  readonly cost: { readonly items: Readonly<Record<string, number>>; readonly total: number };
+}
+
+/** A receiver on 127.0.0.1 that answers 204 at once and notes when each token's event came. */
+async function startReceiver(): Promise<{ server: Server; url: string; arrived: Map<string, number>; count: () => number }> {
+  const arrived = new Map<string, number>();
+  let count = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      count++;
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: { token?: string } };
+      // The first arrival of a token counts (the handler phases deliver one event to several endpoints).
+      if (event.data?.token && !arrived.has(event.data.token)) arrived.set(event.data.token, performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrived, count: () => count };
+}
+
+/** Run the webhook phase on a stack of its own. */
+export async function measureWebhooks(progress: (what: string) => void): Promise<WebhookFigures> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gsts-bench-webhooks-'));
+  const receiver = await startReceiver();
+  let service: LocalService | undefined;
+  try {
+    service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000 });
+    const s = service.services;
+    const { raw: apiKey } = await createBenchKey(s, 'bench-webhooks', []);
+    const admin = `Bearer ${await service.issuer.sign('acme-admin')}`;
+    const api = `${service.baseUrl}/api/org-api-keys`;
+    const post = async (action: string, body: unknown, headers: Record<string, string>) => {
+      const res = await fetch(`${api}?action=${action}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { data: Record<string, any> };
+      if (res.status !== 200) throw new Error(`${action} answered ${res.status}: ${JSON.stringify(json)}`);
+      return json.data;
+    };
+    const endpoint = await post('create-webhook', { org_id: 1, url: receiver.url, events: ['session.consumed'] }, { authorization: admin });
+
+    progress(`webhooks: end-to-end delay of ${WEBHOOK_SETTINGS.lifecycles} consumed tokens, ${WEBHOOK_SETTINGS.concurrency} at a time`);
+    const consumedAt = new Map<string, number>();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: WEBHOOK_SETTINGS.concurrency }, async () => {
+        while (next++ < WEBHOOK_SETTINGS.lifecycles) {
+          const { token } = await post('create-session', { game_id: 101 }, { 'x-api-key': apiKey });
+          await post('consume-session', { token }, {});
+          consumedAt.set(token as string, performance.now());
+        }
+      }),
+    );
+    const deadline = performance.now() + 60_000;
+    while (receiver.arrived.size < consumedAt.size && performance.now() < deadline) await new Promise((d) => setTimeout(d, 20));
+    if (receiver.arrived.size < consumedAt.size)
+      throw new Error(`${consumedAt.size - receiver.arrived.size} session.consumed never arrived`);
+    const delays = [...consumedAt].map(([token, at]) => receiver.arrived.get(token)! - at);
+
+    // The rest runs the handlers directly, with the stack's own workers idle, on ENDPOINTS endpoints of
+    // org 2 that each take every event: a batch of 10 consecutive messages then goes to 10 endpoints,
+    // as deliveries spread over a service's partners (one endpoint alone takes 5 attempts at a time).
+    await service.workers.settle();
+    const globex = `Bearer ${await service.issuer.sign('globex-admin')}`;
+    for (let i = 0; i < ENDPOINTS; i++) {
+      await post('create-webhook', { org_id: 2, url: `${receiver.url}/${i}`, events: ['session.consumed'] }, { authorization: globex });
+    }
+    const probe = new CapacityProbe(documentClient(service.dynamoConnection));
+    const recorder = new RoundTripRecorder(probe);
+    const detach = recorder.attach(s.client);
+    const fanOutQueue = new LocalDeliveryQueue({ clock: s.clock });
+    const fanOut = new WebhookFanOut({ webhooks: webhookStore(), deliveries: deliveryStore(), queue: fanOutQueue, clock: s.clock });
+    const event = (i: number): SourcedEvent => ({ org_id: 2, source_id: `bench:${i}`, event: sampleEvent(i) });
+
+    const samples = WEBHOOK_SETTINGS.unitSamples;
+    progress(`webhooks: DynamoDB units of the fan-out of ${samples / ENDPOINTS} events to ${ENDPOINTS} endpoints, and of their attempts`);
+    let started = performance.now();
+    const fanned = await recorder.measure(() => fanOut.publish(Array.from({ length: samples / ENDPOINTS }, (_, i) => event(i))));
+    // Per delivery (an event to one endpoint); a batch of 100 events to one endpoint each.
+    const eventsBatchMs = ((performance.now() - started) * EVENTS_BATCH) / samples;
+    const fanOutUnits = per(probe.total(fanned.calls), samples);
+    const oneFunction = new LocalDeliveryQueue({ clock: s.clock, handler: deliveryHandler, maxConcurrency: 1 });
+    await oneFunction.send(fanOutQueue.pending().map((m) => JSON.parse(m.body)));
+    const attempted = await recorder.measure(() => oneFunction.runDue());
+    const attemptUnits = per(probe.total(attempted.calls), samples);
+    detach();
+    const [sample] = (await deliveryStore().listByWebhook(endpoint.id as number, 1)).deliveries;
+    const deliveryItemBytes = Buffer.byteLength(JSON.stringify(sample)) + 100;
+
+    progress(`webhooks: ${WEBHOOK_SETTINGS.queued} queued deliveries attempted by one delivery function`);
+    const bulkQueue = new LocalDeliveryQueue({ clock: s.clock });
+    const bulk = new WebhookFanOut({ webhooks: webhookStore(), deliveries: deliveryStore(), queue: bulkQueue, clock: s.clock });
+    for (let i = 0; i < WEBHOOK_SETTINGS.queued / ENDPOINTS; i += EVENTS_BATCH / ENDPOINTS) {
+      await bulk.publish(Array.from({ length: EVENTS_BATCH / ENDPOINTS }, (_, j) => event(1_000_000 + i + j)));
+    }
+    const timed = new LocalDeliveryQueue({ clock: s.clock, handler: deliveryHandler, maxConcurrency: 1 });
+    await timed.send(bulkQueue.pending().map((m) => JSON.parse(m.body)));
+    const before = receiver.count();
+    started = performance.now();
+    await timed.runDue();
+    const seconds = (performance.now() - started) / 1000;
+    const delivered = receiver.count() - before;
+    if (delivered !== WEBHOOK_SETTINGS.queued) throw new Error(`${delivered} of ${WEBHOOK_SETTINGS.queued} queued deliveries arrived`);
+    const deliveryBatchMs = (seconds * 1000 * DELIVERY_BATCH) / delivered;
+
+    const figures = {
+      e2eMs: { p50: percentile(delays, 50), p99: percentile(delays, 99) },
+      deliveredPerSecond: delivered / seconds,
+      units: { fanOut: fanOutUnits, attempt: attemptUnits },
+      eventsBatchMs,
+      deliveryBatchMs,
+      deliveryItemBytes,
+    };
+    return { ...figures, cost: priceEvents(figures) };
+  } finally {
+    await service?.close();
+    receiver.server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function per(use: CapacityUse, n: number): CapacityUse {
+  return { read: use.read / n, write: use.write / n };
+}
+
+/** A `session.consumed` as the stream rules make it (its token names it at the receiver). */
+function sampleEvent(i: number): WebhookEvent {
+  const at = new Date().toISOString();
+  return {
+    type: 'session.consumed',
+    timestamp: at,
+    data: {
+      token: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      session_id: i + 1,
+      org_id: 1,
+      game_id: 101,
+      stream_id: null,
+      external_ref: 'order-bench',
+      metadata: null,
+      player_uuid: null,
+      key_id: 1,
+      consumed_at: at,
+    },
+  };
+}
+
+/** What a million events cost, each to one endpoint, delivered at the first attempt. */
+function priceEvents(f: Omit<WebhookFigures, 'cost'>): WebhookFigures['cost'] {
+  const M = 1_000_000;
+  const gb = FUNCTION_MEMORY_MB / 1024;
+  const units = { read: f.units.fanOut.read + f.units.attempt.read, write: f.units.fanOut.write + f.units.attempt.write };
+  const eventsInvocations = M / EVENTS_BATCH;
+  const deliveryInvocations = M / DELIVERY_BATCH;
+  const billedMs = (ms: number) => Math.max(1, Math.ceil(ms));
+  const items = {
+    dynamodb_units: units.read * PRICES.dynamodbReadPerMillion + units.write * PRICES.dynamodbWritePerMillion,
+    lambda_requests: ((eventsInvocations + deliveryInvocations) / M) * PRICES.lambdaPerMillionRequests,
+    lambda_duration:
+      ((eventsInvocations * billedMs(f.eventsBatchMs) + deliveryInvocations * billedMs(f.deliveryBatchMs + RECEIVER_MS)) / 1000) *
+      gb *
+      PRICES.lambdaArmPerGbSecond,
+    // Send (one batch of 10), the trigger's receive and its batch delete: 3 requests per 10 messages.
+    sqs: ((3 * M) / DELIVERY_BATCH / M) * SQS_PER_MILLION,
+    dynamodb_storage:
+      ((M * f.deliveryItemBytes) / 1e9) * DELIVERY_RETENTION_MONTHS * (PRICES.dynamodbStoragePerGbMonth + PRICES.dynamodbPitrPerGbMonth),
+    logs: ((deliveryInvocations * LOG_BYTES_PER_BATCH) / 1e9) * (PRICES.logsIngestionPerGb + PRICES.logsStoragePerGbMonth),
+    stream_reads: 0,
+  };
+  return { items, total: Object.values(items).reduce((a, b) => a + b, 0) };
+}
+
+/** The report's webhook table. */
+export function renderWebhooks(f: WebhookFigures, markdown: boolean): string[] {
+  const usd = (n: number) => `$${n.toFixed(n < 0.1 ? 4 : 2)}`;
+  return [
+    '',
+    markdown ? '### Webhooks (issue 27)' : '== Webhooks (issue 27) ==',
+    '',
+    ...table(
+      markdown,
+      ['figure', 'this run'],
+      [
+        [
+          'end-to-end delay, consume answered → receiver has session.consumed, p50 / p99 (local stack)',
+          `${round(f.e2eMs.p50)} / ${round(f.e2eMs.p99)} ms`,
+        ],
+        ['deliveries per second, one delivery function (batches of 10, receiver answering at once)', String(round(f.deliveredPerSecond))],
+        ['DynamoDB units per event: fan-out (read + write)', `${round(f.units.fanOut.read)} + ${round(f.units.fanOut.write)}`],
+        ['DynamoDB units per successful attempt (read + write)', `${round(f.units.attempt.read)} + ${round(f.units.attempt.write)}`],
+        [
+          'handler time per webhook-events batch of 100 / per delivery batch of 10',
+          `${round(f.eventsBatchMs)} / ${round(f.deliveryBatchMs)} ms`,
+        ],
+        ...Object.entries(f.cost.items).map(([k, v]) => [`cost per million events: ${k.replace(/_/g, ' ')}`, usd(v)]),
+        ['cost per million events, total', usd(f.cost.total)],
+      ],
+    ),
+  ];
+}
+
+/** The JSON keys of the phase. */
+export function webhooksJson(f: WebhookFigures): Record<string, unknown> {
+  return {
+    webhooks: {
+      e2e_delay_ms_p50: round(f.e2eMs.p50),
+      e2e_delay_ms_p99: round(f.e2eMs.p99),
+      delivered_per_second_one_function: round(f.deliveredPerSecond),
+      units_per_event: {
+        read: round(f.units.fanOut.read + f.units.attempt.read),
+        write: round(f.units.fanOut.write + f.units.attempt.write),
+      },
+    },
+  };
+}
