@@ -32,6 +32,7 @@ import type { TableName } from '../shared/tables.js';
 import { RESERVED_OPERATION } from './capacity.js';
 import { dataStatements, functionAccess, functionNames, type TableAccess } from './permissions.js';
 import type { ServiceTables } from './tables.js';
+import { QUEUE_URL_VARS } from './queues.js';
 
 /** The repository root (functions/, package-lock.json). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -127,7 +128,7 @@ export interface ServiceFunctionsProps {
    * one (`secretsmanager:GetSecretValue`) exactly when its environment has that variable.
    */
   readonly secrets: Readonly<Partial<Record<EnvVar, ISecret>>>;
-  /** The queues by the variable that carries their URL: a function may send to one exactly when its environment has that variable. */
+  /** The queues by the variable that carries their URL; a function may send to those its routes declare (`sendsTo`). */
   readonly queues?: Readonly<Partial<Record<EnvVar, IQueue>>>;
   readonly logRetention: RetentionDays;
   /** Shown in each description: a new revision makes CloudFormation resolve the secrets again. */
@@ -295,7 +296,7 @@ export class ServiceFunctions extends Construct {
   /**
    * A function's role ({@link functionRole}): the DynamoDB actions its routes declare, its log group,
    * the origin secret (every function checks the origin), the secrets its code reads, and sending
-   * to the queues whose URL its environment names.
+   * to the queues its routes declare they send to (`sendsTo`).
    */
   private roleOf(
     name: string,
@@ -313,8 +314,10 @@ export class ServiceFunctions extends Construct {
       secrets: props.secrets,
     });
     props.originSecret.grantRead(role);
-    for (const [variable, queue] of Object.entries(props.queues ?? {})) {
-      if (own.reads.includes(variable as EnvVar)) role.addToPolicy(sendStatement(queue));
+    for (const name of new Set(served.flatMap((route) => route.sendsTo ?? []))) {
+      const queue = props.queues?.[QUEUE_URL_VARS[name]];
+      if (!queue) throw new Error(`a route sends to the queue ${name}, which the stack does not have`);
+      role.addToPolicy(sendStatement(queue));
     }
     return role;
   }

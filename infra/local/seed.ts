@@ -69,7 +69,16 @@ export async function seedCatalog(services: Services): Promise<void> {
 /** The demo MCP key of org 1: every scope this service has tools for. */
 export const DEMO_MCP_KEY: KeySettings = {
   name: 'Demo MCP key',
-  mcp_scopes: ['mcp:sessions:write', 'mcp:games:read', 'mcp:games:write', 'mcp:streams:read', 'mcp:streams:write', 'mcp:reports:read'],
+  mcp_scopes: [
+    'mcp:sessions:write',
+    'mcp:games:read',
+    'mcp:games:write',
+    'mcp:streams:read',
+    'mcp:streams:write',
+    'mcp:reports:read',
+    'mcp:connections:read',
+    'mcp:connections:write',
+  ],
 };
 
 /**

@@ -67,17 +67,13 @@ export class DynamoDeliveryStore implements DeliveryStore {
   }
 
   async recordAttempt(
-    webhookId: number,
-    id: string,
-    expectedAttempts: number,
+    delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts' | 'attempt_log'>,
     progress: DeliveryProgress,
     entry: AttemptEntry,
   ): Promise<boolean> {
-    const current = await this.find(webhookId, id);
-    if (!current || current.attempts !== expectedAttempts) return false;
-    const attempt_log = [...current.attempt_log, entry].slice(-MAX_ATTEMPT_ENTRIES);
+    const attempt_log = [...delivery.attempt_log, entry].slice(-MAX_ATTEMPT_ENTRIES);
     try {
-      await this.setProgress(webhookId, id, progress, { attempt_log }, expectedAttempts);
+      await this.setProgress(delivery.webhook_id, delivery.id, progress, { attempt_log }, delivery.attempts);
       return true;
     } catch (error) {
       if (isConditionalFailure(error)) return false;

@@ -54,10 +54,16 @@ export interface DeliveryStore {
   /** An endpoint's deliveries, newest first, a page at a time (`cursor`: the last id of the page before). */
   listByWebhook(webhookId: number, limit: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; cursor: string | null }>;
   /**
-   * Record an attempt (its progress and its log entry), only while the delivery has made
-   * `expectedAttempts` attempts. @returns false when another attempt was recorded first, or the delivery is gone
+   * Record an attempt (its progress, and its entry appended to the log of `delivery` as it was
+   * read), only while the delivery still has the attempt count it was read with: so no read is
+   * needed here, and no other attempt's entry can be lost (a recorded attempt changes the count).
+   * @returns false when another attempt was recorded first, or the delivery is gone
    */
-  recordAttempt(webhookId: number, id: string, expectedAttempts: number, progress: DeliveryProgress, entry: AttemptEntry): Promise<boolean>;
+  recordAttempt(
+    delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts' | 'attempt_log'>,
+    progress: DeliveryProgress,
+    entry: AttemptEntry,
+  ): Promise<boolean>;
   /** Make a delivery due now (a retry by hand); the delivery as it is now, undefined when absent. */
   markRetried(webhookId: number, id: string, progress: DeliveryProgress): Promise<DeliveryRecord | undefined>;
 }

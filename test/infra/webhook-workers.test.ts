@@ -14,6 +14,7 @@ import { EnvSchema } from '../../shared/platform/env.js';
 import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability/metrics.js';
 import type { WorkerDefinition } from '../../shared/platform/worker.js';
 import { routes } from '../../shared/routes.js';
+import type { RouteDefinition } from '../../shared/platform/route.js';
 import { tables, type TableName } from '../../shared/tables.js';
 import { workers } from '../../shared/workers.js';
 import { asList, logicalId, lookups, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';
@@ -345,10 +346,15 @@ describe('least privilege', () => {
     expect(reads.map((x) => x.resource)).toEqual([logicalId(s.stack, s.stack.webhookSecretKey)]);
   });
 
-  test('sqs:SendMessage on the delivery queue: exactly the workers that declare sending to it (the events and due workers, and the delivery worker’s next attempts)', () => {
-    const senders = workers.filter((w) => w.sendsTo?.includes('webhook-deliveries')).map((w) => w.function);
-    expect(senders.sort()).toEqual([EVENTS, DUE, DELIVERY].sort());
-    expect(whoMay('sqs:SendMessage', `${deliveryQueueId()}.Arn`)).toEqual(senders.sort());
+  test('sqs:SendMessage on the delivery queue: exactly the workers and the route functions that declare sending to it (the events and due workers, the delivery worker’s next attempts; retry, test and the MCP server)', () => {
+    const workerSenders = workers.filter((w) => w.sendsTo?.includes('webhook-deliveries')).map((w) => w.function);
+    const routeSenders = [
+      ...new Set((routes as readonly RouteDefinition[]).filter((r) => r.sendsTo?.includes('webhook-deliveries')).map((r) => r.function)),
+    ];
+    expect(workerSenders.sort()).toEqual([EVENTS, DUE, DELIVERY].sort());
+    expect(routeSenders.sort()).toEqual(['mcp', 'retry-webhook-delivery', 'test-webhook']);
+    // list-webhook-deliveries has the queue's URL (its part can send) but declares no sending: no grant.
+    expect(whoMay('sqs:SendMessage', `${deliveryQueueId()}.Arn`)).toEqual([...workerSenders, ...routeSenders].sort());
   });
 
   test('only the delivery worker consumes the delivery queue; nobody reads a dead-letter queue; only the stream worker records its failed batches', () => {

@@ -63,7 +63,8 @@ function passes(record: DynamoDBRecord, table: TableName, prefix: string | undef
 export async function startStreams(options: StreamOptions): Promise<LocalStreams> {
   const streamed = streamedTables();
   const byName = new Map(streamed.map((s) => [options.tableNames[s.table], s]));
-  const queue: DynamoDBRecord[][] = [];
+  /** Records waiting to be read, a table's at a time (an event source mapping reads one table's stream). */
+  const queue: { table: string; records: DynamoDBRecord[] }[] = [];
   let running: Promise<void> | undefined;
   const log = options.log ?? ((message: string) => console.warn(message));
 
@@ -89,13 +90,20 @@ export async function startStreams(options: StreamOptions): Promise<LocalStreams
   };
   const drain = (): Promise<void> =>
     (running ??= (async () => {
-      while (queue.length > 0) await deliver(queue.shift()!);
+      while (queue.length > 0) {
+        // What waited meanwhile goes in one batch, as a mapping reads up to a batch of what the
+        // stream holds (one invocation per write would trail behind a busy table).
+        const { table, records } = queue.shift()!;
+        const batch = [...records];
+        while (queue[0]?.table === table && batch.length + queue[0].records.length <= BATCH_SIZE) batch.push(...queue.shift()!.records);
+        await deliver(batch);
+      }
     })().finally(() => (running = undefined)));
   const hand = (tableName: string, records: DynamoDBRecord[]) => {
     const s = byName.get(tableName);
     if (!s) return;
     const passing = records.filter((r) => passes(r, s.table, s.prefix));
-    for (let i = 0; i < passing.length; i += BATCH_SIZE) queue.push(passing.slice(i, i + BATCH_SIZE));
+    for (let i = 0; i < passing.length; i += BATCH_SIZE) queue.push({ table: tableName, records: passing.slice(i, i + BATCH_SIZE) });
     if (passing.length > 0) void drain();
   };
   const settled = async () => {
