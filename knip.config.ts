@@ -34,10 +34,10 @@ const config: KnipConfig = {
     // A type-only import in test/bench/rtt-latency.ts of a package the AWS SDK installs; listing it
     // would pin a second copy of what the SDK already resolves.
     '@smithy/types',
-    // The packages two bundle stand-ins replace (infra/bundle/), which the AWS SDK installs:
-    // test/unit/bundle-stand-ins.test.ts compares each stand-in with the real one.
+    // A package a bundle stand-in replaces (infra/bundle/), which the AWS SDK installs:
+    // test/unit/bundle-stand-ins.test.ts compares the stand-in with the real one. (`@smithy/core`,
+    // the other, is a dependency of its own: the SQS sender takes its SHA-256 from it.)
     '@aws-sdk/endpoint-cache',
-    '@smithy/core',
     // Resolved by name in a child process (test/support/browser.ts), which knip cannot follow.
     '@sparticuz/chromium',
     // Resolved by path at run time (infra/local/dynamo-local.js: the jar inside the package).

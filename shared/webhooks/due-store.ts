@@ -16,9 +16,9 @@ import type { DueItem } from './delivery-model.js';
 import type { DueStore } from './ports.js';
 
 /** Partitions per minute. */
-export const DUE_SHARDS = 16;
+const DUE_SHARDS = 16;
 /** Minutes the sweep reads back, the current one included. */
-export const DUE_LOOKBACK_MINUTES = 5;
+const DUE_LOOKBACK_MINUTES = 5;
 
 const MINUTE_MS = 60_000;
 const KEEP_SECONDS = 2 * 24 * 60 * 60;

@@ -54,7 +54,7 @@ export interface ChangeOutcome {
 export const KEY_EXPIRING_NOTICE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The prefix of the counters table's rate-limit notices (the stream's filter passes only these). */
-export const NOTICE_PREFIX = 'notice#';
+const NOTICE_PREFIX = 'notice#';
 
 const NOTHING: ChangeOutcome = { events: [], deletions: [], due: [] };
 

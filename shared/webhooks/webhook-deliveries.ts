@@ -104,7 +104,7 @@ function refuseIfPaused(endpoint: WebhookRecord): void {
 }
 
 /** A delivery as the deliveries list shows it: never its body. */
-export function deliveryView(record: DeliveryRecord): WebhookDelivery {
+function deliveryView(record: DeliveryRecord): WebhookDelivery {
   return {
     id: record.id,
     webhook_id: record.webhook_id,

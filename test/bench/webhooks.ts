@@ -37,12 +37,12 @@ import { table } from './table.js';
 import { documentClient } from '../../infra/local/dynamo.js';
 
 /** Fixed sizes (figures compare between runs only if these stay). */
-export const WEBHOOK_SETTINGS = { lifecycles: 200, concurrency: 4, queued: 1000, unitSamples: 100 } as const;
+const WEBHOOK_SETTINGS = { lifecycles: 200, concurrency: 4, queued: 1000, unitSamples: 100 } as const;
 
 /** Endpoints the handler phases deliver to (org 2's). */
 const ENDPOINTS = 10;
 /** A receiver's typical answer time in AWS, billed to the delivery function per batch (its attempts run side by side). */
-export const RECEIVER_MS = 100;
+const RECEIVER_MS = 100;
 /** Records per `webhook-events` invocation at volume (the event source mapping's batch size). */
 const EVENTS_BATCH = 100;
 /** Messages per `webhook-delivery` invocation (its mapping's batch size). */

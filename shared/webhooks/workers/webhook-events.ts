@@ -57,7 +57,7 @@ function valueOf(value: AttributeValue): unknown {
 }
 
 /** The table a record comes from: the one its stream ARN (`…:table/<name>/stream/<label>`) names. */
-export function streamedTableOf(arn: string | undefined, names: Readonly<Record<StreamedTable, string>>): StreamedTable {
+function streamedTableOf(arn: string | undefined, names: Readonly<Record<StreamedTable, string>>): StreamedTable {
   const name = /:table\/([^/]+)\/stream\//.exec(arn ?? '')?.[1];
   const table = (Object.keys(names) as StreamedTable[]).find((t) => names[t] === name);
   if (!table) throw new Error(`a stream record of no streamed table: ${arn}`);
