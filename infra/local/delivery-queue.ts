@@ -138,6 +138,11 @@ export class LocalDeliveryQueue implements DeliveryQueue {
     this.timer.unref();
   }
 
+  /** Resolves once the timer's run under way (if any) has ended; @returns how many messages it handed. */
+  async idle(): Promise<number> {
+    return (await this.running) ?? 0;
+  }
+
   /** Stop the timer; resolves once a run under way has ended. */
   async stop(): Promise<void> {
     clearInterval(this.timer);

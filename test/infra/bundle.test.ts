@@ -13,12 +13,15 @@ import { join } from 'node:path';
 import { functionCode, pascalCase } from '../../infra/functions.js';
 import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import { functionNames } from '../../infra/permissions.js';
-import { functionEnvVars } from '../../shared/platform/env-parts.js';
+import { functionEnvVars, workerEnvVars } from '../../shared/platform/env-parts.js';
+import { workers } from '../../shared/workers.js';
 import { routes } from '../../shared/routes.js';
 import { tableEnv } from '../../shared/platform/env.js';
 import { cdkApp } from './fixture.js';
 
 const names = functionNames(routes);
+/** The workers' functions (shared/workers.ts), bundled the same way. */
+const workerNames = workers.map((w) => w.function);
 const bundles = new Map<string, string>();
 let outdir: string | undefined;
 
@@ -28,7 +31,9 @@ beforeAll(() => {
   process.env.CDK_DOCKER = 'false';
   const app = cdkApp();
   const stack = new Stack(app, 'Bundles');
-  const functions = names.map((name) => [name, new NodejsFunction(stack, pascalCase(name), functionCode(name))] as const);
+  const functions = [...names, ...workerNames].map(
+    (name) => [name, new NodejsFunction(stack, pascalCase(name), functionCode(name))] as const,
+  );
   const assembly = app.synth();
   outdir = assembly.directory;
   const template = assembly.getStackByName('Bundles').template as {
@@ -45,8 +50,8 @@ afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
-test('each function is a single ES module file', () => {
-  for (const name of names) {
+test('each function is a single ES module file (the workers too)', () => {
+  for (const name of [...names, ...workerNames]) {
     const dir = bundles.get(name)!;
     expect(readdirSync(dir)).toEqual(['index.mjs']);
     // Everything is inside (the AWS SDK too): no node_modules next to it, and a sizeable file.
@@ -60,8 +65,10 @@ test('each function is a single ES module file', () => {
  */
 const BUNDLE_LIMIT_KB = 300;
 
-test('each bundle but mcp is at most 300 KB', () => {
-  const sizes = names.filter((name) => name !== 'mcp').map((name) => [name, statSync(join(bundles.get(name)!, 'index.mjs')).size / 1024]);
+test('each bundle but mcp is at most 300 KB (the workers too)', () => {
+  const sizes = [...names, ...workerNames]
+    .filter((name) => name !== 'mcp')
+    .map((name) => [name, statSync(join(bundles.get(name)!, 'index.mjs')).size / 1024]);
   const over = sizes.filter(([, kb]) => (kb as number) > BUNDLE_LIMIT_KB);
   expect(over).toEqual([]);
 });
@@ -99,7 +106,7 @@ test('each bundle loads in Node 24 with only its own environment, exports handle
     OWN_ENV: JSON.stringify(own),
     // The empty request, as API Gateway hands it over (a fresh copy for each handler: they may change it).
     EVENT: JSON.stringify(apiGatewayEvent({ method: 'GET', path: '/', routeKey: 'GET /' })),
-    BUNDLES: JSON.stringify(Object.fromEntries([...bundles].map(([name, dir]) => [name, join(dir, 'index.mjs')]))),
+    BUNDLES: JSON.stringify(Object.fromEntries(names.map((name) => [name, join(bundles.get(name)!, 'index.mjs')]))),
   };
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', timeout: 60_000 });
   const out = run.stdout.slice(run.stdout.indexOf('RESULT') + 'RESULT'.length);
@@ -109,4 +116,46 @@ test('each bundle loads in Node 24 with only its own environment, exports handle
     expect([name, results[name]!.type]).toEqual([name, 'function']);
     expect([name, results[name]!.status < 500]).toEqual([name, true]);
   }
+});
+
+test('each worker bundle loads in Node 24 with only its own environment and exports handler; a stream or queue worker answers an empty batch with no failures', () => {
+  const script = `
+    const results = {};
+    const own = JSON.parse(process.env.OWN_ENV);
+    for (const [name, file] of Object.entries(JSON.parse(process.env.BUNDLES))) {
+      for (const variable of Object.keys(process.env)) if (variable !== 'PATH') delete process.env[variable];
+      Object.assign(process.env, own[name]);
+      const { handler } = await import(file);
+      // The scheduled worker reads DynamoDB at once (nothing listens here): only its export is checked.
+      const answer = name === 'webhook-due' ? null : await handler({ Records: [] });
+      results[name] = { type: typeof handler, answer };
+    }
+    process.stdout.write('RESULT' + JSON.stringify(results));
+  `;
+  const settings: Record<string, string> = {
+    ...tableEnv((_, t) => `bundle-test-${t.id}`),
+    DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    WEBHOOK_DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
+    WEBHOOK_SECRET_KEY: 'w'.repeat(64),
+  };
+  const own = Object.fromEntries(
+    workers.map((w) => {
+      const vars = workerEnvVars(w).filter((v) => v in settings);
+      return [w.function, { AWS_REGION: 'eu-west-1', ...Object.fromEntries(vars.map((v) => [v, settings[v]!])) }];
+    }),
+  );
+  const env = {
+    PATH: process.env.PATH,
+    OWN_ENV: JSON.stringify(own),
+    BUNDLES: JSON.stringify(Object.fromEntries(workerNames.map((name) => [name, join(bundles.get(name)!, 'index.mjs')]))),
+  };
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', timeout: 60_000 });
+  const out = run.stdout.slice(run.stdout.indexOf('RESULT') + 'RESULT'.length);
+  expect({ exit: run.status, stderr: run.stderr.slice(0, 2000) }).toEqual({ exit: 0, stderr: expect.any(String) });
+  expect(JSON.parse(out)).toEqual({
+    'webhook-events': { type: 'function', answer: { batchItemFailures: [] } },
+    'webhook-due': { type: 'function', answer: null },
+    'webhook-delivery': { type: 'function', answer: { batchItemFailures: [] } },
+  });
 });

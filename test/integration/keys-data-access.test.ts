@@ -53,7 +53,8 @@ function actionsOf(name: string, input: { TableName?: string; TransactItems?: Re
 }
 
 beforeAll(async () => {
-  stack = await startStack();
+  // It records (or injects faults into) every call of the service's client: the workers' are not this request's.
+  stack = await startStack({ workers: false });
   admin = adminApi(stack);
   stack.services.client.middlewareStack.add(
     (next, context) => async (args) => {

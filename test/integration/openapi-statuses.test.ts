@@ -23,7 +23,8 @@ let stack: Stack;
 let faults: FaultInjector;
 let cases: readonly Case[] = [];
 beforeAll(async () => {
-  stack = await startStack();
+  // It records (or injects faults into) every call of the service's client: the workers' are not this request's.
+  stack = await startStack({ workers: false });
   faults = new FaultInjector(stack.services.client);
   cases = operationCases({
     stack,

@@ -115,5 +115,18 @@ describeWithStack(
       expect(expired.map((d) => d.event.data.token)).toEqual([left]);
       expect(expired[0]).toMatchObject({ verified: true });
     });
+
+    test('key.expiring: at once for a key that expires within 7 days, and only once', async () => {
+      const expiresAt = new Date(stack.clock.now() + 3 * 24 * 3_600_000).toISOString();
+      const created = await admin.create({ org_id: 1, name: 'short-lived', expires_at: expiresAt });
+      expect(created.status).toBe(200);
+      // Its due item is for this minute: swept once the minute has passed.
+      stack.clock.advance(61_000);
+      await stack.workers.runScheduled();
+      await stack.workers.runScheduled();
+      const expiring = (await arrivedAt('e2e')).filter((d) => d.event.type === 'key.expiring');
+      expect(expiring).toHaveLength(1);
+      expect(expiring[0]).toMatchObject({ verified: true, event: { data: { id: created.body.data.id, expires_at: expiresAt } } });
+    });
   },
 );
