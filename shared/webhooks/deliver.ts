@@ -27,10 +27,14 @@ import { deliveryHeaders, secretsInForce } from './signing.js';
 
 /**
  * How long a message waits when every place of its endpoint is taken (it is not an attempt: none is
- * counted). A second, SQS's smallest delay: places free as fast as the receiver answers, so a
- * burst to one endpoint follows its pace closely; each wait costs a send (a tenth of a request).
+ * counted): a second first, SQS's smallest delay, since places free as fast as the receiver
+ * answers and a burst to one endpoint then follows its pace; twice as long at each further wait, up
+ * to a minute, so a backlog behind an endpoint that holds its places (a slow one, timing out) costs
+ * a few reads and a send per message a minute, not a second.
  */
-const BUSY_RETRY_MS = 1_000;
+export function busyWaitMs(waits: number): number {
+  return Math.min(1_000 * 2 ** waits, 60_000);
+}
 
 /** The audit action of an endpoint the delivery worker disabled. */
 const DISABLE_ACTION = 'disable-webhook';
@@ -39,7 +43,7 @@ const DISABLE_ACTION = 'disable-webhook';
 export type DeliveryStep =
   /** Sent again: due later than now. */
   | 'early'
-  /** Sent again in {@link BUSY_RETRY_MS}: the endpoint's places were all taken. */
+  /** Sent again in {@link busyWaitMs}: the endpoint's places were all taken. */
   | 'busy'
   /** The delivery or its endpoint is gone (deleted; or the delivery expired). */
   | 'gone'
@@ -54,6 +58,13 @@ export type DeliveryStep =
 export interface AttemptMetric {
   readonly result: AttemptResult;
   readonly elapsedMs: number;
+  /** Which delivery, to which endpoint of which org, and what came back: never the body, a signature or a secret. */
+  readonly orgId: number;
+  readonly webhookId: number;
+  readonly deliveryId: string;
+  readonly attempt: number;
+  readonly statusCode: number | null;
+  readonly error: string | null;
 }
 
 export interface DeliveryAttemptsDeps {
@@ -97,7 +108,8 @@ export class DeliveryAttempts {
 
     const lease = await this.deps.gate.acquire(endpoint.id, clock.now());
     if (lease === undefined) {
-      await queue.send([{ ...message, due_at: isoTime(clock.now() + BUSY_RETRY_MS) }]);
+      const waits = message.waits ?? 0;
+      await queue.send([{ ...message, waits: waits + 1, due_at: isoTime(clock.now() + busyWaitMs(waits)) }]);
       return 'busy';
     }
     try {
@@ -153,7 +165,16 @@ export class DeliveryAttempts {
       ]);
     }
     if (!(await deliveries.recordAttempt(delivery, progress, entry))) return 'stale';
-    this.deps.onAttempt?.({ result, elapsedMs: report.elapsedMs });
+    this.deps.onAttempt?.({
+      result,
+      elapsedMs: report.elapsedMs,
+      orgId: delivery.org_id,
+      webhookId: delivery.webhook_id,
+      deliveryId: delivery.id,
+      attempt: progress.attempts,
+      statusCode: entry.status_code,
+      error: entry.error,
+    });
     await this.recordHealth(endpoint, delivery, result, endedMs);
     return 'attempted';
   }

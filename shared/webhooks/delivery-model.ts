@@ -61,6 +61,8 @@ export interface DeliveryMessage {
   readonly attempts: number;
   /** ISO 8601: not before then. Beyond the queue's 15-minute delay maximum, the message is sent again with what remains. */
   readonly due_at: string;
+  /** How many times it found its endpoint's places all taken (absent: none): each wait is twice the last. */
+  readonly waits?: number;
 }
 
 /** An event on its way to the endpoints of its organization that subscribe to its type. */

@@ -1,5 +1,6 @@
 /** The delivery worker's part of the services (`webhookDelivery` in shared/platform/env-parts.ts): its attempts, built from the feature's adapters. */
 import { auditStore } from '../audit/index.js';
+import { logger } from '../platform/observability/logger.js';
 import { METRIC, writeWorkerMetrics } from '../platform/observability/metrics.js';
 import { coreServices, isLocalRun, part, storeOptions, type CoreServices } from '../platform/services.js';
 import { DeliveryAttempts, type AttemptMetric } from './deliver.js';
@@ -42,7 +43,23 @@ export const webhookDeliveryServices = /* @__PURE__ */ part((): WebhookDeliveryS
     clock: core.clock,
     audit: auditStore(),
     auditRetentionDays: core.env.AUDIT_RETENTION_DAYS,
-    onAttempt: (attempt) => attempts.push(attempt),
+    onAttempt: (attempt) => {
+      attempts.push(attempt);
+      // A failed attempt is a line on-call can find by endpoint or delivery (docs/runbook.md); a success is only counted.
+      if (attempt.result !== 'success') {
+        const { orgId, webhookId, deliveryId, statusCode, error, elapsedMs } = attempt;
+        logger.warn('webhook attempt failed', {
+          org_id: orgId,
+          webhook_id: webhookId,
+          delivery_id: deliveryId,
+          attempt: attempt.attempt,
+          result: attempt.result,
+          status_code: statusCode,
+          error,
+          duration_ms: elapsedMs,
+        });
+      }
+    },
   });
   return { ...core, deliveryAttempts };
 });

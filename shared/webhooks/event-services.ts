@@ -38,14 +38,18 @@ export interface EventServices extends CoreServices {
   readonly streamedTables: Readonly<Record<StreamedTable, string>>;
 }
 
-/** Tokens by BatchGetItem (100 a call); what the table keeps beside a record is ignored by the rules. */
+/**
+ * Tokens by BatchGetItem (100 a call), strongly consistent: the sweep must see a consume made a
+ * moment before the expiry (never announce a consumed token as expired). What the table keeps
+ * beside a record is ignored by the rules.
+ */
 export class DynamoTokenReads implements TokenReads {
   constructor(private readonly options: ReturnType<typeof storeOptions>) {}
 
   async getMany(tokens: readonly string[]): Promise<TokenRecord[]> {
     if (tokens.length === 0) return [];
     const keys = [...new Set(tokens)].map((token) => ({ token }));
-    const read = await batchGetMany(this.options.client, this.options.tableName, keys, 4);
+    const read = await batchGetMany(this.options.client, this.options.tableName, keys, 4, true);
     return whole(read) as unknown as TokenRecord[];
   }
 }

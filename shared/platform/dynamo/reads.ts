@@ -47,6 +47,7 @@ export async function batchGetAll(
   client: DynamoDBDocumentClient,
   tableName: string,
   first: readonly Record<string, unknown>[],
+  consistent = false,
 ): Promise<BoundedRead> {
   const items: Record<string, unknown>[] = [];
   let keys = [...first];
@@ -58,7 +59,8 @@ export async function batchGetAll(
       if (!hasTimeFor(client, backoff + worstCaseCallMs())) return { items, cut: true };
       await new Promise((done) => setTimeout(done, backoff));
     }
-    const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
+    const request = consistent ? { Keys: keys, ConsistentRead: true } : { Keys: keys };
+    const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: request } }));
     items.push(...(Responses?.[tableName] ?? []));
     keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
   }
@@ -79,13 +81,15 @@ export async function batchGetMany(
   tableName: string,
   keys: readonly Record<string, unknown>[],
   concurrency: number,
+  /** Strongly consistent reads (twice the units): what the read decides must not miss a write just made. */
+  consistent = false,
 ): Promise<BoundedRead> {
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < keys.length; i += BATCH_GET_MAX_KEYS) batches.push(keys.slice(i, i + BATCH_GET_MAX_KEYS));
   const items: Record<string, unknown>[] = [];
   for (let i = 0; i < batches.length; i += concurrency) {
     if (!hasTimeForCall(client)) return { items, cut: true };
-    const reads = await Promise.all(batches.slice(i, i + concurrency).map((batch) => batchGetAll(client, tableName, batch)));
+    const reads = await Promise.all(batches.slice(i, i + concurrency).map((batch) => batchGetAll(client, tableName, batch, consistent)));
     for (const read of reads) items.push(...read.items);
     if (reads.some((read) => read.cut)) return { items, cut: true };
   }

@@ -18,7 +18,7 @@ export const webhookDeliveryWorker = {
   trigger: { kind: 'queue', queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 20 },
   data: {
     catalog: ['GetItem', 'UpdateItem'],
-    webhooks: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'],
+    webhooks: ['GetItem', 'UpdateItem', 'PutItem'],
     audit: ['PutItem'],
   },
   sendsTo: ['webhook-deliveries'],
@@ -32,6 +32,7 @@ const Message = z.object({
   delivery_id: z.string().check(z.minLength(1), z.maxLength(256)),
   attempts: z.int().check(z.minimum(0)),
   due_at: z.iso.datetime(),
+  waits: z.optional(z.int().check(z.minimum(0))),
 });
 
 /** A record's body as a message; undefined when it is not one (never retried: it would not parse the next time either). */
