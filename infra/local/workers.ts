@@ -6,8 +6,8 @@
  * - a queue worker takes the in-process queue's batches (`delivery-queue.ts`), which the functions'
  *   services send to in place of SQS (`ServiceOverrides.queues`);
  * - a scheduled worker runs on a timer.
- * `npm start` and every test stack run them, so a local write reaches a local receiver as a signed
- * delivery, as in AWS.
+ * `npm start` runs them (and the test stacks that ask), so a local write reaches a local receiver as
+ * a signed delivery, as in AWS.
  */
 import type { ScheduledEvent } from 'aws-lambda';
 import type { Clock } from '../../shared/platform/clock.js';

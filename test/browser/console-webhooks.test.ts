@@ -103,7 +103,7 @@ const statusCell = (delivery: Locator, status: string) => delivery.locator('td.s
 inBrowser('the console’s Webhooks page', () => {
   beforeAll(async () => {
     mkdirSync(OUTPUT, { recursive: true });
-    stack = await startStack();
+    stack = await startStack({ workers: true });
     api = adminApi(stack);
   }, 90_000);
   afterAll(() =>

@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import { functionCode } from '../../infra/functions.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
+import { workers } from '../../shared/workers.js';
 import { cdkEsbuildOptions } from '../support/cdk-esbuild.js';
 
 /** The modules of which a function's bundle contains code, as paths relative to the project. */
@@ -63,10 +64,11 @@ test('no bundle carries what its stand-ins replace (infra/bundle/): the endpoint
   }
 });
 
-test('no bundle carries a local or test stand-in (infra/local/, test/): the local runner and the tests inject theirs', async () => {
-  const names = functionNames(routes);
+// Every function and worker is bundled here (a build, not a speed check): minutes on a busy machine.
+test('no bundle carries a local or test stand-in (infra/local/, test/), the workers’ included: the local runner and the tests inject theirs', async () => {
+  const names = [...functionNames(routes), ...workers.map((w) => w.function)];
   const carried = await Promise.all(
     names.map(async (name) => [name, (await bundledModules(name)).filter((m) => m.startsWith('infra/local/') || m.startsWith('test/'))]),
   );
   expect(carried).toEqual(names.map((name) => [name, []]));
-});
+}, 180_000);

@@ -129,4 +129,5 @@ describeWithStack(
       expect(expiring[0]).toMatchObject({ verified: true, event: { data: { id: created.body.data.id, expires_at: expiresAt } } });
     });
   },
+  { workers: true },
 );

@@ -14,12 +14,12 @@ export interface StackContext {
   readonly admin: AdminApi;
 }
 
-/** `describe(name, body)` with one stack for the whole block (one file's tests, usually). */
-export function describeWithStack(name: string, body: (context: StackContext) => void): void {
+/** `describe(name, body)` with one stack for the whole block (one file's tests, usually); `workers: true` runs its workers. */
+export function describeWithStack(name: string, body: (context: StackContext) => void, options: { readonly workers?: boolean } = {}): void {
   describe(name, () => {
     let started: StackContext | undefined;
     beforeAll(async () => {
-      const stack = await startStack();
+      const stack = await startStack(options);
       started = { stack, admin: adminApi(stack) };
     });
     afterAll(() => started?.stack.stop());

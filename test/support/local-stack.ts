@@ -41,10 +41,11 @@ export interface Stack extends LocalService {
 }
 
 /**
- * Start a fresh stack for one test file. `workers: false` leaves the workers (streams, delivery
- * queue, schedule) stopped: a test that records every DynamoDB call of the service's client (round
- * trips, capacity) sees only its request's calls, not those the workers make meanwhile on the same
- * client (in AWS they are other functions with clients of their own).
+ * Start a fresh stack for one test file. Its workers (streams, delivery queue, schedule: the same
+ * handlers `npm start` runs) start only when asked, `workers: true`: the webhook tests ask; the
+ * others leave them out, for the load every write would add, and so that a test recording (or
+ * faulting) every DynamoDB call of the service's client sees only its request's calls (in AWS the
+ * workers are other functions, with clients of their own).
  */
 export async function startStack(options: { readonly workers?: boolean } = {}): Promise<Stack> {
   captureLogs();
