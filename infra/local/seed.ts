@@ -7,6 +7,7 @@
 import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/keys/api-keys.js';
 import { IdAllocator } from '../../shared/platform/ids.js';
 import { hashApiKey } from '../../shared/keys/key-calls.js';
+import { TOOL_SCOPES } from '../../shared/keys/mcp-scopes.js';
 import type { Org, Playable, Role } from '../../shared/catalog/model.js';
 import type { Services } from './all-services.js';
 
@@ -66,20 +67,8 @@ export async function seedCatalog(services: Services): Promise<void> {
   ]);
 }
 
-/** The demo MCP key of org 1: every scope this service has tools for. */
-export const DEMO_MCP_KEY: KeySettings = {
-  name: 'Demo MCP key',
-  mcp_scopes: [
-    'mcp:sessions:write',
-    'mcp:games:read',
-    'mcp:games:write',
-    'mcp:streams:read',
-    'mcp:streams:write',
-    'mcp:reports:read',
-    'mcp:connections:read',
-    'mcp:connections:write',
-  ],
-};
+/** The demo MCP key of org 1: every scope this service has tools for (from THE scope→tool table). */
+export const DEMO_MCP_KEY: KeySettings = { name: 'Demo MCP key', mcp_scopes: [...TOOL_SCOPES] };
 
 /**
  * A demo key of org 1 (by default unscoped, default limits). `known` is the raw key from an earlier

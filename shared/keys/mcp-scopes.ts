@@ -49,6 +49,9 @@ export const MCP_SCOPE_TOOLS = {
   'mcp:sessions:write': ['create_session', 'revoke_session'],
 } as const satisfies Record<McpScope, readonly string[]>;
 
+/** The scopes that grant a tool here, in {@link MCP_SCOPES} order (the local run's demo MCP key carries them all). */
+export const TOOL_SCOPES: readonly McpScope[] = MCP_SCOPES.filter((scope) => MCP_SCOPE_TOOLS[scope].length > 0);
+
 /** The name of one tool of the MCP server. */
 export type McpToolName = (typeof MCP_SCOPE_TOOLS)[McpScope][number];
 

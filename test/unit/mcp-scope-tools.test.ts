@@ -3,7 +3,9 @@
  * scope from it, and the console marks from it the scopes that grant no tool here (issue 25, item 8).
  */
 import { describe, expect, test } from '@jest/globals';
-import { MCP_SCOPE_TOOLS, MCP_SCOPES, scopeOfTool, toolsOfScope } from '../../shared/keys/mcp-scopes.js';
+import { MCP_SCOPE_TOOLS, MCP_SCOPES, scopeOfTool, TOOL_SCOPES, toolsOfScope } from '../../shared/keys/mcp-scopes.js';
+import { DEMO_MCP_KEY } from '../../infra/local/seed.js';
+import { TOOL_SCOPES as ALL_TOOL_SCOPES } from '../support/mcp.js';
 import { TOOLS } from '../../shared/mcp/tools/index.js';
 
 describe('the MCP scope -> tool table', () => {
@@ -26,5 +28,10 @@ describe('the MCP scope -> tool table', () => {
     const idle = MCP_SCOPES.filter((scope) => toolsOfScope(scope).length === 0);
     expect(idle).toContain('mcp:templates:read');
     expect(idle).not.toContain('mcp:sessions:write');
+  });
+
+  test('the scopes with tools (the demo MCP key of the local run carries them) are exactly those that grant one', () => {
+    expect([...TOOL_SCOPES].sort()).toEqual([...ALL_TOOL_SCOPES].sort());
+    expect(DEMO_MCP_KEY.mcp_scopes).toEqual(TOOL_SCOPES);
   });
 });
