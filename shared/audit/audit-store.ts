@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidInput, Overloaded } from '../platform/errors.js';
 import type { AuditRecord } from './model.js';
 import type { AuditPage, AuditQuery, AuditReader, AuditStore } from './ports.js';
@@ -108,6 +108,13 @@ export class DynamoAuditStore implements AuditStore, AuditReader {
       await this.write(record, ttl, next);
       return { ...record, shard: next };
     }
+  }
+
+  async remove(placed: AuditRecord): Promise<void> {
+    const shard = placed.shard ?? auditShard(recordId(placed));
+    await this.options.client.send(
+      new DeleteCommand({ TableName: this.options.tableName, Key: { pk: `${placed.org_id}#${shard}`, sk: auditSortKey(placed) } }),
+    );
   }
 
   private async write(record: AuditRecord, ttl: number, shard: number): Promise<void> {

@@ -7,6 +7,11 @@ export interface AuditStore {
    * @returns the record as placed (its `shard` set): a rewrite of it lands on the same item
    */
   put(record: AuditRecord, ttl: number): Promise<AuditRecord>;
+  /**
+   * Remove a record as `put` placed it: the provisional record of a call that ran ahead of its key's
+   * read and is served again, or answered with a stored answer (`shared/keys/key-calls.ts`).
+   */
+  remove(placed: AuditRecord): Promise<void>;
 }
 
 /** What a refusal counted in the usage rollup is: forbidden (403) or rate limited (429). */

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CounterLayoutStore, CounterStore, RateLimitNotice, RateNoticeStore } from './ports.js';
+import type { CountedLayout, CounterLayoutStore, CounterStore, RateLimitNotice, RateNoticeStore } from './ports.js';
 import type { ReportBudgetStore } from '../usage/index.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
@@ -11,6 +11,13 @@ const DAY_COUNT = 'day';
 const SEALED = 'sealed';
 /** A minute's count attribute. */
 const MINUTE_COUNT = /^m\d+$/;
+
+/**
+ * Tries, and the wait before the next one (ms, growing: 1.4 s in all), to take a sealed call back
+ * from the next layout: the hand-over seals up to 64 items before it stores the layout.
+ */
+const UNCARRY_TRIES = 10;
+const UNCARRY_WAIT_MS = 25;
 
 /** The item holding a key's counter layout of a UTC day (absent: the day's first is in force). */
 const layoutKey = (keyId: number, dayStart: number): string => `rate#${keyId}#${dayStart}#layout`;
@@ -88,6 +95,62 @@ export class DynamoCounterStore implements CounterStore, CounterLayoutStore, Rep
       const old = oldItemOf(error);
       if (old?.[SEALED] !== undefined) return { sealed: true };
       return { refusedBy: countOf(old, DAY_COUNT) >= slot.dayLimit ? 'day' : 'minute' };
+    }
+  }
+
+  async uncount(slot: CounterSlot, layout: CountedLayout): Promise<void> {
+    try {
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: slot.counterKey },
+          UpdateExpression: 'ADD #d :minus, #m :minus',
+          // The minute's count is gone once a later minute's call removed it as stale: then only the day's.
+          ConditionExpression: 'attribute_not_exists(#sealed) AND attribute_exists(#m)',
+          ExpressionAttributeNames: { '#d': DAY_COUNT, '#m': slot.minuteField, '#sealed': SEALED },
+          ExpressionAttributeValues: { ':minus': -1 },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalFailure(error)) throw error;
+      if (oldItemOf(error)?.[SEALED] !== undefined) return this.uncarry(slot, layout);
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: slot.counterKey },
+          UpdateExpression: 'ADD #d :minus',
+          ConditionExpression: 'attribute_not_exists(#sealed)',
+          ExpressionAttributeNames: { '#d': DAY_COUNT, '#sealed': SEALED },
+          ExpressionAttributeValues: { ':minus': -1 },
+        }),
+      );
+    }
+  }
+
+  /**
+   * Take a call back from the counts a later layout carries (its shard was sealed after it counted).
+   * The hand-over stores the new layout right after sealing: until it has, the decrement waits
+   * (a few short tries); should it never appear, the call stays carried, which errs on the safe side.
+   */
+  private async uncarry(slot: CounterSlot, layout: CountedLayout): Promise<void> {
+    for (let attempt = 0; attempt < UNCARRY_TRIES; attempt++) {
+      try {
+        await this.options.client.send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: { pk: layoutKey(layout.keyId, layout.dayStart) },
+            UpdateExpression: 'ADD carried_day :minus, carried_minutes.#m :minus',
+            ConditionExpression: '#layout > :index',
+            ExpressionAttributeNames: { '#layout': 'layout', '#m': slot.minuteField },
+            ExpressionAttributeValues: { ':minus': -1, ':index': layout.index },
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!isConditionalFailure(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, UNCARRY_WAIT_MS * (attempt + 1)));
+      }
     }
   }
 

@@ -12,10 +12,11 @@ import type { AuditStore, RefusalKind, UsageRollupStore } from '../audit/index.j
 import type { CounterLayoutStore, CounterStore, KeyStore, RateNoticeStore } from './ports.js';
 import { CounterLayouts, StaleKey } from './counter-layouts.js';
 import { ExhaustedShards } from './exhausted-shards.js';
-import { KnownKeys } from './known-keys.js';
+import { AheadVerdict, KnownKeys, sameTerms, type Ahead } from './known-keys.js';
 import { RefusalTally, type RefusalCount } from './refusal-tally.js';
 import {
   counterSlot,
+  dayStartOf,
   estimatedTotal,
   rateState,
   rateWindows,
@@ -133,6 +134,40 @@ type Counted = {
   readonly key: ApiKeyRecord;
 };
 
+/** A claim's outcome, as the metering of a call ahead of its key's read needs it. */
+type ClaimOutcome = { readonly claimed: boolean; readonly stored?: unknown };
+
+/** What a call that ran ahead wrote, for {@link KeyCalls.takenBack}. */
+type AheadWrites<T> = {
+  readonly record: AuditRecord;
+  readonly placed: AuditRecord;
+  readonly ttl: number;
+  readonly effect: Effect<T> | undefined;
+  readonly done: PromiseSettledResult<T | undefined>;
+  readonly count: Counted | { refusedBy: RateWindow['name'] } | undefined;
+  readonly now: number;
+};
+
+/** The key's read and the claim of a call ahead, both settled (neither rejects the whole). */
+type Settled = readonly [PromiseSettledResult<ApiKeyRecord>, PromiseSettledResult<ClaimOutcome | undefined>];
+
+function settled(ahead: Ahead<ClaimOutcome>): Promise<Settled> {
+  return Promise.allSettled([ahead.key, ahead.claim ?? Promise.resolve(undefined)]);
+}
+
+/**
+ * What the key's read and the claim say of a call that ran ahead with `ran`: an {@link AheadVerdict}
+ * that overrules it (the key refused; a stored answer to give again; the key changed), the claim's
+ * refusal (409, 422: the call's own refusal), or nothing (the call stands as it ran).
+ */
+function verdictOf(ran: ApiKeyRecord, [key, claim]: Settled): AheadVerdict | Error | undefined {
+  if (key.status === 'rejected') return new AheadVerdict({ kind: 'refused', refusal: key.reason });
+  if (claim.status === 'fulfilled' && claim.value && !claim.value.claimed)
+    return new AheadVerdict({ kind: 'replayed', stored: claim.value.stored });
+  if (!sameTerms(ran, key.value)) return new AheadVerdict({ kind: 'changed', key: key.value });
+  return claim.status === 'rejected' ? (claim.reason as Error) : undefined;
+}
+
 /**
  * Calls authenticated by an API key: authentication (one strongly consistent read), then one
  * parallel stage that counts the call in both rate windows (one conditional write on the key's
@@ -147,6 +182,14 @@ export class KeyCalls {
   private readonly exhausted = new ExhaustedShards();
   private readonly refusals = new RefusalTally();
   private readonly known = new KnownKeys();
+  /**
+   * The calls ahead of their key's read under way in this container, by key id, until their count
+   * stands or is taken back: a hand-over to a new counter layout waits for them, so that it never
+   * carries a count about to be taken back (`counter-layouts.ts` remembers what it carried).
+   */
+  private readonly inFlight = new Map<number, Set<Promise<unknown>>>();
+  /** The calls that run ahead of their key's read, until their metering takes them (`runAhead`). */
+  private readonly ahead = new WeakMap<CallContext, Ahead<ClaimOutcome>>();
   /** The windows this container has noticed exhausted, by `<key id>#<window>`: their start. */
   private readonly noticed = new Map<string, number>();
   private readonly layouts: CounterLayouts;
@@ -177,12 +220,50 @@ export class KeyCalls {
   }
 
   /**
-   * Whether the credential's key passed its last authentication in this container (and has not
-   * expired since): only then may a request write before its own authentication answers
-   * (`known-keys.ts`).
+   * The credential's key as its last authentication in this container read it, if it passed (and
+   * has not expired since): only such a key's request may write before its own authentication
+   * answers (`known-keys.ts`).
    */
-  provenValid(credential: KeyCredential): boolean {
-    return this.known.has(credential.keyHash, this.deps.clock.now());
+  provisional(credential: KeyCredential): ApiKeyRecord | undefined {
+    return this.known.get(credential.keyHash, this.deps.clock.now());
+  }
+
+  /**
+   * The key {@link provisional} gives, when a call may also run ahead with it: its counter layout is
+   * known without a read. A call ahead never hands over to a new layout; a hand-over waits for the
+   * calls ahead under way (they may take their counts back), so it never carries such a count.
+   */
+  aheadKey(credential: KeyCredential): ApiKeyRecord | undefined {
+    const key = this.provisional(credential);
+    return key && this.layouts.peek(key, this.deps.clock.now()) ? key : undefined;
+  }
+
+  /**
+   * Let the call's metering run ahead of its key's read (and its `Idempotency-Key` claim): its
+   * count, speculative write and audit record go out beside them, in one stage, for the key
+   * {@link provisional} gave. The metering then takes everything back and throws an
+   * {@link AheadVerdict} when the read refuses the key or finds it changed, or the claim finds a
+   * stored answer; a claim refused (409, 422) is the call's refusal, as on the slow path.
+   */
+  runAhead(call: CallContext, ahead: Ahead<ClaimOutcome>): void {
+    this.ahead.set(call, ahead);
+  }
+
+  /**
+   * What the key's read and the claim say of a call ahead that its metering never took (an
+   * operation that wrote nothing): an {@link AheadVerdict}, or undefined (it stands, or it was metered).
+   */
+  async unmetered(call: CallContext, ran: ApiKeyRecord): Promise<AheadVerdict | undefined> {
+    const ahead = this.takeAhead(call);
+    const overruled = ahead && verdictOf(ran, await settled(ahead));
+    return overruled instanceof AheadVerdict ? overruled : undefined;
+  }
+
+  /** The call's ahead, taken by its (one) metering. */
+  private takeAhead(call: CallContext): Ahead<ClaimOutcome> | undefined {
+    const ahead = this.ahead.get(call);
+    this.ahead.delete(call);
+    return ahead;
   }
 
   /**
@@ -193,12 +274,41 @@ export class KeyCalls {
   async meter<T>(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect: Effect<T>): Promise<T>;
   async meter(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect: undefined, refusal: Error): Promise<never>;
   async meter<T>(key: ApiKeyRecord, call: CallContext, subject: CallSubject, effect?: Effect<T>, refusal?: Error): Promise<T> {
+    const ahead = this.takeAhead(call);
+    if (!ahead) return this.metered(key, call, subject, effect, refusal, undefined);
+    const running = this.metered(key, call, subject, effect, refusal, ahead);
+    const settledCall = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    const calls = this.inFlight.get(key.id) ?? new Set<Promise<unknown>>();
+    this.inFlight.set(key.id, calls.add(settledCall));
+    try {
+      return await running;
+    } finally {
+      calls.delete(settledCall);
+      if (calls.size === 0) this.inFlight.delete(key.id);
+    }
+  }
+
+  /** {@link meter}, for a call ahead of its key's read when `ahead` is given. */
+  private async metered<T>(
+    key: ApiKeyRecord,
+    call: CallContext,
+    subject: CallSubject,
+    effect: Effect<T> | undefined,
+    refusal: Error | undefined,
+    ahead: Ahead<ClaimOutcome> | undefined,
+  ): Promise<T> {
     const { audit, clock } = this.deps;
     const now = clock.now();
     let windows = rateWindows(key, now);
     // Known without a read, except on the day of a limit change (its first call in this container).
     const layout = this.layouts.peek(key, now);
     if (layout && this.exhausted.open(key, now, layout).length === 0) {
+      // Nothing is written: a call ahead of its key's read waits for it, so that a refused key is a 401.
+      const overruled = ahead && verdictOf(key, await settled(ahead));
+      if (overruled instanceof AheadVerdict) throw overruled;
       // No count, no audit record: the refusal is tallied in memory, written in batches.
       const due = this.deps.rollups && this.refusals.note(key, now);
       if (due) await this.addRefusals(due, now);
@@ -208,10 +318,12 @@ export class KeyCalls {
     const { record, ttl } = auditRecord(call, { ...subject, orgId: key.org_id, key }, status, now, this.deps.auditRetentionDays);
     const speculative = effect?.undo !== undefined;
 
-    const [counted, early, audited] = await Promise.allSettled([
-      this.count(key, now, layout),
+    const [counted, early, audited, verdict] = await Promise.allSettled([
+      this.count(key, now, layout, ahead !== undefined),
       speculative ? effect!.run() : Promise.resolve(undefined),
       audit.put(record, ttl),
+      // A call ahead of its key's read: the read (and the claim) in the same stage as its writes.
+      ahead ? settled(ahead) : Promise.resolve(undefined),
       this.stampUse(key, now),
       this.addRefusals(this.deps.rollups && this.refusals.take(key), now),
       // A call refused before it ran (403): counted for the report beside its audit record.
@@ -220,6 +332,12 @@ export class KeyCalls {
     const count = counted.status === 'fulfilled' ? counted.value : undefined;
     // A rewrite of the record goes where the first write put it.
     const placed = audited.status === 'fulfilled' ? audited.value : record;
+    // What the key's read and the claim say comes first: nothing shared is written before it.
+    const overruled = verdict.status === 'fulfilled' && verdict.value ? verdictOf(key, verdict.value) : undefined;
+    if (overruled instanceof AheadVerdict) throw await this.takenBack(overruled, { record, placed, ttl, effect, done: early, count, now });
+    // A claim refused (409, 422) is the call's refusal, counted and audited as on the slow path.
+    const claimRefusal = overruled;
+    refusal ??= claimRefusal;
     // A shared item is written only once the call is known to count (and to be refused by nothing else).
     const late =
       effect && !speculative && count && !('refusedBy' in count) && !refusal ? (await Promise.allSettled([effect.run()]))[0] : undefined;
@@ -240,7 +358,35 @@ export class KeyCalls {
       await this.recordSuccess(placed, ttl, audited.status === 'rejected', effect?.diff?.(value));
       return value;
     }
-    throw await this.failed(failure, placed, ttl, audited, effect, done);
+    const error = await this.failed(failure, placed, ttl, audited, effect, done);
+    // A claim's refusal is the request's (the pipeline answers it), never an operation's own (an MCP tool error).
+    throw claimRefusal !== undefined && error === claimRefusal ? new AheadVerdict({ kind: 'refused', refusal: error }) : error;
+  }
+
+  /**
+   * Take back what a call that ran ahead wrote, once its key's read or its claim overruled it: the
+   * speculative write undone, the count taken back (an `ADD -1`, which commutes with every other
+   * call's count), and the audit record rewritten with the key's refusal (the call was made with
+   * it) or removed (the call is served again, or its stored answer given: neither is this record).
+   */
+  private async takenBack<T>(overruled: AheadVerdict, made: AheadWrites<T>): Promise<AheadVerdict> {
+    const { record, placed, ttl, effect, done, count } = made;
+    return asFollowUp(async () => {
+      const fixes: [string, Promise<unknown>][] = [];
+      const undo = this.undoOf(effect, done);
+      if (undo) fixes.push(undo);
+      if (count && !('refusedBy' in count)) {
+        const layout = { keyId: count.key.id, dayStart: dayStartOf(made.now), index: count.layout.index };
+        fixes.push(['compensation: count taken back', this.deps.counters.uncount(count.slot, layout)]);
+      }
+      const { verdict } = overruled;
+      if (verdict.kind === 'refused') fixes.push(this.correction(placed, statusOf(verdict.refusal), ttl));
+      else fixes.push([`compensation: audit record of request ${record.request_id} removed`, this.deps.audit.remove(placed)]);
+      // A refusal the record said (403) is no longer this call's: the report's count of it is taken back.
+      fixes.push(['usage rollup', this.countRefusal(record, record.status, -1, ttl)]);
+      await this.compensate(fixes);
+      return overruled;
+    });
   }
 
   /**
@@ -257,15 +403,23 @@ export class KeyCalls {
     key: ApiKeyRecord,
     now: number,
     known: CounterLayout | undefined,
+    ahead = false,
   ): Promise<Counted | { refusedBy: RateWindow['name'] }> {
     let current = key;
     let layout = known;
     let sealed: number | undefined;
     for (let tries = 0; tries < MAX_LAYOUT_TRIES; tries++) {
       try {
-        layout ??= await this.layouts.current(current, now, sealed);
+        if (!layout) {
+          // A hand-over may follow: counts of calls ahead that may yet be taken back must not be carried into it.
+          if (!ahead) await Promise.all(this.inFlight.get(key.id) ?? []);
+          layout = await this.layouts.current(current, now, sealed);
+        }
       } catch (error) {
-        if (!(error instanceof StaleKey)) throw error;
+        // A call ahead of its key's read holds a key that changed: its read says so, and the call is
+        // served again with the key as read (counting it here under the new limits would hold a
+        // place that the call's own second count then competes with).
+        if (!(error instanceof StaleKey) || ahead) throw error;
         // The key changed since it was read: count under its limits as they are now.
         current = (await this.deps.keys.getByHash(key.key_hash)) ?? current;
         sealed = undefined;

@@ -23,6 +23,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { Conflict, DomainError, InvalidInput, statusOf, Unprocessable } from '../platform/errors.js';
 import { asFollowUp, withinDeadline } from '../platform/deadline.js';
 import { keyCredential, type KeyCalls, type KeyCredential } from './key-calls.js';
+import { AheadVerdict } from './known-keys.js';
 import type { ApiKeyRecord } from './model.js';
 import type { CallContext } from '../platform/call.js';
 import type { Answer, IdempotentCall, RouteDefinition } from '../platform/route.js';
@@ -119,22 +120,85 @@ async function serveKeyCall(
   // Awaited by the operation; if the request ends before (401, a replay), its failure must not go unhandled.
   prefetched.catch(() => undefined);
   const claimNow = () => services.idempotency!.claim(idempotent!.request, remainingMs(context));
+
+  /** Run the operation with the key; store its answer under a claimed `Idempotency-Key` (or release the claim). */
+  const serve = async (key: ApiKeyRecord, claimedHere: () => Promise<boolean>): Promise<Result> => {
+    annotate(call, { org_id: key.org_id });
+    const outcome = await outcomeOf(run({ ...base, ...input, key, prefetched }));
+    // A call ahead of its key's read that the read or the claim overruled (its writes taken back).
+    const overruled = (await services.keyCalls.unmetered(call, key)) ?? ('error' in outcome ? outcome.error : undefined);
+    if (overruled instanceof AheadVerdict) throw overruled;
+    // A stored refusal is answered, not thrown: its line still names why.
+    if ('error' in outcome) context.refusal = outcome.error;
+    // Not claimed here (no header, or a claim refused: 409, 422): nothing to store or release.
+    if (!idempotent || !(await claimedHere())) {
+      if ('error' in outcome) throw outcome.error;
+      return responseOf(operation.reply, call, outcome);
+    }
+    return stored(services.idempotency!, idempotent.request, outcome, responseOf(operation.reply, call, outcome));
+  };
+
+  // A key this container last read valid runs ahead of its read (one stage), where the operation allows it.
+  const provisional = runsAhead(operation, input.body) ? services.keyCalls.aheadKey(credential) : undefined;
+  if (provisional) {
+    const served = await servedAhead(provisional, services, credential, call, idempotent, claimNow, serve);
+    if (served) return served;
+  }
   // A key proven valid in this container claims beside its key read; any other claims once it is
   // authenticated, so that a caller without a valid key writes nothing (known-keys.ts).
-  const early = idempotent && services.keyCalls.provenValid(credential) ? claimNow() : undefined;
+  const early = idempotent && services.keyCalls.provisional(credential) ? claimNow() : undefined;
   const key = await authenticated(services, credential, idempotent, early);
-  annotate(call, { org_id: key.org_id });
   const claim = idempotent ? await claimed(early ?? claimNow(), services.keyCalls, key, call, idempotent.action) : undefined;
   if (claim && !claim.claimed) return replayed(idempotent!.replay(claim.stored));
+  return serve(key, async () => true);
+}
 
-  const outcome = await outcomeOf(run({ ...base, ...input, key, prefetched }));
-  // A stored refusal is answered, not thrown: its line still names why.
-  if ('error' in outcome) context.refusal = outcome.error;
-  if (!idempotent) {
-    if ('error' in outcome) throw outcome.error;
-    return responseOf(operation.reply, call, outcome);
+/** Whether this request's operation runs ahead of its key's read (`RouteDefinition.ahead`). */
+function runsAhead(operation: RouteDefinition, body: unknown): boolean {
+  return operation.ahead === true || (operation.ahead !== undefined && operation.ahead(body as never));
+}
+
+/**
+ * Serve a call ahead of its key's read, with the key as this container last read it valid: the
+ * read and the `Idempotency-Key` claim start, and the operation runs at once; its metering waits
+ * for both beside its own writes (one stage: `KeyCalls.runAhead`). A refused key is its refusal
+ * (401), a stored answer is given again. Undefined when the read found the key changed: its
+ * metering took every speculative write back, the claim is released, and the call must be served
+ * again on the slow path.
+ */
+async function servedAhead(
+  provisional: ApiKeyRecord,
+  services: KeyRouteServices,
+  credential: KeyCredential,
+  call: CallContext,
+  idempotent: Claimed | undefined,
+  claimNow: () => Promise<Claim<Result>>,
+  serve: (key: ApiKeyRecord, claimedHere: () => Promise<boolean>) => Promise<Result>,
+): Promise<Result | undefined> {
+  const key = services.keyCalls.authenticate(credential);
+  const claim = idempotent ? claimNow() : undefined;
+  // Awaited by the metering; should the call end before it, neither may go unhandled.
+  key.catch(() => undefined);
+  claim?.catch(() => undefined);
+  const claimedHere = async () =>
+    claim
+      ? claim.then(
+          (c) => c.claimed,
+          () => false,
+        )
+      : false;
+  services.keyCalls.runAhead(call, { key, claim });
+  try {
+    return await serve(provisional, claimedHere);
+  } catch (error) {
+    if (!(error instanceof AheadVerdict)) throw error;
+    const { verdict } = error;
+    if (verdict.kind === 'replayed') return replayed(idempotent!.replay(verdict.stored as Result));
+    // A refused key stores nothing, and a changed one claims again on the slow path.
+    if (await claimedHere()) await release(services, idempotent!);
+    if (verdict.kind === 'refused') throw verdict.refusal;
+    return undefined;
   }
-  return stored(services.idempotency!, idempotent.request, outcome, responseOf(operation.reply, call, outcome));
 }
 
 /**
@@ -200,13 +264,15 @@ async function authenticated(
 ): Promise<ApiKeyRecord> {
   const [key, claim] = await Promise.allSettled([services.keyCalls.authenticate(credential), claiming]);
   if (key.status === 'fulfilled') return key.value;
-  if (claim.status === 'fulfilled' && claim.value?.claimed) {
-    // The refusal stands whatever happens here; a claim left behind expires with this invocation.
-    await services.idempotency!.release(idempotent!.request).catch((error: unknown) => {
-      logger.warn('idempotency claim not released after a refused key', { error: error as Error });
-    });
-  }
+  if (claim.status === 'fulfilled' && claim.value?.claimed) await release(services, idempotent!);
   throw key.reason;
+}
+
+/** Give a claim up after its key was refused (or changed). The refusal stands whatever happens here; a claim left behind expires with this invocation. */
+async function release(services: KeyRouteServices, idempotent: Claimed): Promise<void> {
+  await services.idempotency!.release(idempotent.request).catch((error: unknown) => {
+    logger.warn('idempotency claim not released after a refused key', { error: error as Error });
+  });
 }
 
 /**

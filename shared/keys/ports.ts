@@ -20,8 +20,22 @@ export interface CounterStore {
    * @returns the shard's counts after the call, or the window that refused it (the day when both did)
    */
   count(slot: CounterSlot): Promise<SlotCount>;
+  /**
+   * Take one counted call back from both windows of the shard it was counted in (a call that ran
+   * ahead of its key's read and was overruled): an `ADD -1`, which commutes with every other count.
+   * When a limit change sealed the shard meanwhile, its count was carried into the day's later
+   * layout (`counter-layouts.ts`): it is taken back from what that layout carries.
+   */
+  uncount(slot: CounterSlot, layout: CountedLayout): Promise<void>;
   /** Reserve `size` consecutive ids of a sequence; returns the last one. */
   reserve(sequence: string, size: number): Promise<number>;
+}
+
+/** The layout a call was counted in: the key, its UTC day and the layout's index that day. */
+export interface CountedLayout {
+  readonly keyId: number;
+  readonly dayStart: number;
+  readonly index: number;
 }
 
 /** A key's rate window found exhausted: the `key.rate_limited` event's source (the counters table's stream). */

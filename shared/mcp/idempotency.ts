@@ -13,6 +13,16 @@ export function isNotification(message: McpRequestBody): boolean {
   return message.id === undefined;
 }
 
+/**
+ * Whether a message runs ahead of its key's read (`RouteDefinition.ahead`): a call of
+ * `create_session`, which writes only what nobody else can see before it answers (a new token, its
+ * count and audit record), as REST create-session does. Other tools write shared items, or spend
+ * the org's report budget, only once the key is read.
+ */
+export function runsAheadOfKey(message: McpRequestBody): boolean {
+  return message.method === 'tools/call' && message.params?.name === 'create_session' && !isNotification(message);
+}
+
 /** Tools whose calls honour `Idempotency-Key`. */
 const IDEMPOTENT_TOOLS: ReadonlySet<string> = new Set(['create_session']);
 

@@ -1,4 +1,4 @@
-import { idempotentToolCall } from './idempotency.js';
+import { idempotentToolCall, runsAheadOfKey } from './idempotency.js';
 import { McpRequestBody, McpResponseBody } from './schemas.js';
 import { IdempotencyKeyHeader, ReplayedHeader } from '../sessions/index.js';
 import { defineOperation } from '../platform/route.js';
@@ -20,8 +20,9 @@ export const mcp = defineOperation({
     keys: ['GetItem', 'UpdateItem'],
     // GetItem and PutItem also: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
-    // UpdateItem and Query: the usage rollup (refused calls), counted and read.
-    audit: ['PutItem', 'UpdateItem', 'Query'],
+    // UpdateItem and Query: the usage rollup (refused calls), counted and read. DeleteItem: the
+    // record of a create_session ahead of its key's read that is served again or replayed.
+    audit: ['PutItem', 'UpdateItem', 'Query', 'DeleteItem'],
     // PutItem, DeleteItem: the webhook tools' endpoints (create and delete, each in one transaction with the org's count).
     catalog: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'DeleteItem'],
     // The webhook tools' deliveries: listed, read and made due again (retry_webhook_delivery).
@@ -47,6 +48,8 @@ export const mcp = defineOperation({
   responseHeaders: ReplayedHeader,
   errors: [409, 422],
   idempotent: idempotentToolCall,
+  // create_session of a key this container last read valid: one stage, as REST create-session.
+  ahead: runsAheadOfKey,
 });
 
 /** POST /api/mcp (x-api-key or Authorization: Bearer dpk_…): MCP Streamable HTTP, stateless, JSON responses; Idempotency-Key on create_session */

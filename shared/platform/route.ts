@@ -105,6 +105,13 @@ export interface RouteDefinition {
    * the calls it applies to (undefined: the header is ignored) and what a repeat must match.
    */
   readonly idempotent?: true | ((body: never) => IdempotentCall | undefined);
+  /**
+   * A call of a key that proved valid in this container runs ahead of its key's read: its metered
+   * stage (count, speculative write, audit record) and its `Idempotency-Key` claim go out beside
+   * the read, and what the read says then decides (`shared/keys/known-keys.ts`). `true` for every
+   * call, or a function choosing the calls it applies to.
+   */
+  readonly ahead?: true | ((body: never) => boolean);
 }
 
 /**

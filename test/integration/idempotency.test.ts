@@ -297,19 +297,34 @@ describe('Idempotency-Key refusals are calls of the key (docs/api.md#idempotent-
     const first = await recorder.measure(() => create(key, { game_id: 101 }, freshKey()));
     expect(first.value.status).toBe(200);
     expect(describeStages(first.calls)).toMatch(/^[^|]*GetItem keys[^|]*\| PutItem idempotency \|/);
-    // Seen valid now: its next claim rides with the key read again.
+    // Seen valid now: its next claim rides with the key read, and so do its count, token and audit record.
     const next = await recorder.measure(() => create(key, { game_id: 101 }, freshKey()));
-    expect(describeStages(next.calls)).toMatch(/^[^|]*PutItem idempotency[^|]*\|/);
-    expect(stageCount(next.calls)).toBe(3);
+    expect(describeStages(next.calls)).toMatch(/^[^|]*PutItem idempotency[^|]*PutItem tokens[^|]*\|/);
+    expect(stageCount(next.calls)).toBe(2);
   });
 
-  test('a key revoked after this container saw it valid: one claim written and released, then nothing', async () => {
+  test('a key revoked after this container saw it valid: one call’s writes ahead (claim, count, token, audit) taken back, then nothing', async () => {
     const key = await createTestKey(stack, UNLIMITED);
     expect((await create(key, { game_id: 101 }, freshKey())).status).toBe(200);
     await putKeyRecord(stack, { ...key.record, is_active: false });
     const once = await recorder.measure(() => create(key, { game_id: 101 }, freshKey()));
     expect(once.value.status).toBe(401);
-    expect(writesOf(once.calls).sort()).toEqual(['DeleteItem idempotency', 'PutItem idempotency']);
+    // The claim released, the token deleted, the count taken back, the audit record rewritten with the 401.
+    expect(
+      writesOf(once.calls)
+        .filter((w) => w !== 'UpdateItem keys')
+        .sort(),
+    ).toEqual([
+      'DeleteItem idempotency',
+      'DeleteItem tokens',
+      'PutItem audit',
+      'PutItem audit',
+      'PutItem idempotency',
+      'PutItem tokens',
+      'UpdateItem counters',
+      'UpdateItem counters',
+    ]);
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
     const then = await recorder.measure(() => create(key, { game_id: 101 }, freshKey()));
     expect(then.value.status).toBe(401);
     expect(writesOf(then.calls)).toEqual([]);
@@ -317,23 +332,23 @@ describe('Idempotency-Key refusals are calls of the key (docs/api.md#idempotent-
 });
 
 describe('round trips and data access with Idempotency-Key', () => {
-  test('first call: the claim rides with authentication; a replay writes nothing, in 1 stage', async () => {
+  test('first call: the claim, count, token and audit ride with authentication (2 stages with the answer stored); a replay takes back what it wrote ahead (2)', async () => {
     const key = await createTestKey(stack, UNLIMITED);
     const idem = freshKey();
     await create(key, { game_id: 101 }); // warm: the key's use stamp and the catalog cache
     const first = await recorder.measure(() => create(key, { game_id: 101 }, idem));
     expect(first.value.status).toBe(200);
-    expect(describeStages(first.calls)).toMatch(/^[^|]*PutItem idempotency[^|]*\|/);
-    expect(stageCount(first.calls)).toBe(3);
+    expect(describeStages(first.calls)).toMatch(/^[^|]*PutItem idempotency[^|]*PutItem tokens[^|]*\|/);
+    expect(stageCount(first.calls)).toBe(2);
 
     const replay = await recorder.measure(() => create(key, { game_id: 101 }, idem));
     expect(replay.value.headers.get('idempotent-replayed')).toBe('true');
-    // The refused claim returns the stored record (Powertools asks for ALL_OLD): nothing is read after it.
-    const calls = replay.calls.map((c) => `${c.action} ${c.table}`).sort();
-    expect(calls).toEqual(['GetItem keys', 'PutItem idempotency']);
-    expect(stageCount(replay.calls)).toBe(1);
-    const writes = replay.calls.filter((c) => c.action !== 'GetItem' && !(c.action === 'PutItem' && c.error));
-    expect(writes).toEqual([]);
+    // The refused claim returns the stored record (Powertools asks for ALL_OLD): nothing is read after
+    // it. What went out beside it is taken back: the token, the count and the audit record.
+    expect(describeStages(replay.calls)).toBe(
+      'GetItem keys + PutItem idempotency + UpdateItem counters + PutItem tokens + PutItem audit | DeleteItem tokens + UpdateItem counters + DeleteItem audit',
+    );
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(2);
   });
 
   test('without the header nothing touches the idempotency table', async () => {
@@ -341,7 +356,7 @@ describe('round trips and data access with Idempotency-Key', () => {
     await create(key, { game_id: 101 });
     const { calls } = await recorder.measure(() => create(key, { game_id: 101 }));
     expect(calls.filter((c) => c.table === 'idempotency')).toEqual([]);
-    expect(stageCount(calls)).toBe(2);
+    expect(stageCount(calls)).toBe(1);
   });
 
   test('every action on the idempotency table is declared for create-session, and every declared one was used', () => {

@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/platform/clock.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import type { AuditRecord } from '../../shared/audit/model.js';
 import type { AuditStore } from '../../shared/audit/ports.js';
-import type { CounterLayoutStore, CounterStore, KeyStore } from '../../shared/keys/ports.js';
+import type { CountedLayout, CounterLayoutStore, CounterStore, KeyStore } from '../../shared/keys/ports.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from '../../shared/keys/rate-limit.js';
 
 /** A clock that stands still until moved. */
@@ -44,6 +44,25 @@ export class MemoryCounterStore implements CounterStore, CounterLayoutStore {
     this.counts.set(`${slot.counterKey} day`, day + 1);
     this.counts.set(`${slot.counterKey} ${slot.minuteField}`, minute + 1);
     return { minute: minute + 1, day: day + 1 };
+  }
+
+  async uncount(slot: CounterSlot, layout: CountedLayout): Promise<void> {
+    this.calls.push(`uncount ${slot.counterKey}`);
+    await tick();
+    if (this.sealed.has(slot.counterKey)) {
+      // Carried into a later layout: taken back from what it carries, as the adapter does.
+      const id = `${layout.keyId} ${layout.dayStart}`;
+      const later = this.layouts.get(id);
+      if (!later || later.index <= layout.index) return;
+      const m = slot.minuteField;
+      const minutes = { ...later.carried.minutes, [m]: (later.carried.minutes[m] ?? 0) - 1 };
+      this.layouts.set(id, { ...later, carried: { day: later.carried.day - 1, minutes } });
+      return;
+    }
+    for (const field of ['day', slot.minuteField]) {
+      const k = `${slot.counterKey} ${field}`;
+      this.counts.set(k, (this.counts.get(k) ?? 0) - 1);
+    }
   }
 
   async layoutOf(keyId: number, dayStart: number): Promise<CounterLayout | undefined> {
@@ -128,5 +147,10 @@ export class MemoryAuditStore implements AuditStore {
     }
     this.records.set(`${record.org_id}#${record.at}#${record.request_id}`, record);
     return { ...record, shard: 0 };
+  }
+
+  async remove(record: AuditRecord): Promise<void> {
+    await tick();
+    this.records.delete(`${record.org_id}#${record.at}#${record.request_id}`);
   }
 }

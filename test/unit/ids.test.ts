@@ -59,10 +59,7 @@ describe('IdAllocator (one counter item)', () => {
   });
 
   test('a sequence past 2^53 is refused rather than handing out unsafe ids', async () => {
-    const counters: CounterStore = {
-      count: async () => ({ minute: 1, day: 1 }),
-      reserve: async () => 2 ** 53 + 10,
-    };
+    const counters: Pick<CounterStore, 'reserve'> = { reserve: async () => 2 ** 53 + 10 };
     await expect(new IdAllocator(counters, { sequence: 'session_id', blockSize: 10 }).nextId()).rejects.toThrow(/overflowed/);
   });
 });

@@ -68,6 +68,9 @@ class FakeAudit implements AuditStore {
     this.items.set(`${record.org_id}|${record.at}#${record.request_id}`, record);
     return { ...record, shard: 0 };
   }
+  async remove(record: AuditRecord) {
+    this.items.delete(`${record.org_id}|${record.at}#${record.request_id}`);
+  }
 }
 
 function setup() {
@@ -75,10 +78,7 @@ function setup() {
   const audit = new FakeAudit();
   const reported: string[] = [];
   let counter = 0;
-  const counters: CounterStore = {
-    count: async () => ({ minute: 1, day: 1 }),
-    reserve: async (_s, size) => (counter += size),
-  };
+  const counters: Pick<CounterStore, 'reserve'> = { reserve: async (_s, size) => (counter += size) };
   const catalog = {
     getOrg: async (id: number) => (id === 1 ? ORG : undefined),
     getRole: async (id: number, sub: string): Promise<Role | undefined> => (id === 1 && sub === 'acme-admin' ? 'admin' : undefined),

@@ -16,8 +16,9 @@ export const createSession = defineOperation({
     // GetItem and PutItem: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     tokens: ['PutItem', 'DeleteItem'],
-    // UpdateItem: refused calls counted in the usage rollup, beside their audit records.
-    audit: ['PutItem', 'UpdateItem'],
+    // UpdateItem: refused calls counted in the usage rollup, beside their audit records. DeleteItem:
+    // the record of a call ahead of its key's read that is served again or replayed (known-keys.ts).
+    audit: ['PutItem', 'UpdateItem', 'DeleteItem'],
     // Only with an `Idempotency-Key`: claim (conditional put; a refusal returns the stored answer with
     // it: no read), store an answer, release.
     idempotency: ['PutItem', 'UpdateItem', 'DeleteItem'],
@@ -35,6 +36,8 @@ export const createSession = defineOperation({
   responseHeaders: ReplayedHeader,
   errors: [409, 422],
   idempotent: true,
+  // A key this container last read valid: its count, token and audit record beside its read (one stage).
+  ahead: true,
 });
 
 /** The session part with `Idempotency-Key` records (their code only in this bundle and the MCP server's). */
