@@ -20,7 +20,7 @@ import {
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metrics.js';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability.js';
 import { CLOUDFRONT_REGION } from './edge.js';
 import type { ServiceFunctions } from './functions.js';
 import type { ServiceMetric } from './monitoring.js';

@@ -59,7 +59,7 @@ export const LOG_FORMAT = LoggingFormat.JSON;
 
 /**
  * Lambda's application log level for the level the code logs at (`POWERTOOLS_LOG_LEVEL`). Lambda sets
- * `AWS_LAMBDA_LOG_LEVEL` from it, which the logger (`shared/platform/observability/logger.ts`) obeys first, so both always agree.
+ * `AWS_LAMBDA_LOG_LEVEL` from it, which the logger (`shared/platform/observability.ts`) obeys first, so both always agree.
  */
 const APPLICATION_LOG_LEVELS: Record<NonNullable<EnvInput['POWERTOOLS_LOG_LEVEL']>, ApplicationLogLevel> = {
   DEBUG: ApplicationLogLevel.DEBUG,

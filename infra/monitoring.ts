@@ -2,7 +2,7 @@
  * Operations: the alarms that page (each over several datapoints, never on one event), notifying an
  * SNS topic, and the dashboard (`dashboard.ts`). What is watched derives from the same tables as
  * everything else: a 5xx ratio and a p99 latency per operation of the routes table (the service's
- * own EMF metrics, `shared/platform/observability/metrics.ts`; quiet operations by their count of 5xx), throttles per table and index of the tables table,
+ * own EMF metrics, `shared/platform/observability.ts`; quiet operations by their count of 5xx), throttles per table and index of the tables table,
  * DynamoDB system errors for exactly the operations the routes declare; per worker of the workers
  * table its failures and throttles, and for the webhooks the depth of every dead-letter queue and
  * the delivery attempts' failure rate. Partners' 429s are a metric on the dashboard, not a page.
@@ -16,7 +16,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metrics.js';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability.js';
 import type { DynamoAction, RouteDefinition } from '../shared/platform/route.js';
 import { tables, type TableName } from '../shared/tables.js';
 import { DEFAULT_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.js';
@@ -321,7 +321,7 @@ export class ServiceMonitoring extends Construct {
 /** A metric of the service's own namespace, with its `service` dimension and any others. */
 export type ServiceMetric = (name: string, statistic: string, period: Duration, dimensions?: Record<string, string>) => Metric;
 
-/** The service's metrics under its `service` dimension (`shared/platform/observability/metrics.ts` names it in every dimension set). */
+/** The service's metrics under its `service` dimension (`shared/platform/observability.ts` names it in every dimension set). */
 function serviceMetric(serviceName: string): ServiceMetric {
   return (name, statistic, period, dimensions = {}) =>
     new Metric({

@@ -2,7 +2,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { timeLeftMs } from '../deadline.js';
 import { Overloaded } from '../errors.js';
-import { METRIC, countEvent } from '../observability/metrics.js';
+import { METRIC, countEvent } from '../observability.js';
 
 /** What every DynamoDB adapter's constructor takes. */
 export interface StoreOptions {
@@ -215,7 +215,7 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
         try {
           return await next(args);
         } catch (error) {
-          // Counted per attempt, under the request's operation (`shared/platform/observability/metrics.ts`): capacity on-call can see before it is a 503.
+          // Counted per attempt, under the request's operation (`shared/platform/observability.ts`): capacity on-call can see before it is a 503.
           if (isThrottling(error)) countEvent(METRIC.dynamoThrottles);
           if (attempt >= RETRY_POLICY.maxAttempts || !mayRetry(error, context.commandName, args.input)) throw error;
           const delay = backoffMs(attempt);

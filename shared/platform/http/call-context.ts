@@ -2,7 +2,7 @@
  * Who and which request a call is, and the middleware every bundle (JSON and HTML) puts first after
  * the normalizers to say so: the call context (request id, caller's address, user agent), the
  * answer's envelope headers (`nosniff`, rate limit, `WWW-Authenticate`, `x-request-id`), the error
- * mapping, and the request's line and metrics (`shared/platform/observability/request-log.ts`).
+ * mapping, and the request's line and metrics (`shared/platform/observability.ts`).
  * Named for what it sets up, the call context every later step reads; how an answer is rendered is
  * `answers.ts`.
  */
@@ -12,7 +12,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { RouteDefinition } from '../route.js';
 import type { ApiContext } from './pipeline.js';
 import { ANSWER_HEADERS, errorResponse, rateLimitHeaders, REQUEST_ID_HEADER, withRequestId } from './answers.js';
-import { logRequest } from '../observability/request-log.js';
+import { logRequest } from '../observability.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

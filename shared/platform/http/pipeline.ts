@@ -18,7 +18,7 @@ import type { CallContext } from '../call.js';
 import { API_PATH, type Answer, type RouteDefinition } from '../route.js';
 import { jsonBody, queryCap, requestInput, type RequestInput } from './request-input.js';
 import { originVerify, secretsLoaded } from '../secrets.js';
-import { annotate } from '../observability/request-log.js';
+import { annotate } from '../observability.js';
 import { presentedApiKey, respond } from './call-context.js';
 import { responseOf } from './answers.js';
 
