@@ -27,11 +27,9 @@ import type { ApiKeyRecord } from './model.js';
 import type { CallContext } from '../platform/call.js';
 import type { Answer, IdempotentCall, RouteDefinition } from '../platform/route.js';
 import type { Claim, IdempotencyStore, IdempotentRequest } from './idempotency-store.js';
-import { bundle, type ApiContext, type OperationInput, type Wiring } from '../platform/http/pipeline.js';
+import { bundle, type ApiContext, type OperationInput, type Wiring, requestInput } from '../platform/http/pipeline.js';
 import { logger, annotate } from '../platform/observability.js';
-import { presentedApiKey, REPLAYED_HEADER } from '../platform/http/call-context.js';
-import { outcomeOf, responseOf, type Outcome } from '../platform/http/answers.js';
-import { requestInput } from '../platform/http/request-input.js';
+import { presentedApiKey, REPLAYED_HEADER, outcomeOf, responseOf, type Outcome } from '../platform/http/answers.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

@@ -15,12 +15,10 @@ import { NotFound } from '../errors.js';
 import { withinDeadline } from '../deadline.js';
 import type { CallContext } from '../call.js';
 import { originPath, type RouteDefinition } from '../route.js';
-import type { ApiContext } from './pipeline.js';
-import { bodyCap, queryCap } from './request-input.js';
-import { errorOutcome } from './answers.js';
+import { type ApiContext, bodyCap, queryCap } from './pipeline.js';
+import { errorOutcome, respond } from './answers.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
 import { originVerify, secretsLoaded } from '../secrets.js';
-import { respond } from './call-context.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
