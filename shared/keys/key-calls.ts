@@ -106,7 +106,7 @@ export interface KeyCallsDeps {
    */
   readonly notices?: RateNoticeStore;
   /**
-   * The usage rollup (`usage-rollup-store.ts`): where refused calls are counted for the usage report,
+   * The usage rollup (`shared/audit/audit-store.ts`): where refused calls are counted for the usage report,
    * audited ones (403, 429) and the 429s answered from memory (`refusal-tally.ts`); absent: not counted.
    */
   readonly rollups?: Pick<UsageRollupStore, 'addRefusals'>;

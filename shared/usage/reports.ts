@@ -69,7 +69,7 @@ export interface SessionReport {
 
 export interface SessionReportsDeps {
   readonly store: TokenReportStore;
-  /** The refused calls counted as they happened (`usage-rollup-store.ts`); absent: the report counts none. */
+  /** The refused calls counted as they happened (`shared/audit/audit-store.ts`); absent: the report counts none. */
   readonly rollups?: Pick<UsageRollupStore, 'refusalCounts'>;
   readonly clock: Clock;
   readonly tokenRetentionDays: number;

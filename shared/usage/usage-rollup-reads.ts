@@ -11,7 +11,7 @@ import type { StoreOptions } from '../platform/dynamo/client.js';
 import { queryPages } from '../platform/dynamo/reads.js';
 
 /**
- * The usage report's read of the usage rollup (`usage-rollup-store.ts`): the range of days of
+ * The usage report's read of the usage rollup (`shared/audit/audit-store.ts`): the range of days of
  * every rollup partition of the org, one query per partition, all at once, each paging on only
  * while the deadline leaves time (else `cut`).
  */
