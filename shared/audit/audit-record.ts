@@ -6,7 +6,7 @@
  */
 import type * as z from 'zod/mini';
 import type { FieldChange as FieldChangeSchema, FieldValue as FieldValueSchema } from './schemas.js';
-import { isoTime } from '../platform/clock.js';
+import { isoTime } from '../platform/time.js';
 import { uniqueRequestId, type CallContext } from '../platform/call.js';
 import { type AuditRecord } from './model.js';
 

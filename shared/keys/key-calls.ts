@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { asFollowUp } from '../platform/deadline.js';
+import { asFollowUp, isoTime, type Clock } from '../platform/time.js';
 import { correctsDiff, type AuditDiff } from '../audit/index.js';
 import { auditRecord } from '../audit/index.js';
-import { isoTime, type Clock } from '../platform/clock.js';
 import { errorStatus, Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from '../platform/errors.js';
 import { tierAllowsApi } from '../catalog/index.js';
 import { type ApiKeyRecord } from './model.js';

@@ -21,7 +21,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Conflict, DomainError, InvalidInput, statusOf, Unprocessable } from '../platform/errors.js';
-import { asFollowUp, withinDeadline } from '../platform/deadline.js';
+import { asFollowUp, withinDeadline } from '../platform/time.js';
 import { keyCredential, type KeyCalls, type KeyCredential } from './key-calls.js';
 import type { ApiKeyRecord } from './model.js';
 import type { CallContext } from '../platform/call.js';
@@ -87,7 +87,7 @@ export function keyApi<const D extends RouteDefinition & { readonly auth: 'apiKe
   wiring: KeyWiring<D, S, P>,
   run: (input: KeyOperationInput<D, S, P>) => Promise<Answer<D>>,
 ) {
-  // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).
+  // Every DynamoDB call of the request ends before its deadline (`shared/platform/time.ts`).
   const handler = bundle(operation, wiring).handler(
     withinDeadline(async (event: Event, context: ApiContext) => {
       const services = wiring.services!() as S;

@@ -1,6 +1,6 @@
 import { DeleteCommand, paginateScan, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { asFollowUp } from '../platform/deadline.js';
+import { asFollowUp } from '../platform/time.js';
 import { Conflict, Forbidden, NotFound, Overloaded, TierRequired } from '../platform/errors.js';
 import { TierChanged } from './org-tiers.js';
 import { tierAllowsApi, type Tier } from '../catalog/index.js';

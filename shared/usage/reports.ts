@@ -1,4 +1,4 @@
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../platform/time.js';
 import { InvalidInput } from '../platform/errors.js';
 import type { TokenRecord } from '../sessions/index.js';
 import type { RefusalCountRow, UsageRollupStore } from '../audit/index.js';

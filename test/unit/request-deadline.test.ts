@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { FUNCTION_TIMEOUT } from '../../infra/functions.js';
-import { ANSWER_MARGIN_MS, invocationDeadline, withDeadline } from '../../shared/platform/deadline.js';
+import { ANSWER_MARGIN_MS, invocationDeadline, withDeadline } from '../../shared/platform/time.js';
 import { Overloaded } from '../../shared/platform/errors.js';
 import { SessionReports } from '../../shared/usage/reports.js';
 import { DynamoAuditStore } from '../../shared/audit/audit-store.js';

@@ -1,6 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { timeLeftMs } from '../deadline.js';
+import { timeLeftMs } from '../time.js';
 import { Overloaded } from '../errors.js';
 import { METRIC, countEvent } from '../observability.js';
 
@@ -61,7 +61,7 @@ const WORST_CASE_CALL_MS = (() => {
 /**
  * The longest one DynamoDB call can take: every attempt hangs to both timeouts, and every backoff
  * waits its longest. A loop that pages or batches starts a call only with this much time left
- * before the request's deadline (`shared/platform/deadline.ts`), so that the call has its retries.
+ * before the request's deadline (`shared/platform/time.ts`), so that the call has its retries.
  */
 export function worstCaseCallMs(): number {
   return WORST_CASE_CALL_MS;
@@ -71,7 +71,7 @@ export function worstCaseCallMs(): number {
 const timeLeftOf = new WeakMap<object, () => number>();
 
 /**
- * Whether the request's deadline (`shared/platform/deadline.ts`) leaves `ms` more for a call of
+ * Whether the request's deadline (`shared/platform/time.ts`) leaves `ms` more for a call of
  * `client`, as the client reads the time left ({@link DynamoClientOptions.timeLeft}).
  */
 export function hasTimeFor(client: object, ms: number): boolean {
@@ -177,7 +177,7 @@ export interface DynamoClientOptions {
   readonly requestHandler?: DynamoDBClientConfig['requestHandler'];
   /**
    * How the client reads the milliseconds its request's deadline leaves: `timeLeftMs` of
-   * `shared/platform/deadline.ts` by default. Whoever builds a client for a DynamoDB without
+   * `shared/platform/time.ts` by default. Whoever builds a client for a DynamoDB without
    * timeouts may give its own (`infra/local/dynamo.ts`: an emulator's calls have no deadline).
    */
   readonly timeLeft?: () => number;

@@ -1,6 +1,6 @@
 /**
  * Reads of many items, a Query's pages and a BatchGetItem's rounds, bounded by the request's
- * deadline (`shared/platform/deadline.ts`): after the first call, the next starts only while a call at its
+ * deadline (`shared/platform/time.ts`): after the first call, the next starts only while a call at its
  * worst ({@link worstCaseCallMs}) still ends before the deadline. A read that stops early says so
  * (`cut`); one whose caller must show it whole makes that a 503 ({@link whole}).
  */

@@ -12,7 +12,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
 import { NotFound } from '../errors.js';
-import { withinDeadline } from '../deadline.js';
+import { withinDeadline } from '../time.js';
 import type { CallContext } from '../call.js';
 import { originPath, type RouteDefinition } from '../route.js';
 import { type ApiContext, bodyCap, queryCap } from './pipeline.js';
@@ -67,7 +67,7 @@ export function page<S, const D extends RouteDefinition>(
     .use(queryCap())
     .use(unlessGet(bodyCap()))
     .use(unlessGet(httpJsonBodyParser()))
-    // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).
+    // Every DynamoDB call of the request ends before its deadline (`shared/platform/time.ts`).
     .handler(
       withinDeadline(async (event: Event, context: ApiContext) => {
         const route = routeOf(event);

@@ -23,7 +23,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { AdminIdentity, BearerVerifier } from '../bearer.js';
 import { Unauthenticated, type DomainError, InvalidInput, PayloadTooLarge, UriTooLong } from '../errors.js';
-import { withinDeadline } from '../deadline.js';
+import { withinDeadline } from '../time.js';
 import type { CallContext } from '../call.js';
 import { API_PATH, type Answer, type RouteDefinition } from '../route.js';
 import { originVerify, secretsLoaded } from '../secrets.js';
@@ -99,7 +99,7 @@ export function api<const D extends RouteDefinition, S = undefined, P = undefine
   run: (input: OperationInput<D, S>) => Promise<Answer<D>>,
 ) {
   if (operation.auth === 'apiKey') throw new Error(`operation ${operation.operation} takes an API key: wrap it with keyApi()`);
-  // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).
+  // Every DynamoDB call of the request ends before its deadline (`shared/platform/time.ts`).
   const handler = bundle(operation, wiring).handler(
     withinDeadline(async (event: Event, context: ApiContext) => {
       const services = wiring.services?.() as S;
