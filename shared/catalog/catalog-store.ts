@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/li
 import type { Org, Playable, Role, Tier } from './model.js';
 import { NotFound } from '../platform/errors.js';
 import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from './ports.js';
-import { isConditionalFailure, sortableId, type StoreOptions } from '../platform/dynamo/client.js';
+import { sortableId, unlessRefused, type StoreOptions } from '../platform/dynamo/client.js';
 import { batchGetMany, queryItems, whole } from '../platform/dynamo/reads.js';
 
 /**
@@ -144,8 +144,8 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
     returnValues: 'ALL_NEW' | 'ALL_OLD',
   ): Promise<Playable | undefined> {
     const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
-    try {
-      const { Attributes } = await this.options.client.send(
+    const answer = await unlessRefused(
+      this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: playableKey(kind, id),
@@ -158,12 +158,10 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
           },
           ReturnValues: returnValues,
         }),
-      );
-      return toPlayable(Attributes!);
-    } catch (error) {
-      if (isConditionalFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+      () => undefined,
+    );
+    return answer && toPlayable(answer.Attributes!);
   }
 
   /**
@@ -174,8 +172,8 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
    * @throws NotFound when there is no such org
    */
   async setOrgTier(orgId: number, tier: Tier): Promise<{ tier: Tier; version: number }> {
-    try {
-      const { Attributes } = await this.options.client.send(
+    const { Attributes } = await unlessRefused(
+      this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: orgKey(orgId),
@@ -184,12 +182,12 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
           ExpressionAttributeValues: { ':tier': tier, ':one': 1 },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return { tier: Attributes!.tier as Tier, version: Attributes!.tier_version as number };
-    } catch (error) {
-      if (isConditionalFailure(error)) throw new NotFound(`Organization ${orgId} not found`, { cause: error });
-      throw error;
-    }
+      ),
+      (error) => {
+        throw new NotFound(`Organization ${orgId} not found`, { cause: error });
+      },
+    );
+    return { tier: Attributes!.tier as Tier, version: Attributes!.tier_version as number };
   }
 }
 
@@ -266,8 +264,8 @@ export async function backfillMemberKeys(options: StoreOptions): Promise<number>
       seen++;
       if (item.gsi1pk !== undefined) continue;
       const keys = memberIndexKeys(item.org_id as number, item.subject as string);
-      await options.client
-        .send(
+      await unlessRefused(
+        options.client.send(
           new UpdateCommand({
             TableName: options.tableName,
             Key: { pk: item.pk, sk: item.sk },
@@ -275,11 +273,10 @@ export async function backfillMemberKeys(options: StoreOptions): Promise<number>
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':pk': keys.gsi1pk, ':sk': keys.gsi1sk },
           }),
-        )
-        .catch((error: unknown) => {
-          // Deleted since the scan: nothing to give keys to.
-          if (!isConditionalFailure(error)) throw error;
-        });
+        ),
+        // Deleted since the scan: nothing to give keys to.
+        () => undefined,
+      );
     }
   }
   return seen;

@@ -141,6 +141,20 @@ export function isConditionalFailure(error: unknown): boolean {
 }
 
 /**
+ * `write`'s answer, or what `refused` makes of the error when DynamoDB refused the write's condition
+ * (any other error is thrown): how an adapter turns a refused conditional write into a domain
+ * result (`undefined`, `false`) or a domain error.
+ */
+export async function unlessRefused<T, R>(write: Promise<T>, refused: (error: unknown) => R): Promise<T | R> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionalFailure(error)) return refused(error);
+    throw error;
+  }
+}
+
+/**
  * The item as it was, which a refused conditional write (its error, or a transaction's cancellation
  * reason) sent back with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`. DynamoDB sends it whenever
  * the item exists, so undefined (absent or empty) means there was no item: nothing is read instead.
