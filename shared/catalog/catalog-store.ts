@@ -2,8 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/li
 import type { Org, Playable, Role, Tier } from './model.js';
 import { NotFound } from '../platform/errors.js';
 import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from './ports.js';
-import { sortableId, unlessRefused, type StoreOptions } from '../platform/dynamo/client.js';
-import { batchGetMany, queryItems, whole } from '../platform/dynamo/reads.js';
+import { sortableId, unlessRefused, type StoreOptions, batchGetMany, queryItems, whole } from '../platform/dynamo/client.js';
 
 /**
  * The organization catalog (single table): `ORG#<id>/ORG` for an org, `ORG#<id>/MEMBER#<sub>` for a

@@ -26,8 +26,11 @@ import type { CallContext } from './call.js';
 import { loggingEnv } from './env.js';
 import { namedError } from './http/answers.js';
 
-/** Name and level from the parsed environment (Lambda's own log level, when set, still comes first). */
-const settings = loggingEnv();
+/**
+ * Name and level from the parsed environment (Lambda's own log level, when set, still comes first).
+ * The name is also the metrics' `service` dimension.
+ */
+const { POWERTOOLS_SERVICE_NAME: SERVICE, POWERTOOLS_LOG_LEVEL } = loggingEnv();
 
 // === The logger
 
@@ -198,7 +201,8 @@ function xrayTraceId(): string | undefined {
   return Object.fromEntries(trace.split(';').map((field) => field.split('=')))['Root'];
 }
 
-export const logger = new JsonLogger(settings.POWERTOOLS_SERVICE_NAME, settings.POWERTOOLS_LOG_LEVEL);
+/** The service's logger. Pure: a bundle that never logs (a worker that only counts) drops it. */
+export const logger = /* @__PURE__ */ new JsonLogger(SERVICE, POWERTOOLS_LOG_LEVEL);
 
 // === Metrics
 
@@ -261,9 +265,6 @@ type Unit = (typeof UNIT)[keyof typeof UNIT];
 
 /** EMF allows at most 100 values per metric on a line: a metric reaching it is written at once. */
 const MAX_VALUES = 100;
-
-/** The `service` dimension's value: the logger's service name. */
-const SERVICE = settings.POWERTOOLS_SERVICE_NAME;
 
 /** The container's buffer of the current request's metrics, in the order first counted (a repeat adds a value). */
 const buffer = new Map<MetricName, { unit: Unit; values: number[] }>();

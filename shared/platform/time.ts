@@ -2,9 +2,9 @@
  * Time: the domain's clock ({@link Clock}, {@link isoTime}), then the request's deadline: the time
  * by which its DynamoDB calls must have ended so that the function still answers inside its
  * timeout. The bundles set it around their handler ({@link withinDeadline}: the middlewares before
- * it make no DynamoDB call); the DynamoDB client's retries and the loops that page or batch read it
- * (`shared/platform/dynamo/client.ts`, `dynamo/reads.ts`) and start no attempt, and no further
- * call, that could end after it. It follows the request across awaits (AsyncLocalStorage), so
+ * it make no DynamoDB call); the DynamoDB client's retries and its reads that page or batch read
+ * it (`shared/platform/dynamo/client.ts`) and start no attempt, and no further call, that could end
+ * after it. It follows the request across awaits (AsyncLocalStorage), so
  * concurrent requests of the local run keep their own.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';

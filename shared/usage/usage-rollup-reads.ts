@@ -7,8 +7,7 @@ const KIND_OF = Object.fromEntries(Object.entries(KIND_LETTER).map(([kind, lette
   string,
   RefusalCountRow['kind']
 >;
-import type { StoreOptions } from '../platform/dynamo/client.js';
-import { queryPages } from '../platform/dynamo/reads.js';
+import { type StoreOptions, queryPages } from '../platform/dynamo/client.js';
 
 /**
  * The usage report's read of the usage rollup (`shared/audit/audit-store.ts`): the range of days of

@@ -8,8 +8,7 @@
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Conflict, Overloaded } from '../platform/errors.js';
-import { sortableId, unlessRefused, type StoreOptions } from '../platform/dynamo/client.js';
-import { queryItems } from '../platform/dynamo/reads.js';
+import { sortableId, unlessRefused, type StoreOptions, queryItems } from '../platform/dynamo/client.js';
 import type { SealedSecrets, WebhookChanges, WebhookRecord } from './model.js';
 import type { WebhookStore } from './ports.js';
 
