@@ -238,7 +238,7 @@ function memberIndexKeys(orgId: number, subject: string): { gsi1pk: string; gsi1
 }
 
 /** A whole membership item. */
-export function memberItem(orgId: number, subject: string, role: Role): Record<string, unknown> {
+function memberItem(orgId: number, subject: string, role: Role): Record<string, unknown> {
   return { pk: `ORG#${orgId}`, sk: `MEMBER#${subject}`, org_id: orgId, subject, role, ...memberIndexKeys(orgId, subject) };
 }
 

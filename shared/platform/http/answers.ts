@@ -35,7 +35,7 @@ type Request = middy.Request<Event, Result, Error, ApiContext>;
 export const ANSWER_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
 
 /** The header a caller may name its request with, and that every answer carries. */
-export const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_HEADER = 'x-request-id';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...ANSWER_HEADERS };
 

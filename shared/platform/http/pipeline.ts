@@ -258,7 +258,7 @@ const MAX_BODY_BYTES = 64 * 1024;
  * become the service's own (400). On a key-authenticated route (`deferred`) a refusal is kept for
  * the handler, which decides it once the key is authenticated.
  */
-export function jsonBody(deferred: boolean): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
+function jsonBody(deferred: boolean): middy.MiddlewareObj<Event, Result, Error, ApiContext> {
   const cap = bodyCap();
   const parser = httpJsonBodyParser();
   return {
