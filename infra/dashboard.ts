@@ -20,25 +20,18 @@ import {
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metrics.js';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability.js';
 import { CLOUDFRONT_REGION } from './edge.js';
-import type { ServiceFunctions } from './functions.js';
-import type { ServiceMetric } from './monitoring.js';
-import type { ServiceQueues } from './queues.js';
+import type { ServiceMetric, ServiceMonitoringProps } from './monitoring.js';
 import type { ServiceTables } from './tables.js';
-import type { ServiceWorkers } from './workers.js';
 
 const PERIOD = Duration.minutes(5);
 
-/** What the dashboard shows. */
-interface DashboardProps {
-  readonly api: HttpApi;
-  readonly functions: ServiceFunctions;
-  readonly workers: ServiceWorkers;
-  readonly queues: ServiceQueues;
-  readonly tables: ServiceTables;
-  readonly distribution?: Distribution;
-  readonly serviceName: string;
+/** What the dashboard shows: what the monitoring watches, and what it made of it. */
+interface DashboardProps extends Pick<
+  ServiceMonitoringProps,
+  'api' | 'functions' | 'workers' | 'queues' | 'tables' | 'distribution' | 'serviceName'
+> {
   readonly operations: readonly string[];
   readonly metric: ServiceMetric;
   readonly alarms: readonly Alarm[];

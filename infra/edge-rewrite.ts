@@ -8,7 +8,7 @@
  * lists it). It also hands the origin the viewer's address (`VIEWER_ADDRESS_HEADER`), which the
  * distribution's origin request policy forwards like any viewer header.
  */
-import { VIEWER_ADDRESS_HEADER } from '../shared/platform/http/call-context.js';
+import { VIEWER_ADDRESS_HEADER } from '../shared/platform/http/answers.js';
 import { routingError, routingErrors, routingResponse, type RoutingRefusal, answersHead } from '../shared/routes.js';
 import { API_PATH, originPath, publicForms, type RouteDefinition } from '../shared/platform/route.js';
 

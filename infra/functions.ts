@@ -59,7 +59,7 @@ export const LOG_FORMAT = LoggingFormat.JSON;
 
 /**
  * Lambda's application log level for the level the code logs at (`POWERTOOLS_LOG_LEVEL`). Lambda sets
- * `AWS_LAMBDA_LOG_LEVEL` from it, which the logger (`shared/platform/observability/logger.ts`) obeys first, so both always agree.
+ * `AWS_LAMBDA_LOG_LEVEL` from it, which the logger (`shared/platform/observability.ts`) obeys first, so both always agree.
  */
 const APPLICATION_LOG_LEVELS: Record<NonNullable<EnvInput['POWERTOOLS_LOG_LEVEL']>, ApplicationLogLevel> = {
   DEBUG: ApplicationLogLevel.DEBUG,
@@ -91,18 +91,21 @@ const BUNDLING: BundlingOptions = {
   // which no DynamoDB operation uses; the client's endpoint-discovery cache (discovery is off), its
   // pure-JavaScript SHA-256 (Node's crypto is always there), the JMESPath interpreter of which the
   // idempotency store evaluates two fixed forms; and what the MCP SDK imports for paths the MCP
-  // server never takes (JSON Schema validation for elicitation, zod 3). See the files for why.
+  // server never takes (JSON Schema validation for elicitation, zod 3). See `infra/bundle/` for why.
   esbuildArgs: {
-    '--alias:@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra', 'bundle', 'env-credentials.ts'),
-    '--alias:node:http': join(PROJECT_ROOT, 'infra', 'bundle', 'node-http.ts'),
-    '--alias:http': join(PROJECT_ROOT, 'infra', 'bundle', 'node-http.ts'),
-    '--alias:@smithy/core/event-streams': join(PROJECT_ROOT, 'infra', 'bundle', 'no-event-streams.ts'),
-    '--alias:@aws-sdk/endpoint-cache': join(PROJECT_ROOT, 'infra', 'bundle', 'endpoint-cache.ts'),
-    '--alias:@smithy/core/checksum': join(PROJECT_ROOT, 'infra', 'bundle', 'sha256.ts'),
     ...Object.fromEntries(
-      ['@aws-lambda-powertools/jmespath', '@aws-lambda-powertools/jmespath/functions'].map((name) => [
+      [
+        '@aws-sdk/credential-provider-node',
+        '@aws-sdk/endpoint-cache',
+        '@smithy/core/checksum',
+        '@aws-lambda-powertools/jmespath',
+        '@aws-lambda-powertools/jmespath/functions',
+      ].map((name) => [`--alias:${name}`, join(PROJECT_ROOT, 'infra', 'bundle', 'stand-ins.ts')]),
+    ),
+    ...Object.fromEntries(
+      ['node:http', 'http', '@smithy/core/event-streams'].map((name) => [
         `--alias:${name}`,
-        join(PROJECT_ROOT, 'infra', 'bundle', 'jmespath.ts'),
+        join(PROJECT_ROOT, 'infra', 'bundle', 'lazy-stand-ins.ts'),
       ]),
     ),
     ...Object.fromEntries(

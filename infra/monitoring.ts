@@ -2,7 +2,7 @@
  * Operations: the alarms that page (each over several datapoints, never on one event), notifying an
  * SNS topic, and the dashboard (`dashboard.ts`). What is watched derives from the same tables as
  * everything else: a 5xx ratio and a p99 latency per operation of the routes table (the service's
- * own EMF metrics, `shared/platform/observability/metrics.ts`; quiet operations by their count of 5xx), throttles per table and index of the tables table,
+ * own EMF metrics, `shared/platform/observability.ts`; quiet operations by their count of 5xx), throttles per table and index of the tables table,
  * DynamoDB system errors for exactly the operations the routes declare; per worker of the workers
  * table its failures and throttles, and for the webhooks the depth of every dead-letter queue and
  * the delivery attempts' failure rate. Partners' 429s are a metric on the dashboard, not a page.
@@ -16,10 +16,10 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability/metrics.js';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../shared/platform/observability.js';
 import type { DynamoAction, RouteDefinition } from '../shared/platform/route.js';
 import { tables, type TableName } from '../shared/tables.js';
-import { DEFAULT_THRESHOLDS, type AlarmThresholds } from './alarm-thresholds.js';
+import { DEFAULT_THRESHOLDS, type AlarmThresholds, type RunbookEntry } from './alarm-thresholds.js';
 import { buildDashboard } from './dashboard.js';
 import { CLOUDFRONT_REGION } from './edge.js';
 import { edge5xxRateSpec, pagingAlarm, type PagingAlarmSpec } from './paging-alarm.js';
@@ -160,24 +160,7 @@ export class ServiceMonitoring extends Construct {
    * answers everything else) and throttling; and the account's concurrency against its quota.
    */
   private watchFunctions(functions: ServiceFunctions, thresholds: AlarmThresholds): void {
-    for (const [name, fn] of functions.functions) {
-      const id = pascalCase(name);
-      const twoOfThree = { of: 3, breaching: 2 };
-      this.alarm(`${id}Errors`, {
-        metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
-        description: `Function ${name} failed`,
-        threshold: 1,
-        datapoints: twoOfThree,
-        runbook: 'function-errors',
-      });
-      this.alarm(`${id}Throttles`, {
-        metric: fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
-        description: `Function ${name} throttled`,
-        threshold: 1,
-        datapoints: twoOfThree,
-        runbook: 'function-throttles',
-      });
-    }
+    this.watchFailures(functions.functions, 'Function', 'function-errors');
     const concurrency = new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum', period: MINUTE });
     const n = thresholds.accountConcurrency;
     this.alarm('AccountConcurrency', {
@@ -194,19 +177,24 @@ export class ServiceMonitoring extends Construct {
    * retry it, so the alarm says something keeps failing) and throttling.
    */
   private watchWorkers(workers: ServiceWorkers): void {
+    this.watchFailures(workers.functions, 'Worker', 'worker-errors');
+  }
+
+  /** Each function's failures and throttles (2 of 3 periods), as a `kind` ("Function", "Worker") of that name. */
+  private watchFailures(functions: ServiceWorkers['functions'], kind: string, errorsRunbook: RunbookEntry): void {
     const twoOfThree = { of: 3, breaching: 2 };
-    for (const [name, fn] of workers.functions) {
+    for (const [name, fn] of functions) {
       const id = pascalCase(name);
       this.alarm(`${id}Errors`, {
         metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
-        description: `Worker ${name} failed`,
+        description: `${kind} ${name} failed`,
         threshold: 1,
         datapoints: twoOfThree,
-        runbook: 'worker-errors',
+        runbook: errorsRunbook,
       });
       this.alarm(`${id}Throttles`, {
         metric: fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
-        description: `Worker ${name} throttled`,
+        description: `${kind} ${name} throttled`,
         threshold: 1,
         datapoints: twoOfThree,
         runbook: 'function-throttles',
@@ -321,7 +309,7 @@ export class ServiceMonitoring extends Construct {
 /** A metric of the service's own namespace, with its `service` dimension and any others. */
 export type ServiceMetric = (name: string, statistic: string, period: Duration, dimensions?: Record<string, string>) => Metric;
 
-/** The service's metrics under its `service` dimension (`shared/platform/observability/metrics.ts` names it in every dimension set). */
+/** The service's metrics under its `service` dimension (`shared/platform/observability.ts` names it in every dimension set). */
 function serviceMetric(serviceName: string): ServiceMetric {
   return (name, statistic, period, dimensions = {}) =>
     new Metric({

@@ -202,7 +202,7 @@ function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiRespon
   const statuses = new Set<number>([
     ...(route.body || route.query || route.action ? [400] : []),
     ...(route.body ? [413] : []),
-    // Every function refuses a query string over its cap (`shared/platform/http/request-input.ts`).
+    // Every function refuses a query string over its cap (`shared/platform/http/pipeline.ts`).
     414,
     // A path parameter may name nothing (the pages: an unknown game or stream).
     ...(route.path.includes('{') ? [404] : []),

@@ -95,7 +95,7 @@ export const tables = {
    * The organization catalog: orgs, memberships, games and streams (single-table). Games and
    * streams are keyed by their own id so that a lookup needs nothing but the request; `by_org`
    * lists an organization's games and streams (`ORG#<id>`) and a subject's memberships
-   * (`SUBJECT#<sub>`, list-orgs: shared/catalog/member-items.ts).
+   * (`SUBJECT#<sub>`, list-orgs: shared/catalog/catalog-store.ts, `memberItem`).
    */
   catalog: {
     id: 'Catalog',
@@ -133,7 +133,7 @@ export const tables = {
    * second). No index on `key_id`: every audited call would pay an index write for it, while the
    * audit log's key filter is a rare read (a filtered query of the org's shards serves it).
    * Beside them, the usage rollup: counts of refused calls per org, day, kind, key and target in
-   * `usage#<org_id>#<shard>` partitions (shared/audit/usage-rollup-store.ts), which the audit log
+   * `usage#<org_id>#<shard>` partitions (shared/audit/audit-store.ts), which the audit log
    * never reads.
    */
   audit: {

@@ -13,8 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Clock } from '../../shared/platform/clock.js';
-import { logger } from '../../shared/platform/observability/logger.js';
+import type { Clock } from '../../shared/platform/time.js';
+import { logger } from '../../shared/platform/observability.js';
 import type { DeliveryMessage } from '../../shared/webhooks/delivery-model.js';
 import type { DeliveryQueue } from '../../shared/webhooks/ports.js';
 import { queueDelaySeconds } from '../../shared/webhooks/sqs-delivery-queue.js';

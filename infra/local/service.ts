@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync,
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { Clock } from '../../shared/platform/clock.js';
+import { type Clock, systemClock } from '../../shared/platform/time.js';
 import { resetEnv, tableEnv } from '../../shared/platform/env.js';
 import { overrideServices, services, type ServiceOverrides, type Services } from './all-services.js';
 import type { TableName } from '../../shared/tables.js';
@@ -28,7 +28,6 @@ import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
 import { DEV_WEBHOOKS_PATH, devWebhooks, type DevWebhooks } from './dev-webhooks.js';
 import { localQueues, startLocalWorkers, type LocalWorkers } from './workers.js';
-import { systemClock } from '../../shared/platform/clock.js';
 import { createIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { loadLocalSecret } from './local-secret.js';
 import { loopbackJwksCache } from './loopback-jwks.js';

@@ -10,7 +10,7 @@
  * a signed delivery, as in AWS.
  */
 import type { ScheduledEvent } from 'aws-lambda';
-import type { Clock } from '../../shared/platform/clock.js';
+import type { Clock } from '../../shared/platform/time.js';
 import type { TableName } from '../../shared/tables.js';
 import { workers } from '../../shared/workers.js';
 import { LocalDeliveryQueue, type QueueHandler } from './delivery-queue.js';

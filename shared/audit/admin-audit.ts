@@ -1,8 +1,6 @@
 import type { AdminIdentity } from '../platform/bearer.js';
-import { asFollowUp } from '../platform/deadline.js';
-import { correctsDiff, type AuditDiff } from './audit-diff.js';
-import { auditRecord, type AuditedKey } from './audit-record.js';
-import type { Clock } from '../platform/clock.js';
+import { asFollowUp, type Clock } from '../platform/time.js';
+import { correctsDiff, type AuditDiff, auditRecord, type AuditedKey } from './audit-record.js';
 import { statusOf } from '../platform/errors.js';
 import type { CallContext } from '../platform/call.js';
 import type { AuditStore } from './ports.js';

@@ -1,5 +1,5 @@
 /** An audit record as stored. */
-import type { AuditDiff } from './audit-diff.js';
+import type { AuditDiff } from './audit-record.js';
 
 /** A record of the audit log. */
 export interface AuditRecord {
@@ -31,7 +31,7 @@ export interface AuditRecord {
   readonly changes?: readonly string[] | null;
   /**
    * Updates (a key's, a game's or stream's, a rotated key's retirement): each field whose value
-   * changed, before and after (`audit-diff.ts`). Absent on other records.
+   * changed, before and after (`audit-record.ts`: `diffOf`). Absent on other records.
    */
   readonly diff?: AuditDiff | null;
   /**

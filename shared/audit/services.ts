@@ -1,7 +1,6 @@
 /** The audit feature's adapters: the audit table's records and the usage rollup beside them. */
 import { part, storeOptions } from '../platform/services.js';
-import { DynamoAuditStore } from './audit-store.js';
-import { DynamoUsageRollupStore } from './usage-rollup-store.js';
+import { DynamoAuditStore, DynamoUsageRollupStore } from './audit-store.js';
 
 export const auditStore = /* @__PURE__ */ part(() => new DynamoAuditStore(storeOptions('audit')));
 /** The usage rollup lives in the audit table, beside the records it counts. */

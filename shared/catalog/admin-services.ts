@@ -1,8 +1,7 @@
 /** The catalog's parts for org members (bearer): games and streams, and the org picker; apart from `services.ts`, so that no API-key function carries the JWT verifier. */
-import { AdminAudit } from '../audit/index.js';
-import { auditStore } from '../audit/index.js';
+import { AdminAudit, auditStore } from '../audit/index.js';
 import type { BearerServices } from '../platform/bearer.js';
-import { logger } from '../platform/observability/logger.js';
+import { logger } from '../platform/observability.js';
 import { bearerCore, part, type CoreServices } from '../platform/services.js';
 import { AdminAccess } from './admin-access.js';
 import { CatalogAdmin } from './catalog-admin.js';

@@ -1,15 +1,13 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { Org, Playable, Role, Tier } from './model.js';
 import { NotFound } from '../platform/errors.js';
 import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from './ports.js';
-import { isConditionalFailure, sortableId, type StoreOptions } from '../platform/dynamo/client.js';
-import { batchGetMany, queryItems, whole } from '../platform/dynamo/reads.js';
-import { memberItem } from './member-items.js';
+import { sortableId, unlessRefused, type StoreOptions, batchGetMany, queryItems, whole } from '../platform/dynamo/client.js';
 
 /**
  * The organization catalog (single table): `ORG#<id>/ORG` for an org, `ORG#<id>/MEMBER#<sub>` for a
  * membership, `GAME#<id>/GAME` and `STREAM#<id>/STREAM` for playables (indexed by org in `by_org`,
- * where memberships are indexed by subject: `shared/catalog/member-items.ts`).
+ * where memberships are indexed by subject: below, {@link memberItem}).
  */
 export class DynamoCatalogStore implements CatalogStore, PlayableStore, MembershipStore {
   constructor(private readonly options: StoreOptions) {}
@@ -145,8 +143,8 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
     returnValues: 'ALL_NEW' | 'ALL_OLD',
   ): Promise<Playable | undefined> {
     const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
-    try {
-      const { Attributes } = await this.options.client.send(
+    const answer = await unlessRefused(
+      this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: playableKey(kind, id),
@@ -159,12 +157,10 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
           },
           ReturnValues: returnValues,
         }),
-      );
-      return toPlayable(Attributes!);
-    } catch (error) {
-      if (isConditionalFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+      () => undefined,
+    );
+    return answer && toPlayable(answer.Attributes!);
   }
 
   /**
@@ -175,8 +171,8 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
    * @throws NotFound when there is no such org
    */
   async setOrgTier(orgId: number, tier: Tier): Promise<{ tier: Tier; version: number }> {
-    try {
-      const { Attributes } = await this.options.client.send(
+    const { Attributes } = await unlessRefused(
+      this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: orgKey(orgId),
@@ -185,12 +181,12 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
           ExpressionAttributeValues: { ':tier': tier, ':one': 1 },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return { tier: Attributes!.tier as Tier, version: Attributes!.tier_version as number };
-    } catch (error) {
-      if (isConditionalFailure(error)) throw new NotFound(`Organization ${orgId} not found`, { cause: error });
-      throw error;
-    }
+      ),
+      (error) => {
+        throw new NotFound(`Organization ${orgId} not found`, { cause: error });
+      },
+    );
+    return { tier: Attributes!.tier as Tier, version: Attributes!.tier_version as number };
   }
 }
 
@@ -225,4 +221,62 @@ function toOrg(item: Record<string, unknown>): Org {
     allowed_origins: (item.allowed_origins as string[] | undefined) ?? [],
     tier_version: (item.tier_version as number | undefined) ?? 0,
   };
+}
+
+// --- Membership items
+
+/*
+ * Membership items of the catalog (`ORG#<id>/MEMBER#<sub>`) and their keys in its `by_org` index:
+ * `SUBJECT#<sub>` / `ORG#<zero-padded id>`, so that one Query lists a subject's organizations by id
+ * (list-orgs). The index's playable entries sit under `ORG#<id>` partitions, so neither kind of
+ * entry is ever read by the other's queries.
+ */
+
+/** The index keys of a membership. */
+function memberIndexKeys(orgId: number, subject: string): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: `SUBJECT#${subject}`, gsi1sk: `ORG#${sortableId(orgId)}` };
+}
+
+/** A whole membership item. */
+function memberItem(orgId: number, subject: string, role: Role): Record<string, unknown> {
+  return { pk: `ORG#${orgId}`, sk: `MEMBER#${subject}`, org_id: orgId, subject, role, ...memberIndexKeys(orgId, subject) };
+}
+
+/**
+ * Give every membership its index keys (those written before list-orgs have none, so the org picker
+ * would not show them). One Scan of the catalog, one conditional update per membership lacking them
+ * (never recreating one deleted meanwhile); safe to run again. @returns how many memberships were seen
+ */
+export async function backfillMemberKeys(options: StoreOptions): Promise<number> {
+  let seen = 0;
+  const pages = paginateScan(
+    { client: options.client },
+    {
+      TableName: options.tableName,
+      FilterExpression: 'begins_with(sk, :member)',
+      ExpressionAttributeValues: { ':member': 'MEMBER#' },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      seen++;
+      if (item.gsi1pk !== undefined) continue;
+      const keys = memberIndexKeys(item.org_id as number, item.subject as string);
+      await unlessRefused(
+        options.client.send(
+          new UpdateCommand({
+            TableName: options.tableName,
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':pk': keys.gsi1pk, ':sk': keys.gsi1sk },
+          }),
+        ),
+        // Deleted since the scan: nothing to give keys to.
+        () => undefined,
+      );
+    }
+  }
+  return seen;
 }

@@ -4,7 +4,7 @@ import { AdminAccess } from '../catalog/index.js';
 import { catalogStore } from '../catalog/index.js';
 import type { BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
-import { logger } from '../platform/observability/logger.js';
+import { logger } from '../platform/observability.js';
 import { bearerCore, part, type CoreServices } from '../platform/services.js';
 import { KeyAdmin } from './key-admin.js';
 import { counterStore, keyStore } from './services.js';

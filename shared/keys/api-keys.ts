@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isoTime } from '../platform/clock.js';
+import { isoTime } from '../platform/time.js';
 import { hashApiKey } from './key-calls.js';
 import type { ApiKeyRecord } from './model.js';
 import type { Tier } from '../catalog/index.js';

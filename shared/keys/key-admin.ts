@@ -1,10 +1,9 @@
 import type { AdminIdentity } from '../platform/bearer.js';
 import type { AdminAccess } from '../catalog/index.js';
-import { asFollowUp } from '../platform/deadline.js';
+import { asFollowUp, isoTime, type Clock } from '../platform/time.js';
 import { AdminAudit, type AdminCall } from '../audit/index.js';
 import { generateRawKey, newKeyRecord } from './api-keys.js';
 import { diffOf } from '../audit/index.js';
-import { isoTime, type Clock } from '../platform/clock.js';
 import { Conflict, InvalidInput, NotFound, statusOf } from '../platform/errors.js';
 import { TierChanged } from './org-tiers.js';
 import type { IdAllocator } from '../platform/ids.js';

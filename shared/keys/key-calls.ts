@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { asFollowUp } from '../platform/deadline.js';
+import { asFollowUp, isoTime, type Clock } from '../platform/time.js';
 import { correctsDiff, type AuditDiff } from '../audit/index.js';
 import { auditRecord } from '../audit/index.js';
-import { isoTime, type Clock } from '../platform/clock.js';
 import { errorStatus, Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from '../platform/errors.js';
 import { tierAllowsApi } from '../catalog/index.js';
 import { type ApiKeyRecord } from './model.js';
@@ -107,7 +106,7 @@ export interface KeyCallsDeps {
    */
   readonly notices?: RateNoticeStore;
   /**
-   * The usage rollup (`usage-rollup-store.ts`): where refused calls are counted for the usage report,
+   * The usage rollup (`shared/audit/audit-store.ts`): where refused calls are counted for the usage report,
    * audited ones (403, 429) and the 429s answered from memory (`refusal-tally.ts`); absent: not counted.
    */
   readonly rollups?: Pick<UsageRollupStore, 'addRefusals'>;

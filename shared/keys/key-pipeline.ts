@@ -21,19 +21,16 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Conflict, DomainError, InvalidInput, statusOf, Unprocessable } from '../platform/errors.js';
-import { asFollowUp, withinDeadline } from '../platform/deadline.js';
+import { asFollowUp, withinDeadline } from '../platform/time.js';
 import { keyCredential, type KeyCalls, type KeyCredential } from './key-calls.js';
 import { AheadVerdict } from './known-keys.js';
 import type { ApiKeyRecord } from './model.js';
 import type { CallContext } from '../platform/call.js';
 import type { Answer, IdempotentCall, RouteDefinition } from '../platform/route.js';
 import type { Claim, IdempotencyStore, IdempotentRequest } from './idempotency-store.js';
-import { bundle, type ApiContext, type OperationInput, type Wiring } from '../platform/http/pipeline.js';
-import { logger } from '../platform/observability/logger.js';
-import { annotate } from '../platform/observability/request-log.js';
-import { presentedApiKey, REPLAYED_HEADER } from '../platform/http/call-context.js';
-import { outcomeOf, responseOf, type Outcome } from '../platform/http/answers.js';
-import { requestInput } from '../platform/http/request-input.js';
+import { bundle, type ApiContext, type OperationInput, type Wiring, requestInput } from '../platform/http/pipeline.js';
+import { logger, annotate } from '../platform/observability.js';
+import { presentedApiKey, REPLAYED_HEADER, outcomeOf, responseOf, type Outcome } from '../platform/http/answers.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -91,7 +88,7 @@ export function keyApi<const D extends RouteDefinition & { readonly auth: 'apiKe
   wiring: KeyWiring<D, S, P>,
   run: (input: KeyOperationInput<D, S, P>) => Promise<Answer<D>>,
 ) {
-  // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).
+  // Every DynamoDB call of the request ends before its deadline (`shared/platform/time.ts`).
   const handler = bundle(operation, wiring).handler(
     withinDeadline(async (event: Event, context: ApiContext) => {
       const services = wiring.services!() as S;

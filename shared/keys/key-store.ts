@@ -1,6 +1,6 @@
 import { DeleteCommand, paginateScan, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { asFollowUp } from '../platform/deadline.js';
+import { asFollowUp } from '../platform/time.js';
 import { Conflict, Forbidden, NotFound, Overloaded, TierRequired } from '../platform/errors.js';
 import { TierChanged } from './org-tiers.js';
 import { tierAllowsApi, type Tier } from '../catalog/index.js';
@@ -20,7 +20,7 @@ import { DynamoKeyAuthStore } from './key-auth-store.js';
 import { orgKey } from '../catalog/index.js';
 import { deleteIdItem, deletionOf, idItemPut, locateById, putIdItem, tombstonePut } from './key-id-items.js';
 import { retiredMessage, updateConditions } from './key-update-conditions.js';
-import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from '../platform/dynamo/client.js';
+import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions, queryItems } from '../platform/dynamo/client.js';
 
 /** The keys table's adapter options, plus the catalog's table, where a new key's org is checked. */
 export interface KeyStoreOptions extends StoreOptions {
@@ -32,7 +32,6 @@ export interface KeyStoreOptions extends StoreOptions {
 const ORG_CHECK = 2;
 /** Where the key item's delete sits in {@link DynamoKeyStore.remove}'s transaction. */
 const KEY_DELETE = 1;
-import { queryItems } from '../platform/dynamo/reads.js';
 
 /**
  * API keys in DynamoDB, keyed by the SHA-256 of the raw key: authentication ({@link DynamoKeyAuthStore})

@@ -27,7 +27,7 @@ const MAX_KEYS = 10_000;
  * counted in memory and handed out in batches: the first refusal of a batch starts it, and a
  * refusal at least {@link TALLY_FLUSH_MS} later (or on another day) hands it out for one write. So
  * a key refused thousands of times a second costs one write per container every ten seconds, on an
- * item of its own (the key's untargeted usage rollup item of the day: `usage-rollup-store.ts`),
+ * item of its own (the key's untargeted usage rollup item of the day: `shared/audit/audit-store.ts`),
  * never a write per call nor a hot item. The key's next counted call hands out what is pending too (its write runs beside the count: no round trip more).
  * Nothing else writes a batch: a pending one waits for the key's next counted call or next refusal,
  * however long that takes. What a container holds when it is shut down is lost: of each key, the

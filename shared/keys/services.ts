@@ -3,7 +3,7 @@
  * meter) and key administration for org admins (bearer).
  */
 import { auditStore, usageRollupStore } from '../audit/index.js';
-import { logger } from '../platform/observability/logger.js';
+import { logger } from '../platform/observability.js';
 import { coreServices, part, storeOptions } from '../platform/services.js';
 import { DynamoCounterStore } from './counter-store.js';
 import { DynamoKeyAuthStore } from './key-auth-store.js';

@@ -21,14 +21,11 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { safeParse } from 'zod/mini';
 import { Forbidden, InvalidInput, NotFound } from '../platform/errors.js';
-import { isMcpScope, type McpScope } from '../keys/index.js';
-import type { ApiKeyRecord } from '../keys/index.js';
+import { isMcpScope, type McpScope, type ApiKeyRecord } from '../keys/index.js';
 import type { CallContext } from '../platform/call.js';
 import type { McpRequestBody } from './schemas.js';
 import type { McpServices } from './services.js';
-import { logger } from '../platform/observability/logger.js';
-import { annotate } from '../platform/observability/request-log.js';
-import { countToolCall } from '../platform/observability/metrics.js';
+import { logger, annotate, countToolCall } from '../platform/observability.js';
 import { isNotification } from './idempotency.js';
 import { RequestMeter } from './metering.js';
 import { buildMcpServer } from './server.js';

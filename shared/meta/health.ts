@@ -3,7 +3,7 @@
  * call) and, asked for, readiness of its database (one bounded read, and how long it took). What a
  * load balancer, an uptime check or a deploy's smoke test calls (`GET /api/health`).
  */
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../platform/time.js';
 import { Overloaded } from '../platform/errors.js';
 
 /** The one read a deep check makes (a port: the DynamoDB adapter is `shared/meta/health-probe.ts`). */

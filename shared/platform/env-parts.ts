@@ -26,12 +26,12 @@ const CORE = ['DYNAMODB_ENDPOINT'] as const;
 /** What `shared/platform/bearer.ts` reads to verify org members' bearer tokens. */
 const BEARER = ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_LIFETIME_SECONDS', 'JWT_JWKS_URL', 'JWT_JWKS'] as const;
 
-/** What the logger (`shared/platform/observability/logger.ts`) and the metrics read: every function and worker. */
+/** What the logger (`shared/platform/observability.ts`) and the metrics read: every function and worker. */
 const LOGGING = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL'] as const;
 
 /** The parts of the services and the variables each reads. */
 export const envParts = {
-  /** Every function: the logger (`shared/platform/observability/logger.ts`) and the origin check (`shared/platform/secrets.ts`). */
+  /** Every function: the logger (`shared/platform/observability.ts`) and the origin check (`shared/platform/secrets.ts`). */
   http: [...LOGGING, 'ORIGIN_VERIFY_SECRET_ARN'],
   /** `shared/sessions/services.ts`: key calls (authenticate, meter, audit) and the session domain. */
   sessions: [

@@ -23,7 +23,7 @@ const tableNameVars = Object.fromEntries(Object.values(tables).map((t) => [t.env
 const positiveInt = z.coerce.number().check(z.int(), z.positive());
 const positiveNumber = z.coerce.number().check(z.positive());
 
-/** What the logger reads (`shared/platform/observability/logger.ts`), when its module loads. */
+/** What the logger reads (`shared/platform/observability.ts`), when its module loads. */
 const loggingVars = {
   /** The `service` of every log line. */
   POWERTOOLS_SERVICE_NAME: z._default(z.string(), 'game-session-token-service'),

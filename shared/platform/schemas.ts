@@ -9,7 +9,7 @@
  * `game_id: must be an integer`), never the validator's vocabulary ("expected record", "received
  * number"). `zod/mini` loads no locale of its own; this replaces zod's English locale
  * (`zod/locales`), which bundles no longer carry. Every schema module imports this one, and so do
- * `env.ts` (for its effect) and the parser (`shared/platform/http/request-input.ts`): it has run
+ * `env.ts` (for its effect) and the parser (`shared/platform/http/pipeline.ts`): it has run
  * before any parse. A check's own message (`must be a UUID`) takes precedence over these. One file,
  * so that the words cannot be left out where the schemas are.
  */

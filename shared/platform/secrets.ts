@@ -22,7 +22,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Forbidden } from './errors.js';
 import type { CallContext } from './call.js';
 import { env, type Env } from './env.js';
-import { viewerAddress } from './http/call-context.js';
+import { viewerAddress } from './http/answers.js';
 
 // --- The origin guard
 

@@ -9,7 +9,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JwksCache } from 'aws-jwt-verify/jwk';
 import { createBearerVerifier, type BearerServices } from './bearer.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './time.js';
 import { env, type Env } from './env.js';
 import { createDocumentClient, type StoreOptions } from './dynamo/client.js';
 import { required } from './env.js';

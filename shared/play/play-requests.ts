@@ -12,7 +12,7 @@ import { QueryId } from '../platform/schemas.js';
 import { PlaySessionBody } from './schemas.js';
 import { htmlResponse, noContent, page, type PageInput } from '../platform/http/page-pipeline.js';
 import { playView, type PageShape } from './play-views.js';
-import { parseWith } from '../platform/http/request-input.js';
+import { parseWith } from '../platform/http/pipeline.js';
 import { playServices } from './services.js';
 
 /** The name of an operation of the play-page function. */

@@ -4,7 +4,7 @@
  * the consumed session for a signed play pass so that a refresh keeps playing.
  */
 import { SessionToken } from '../platform/schemas.js';
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../platform/time.js';
 import { errorStatus, Forbidden, type DomainErrorName } from '../platform/errors.js';
 import type { Playable } from '../catalog/index.js';
 import { NO_PLAY_PASS, type TokenRecord } from '../sessions/index.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../platform/time.js';
 import type { Org, Playable, Role } from '../catalog/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 

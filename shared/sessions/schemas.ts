@@ -10,7 +10,7 @@ const absentable = <T extends z.ZodMiniType>(schema: T) =>
     z.transform((v) => v ?? null),
   );
 
-/** Whether every number in a JSON value is finite (bodies are at most 16 levels deep: `shared/platform/http/request-input.ts`). */
+/** Whether every number in a JSON value is finite (bodies are at most 16 levels deep: `shared/platform/http/pipeline.ts`). */
 function allFinite(value: unknown): boolean {
   if (typeof value === 'number') return Number.isFinite(value);
   if (value === null || typeof value !== 'object') return true;

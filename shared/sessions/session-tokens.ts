@@ -2,7 +2,7 @@
  * What needs no key: reading a token (validate-session, read-only) and consuming it (once). Apart
  * from minting and revoking (`sessions.ts`), so that those functions carry no key calls.
  */
-import { isoTime, type Clock } from '../platform/clock.js';
+import { isoTime, type Clock } from '../platform/time.js';
 import { NotFound, TokenGone } from '../platform/errors.js';
 import { statusAt, type TokenRecord } from './model.js';
 import type { TokenStore } from './ports.js';

@@ -5,7 +5,7 @@ import type { CatalogStore } from '../catalog/index.js';
 import type { KeyCalls } from '../keys/index.js';
 import { type ApiKeyRecord } from '../keys/index.js';
 import { uniqueRequestId, type CallContext } from '../platform/call.js';
-import { isoTime } from '../platform/clock.js';
+import { isoTime } from '../platform/time.js';
 import { NotFound, OutOfScope } from '../platform/errors.js';
 import type { Frozen } from '../platform/route.js';
 import { type TokenRecord } from './model.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../platform/time.js';
 import { RateLimited } from '../platform/errors.js';
 import type { ReportBudgetStore } from './ports.js';
 

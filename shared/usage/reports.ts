@@ -1,4 +1,4 @@
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../platform/time.js';
 import { InvalidInput } from '../platform/errors.js';
 import type { TokenRecord } from '../sessions/index.js';
 import type { RefusalCountRow, UsageRollupStore } from '../audit/index.js';
@@ -69,7 +69,7 @@ export interface SessionReport {
 
 export interface SessionReportsDeps {
   readonly store: TokenReportStore;
-  /** The refused calls counted as they happened (`usage-rollup-store.ts`); absent: the report counts none. */
+  /** The refused calls counted as they happened (`shared/audit/audit-store.ts`); absent: the report counts none. */
   readonly rollups?: Pick<UsageRollupStore, 'refusalCounts'>;
   readonly clock: Clock;
   readonly tokenRetentionDays: number;

@@ -1,7 +1,6 @@
 import type { ReportedToken, TokenReportStore } from './ports.js';
 import type { TokenReads } from './ports.js';
-import type { StoreOptions } from '../platform/dynamo/client.js';
-import { queryPages } from '../platform/dynamo/reads.js';
+import { type StoreOptions, queryPages } from '../platform/dynamo/client.js';
 import { REPORT_SHARDS } from '../sessions/index.js';
 
 /** The tokens table's report index (shared/tables.ts). */

@@ -7,11 +7,10 @@ const KIND_OF = Object.fromEntries(Object.entries(KIND_LETTER).map(([kind, lette
   string,
   RefusalCountRow['kind']
 >;
-import type { StoreOptions } from '../platform/dynamo/client.js';
-import { queryPages } from '../platform/dynamo/reads.js';
+import { type StoreOptions, queryPages } from '../platform/dynamo/client.js';
 
 /**
- * The usage report's read of the usage rollup (`usage-rollup-store.ts`): the range of days of
+ * The usage report's read of the usage rollup (`shared/audit/audit-store.ts`): the range of days of
  * every rollup partition of the org, one query per partition, all at once, each paging on only
  * while the deadline leaves time (else `cut`).
  */

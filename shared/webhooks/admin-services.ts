@@ -4,7 +4,7 @@ import { AdminAccess, catalogStore } from '../catalog/index.js';
 import { counterStore } from '../keys/index.js';
 import type { BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
-import { logger } from '../platform/observability/logger.js';
+import { logger } from '../platform/observability.js';
 import { bearerCore, isLocalRun, part, type CoreServices } from '../platform/services.js';
 import { secretSealer, webhookDeliveries, webhookStore } from './services.js';
 import { WebhookDeliveryAdmin } from './webhook-delivery-admin.js';

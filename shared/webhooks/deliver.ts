@@ -10,7 +10,7 @@
  * the schedule. The rules themselves are `schedule.ts`'s; this file only sequences them. No AWS.
  */
 import { auditRecord, type AuditStore } from '../audit/index.js';
-import { isoTime, type Clock } from '../platform/clock.js';
+import { isoTime, type Clock } from '../platform/time.js';
 import type { AttemptEntry, DeliveryMessage, DeliveryRecord } from './delivery-model.js';
 import type { WebhookRecord } from './model.js';
 import type { AttemptSender, DeliveryQueue, DeliveryStore, EndpointGate, SecretSealer, WebhookStore } from './ports.js';

@@ -1,7 +1,6 @@
 /** The delivery worker's part of the services (`webhookDelivery` in shared/platform/env-parts.ts): its attempts, built from the feature's adapters. */
 import { auditStore } from '../audit/index.js';
-import { logger } from '../platform/observability/logger.js';
-import { METRIC, writeWorkerMetrics } from '../platform/observability/metrics.js';
+import { logger, METRIC, writeWorkerMetrics } from '../platform/observability.js';
 import { coreServices, isLocalRun, part, storeOptions, type CoreServices } from '../platform/services.js';
 import { DeliveryAttempts, type AttemptMetric } from './deliver.js';
 import { DynamoEndpointGate } from './endpoint-gate-store.js';

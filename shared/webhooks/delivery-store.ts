@@ -7,7 +7,7 @@
  * 1,000 writes a second.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionalFailure, type StoreOptions } from '../platform/dynamo/client.js';
+import { type StoreOptions, unlessRefused } from '../platform/dynamo/client.js';
 import { DELIVERY_RETENTION_DAYS, MAX_ATTEMPT_ENTRIES, type AttemptEntry, type DeliveryRecord } from './delivery-model.js';
 import type { DeliveryStore } from './ports.js';
 import type { DeliveryProgress } from './schedule.js';
@@ -29,17 +29,16 @@ export class DynamoDeliveryStore implements DeliveryStore {
     await Promise.all(
       deliveries.map(async (delivery) => {
         const ttl = Math.floor(Date.parse(delivery.created_at) / 1000) + DELIVERY_RETENTION_DAYS * DAY_SECONDS;
-        try {
-          await this.options.client.send(
+        await unlessRefused(
+          this.options.client.send(
             new PutCommand({
               TableName: this.options.tableName,
               Item: { ...deliveryKey(delivery.webhook_id, delivery.id), ...delivery, ttl },
               ConditionExpression: 'attribute_not_exists(pk)',
             }),
-          );
-        } catch (error) {
-          if (!isConditionalFailure(error)) throw error;
-        }
+          ),
+          () => undefined,
+        );
       }),
     );
   }
@@ -72,23 +71,15 @@ export class DynamoDeliveryStore implements DeliveryStore {
     entry: AttemptEntry,
   ): Promise<boolean> {
     const attempt_log = [...delivery.attempt_log, entry].slice(-MAX_ATTEMPT_ENTRIES);
-    try {
-      await this.setProgress(delivery.webhook_id, delivery.id, progress, { attempt_log }, delivery.attempts);
-      return true;
-    } catch (error) {
-      if (isConditionalFailure(error)) return false;
-      throw error;
-    }
+    return unlessRefused(
+      this.setProgress(delivery.webhook_id, delivery.id, progress, { attempt_log }, delivery.attempts).then(() => true),
+      () => false,
+    );
   }
 
   async markRetried(webhookId: number, id: string, progress: DeliveryProgress): Promise<DeliveryRecord | undefined> {
-    try {
-      const { Attributes } = await this.setProgress(webhookId, id, progress, {});
-      return Attributes ? toRecord(Attributes) : undefined;
-    } catch (error) {
-      if (isConditionalFailure(error)) return undefined;
-      throw error;
-    }
+    const answer = await unlessRefused(this.setProgress(webhookId, id, progress, {}), () => undefined);
+    return answer?.Attributes ? toRecord(answer.Attributes) : undefined;
   }
 
   /** Set a delivery's progress (and `extra`), while it exists and, when given, while it has `expectedAttempts`. */

@@ -9,8 +9,7 @@
  */
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { queryItems } from '../platform/dynamo/reads.js';
-import type { StoreOptions } from '../platform/dynamo/client.js';
+import { queryItems, type StoreOptions } from '../platform/dynamo/client.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import type { DueItem } from './delivery-model.js';
 import type { DueStore } from './ports.js';

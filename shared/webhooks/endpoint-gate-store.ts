@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionalFailure, type StoreOptions } from '../platform/dynamo/client.js';
+import { type StoreOptions, unlessRefused } from '../platform/dynamo/client.js';
 import type { EndpointGate } from './ports.js';
 import { ATTEMPT_TIMEOUT_MS } from './schedule.js';
 
@@ -42,8 +42,8 @@ export class DynamoEndpointGate implements EndpointGate {
     const start = this.firstPlace();
     for (let i = 0; i < ENDPOINT_PLACES; i += 1) {
       const place = (start + i) % ENDPOINT_PLACES;
-      try {
-        await this.options.client.send(
+      const taken = await unlessRefused(
+        this.options.client.send(
           new PutCommand({
             TableName: this.options.tableName,
             Item: {
@@ -57,11 +57,10 @@ export class DynamoEndpointGate implements EndpointGate {
             ExpressionAttributeNames: { '#until': 'until' },
             ExpressionAttributeValues: { ':now': nowMs },
           }),
-        );
-        return `${place}:${nowMs}:${lease}`;
-      } catch (error) {
-        if (!isConditionalFailure(error)) throw error;
-      }
+        ),
+        () => false,
+      );
+      if (taken) return `${place}:${nowMs}:${lease}`;
     }
     return undefined;
   }
@@ -71,8 +70,8 @@ export class DynamoEndpointGate implements EndpointGate {
     if (!Number.isInteger(place) || place < 0 || place >= ENDPOINT_PLACES || !Number.isSafeInteger(takenMs)) {
       throw new Error('not a lease of this gate');
     }
-    try {
-      await this.options.client.send(
+    await unlessRefused(
+      this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: leaseKey(webhookId, place),
@@ -81,10 +80,9 @@ export class DynamoEndpointGate implements EndpointGate {
           ExpressionAttributeNames: { '#lease': 'lease', '#until': 'until' },
           ExpressionAttributeValues: { ':mine': lease, ':until': takenMs + MIN_HOLD_MS },
         }),
-      );
-    } catch (error) {
+      ),
       // The lease ran out and another attempt holds the place now: it is theirs to give back.
-      if (!isConditionalFailure(error)) throw error;
-    }
+      () => undefined,
+    );
   }
 }

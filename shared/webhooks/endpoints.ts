@@ -3,7 +3,7 @@
  * API keys over MCP, `key-webhooks.ts`): the URL check, a new endpoint with its secret, an
  * update's changes, and the view that never shows a secret.
  */
-import { isoTime } from '../platform/clock.js';
+import { isoTime } from '../platform/time.js';
 import { InvalidInput } from '../platform/errors.js';
 import { checkUrl, type Deployment } from './addresses.js';
 import type { WebhookChanges, WebhookRecord } from './model.js';

@@ -4,7 +4,7 @@
  * and their tombstones, tokens, the orgs' endpoints).
  */
 import { keyStore, type ApiKeyRecord, type KeyDeletion } from '../keys/index.js';
-import { batchGetMany, whole } from '../platform/dynamo/reads.js';
+import { batchGetMany, whole } from '../platform/dynamo/client.js';
 import { env, required } from '../platform/env.js';
 import { coreServices, part, storeOptions, type CoreServices } from '../platform/services.js';
 import type { TokenRecord } from '../sessions/index.js';

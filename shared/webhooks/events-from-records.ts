@@ -8,7 +8,7 @@
  * the organization that gave them, as validate-session and list-keys show them.
  */
 import { keyView, type ApiKeyRecord, type RateWindow } from '../keys/index.js';
-import { isoTime } from '../platform/clock.js';
+import { isoTime } from '../platform/time.js';
 import { statusAt, type TokenRecord } from '../sessions/index.js';
 import { EVENT_SCHEMAS, type WebhookEvent, type WebhookEventData, type WebhookEventType } from './events.js';
 

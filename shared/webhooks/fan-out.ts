@@ -6,7 +6,7 @@
  * the store leaves a delivery already there as it is, and the message enqueued again is turned
  * away by the attempt count if the first one has run. No AWS.
  */
-import { isoTime, type Clock } from '../platform/clock.js';
+import { isoTime, type Clock } from '../platform/time.js';
 import { deliveryId } from './delivery-ids.js';
 import type { DeliveryMessage, DeliveryRecord, SourcedEvent } from './delivery-model.js';
 import { subscribes } from './events.js';

@@ -6,8 +6,7 @@
  * most 20 endpoints, the secret answered once and stored sealed.
  */
 import type { IdSource } from '../platform/ids.js';
-import type { Clock } from '../platform/clock.js';
-import { isoTime } from '../platform/clock.js';
+import { type Clock, isoTime } from '../platform/time.js';
 import type { Deployment } from './addresses.js';
 import { checkedUrl, endpointChanges, newEndpoint, webhookView } from './endpoints.js';
 import { MAX_WEBHOOKS_PER_ORG, type WebhookChanges } from './model.js';

@@ -5,7 +5,7 @@
  * Times are milliseconds since the epoch in, ISO 8601 in the records (as the deliveries list
  * shows them).
  */
-import { isoTime } from '../platform/clock.js';
+import { isoTime } from '../platform/time.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -11,7 +11,7 @@
 import type { AdminIdentity } from '../platform/bearer.js';
 import type { AdminAccess } from '../catalog/index.js';
 import { AdminAudit, diffOf, type AdminCall, type AuditDiff, type AuditStore } from '../audit/index.js';
-import { isoTime, type Clock } from '../platform/clock.js';
+import { isoTime, type Clock } from '../platform/time.js';
 import { Conflict, statusOf } from '../platform/errors.js';
 import type { IdSource } from '../platform/ids.js';
 import type { CallContext } from '../platform/call.js';

@@ -11,7 +11,7 @@
  * (409) rather than queued to end `exhausted` without an attempt.
  */
 import { randomUUID } from 'node:crypto';
-import { isoTime, type Clock } from '../platform/clock.js';
+import { isoTime, type Clock } from '../platform/time.js';
 import { Conflict } from '../platform/errors.js';
 import { deliveryNotFound } from './refusals.js';
 import type { DeliveryRecord } from './delivery-model.js';

@@ -8,7 +8,7 @@
 import type { AdminIdentity } from '../platform/bearer.js';
 import type { AdminAccess } from '../catalog/index.js';
 import { AdminAudit, type AdminCall, type AuditStore } from '../audit/index.js';
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../platform/time.js';
 import { NotFound, statusOf } from '../platform/errors.js';
 import type { CallContext } from '../platform/call.js';
 import { webhookOfDelivery } from './delivery-ids.js';

@@ -8,8 +8,7 @@
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Conflict, Overloaded } from '../platform/errors.js';
-import { isConditionalFailure, sortableId, type StoreOptions } from '../platform/dynamo/client.js';
-import { queryItems } from '../platform/dynamo/reads.js';
+import { sortableId, unlessRefused, type StoreOptions, queryItems } from '../platform/dynamo/client.js';
 import type { SealedSecrets, WebhookChanges, WebhookRecord } from './model.js';
 import type { WebhookStore } from './ports.js';
 
@@ -91,8 +90,8 @@ export class DynamoWebhookStore implements WebhookStore {
     const names = Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k]));
     const values = Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v]));
     const sets = [...entries.map((_, i) => `#f${i} = :v${i}`), 'updated_at = :at'];
-    try {
-      const { Attributes } = await this.options.client.send(
+    const answer = await unlessRefused(
+      this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: endpointKey(orgId, id),
@@ -102,58 +101,55 @@ export class DynamoWebhookStore implements WebhookStore {
           ExpressionAttributeValues: { ...values, ':at': atIso },
           ReturnValues: 'ALL_OLD',
         }),
-      );
-      const before = toRecord(Attributes!);
-      return { before, after: { ...before, ...written, updated_at: atIso } as WebhookRecord };
-    } catch (error) {
-      if (isConditionalFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+      () => undefined,
+    );
+    if (!answer) return undefined;
+    const before = toRecord(answer.Attributes!);
+    return { before, after: { ...before, ...written, updated_at: atIso } as WebhookRecord };
   }
 
   async replaceSecrets(orgId: number, id: number, expected: string, secrets: SealedSecrets, atIso: string): Promise<boolean> {
-    try {
-      await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: endpointKey(orgId, id),
-          UpdateExpression: 'SET secret_sealed = :s, previous_secret_sealed = :p, previous_secret_until = :u, updated_at = :at',
-          ConditionExpression: 'attribute_exists(pk) AND secret_sealed = :expected',
-          ExpressionAttributeValues: {
-            ':s': secrets.secret_sealed,
-            ':p': secrets.previous_secret_sealed,
-            ':u': secrets.previous_secret_until,
-            ':at': atIso,
-            ':expected': expected,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalFailure(error)) return false;
-      throw error;
-    }
+    return unlessRefused(
+      this.options.client
+        .send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: endpointKey(orgId, id),
+            UpdateExpression: 'SET secret_sealed = :s, previous_secret_sealed = :p, previous_secret_until = :u, updated_at = :at',
+            ConditionExpression: 'attribute_exists(pk) AND secret_sealed = :expected',
+            ExpressionAttributeValues: {
+              ':s': secrets.secret_sealed,
+              ':p': secrets.previous_secret_sealed,
+              ':u': secrets.previous_secret_until,
+              ':at': atIso,
+              ':expected': expected,
+            },
+          }),
+        )
+        .then(() => true),
+      () => false,
+    );
   }
 
   async recordHealth(orgId: number, id: number, failingSince: string | null, disable: boolean, atIso: string): Promise<boolean> {
-    try {
-      await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: endpointKey(orgId, id),
-          UpdateExpression: disable ? 'SET failing_since = :since, is_active = :false, updated_at = :at' : 'SET failing_since = :since',
-          ConditionExpression: disable ? 'attribute_exists(pk) AND is_active = :true' : 'attribute_exists(pk)',
-          ExpressionAttributeValues: {
-            ':since': failingSince,
-            ...(disable && { ':false': false, ':true': true, ':at': atIso }),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalFailure(error)) return false;
-      throw error;
-    }
+    return unlessRefused(
+      this.options.client
+        .send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: endpointKey(orgId, id),
+            UpdateExpression: disable ? 'SET failing_since = :since, is_active = :false, updated_at = :at' : 'SET failing_since = :since',
+            ConditionExpression: disable ? 'attribute_exists(pk) AND is_active = :true' : 'attribute_exists(pk)',
+            ExpressionAttributeValues: {
+              ':since': failingSince,
+              ...(disable && { ':false': false, ':true': true, ':at': atIso }),
+            },
+          }),
+        )
+        .then(() => true),
+      () => false,
+    );
   }
 
   async remove(orgId: number, id: number): Promise<boolean> {

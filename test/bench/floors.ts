@@ -5,7 +5,7 @@
  * what the floor costs beyond one GetItem is the price of the calls themselves on this machine.
  */
 import { randomUUID } from 'node:crypto';
-import { isoTime } from '../../shared/platform/clock.js';
+import { isoTime } from '../../shared/platform/time.js';
 import type { TokenRecord } from '../../shared/sessions/model.js';
 import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { localTableNames } from '../../infra/local/dynamo.js';

@@ -13,7 +13,7 @@ import { startLocalService, type LocalService } from '../../infra/local/service.
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
 import { IdAllocator } from '../../shared/platform/ids.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
-import { REQUEST_ANSWERED } from '../../shared/platform/observability/request-log.js';
+import { REQUEST_ANSWERED } from '../../shared/platform/observability.js';
 import { documentClient } from '../../infra/local/dynamo.js';
 import { startDynamoProcess } from './dynamo-process.js';
 import { BenchHttp } from './http.js';

@@ -6,8 +6,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { runInNewContext } from 'node:vm';
 import { EDGE_FUNCTION_MAX_BYTES, edgeRewriteSource } from '../../infra/edge-rewrite.js';
-import { VIEWER_ADDRESS_HEADER } from '../../shared/platform/http/call-context.js';
-import { errorResponse, withRequestId } from '../../shared/platform/http/answers.js';
+import { VIEWER_ADDRESS_HEADER, errorResponse, withRequestId } from '../../shared/platform/http/answers.js';
 import { allowedMethods, routingError, routingErrors, canonicalPagePath, matchRoute, routes as routeTable } from '../../shared/routes.js';
 import { API_PATH, originPath, type RouteDefinition } from '../../shared/platform/route.js';
 

@@ -11,7 +11,7 @@ import { readDeployContext, serviceStackProps } from '../../infra/config.js';
 import { PROJECT_ROOT } from '../../infra/functions.js';
 import { RUNBOOK_ENTRIES } from '../../infra/alarm-thresholds.js';
 import { functionNames, serviceAccess } from '../../infra/permissions.js';
-import { METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability/metrics.js';
+import { METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability.js';
 import { routes } from '../../shared/routes.js';
 import { tables, type TableName } from '../../shared/tables.js';
 import { lookups, asList, logicalId, referencedIds, resourcesOf, synthesize, type Synthesized } from './fixture.js';

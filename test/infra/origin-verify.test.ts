@@ -10,8 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { apiGatewayEvent } from '../../infra/local/api-event.js';
 import type { CallContext } from '../../shared/platform/call.js';
 import { resetEnv, tableEnv } from '../../shared/platform/env.js';
-import { VIEWER_ADDRESS_HEADER } from '../../shared/platform/http/call-context.js';
-import { errorResponse } from '../../shared/platform/http/answers.js';
+import { VIEWER_ADDRESS_HEADER, errorResponse } from '../../shared/platform/http/answers.js';
 import {
   loadFromExtension,
   ORIGIN_VERIFY_HEADER,

@@ -11,7 +11,7 @@ import { MAX_RECEIVE_COUNT, VISIBILITY_PER_TIMEOUT } from '../../infra/queues.js
 import { functionNames } from '../../infra/permissions.js';
 import { workerEnvVars } from '../../shared/platform/env-parts.js';
 import { EnvSchema } from '../../shared/platform/env.js';
-import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability/metrics.js';
+import { DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability.js';
 import type { WorkerDefinition } from '../../shared/platform/worker.js';
 import { routes } from '../../shared/routes.js';
 import type { RouteDefinition } from '../../shared/platform/route.js';

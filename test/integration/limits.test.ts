@@ -5,7 +5,7 @@
  * window is known to be exhausted, its calls write nothing at all.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { MAX_JSON_DEPTH, MAX_QUERY_STRING_BYTES } from '../../shared/platform/http/request-input.js';
+import { MAX_JSON_DEPTH, MAX_QUERY_STRING_BYTES } from '../../shared/platform/http/pipeline.js';
 import { adminApi } from '../support/admin-api.js';
 import { startOfNextMinute, UNLIMITED } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';

@@ -4,7 +4,7 @@
  * format (EMF) lines CloudWatch turns into the metrics the dashboard and alarms read.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability/metrics.js';
+import { METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability.js';
 import { FaultInjector } from '../support/faults.js';
 import { createTestKey, startOfNextMinute, type TestKey } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parseBackfillArgs } from '../../infra/backfill-memberships.js';
 import { DEMO_USERS, seedCatalog } from '../../infra/local/seed.js';
-import { backfillMemberKeys } from '../../shared/catalog/member-items.js';
+import { backfillMemberKeys } from '../../shared/catalog/catalog-store.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 

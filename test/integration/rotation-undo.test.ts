@@ -4,7 +4,7 @@
  * while the key still holds exactly this rotation's retirement, never over a later admin's change.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { isoTime } from '../../shared/platform/clock.js';
+import { isoTime } from '../../shared/platform/time.js';
 import { createTestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 

@@ -6,7 +6,7 @@
  * services' queue override (the local runner's port); the deliveries are in the real webhooks table.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { isoTime } from '../../shared/platform/clock.js';
+import { isoTime } from '../../shared/platform/time.js';
 import type { DeliveryRecord } from '../../shared/webhooks/delivery-model.js';
 import { deliveryId } from '../../shared/webhooks/delivery-ids.js';
 import { DynamoDeliveryStore } from '../../shared/webhooks/delivery-store.js';

@@ -6,7 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability/metrics.js';
+import { METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability.js';
 import { createTestKey } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, postMcp, TOOL_SCOPES } from '../support/mcp.js';

@@ -1,5 +1,5 @@
 /** In-memory fakes of the domain's ports, for unit tests (no I/O). */
-import type { Clock } from '../../shared/platform/clock.js';
+import type { Clock } from '../../shared/platform/time.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import type { AuditRecord } from '../../shared/audit/model.js';
 import type { AuditStore } from '../../shared/audit/ports.js';

@@ -31,7 +31,7 @@ export interface Sent {
  */
 export function checkAttribution(name: string, sent: readonly Sent[], fuzzKey: TestKey, before: Snapshot, after: Snapshot): void {
   const all = diffTables(before, after);
-  // The audit table also holds the usage rollup (`usage#` partitions: shared/audit/usage-rollup-store.ts),
+  // The audit table also holds the usage rollup (`usage#` partitions: shared/audit/audit-store.ts),
   // checked on its own below; the rest of it is the audit records.
   const isRollup = (item: Record<string, unknown>) => String(item.pk).startsWith('usage#');
   const diff = {

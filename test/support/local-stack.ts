@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../../shared/platform/clock.js';
+import type { Clock } from '../../shared/platform/time.js';
 import { startLocalService, type LocalService } from '../../infra/local/service.js';
 import { addFigures } from './figures.js';
 import { SecretLedger } from './secrets.js';

@@ -21,7 +21,7 @@ export interface SlowDynamo {
 
 /**
  * For each test of the file: fake timers (except those the promise machinery needs), and the metric
- * lines the slow calls' retries publish (`shared/platform/observability/metrics.ts`) kept off the terminal.
+ * lines the slow calls' retries publish (`shared/platform/observability.ts`) kept off the terminal.
  */
 export function useSlowDynamo(): void {
   const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;

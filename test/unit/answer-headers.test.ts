@@ -1,13 +1,13 @@
 /**
  * Every answer a function gives carries `X-Content-Type-Options: nosniff` (issue 25, item 6), a
- * failure's 500 too: the header is added where every answer passes (`shared/platform/http/call-context.ts`), not
+ * failure's 500 too: the header is added where every answer passes (`shared/platform/http/answers.ts`), not
  * by each way of building one.
  */
 import { expect, jest, test } from '@jest/globals';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ApiContext } from '../../shared/platform/http/pipeline.js';
-import { respond } from '../../shared/platform/http/call-context.js';
+import { respond } from '../../shared/platform/http/answers.js';
 
 const event = {
   headers: {},

@@ -9,13 +9,9 @@ import { EndpointCache as RealEndpointCache } from '@aws-sdk/endpoint-cache';
 import { Sha256Node } from '@smithy/core/checksum';
 import { createRequire } from 'node:module';
 import * as http from 'node:http';
-import { EndpointCache } from '../../infra/bundle/endpoint-cache.js';
-import { search, PowertoolsFunctions } from '../../infra/bundle/jmespath.js';
-import { Sha256 } from '../../infra/bundle/sha256.js';
-import { defaultProvider } from '../../infra/bundle/env-credentials.js';
-import standIn, { STATUS_CODES, request } from '../../infra/bundle/node-http.js';
+import { EndpointCache, PowertoolsFunctions, Sha256, defaultProvider, search } from '../../infra/bundle/stand-ins.js';
+import standIn, { EventStreamSerde, STATUS_CODES, eventStreamSerdeProvider, request } from '../../infra/bundle/lazy-stand-ins.js';
 import unusedByMcp, { object, zodToJsonSchema } from '../../infra/bundle/mcp-unused.js';
-import { EventStreamSerde, eventStreamSerdeProvider } from '../../infra/bundle/no-event-streams.js';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -51,7 +47,7 @@ test('the node:http stand-in is Node’s module', () => {
 });
 
 test('the event-stream stand-in refuses loudly, naming itself', () => {
-  expect(() => eventStreamSerdeProvider()).toThrow(/no-event-streams/);
+  expect(() => eventStreamSerdeProvider()).toThrow(/event streams are not bundled/);
   expect(() => new EventStreamSerde()).toThrow(/no DynamoDB operation uses one/);
 });
 
@@ -79,7 +75,7 @@ describe('the JMESPath stand-in evaluates the idempotency store’s two expressi
   });
   test('any other expression is refused loudly, naming the stand-in', () => {
     for (const expression of ['payload.game_id', 'powertools_json(body)', '[a, b.c]', 'a || b']) {
-      expect(() => search(expression, {})).toThrow('infra/bundle/jmespath.ts');
+      expect(() => search(expression, {})).toThrow('infra/bundle/stand-ins.ts');
     }
     expect(new PowertoolsFunctions()).toBeDefined();
   });

@@ -10,14 +10,7 @@ import { describe, expect, jest, test } from '@jest/globals';
 import { FUNCTION_TIMEOUT } from '../../infra/functions.js';
 import { apiGatewayEvent, lambdaContext } from '../../infra/local/api-event.js';
 import { documentClient } from '../../infra/local/dynamo.js';
-import {
-  ANSWER_MARGIN_MS,
-  asFollowUp,
-  FOLLOW_UP_GRACE_MS,
-  timeLeftMs,
-  withDeadline,
-  withinDeadline,
-} from '../../shared/platform/deadline.js';
+import { ANSWER_MARGIN_MS, asFollowUp, FOLLOW_UP_GRACE_MS, timeLeftMs, withDeadline, withinDeadline } from '../../shared/platform/time.js';
 import { Overloaded } from '../../shared/platform/errors.js';
 import { api } from '../../shared/platform/http/pipeline.js';
 import { openapi } from '../../shared/meta/routes/openapi.js';

@@ -1,11 +1,11 @@
 /**
- * The service writes its log lines itself (shared/platform/observability/logger.ts; until issue 25 Powertools Logger
+ * The service writes its log lines itself (shared/platform/observability.ts; until issue 25 Powertools Logger
  * wrote them, 22 KB in every bundle): for every way the service logs, the lines are the ones
  * Powertools Logger writes, byte for byte but the timestamp, on the same stream.
  */
 import { afterEach, expect, test } from '@jest/globals';
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
-import { JsonLogger } from '../../shared/platform/observability/logger.js';
+import { JsonLogger } from '../../shared/platform/observability.js';
 
 type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'SILENT';
 

@@ -1,19 +1,12 @@
 /**
- * The service writes its EMF lines itself (shared/platform/observability/metrics.ts; until issue 25 Powertools Metrics
+ * The service writes its EMF lines itself (shared/platform/observability.ts; until issue 25 Powertools Metrics
  * wrote them, 10 KB in every bundle): the lines are the ones Powertools Metrics writes for the same
  * counts, field for field and in the same order, so the dashboard, the alarms and any query of the
  * logs read them as before.
  */
 import { expect, test } from '@jest/globals';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import {
-  countEvent,
-  countToolCall,
-  requestMetrics,
-  DIMENSIONS,
-  METRIC,
-  METRIC_NAMESPACE,
-} from '../../shared/platform/observability/metrics.js';
+import { countEvent, countToolCall, requestMetrics, DIMENSIONS, METRIC, METRIC_NAMESPACE } from '../../shared/platform/observability.js';
 import { loggingEnv } from '../../shared/platform/env.js';
 
 const serviceName = loggingEnv().POWERTOOLS_SERVICE_NAME;

@@ -10,7 +10,7 @@ import { IdAllocator } from '../../shared/platform/ids.js';
 import { KeyCalls, type Effect } from '../../shared/keys/key-calls.js';
 import type { CallContext } from '../../shared/platform/call.js';
 import { counterSlot } from '../../shared/keys/rate-limit.js';
-import { assertJsonText, MAX_JSON_DEPTH } from '../../shared/platform/http/request-input.js';
+import { assertJsonText, MAX_JSON_DEPTH } from '../../shared/platform/http/pipeline.js';
 import { idempotent, isRetrySafe, isThrottling, isTransient, mayRetry } from '../../shared/platform/dynamo/client.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from '../support/fakes.js';
 

@@ -8,14 +8,14 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { FUNCTION_TIMEOUT } from '../../infra/functions.js';
-import { ANSWER_MARGIN_MS, invocationDeadline, withDeadline } from '../../shared/platform/deadline.js';
+import { ANSWER_MARGIN_MS, invocationDeadline, withDeadline } from '../../shared/platform/time.js';
 import { Overloaded } from '../../shared/platform/errors.js';
 import { SessionReports } from '../../shared/usage/reports.js';
 import { DynamoAuditStore } from '../../shared/audit/audit-store.js';
 import { DynamoTokenReportStore } from '../../shared/usage/token-report-store.js';
 import { REPORT_SHARDS } from '../../shared/sessions/token-store.js';
 import { DynamoUsageRollupReader } from '../../shared/usage/usage-rollup-reads.js';
-import { BATCH_GET_RETRY_ROUNDS, batchGetAll } from '../../shared/platform/dynamo/reads.js';
+import { BATCH_GET_RETRY_ROUNDS, batchGetAll } from '../../shared/platform/dynamo/client.js';
 import { onFakeTime, slowDynamo, useSlowDynamo, type Answer } from '../support/slow-dynamo.js';
 
 const TIMEOUT_MS = FUNCTION_TIMEOUT.toMilliseconds();

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { AdminAccess } from '../../shared/catalog/admin-access.js';
-import { diffOf } from '../../shared/audit/audit-diff.js';
+import { diffOf } from '../../shared/audit/audit-record.js';
 import type { Org, Role } from '../../shared/catalog/model.js';
 import type { TokenRecord } from '../../shared/sessions/model.js';
 import type { RefusalCountRow } from '../../shared/audit/ports.js';

@@ -1,7 +1,7 @@
 /** Validation failures as the 400 messages clients read: the field, then what is wrong with it. */
 import { describe, expect, test } from '@jest/globals';
 import { InvalidInput } from '../../shared/platform/errors.js';
-import { parseWith } from '../../shared/platform/http/request-input.js';
+import { parseWith } from '../../shared/platform/http/pipeline.js';
 import { ConsumeSessionBody, CreateSessionBody } from '../../shared/sessions/schemas.js';
 
 const TOKEN = '3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b';

@@ -3,7 +3,7 @@
  * a retry by hand, and when an endpoint is disabled (410 at once; every attempt failed for 5 days).
  */
 import { describe, expect, test } from '@jest/globals';
-import type { Clock } from '../../shared/platform/clock.js';
+import type { Clock } from '../../shared/platform/time.js';
 import {
   ATTEMPT_DELAYS_MS,
   ATTEMPT_TIMEOUT_MS,

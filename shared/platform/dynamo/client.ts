@@ -1,8 +1,12 @@
+/**
+ * The service's DynamoDB client (timeouts, retries, the request's deadline) and what its adapters
+ * share: conditional-write refusals, and reads of many items bounded by the deadline (below).
+ */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { timeLeftMs } from '../deadline.js';
+import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { timeLeftMs } from '../time.js';
 import { Overloaded } from '../errors.js';
-import { METRIC, countEvent } from '../observability/metrics.js';
+import { METRIC, countEvent } from '../observability.js';
 
 /** What every DynamoDB adapter's constructor takes. */
 export interface StoreOptions {
@@ -61,7 +65,7 @@ const WORST_CASE_CALL_MS = (() => {
 /**
  * The longest one DynamoDB call can take: every attempt hangs to both timeouts, and every backoff
  * waits its longest. A loop that pages or batches starts a call only with this much time left
- * before the request's deadline (`shared/platform/deadline.ts`), so that the call has its retries.
+ * before the request's deadline (`shared/platform/time.ts`), so that the call has its retries.
  */
 export function worstCaseCallMs(): number {
   return WORST_CASE_CALL_MS;
@@ -71,7 +75,7 @@ export function worstCaseCallMs(): number {
 const timeLeftOf = new WeakMap<object, () => number>();
 
 /**
- * Whether the request's deadline (`shared/platform/deadline.ts`) leaves `ms` more for a call of
+ * Whether the request's deadline (`shared/platform/time.ts`) leaves `ms` more for a call of
  * `client`, as the client reads the time left ({@link DynamoClientOptions.timeLeft}).
  */
 export function hasTimeFor(client: object, ms: number): boolean {
@@ -141,6 +145,20 @@ export function isConditionalFailure(error: unknown): boolean {
 }
 
 /**
+ * `write`'s answer, or what `refused` makes of the error when DynamoDB refused the write's condition
+ * (any other error is thrown): how an adapter turns a refused conditional write into a domain
+ * result (`undefined`, `false`) or a domain error.
+ */
+export async function unlessRefused<T, R>(write: Promise<T>, refused: (error: unknown) => R): Promise<T | R> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionalFailure(error)) return refused(error);
+    throw error;
+  }
+}
+
+/**
  * The item as it was, which a refused conditional write (its error, or a transaction's cancellation
  * reason) sent back with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`. DynamoDB sends it whenever
  * the item exists, so undefined (absent or empty) means there was no item: nothing is read instead.
@@ -177,7 +195,7 @@ export interface DynamoClientOptions {
   readonly requestHandler?: DynamoDBClientConfig['requestHandler'];
   /**
    * How the client reads the milliseconds its request's deadline leaves: `timeLeftMs` of
-   * `shared/platform/deadline.ts` by default. Whoever builds a client for a DynamoDB without
+   * `shared/platform/time.ts` by default. Whoever builds a client for a DynamoDB without
    * timeouts may give its own (`infra/local/dynamo.ts`: an emulator's calls have no deadline).
    */
   readonly timeLeft?: () => number;
@@ -215,7 +233,7 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
         try {
           return await next(args);
         } catch (error) {
-          // Counted per attempt, under the request's operation (`shared/platform/observability/metrics.ts`): capacity on-call can see before it is a 503.
+          // Counted per attempt, under the request's operation (`shared/platform/observability.ts`): capacity on-call can see before it is a 503.
           if (isThrottling(error)) countEvent(METRIC.dynamoThrottles);
           if (attempt >= RETRY_POLICY.maxAttempts || !mayRetry(error, context.commandName, args.input)) throw error;
           const delay = backoffMs(attempt);
@@ -259,4 +277,107 @@ function clientConfig(options: DynamoClientOptions): DynamoDBClientConfig {
 /** An id in a sort key, zero-padded so that keys sort as the ids do (`ORG#0000000000000012`). */
 export function sortableId(id: number): string {
   return String(id).padStart(16, '0');
+}
+
+// --- Bounded reads
+
+/*
+ * Reads of many items, a Query's pages and a BatchGetItem's rounds, bounded by the request's
+ * deadline (`shared/platform/time.ts`): after the first call, the next starts only while a call at
+ * its worst ({@link worstCaseCallMs}) still ends before the deadline. A read that stops early says
+ * so (`cut`); one whose caller must show it whole makes that a 503 ({@link whole}).
+ */
+
+/** What a bounded read found; `cut` when it stopped before the end (past its limit, or for lack of time). */
+export interface BoundedRead {
+  readonly items: Record<string, unknown>[];
+  readonly cut: boolean;
+}
+
+/** Every item a Query matches: `Overloaded` (503) when the deadline leaves no time to read them all. */
+export async function queryItems(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  return whole(await queryPages(client, input));
+}
+
+/**
+ * A Query's items, page after page (the SDK's paginator), stopping once more than `limit` items
+ * were read (callers that cut a result short need not read the rest) or when the deadline leaves
+ * no time for another page.
+ */
+export async function queryPages(client: DynamoDBDocumentClient, input: QueryCommandInput, limit = Infinity): Promise<BoundedRead> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateQuery({ client }, input)) {
+    items.push(...(page.Items ?? []));
+    if (items.length > limit) return { items, cut: true };
+    if (page.LastEvaluatedKey && !hasTimeForCall(client)) return { items, cut: true };
+  }
+  return { items, cut: false };
+}
+
+/** Retry rounds for the keys a BatchGetItem left unprocessed (backing off 100 ms, 200 ms, … 1.6 s). */
+export const BATCH_GET_RETRY_ROUNDS = 5;
+
+/**
+ * One BatchGetItem of up to 100 keys of one table, retrying the keys DynamoDB left unprocessed
+ * (it does under throttling) with exponential backoff, while the deadline leaves time for the
+ * backoff and a call and for {@link BATCH_GET_RETRY_ROUNDS} rounds (else `cut`). An item absent
+ * from the table is simply absent.
+ */
+export async function batchGetAll(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  first: readonly Record<string, unknown>[],
+  consistent = false,
+): Promise<BoundedRead> {
+  const items: Record<string, unknown>[] = [];
+  let keys = [...first];
+  for (let round = 0; keys.length > 0; round++) {
+    // Keys still unprocessed after every round (sustained throttling): the read stops short, as for lack of time.
+    if (round > BATCH_GET_RETRY_ROUNDS) return { items, cut: true };
+    if (round > 0) {
+      const backoff = 50 * 2 ** round;
+      if (!hasTimeFor(client, backoff + worstCaseCallMs())) return { items, cut: true };
+      await new Promise((done) => setTimeout(done, backoff));
+    }
+    const request = consistent ? { Keys: keys, ConsistentRead: true } : { Keys: keys };
+    const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: request } }));
+    items.push(...(Responses?.[tableName] ?? []));
+    keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
+  }
+  return { items, cut: false };
+}
+
+/** BatchGetItem reads at most this many keys per call. */
+const BATCH_GET_MAX_KEYS = 100;
+
+/**
+ * Many items of one table: BatchGetItems of up to 100 keys ({@link batchGetAll} each), in waves of
+ * `concurrency` calls (Infinity: all at once). Each wave, the first included, starts only while the
+ * deadline leaves time for a call at its worst, so that a caller showing what was read in time gets
+ * a cut read rather than a refused call; the read stops at the first wave that was cut.
+ */
+export async function batchGetMany(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Record<string, unknown>[],
+  concurrency: number,
+  /** Strongly consistent reads (twice the units): what the read decides must not miss a write just made. */
+  consistent = false,
+): Promise<BoundedRead> {
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < keys.length; i += BATCH_GET_MAX_KEYS) batches.push(keys.slice(i, i + BATCH_GET_MAX_KEYS));
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < batches.length; i += concurrency) {
+    if (!hasTimeForCall(client)) return { items, cut: true };
+    const reads = await Promise.all(batches.slice(i, i + concurrency).map((batch) => batchGetAll(client, tableName, batch, consistent)));
+    for (const read of reads) items.push(...read.items);
+    if (reads.some((read) => read.cut)) return { items, cut: true };
+  }
+  return { items, cut: false };
+}
+
+/** The items of a read its caller shows as complete (a list): `Overloaded` (503) when the deadline cut it. */
+export function whole(read: BoundedRead): Record<string, unknown>[] {
+  if (read.cut) throw new Overloaded({ cause: new Error("no time left to read every item before the request's deadline") });
+  return read.items;
 }

@@ -12,15 +12,13 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
 import { NotFound } from '../errors.js';
-import { withinDeadline } from '../deadline.js';
+import { withinDeadline } from '../time.js';
 import type { CallContext } from '../call.js';
 import { originPath, type RouteDefinition } from '../route.js';
-import type { ApiContext } from './pipeline.js';
-import { bodyCap, queryCap } from './request-input.js';
-import { errorOutcome } from './answers.js';
+import { type ApiContext, bodyCap, queryCap } from './pipeline.js';
+import { errorOutcome, respond } from './answers.js';
 import { htmlDocument, noticeMain, type DocumentParts } from './html.js';
 import { originVerify, secretsLoaded } from '../secrets.js';
-import { respond } from './call-context.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -69,7 +67,7 @@ export function page<S, const D extends RouteDefinition>(
     .use(queryCap())
     .use(unlessGet(bodyCap()))
     .use(unlessGet(httpJsonBodyParser()))
-    // Every DynamoDB call of the request ends before its deadline (`shared/platform/deadline.ts`).
+    // Every DynamoDB call of the request ends before its deadline (`shared/platform/time.ts`).
     .handler(
       withinDeadline(async (event: Event, context: ApiContext) => {
         const route = routeOf(event);

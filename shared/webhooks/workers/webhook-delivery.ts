@@ -6,7 +6,7 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { env } from '../../platform/env.js';
-import { logger } from '../../platform/observability/logger.js';
+import { logger } from '../../platform/observability.js';
 import { loadSecrets } from '../../platform/secrets.js';
 import type { WorkerDefinition } from '../../platform/worker.js';
 import type { DeliveryMessage } from '../delivery-model.js';

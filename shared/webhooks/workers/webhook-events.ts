@@ -5,7 +5,7 @@
  * `session.expired`, and a key with an `expires_at`, get a due item (`DueStore`).
  */
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../../platform/observability/logger.js';
+import { logger } from '../../platform/observability.js';
 import type { WorkerDefinition } from '../../platform/worker.js';
 import type { DueItem } from '../delivery-model.js';
 import { eventServices, type EventServices } from '../event-services.js';

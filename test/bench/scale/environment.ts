@@ -16,7 +16,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { generateRawKey, newKeyRecord } from '../../../shared/keys/api-keys.js';
-import type { Clock } from '../../../shared/platform/clock.js';
+import type { Clock } from '../../../shared/platform/time.js';
 import { IdAllocator } from '../../../shared/platform/ids.js';
 import { resetEnv } from '../../../shared/platform/env.js';
 import { documentClient } from '../../../infra/local/dynamo.js';

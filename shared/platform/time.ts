@@ -1,10 +1,11 @@
 /**
- * The request's deadline: the time by which its DynamoDB calls must have ended so that the function
- * still answers inside its timeout. The bundles set it around their handler ({@link withinDeadline}:
- * the middlewares before it make no DynamoDB call); the DynamoDB client's retries and the loops that
- * page or batch read it (`shared/platform/dynamo/client.ts`, `dynamo/reads.ts`) and start no attempt,
- * and no further call, that could end after it. It follows the request across awaits
- * (AsyncLocalStorage), so concurrent requests of the local run keep their own.
+ * Time: the domain's clock ({@link Clock}, {@link isoTime}), then the request's deadline: the time
+ * by which its DynamoDB calls must have ended so that the function still answers inside its
+ * timeout. The bundles set it around their handler ({@link withinDeadline}: the middlewares before
+ * it make no DynamoDB call); the DynamoDB client's retries and its reads that page or batch read
+ * it (`shared/platform/dynamo/client.ts`) and start no attempt, and no further call, that could end
+ * after it. It follows the request across awaits (AsyncLocalStorage), so
+ * concurrent requests of the local run keep their own.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -66,4 +67,20 @@ export function asFollowUp<T>(work: () => Promise<T>): Promise<T> {
 export function timeLeftMs(): number {
   const deadline = current.getStore();
   return deadline === undefined ? Infinity : deadline - Date.now();
+}
+
+// --- The clock
+
+/** The time source of the domain; tests inject a fixed or moving clock. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/** Wall-clock time. */
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** ISO 8601 UTC with milliseconds, the one date-time format of the interface. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
 }
