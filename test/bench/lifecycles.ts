@@ -13,8 +13,9 @@ import type { BenchOperation } from './operations.js';
 import { RTT_LOG_PREFIX } from './rtt-latency.js';
 import { median } from './stats.js';
 
-const API_LIFECYCLE = ['create_session', 'validate_session', 'consume_session'] as const;
-const BROWSER_LIFECYCLE = ['create_session', 'play_page', 'consume_session', 'play_session'] as const;
+/** The requests of each lifecycle, by the benchmark's operation names. */
+export const API_LIFECYCLE = ['create_session', 'validate_session', 'consume_session'] as const;
+export const BROWSER_LIFECYCLE = ['create_session', 'play_page', 'consume_session', 'play_session'] as const;
 
 /** What must be measured while the stack runs. */
 export interface CostInputs {
