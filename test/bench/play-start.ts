@@ -71,8 +71,8 @@ async function oneRun(browser: Browser, url: string): Promise<number> {
     const response = await page.goto(url);
     if (response?.status() !== 200) throw new Error(`the play page answered ${response?.status()}`);
     // Functions, not strings: the page's CSP forbids eval, which a string predicate needs.
-    const at = () => (window as unknown as { __gameFrameAt?: number }).__gameFrameAt;
-    await page.waitForFunction(() => (window as unknown as { __gameFrameAt?: number }).__gameFrameAt !== undefined, undefined, {
+    const at = () => (globalThis as { __gameFrameAt?: number }).__gameFrameAt;
+    await page.waitForFunction(() => (globalThis as { __gameFrameAt?: number }).__gameFrameAt !== undefined, undefined, {
       timeout: 10_000,
     });
     return (await page.evaluate(at))!;

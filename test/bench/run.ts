@@ -235,9 +235,6 @@ async function runOnly(phase: (typeof PHASES)[number]): Promise<void> {
     await measureRttLatency(stack, ops, { rttMs: RTT_MS, warmup: SETTINGS.rttWarmupRounds, rounds: SETTINGS.rttRounds });
     const [token] = await mintTokens(stack, 1);
     const costInputs = await measureCostInputs(stack, ops, token!);
-
-    progress(`navigation to the game frame in Chromium: ${SETTINGS.playStartWarmup} warm-up + ${SETTINGS.playStartRuns} runs`);
-    playStart = await measurePlayStart(stack, { warmup: SETTINGS.playStartWarmup, runs: SETTINGS.playStartRuns });
     const figures = ops.map((op) => ({
       name: op.name,
       ...stages.get(op.name)!,
