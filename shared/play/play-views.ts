@@ -144,18 +144,20 @@ function contentSource(contentUrl: string): string {
 
 /**
  * The page's script (runs under the nonce): one request consumes the token and sets the play
- * cookie (its answer carries the consumption's data, as consume-session's does), then the game starts. A 410 means the
- * token was used or expired since the page was served; reloading shows the server's page that says
- * which, or plays again when this browser's cookie says it was this browser (another tab) — it
- * never offers to consume again.
+ * cookie; its answer is the consumption's (consume-session's data), whose session id the game's
+ * frame carries (`data-session-id`); then the game starts. A 410 means the token was used or
+ * expired since the page was served; reloading shows the server's page that says which, or plays
+ * again when this browser's cookie says it was this browser (another tab): it never offers to
+ * consume again.
  */
 const CONSUME_SCRIPT = `(() => {
   const data = JSON.parse(document.getElementById('play-data').textContent);
   const status = document.getElementById('play-status');
   const fail = (text) => { status.textContent = text; };
-  const start = () => {
+  const start = (session) => {
     const frame = document.createElement('iframe');
     frame.id = 'game';
+    frame.dataset.sessionId = session.session_id;
     frame.title = data.title;
     frame.allow = 'fullscreen; autoplay; gamepad';
     frame.referrerPolicy = 'no-referrer';
@@ -170,6 +172,6 @@ const CONSUME_SCRIPT = `(() => {
     });
     if (answer.status === 410) return location.reload();
     if (!answer.ok) return fail('The game could not start (error ' + answer.status + '). Reload the page to try again.');
-    start();
+    start((await answer.json()).data);
   })().catch(() => fail('The game could not start. Check your connection, then reload the page.'));
 })();`;
