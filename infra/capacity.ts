@@ -30,7 +30,7 @@ export interface CapacityPlan {
 /**
  * One key may call 100,000 times a minute (the decided maximum, docs/decisions.md#api-keys): 1,667/s. Every
  * class that follows a minted token (its validation and consumption, its page view and
- * `/play/session`) gets the same rate, so a browser lifecycle keeps up with minting at that pace;
+ * `/play/session`, which consumes it) gets the same rate, so a browser lifecycle keeps up with minting at that pace;
  * 20 % above 1,667 leaves room for a second busy key and for uneven seconds.
  */
 const LIFECYCLE_RATE = 2000;

@@ -47,7 +47,7 @@ const ERROR_TEXTS: Record<number, string> = {
  * `Retry-After` nor `request_id` (`infra/waf.ts`).
  */
 const ANONYMOUS_TEXTS: Record<number, string> = {
-  403: 'Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id',
+  403: 'Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream',
   429: 'Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes',
 };
 
@@ -168,7 +168,7 @@ function operation(route: RouteDefinition): ZodOpenApiOperationObject {
         }
       : {}),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
-    responses: { [String(route.successStatus ?? 200)]: success(route), ...errorResponses(route) },
+    responses: { '200': success(route), ...errorResponses(route) },
   };
 }
 
@@ -183,7 +183,7 @@ function actionForm(route: RouteDefinition): string {
 
 /** The success answer: its headers (rate limits on key routes) and its body, enveloped unless the operation answers otherwise. */
 function success(route: RouteDefinition): ZodOpenApiResponseObject {
-  if (!route.response) return { description: route.summary, ...(route.successStatus === 204 ? {} : HTML) };
+  if (!route.response) return { description: route.summary, ...HTML };
   const headers = route.auth === 'apiKey' ? z.extend(RateLimitHeaders, route.responseHeaders?._zod.def.shape ?? {}) : route.responseHeaders;
   return {
     description: route.summary,
@@ -221,8 +221,10 @@ function errorResponses(route: RouteDefinition): Record<string, ZodOpenApiRespon
         {
           description: (auth === 'none' ? ANONYMOUS_TEXTS[status] : undefined) ?? ERROR_TEXTS[status] ?? 'Error',
           ...(status === 401 && auth !== 'none' ? { headers: Challenge[auth] } : {}),
-          // A page's refusals are pages, but for the edge firewall's 429, which is the JSON envelope everywhere.
-          ...(route.response || status === 429 ? { content: { 'application/json': { schema: ErrorResponse } } } : HTML),
+          // A page's refusals are pages (`/play/session`'s too), but for the edge firewall's 429, which is the JSON envelope everywhere.
+          ...((route.response && route.refusals !== 'html') || status === 429
+            ? { content: { 'application/json': { schema: ErrorResponse } } }
+            : HTML),
         },
       ]),
   );

@@ -41,8 +41,12 @@ export const envParts = {
     'AUDIT_RETENTION_DAYS',
     'DYNAMODB_PARTITION_WRITE_UNITS',
   ],
-  /** The session-id permutation of `shared/sessions/services.ts`: read only when a token is consumed. */
-  sessionIds: ['SESSION_ID_KEY', 'SESSION_ID_KEY_ARN'],
+  /**
+   * Consumptions (`sessionTokens` of `shared/sessions/services.ts`: consume-session and the play
+   * page's play session): session ids' blocks in the counters, and their permutation's key (read
+   * only when a token is consumed).
+   */
+  sessionIds: [...CORE, ...tableVars('tokens', 'counters'), 'SESSION_ID_KEY', 'SESSION_ID_KEY_ARN'],
   /** `shared/sessions/idempotent-services.ts`: the `Idempotency-Key` records. */
   idempotency: [...CORE, ...tableVars('idempotency')],
   /** `shared/keys/services.ts`: admins' bearer tokens, key administration and the audit log. */

@@ -88,8 +88,11 @@ export interface RouteDefinition {
    * `document` of its own (cacheable), or as the `transport`'s own HTTP result (MCP).
    */
   readonly reply?: 'document' | 'transport';
-  /** The status of a success when it is not 200: 204 for an answer without a body (`/play/session`). */
-  readonly successStatus?: 204;
+  /**
+   * Refusals answered as HTML pages although the success is JSON: an operation of the page
+   * function (`shared/platform/http/page-pipeline.ts` renders every refusal as a page), `/play/session`.
+   */
+  readonly refusals?: 'html';
   /** Request headers beyond the credential (documented). */
   readonly headers?: z.$ZodObject;
   /** Headers of a success answer beyond the rate-limit ones (documented). */

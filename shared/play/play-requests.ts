@@ -1,16 +1,16 @@
 /**
  * The play-page function's requests: the five page shapes onto the play domain and back to HTML,
- * and the script's exchange of a just-consumed session for the play cookie.
+ * and the script's one request that consumes the page's token and sets the play cookie.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Playable } from '../catalog/index.js';
 import type { IssuedPass, PlayPages } from './play.js';
 import type { Env } from '../platform/env.js';
-import { API_PATH } from '../platform/route.js';
 import { playPageOperations, playSession } from './routes.js';
 import { QueryId } from '../platform/schemas.js';
 import { PlaySessionBody } from './schemas.js';
-import { htmlResponse, noContent, page, type PageInput } from '../platform/http/page-pipeline.js';
+import { htmlResponse, page, type PageInput } from '../platform/http/page-pipeline.js';
+import { jsonResponse } from '../platform/http/answers.js';
 import { playView, type PageShape } from './play-views.js';
 import { parseWith } from '../platform/http/pipeline.js';
 import { playServices } from './services.js';
@@ -33,10 +33,7 @@ const SHAPES: Partial<Record<PlayOperation, PageShape & { readonly idParam: 'gam
   'stream-page': { kind: 'stream', idParam: 'stream_id', embed: false },
 };
 
-const ENDPOINTS = {
-  consumeUrl: `${API_PATH}?action=consume-session`,
-  passUrl: playSession.path,
-};
+const ENDPOINTS = { sessionUrl: playSession.path };
 
 /** Serve one request of the play-page function. */
 async function servePlay(input: PageInput<PlayRequestServices>): Promise<APIGatewayProxyStructuredResultV2> {
@@ -44,9 +41,10 @@ async function servePlay(input: PageInput<PlayRequestServices>): Promise<APIGate
   const secure = new URL(services.env.PUBLIC_BASE_URL).protocol === 'https:';
   const shape = SHAPES[route.operation as PlayOperation];
   if (!shape) {
+    // POST /play/session: the consumption's answer (consume-session's envelope), and the cookie of its session.
     const request = parseWith(PlaySessionBody, body, 'body');
-    const issued = await services.play.issuePass(request.token, request.session_id);
-    return noContent([playCookie(issued, { secure, embed: request.embed })]);
+    const { session, issued } = await services.play.start(request.token);
+    return { ...jsonResponse(200, { data: session }), cookies: [playCookie(issued, { secure, embed: request.embed })] };
   }
   const id = QueryId.safeParse(params[shape.idParam] ?? '');
   const decision = await services.play.open({
@@ -85,6 +83,6 @@ export function playCookie(issued: IssuedPass, options: { secure: boolean; embed
 /**
  * GET /play/game/{id}, /play/stream/{id}, /game/{id}, /embed/{id}, /stream/{org_slug}/{id}
  * (`?session_token=` when the game or stream requires one; HTML), and POST /play/session (the
- * page's script trades the session it has just consumed for the play cookie).
+ * page's script consumes the page's token and gets the play cookie, in one request).
  */
 export const handler = /* @__PURE__ */ page(playPageOperations, servePlay, playServices);

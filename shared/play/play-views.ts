@@ -7,10 +7,9 @@ import type { Playable } from '../catalog/index.js';
 import { escapeHtml, noticeMain, scriptJson } from '../platform/http/html.js';
 import type { PageView } from '../platform/http/page-pipeline.js';
 
-/** Where the page's script consumes its token and trades the session for its play cookie. */
+/** Where the page's script starts its play session: it consumes the token and gets the play cookie. */
 export interface PlayEndpoints {
-  readonly consumeUrl: string;
-  readonly passUrl: string;
+  readonly sessionUrl: string;
 }
 
 /** How a page was addressed: a game or stream page, and whether it is the embed shape. */
@@ -144,19 +143,21 @@ function contentSource(contentUrl: string): string {
 }
 
 /**
- * The page's script (runs under the nonce): consume the token, trade the session for the play
- * cookie, then start the game. A 410 means the token was used or expired since the page was
- * served; reloading shows the server's page that says which (it never offers to consume again).
+ * The page's script (runs under the nonce): one request consumes the token and sets the play
+ * cookie; its answer is the consumption's (consume-session's data), whose session id the game's
+ * frame carries (`data-session-id`); then the game starts. A 410 means the token was used or
+ * expired since the page was served; reloading shows the server's page that says which, or plays
+ * again when this browser's cookie says it was this browser (another tab): it never offers to
+ * consume again.
  */
 const CONSUME_SCRIPT = `(() => {
   const data = JSON.parse(document.getElementById('play-data').textContent);
   const status = document.getElementById('play-status');
-  const post = (url, body) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const fail = (text) => { status.textContent = text; };
-  const start = () => {
+  const start = (session) => {
     const frame = document.createElement('iframe');
     frame.id = 'game';
+    frame.dataset.sessionId = session.session_id;
     frame.title = data.title;
     frame.allow = 'fullscreen; autoplay; gamepad';
     frame.referrerPolicy = 'no-referrer';
@@ -164,12 +165,13 @@ const CONSUME_SCRIPT = `(() => {
     status.replaceWith(frame);
   };
   (async () => {
-    const consumed = await post(data.consumeUrl, { token: data.token });
-    if (consumed.status === 410) return location.reload();
-    if (!consumed.ok) return fail('The game could not start (error ' + consumed.status + '). Reload the page to try again.');
-    const session = (await consumed.json()).data;
-    // The cookie lets a refresh keep playing; the game starts even if it could not be set.
-    await post(data.passUrl, { token: data.token, session_id: session.session_id, embed: data.embed }).catch(() => undefined);
-    start();
+    const answer = await fetch(data.sessionUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: data.token, embed: data.embed }),
+    });
+    if (answer.status === 410) return location.reload();
+    if (!answer.ok) return fail('The game could not start (error ' + answer.status + '). Reload the page to try again.');
+    start((await answer.json()).data);
   })().catch(() => fail('The game could not start. Check your connection, then reload the page.'));
 })();`;

@@ -1,13 +1,13 @@
 /**
  * What a play page shows. The page validates the token read-only here; the page's own script
- * consumes it afterwards (so a link scanner that runs no script never burns it), and then trades
- * the consumed session for a signed play pass so that a refresh keeps playing.
+ * starts the play session afterwards (so a link scanner that runs no script never burns it): one
+ * request that consumes the token and answers with the signed play pass a refresh needs.
  */
 import { SessionToken } from '../platform/schemas.js';
 import type { Clock } from '../platform/time.js';
-import { errorStatus, Forbidden, type DomainErrorName } from '../platform/errors.js';
+import { errorStatus, type DomainErrorName } from '../platform/errors.js';
 import type { Playable } from '../catalog/index.js';
-import { NO_PLAY_PASS, type TokenRecord } from '../sessions/index.js';
+import { type SessionTokens, type TokenRecord } from '../sessions/index.js';
 import type { PlayPass, PlayPassSigner } from './play-pass.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { TokenStore } from '../sessions/index.js';
@@ -53,7 +53,7 @@ export interface PlayRequest {
 export type PlayStart =
   /** The setting is off: play with no token. */
   | 'open'
-  /** The token is active: the page's script consumes it, then plays. */
+  /** The token is active: the page's script starts the play session (consuming it), then plays. */
   | 'consume'
   /** This browser consumed the token earlier (its play pass says so): play again. */
   | 'resume';
@@ -69,7 +69,7 @@ export interface PlayGranted extends DecisionBase {
   readonly outcome: 'play';
   readonly playable: Playable;
   readonly start: PlayStart;
-  /** The token the script consumes (`consume` only). */
+  /** The token the script starts its play session with (`consume` only). */
   readonly token: string | null;
 }
 
@@ -89,22 +89,26 @@ export interface IssuedPass {
   readonly maxAgeSeconds: number;
 }
 
+/** What a consumption answers: the partner API's consume-session answer (session id, org, target, reference, metadata). */
+export type Consumption = Awaited<ReturnType<SessionTokens['consume']>>;
+
+/** A play session just started: the consumption's answer, and the play pass for it. */
+export interface StartedPlay {
+  readonly session: Consumption;
+  readonly issued: IssuedPass;
+}
+
 export interface PlayPagesDeps {
   readonly catalog: CatalogStore;
+  /** Token reads (the pages). */
   readonly tokens: TokenStore;
+  /** The consumption, exactly as the partner API's consume-session does it (session ids included). */
+  readonly sessions: Pick<SessionTokens, 'consume'>;
   readonly clock: Clock;
   readonly passes: PlayPassSigner;
   /** How long a play session lasts after the consumption (the pass lifetime). */
   readonly passSeconds: number;
-  /** How soon after the consumption the page must ask for its pass. */
-  readonly exchangeWindowSeconds: number;
 }
-
-/**
- * Play-pass exchanges one token allows, right or wrong: the page needs one (a retry or a second
- * tab a few more); an attacker holding a used link gets this many guesses at its session id.
- */
-export const MAX_EXCHANGE_ATTEMPTS = 5;
 
 /** The play pages' rules. */
 export class PlayPages {
@@ -159,22 +163,20 @@ export class PlayPages {
   }
 
   /**
-   * Trade a session the page has just consumed for a play pass. The token record must say it was
-   * consumed as `sessionId` (which only the consume answer revealed) within the exchange window.
-   * Every attempt is counted on the token, at most {@link MAX_EXCHANGE_ATTEMPTS}: with session ids
-   * unpredictable in 2^52 (`id-permutation.ts`), a link holder's guesses are hopeless.
-   * @throws NotFound (unknown token), Forbidden (not consumed, another session, too late, attempts used up)
+   * Start the play session of a page's token: consume it (one conditional write: the partner API's
+   * consume-session, session id and all) and sign the play pass of the session it became, bound to
+   * its session id and to the game or stream the token was minted for. Only the request whose
+   * write consumed the token gets a pass: a token used (by this browser too), expired, revoked or
+   * unknown is TokenGone and gets none, so a token yields one pass, and there is nothing to guess.
+   * @throws TokenGone (unknown, used, expired, revoked)
    */
-  async issuePass(token: string, sessionId: number): Promise<IssuedPass> {
-    const { tokens, clock, passes, passSeconds, exchangeWindowSeconds } = this.deps;
-    const record = await tokens.countExchange(token, MAX_EXCHANGE_ATTEMPTS);
-    const now = clock.now();
-    const recent = record.consumed_at !== undefined && now - Date.parse(record.consumed_at) <= exchangeWindowSeconds * 1000;
-    if (record.status !== 'consumed' || record.session_id !== sessionId || !recent) throw new Forbidden(NO_PLAY_PASS);
+  async start(token: string): Promise<StartedPlay> {
+    const { sessions, clock, passes, passSeconds } = this.deps;
+    const session = await sessions.consume(token, null);
     const target =
-      record.game_id !== null ? { kind: 'game' as const, id: record.game_id } : { kind: 'stream' as const, id: record.stream_id! };
-    const pass: PlayPass = { sid: sessionId, ...target, exp: Math.floor(now / 1000) + passSeconds };
-    return { pass, value: passes.sign(pass), maxAgeSeconds: passSeconds };
+      session.game_id !== null ? { kind: 'game' as const, id: session.game_id } : { kind: 'stream' as const, id: session.stream_id! };
+    const pass: PlayPass = { sid: session.session_id, ...target, exp: Math.floor(clock.now() / 1000) + passSeconds };
+    return { session, issued: { pass, value: passes.sign(pass), maxAgeSeconds: passSeconds } };
   }
 }
 

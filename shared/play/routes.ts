@@ -2,12 +2,13 @@
  * The play pages (HTML) and the page script's `/play/session`: six operations, one function
  * (`functions/play-page.ts`), since they share the page bundle and the play domain. Pages read the
  * catalog (the game or stream, and for the embed shape the org's allowed origins) and the token;
- * the page's own script consumes the token. Their answers are HTML (or 204): the OpenAPI document
- * describes them by their summary, their statuses and their input (the page function validates it
- * itself, `shared/play/play-requests.ts`).
+ * the page's own script starts the play session, consuming the token and getting the play cookie
+ * in one request. Pages answer HTML: the OpenAPI document describes them by their summary, their
+ * statuses and their input (the page function validates it itself, `shared/play/play-requests.ts`).
  */
 import { PageQuery, PlaySessionBody } from './schemas.js';
 import { defineOperation, type DataAccess } from '../platform/route.js';
+import { ConsumedSession } from '../sessions/index.js';
 
 /** What a play page reads: the game or stream and the org (catalog), and the token. */
 const PAGE_DATA = { catalog: ['GetItem'], tokens: ['GetItem'] } as const satisfies DataAccess;
@@ -67,21 +68,29 @@ const streamPage = defineOperation({
   summary: 'Stream page of an organization (`session_token` when required)',
 });
 
+/**
+ * The page script's one request (issue 28): consume the page's token and set the play cookie in
+ * the same answer, which carries the consumption's data (consume-session's answer). The partner
+ * API's consume-session is unchanged beside it.
+ */
 export const playSession = defineOperation({
   operation: 'play-session',
   function: 'play-page',
-  // One conditional write counts the attempt and returns the token (a refusal returns it too: no read).
-  data: { tokens: ['UpdateItem'] },
-  parts: PLAY_PARTS,
+  // consume-session's: one conditional UpdateItem of the token, and a session-id block reservation
+  // on the counters once per 100 consumptions per container (`shared/sessions/services.ts`).
+  data: { tokens: ['UpdateItem'], counters: ['UpdateItem'] },
+  parts: [...PLAY_PARTS, 'sessionIds'],
   method: 'POST',
   path: '/play/session',
   auth: 'none',
   capacity: 'play',
-  summary: 'Play page script: trade a session it has just consumed for the play cookie a refresh needs',
+  summary: 'Play page script: consume the page’s token and get the play cookie a refresh needs, in one request',
   body: PlaySessionBody,
-  successStatus: 204,
-  // 403: the token is not consumed, by another session, too long ago, or its attempts are used up; 404: unknown token.
-  errors: [403, 404],
+  response: ConsumedSession,
+  // Its refusals are pages like the pages' (the page function's pipeline); the script reads only their status.
+  refusals: 'html',
+  // 410: the token is used (in this browser too: a reload then resumes with the cookie), expired, revoked or unknown.
+  errors: [410],
 });
 
 /** Every operation the play-page function serves, in the routes table's order. */

@@ -1,18 +1,17 @@
 import * as z from 'zod/mini';
-import { Id, SessionToken, withMeta } from '../platform/schemas.js';
+import { SessionToken, withMeta } from '../platform/schemas.js';
 
-/** What a play page's script sends right after consuming its token, to get its play cookie. */
+/** What a play page's script sends to start its play session: the page's token, consumed by this request. */
 export const PlaySessionBody = withMeta(
   z.object({
     token: SessionToken,
-    session_id: withMeta(Id, { description: 'The session_id the consume-session answer returned.' }),
     embed: withMeta(z._default(z.boolean(), false), {
       description: 'The page is the embed shape: the cookie must then work inside a partner’s iframe.',
     }),
   }),
   // Inline in the document, not a component: generators (openapi-typescript) treat a component's
   // defaulted fields (`embed`) as required, but not a request body's own.
-  { description: 'The session the play page’s script has just consumed: its token and the session_id the consumption returned.' },
+  { description: 'The play page’s token, which this request consumes, and the page’s shape.' },
 );
 
 /**

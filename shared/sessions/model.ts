@@ -22,9 +22,6 @@ export interface TokenRecord {
   readonly revoked_at?: string;
 }
 
-/** The refusal of a play-pass exchange, whatever the reason (a guesser learns nothing from it). */
-export const NO_PLAY_PASS = 'This session cannot start a play session here';
-
 /** Status as read now: an active token past its expiry reads as expired, cleaned up or not. */
 export function statusAt(token: Pick<TokenRecord, 'status' | 'expires_at'>, nowMs: number): TokenStatus {
   return token.status === 'active' && Date.parse(token.expires_at) <= nowMs ? 'expired' : token.status;

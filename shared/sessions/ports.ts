@@ -16,12 +16,6 @@ export interface TokenStore {
    * @throws NotFound when the token does not exist or belongs to another org; TokenGone otherwise.
    */
   revoke(token: string, orgId: number, nowIso: string, requestId: string): Promise<TokenRecord>;
-  /**
-   * Count one play-pass exchange attempt on a token (one conditional write), at most `maxAttempts`
-   * per token, and return the token as it is now.
-   * @throws NotFound (no such token), Forbidden (its attempts are used up)
-   */
-  countExchange(token: string, maxAttempts: number): Promise<TokenRecord>;
   /** Remove a token that was never handed out (compensation). */
   delete(token: string): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { Forbidden, NotFound, TokenGone } from '../platform/errors.js';
-import { NO_PLAY_PASS, type TokenRecord } from './model.js';
+import { NotFound, TokenGone } from '../platform/errors.js';
+import { type TokenRecord } from './model.js';
 import type { TokenStore } from './ports.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from '../platform/dynamo/client.js';
@@ -108,29 +108,6 @@ export class DynamoTokenStore implements TokenStore {
     }
   }
 
-  async countExchange(token: string, maxAttempts: number): Promise<TokenRecord> {
-    try {
-      const { Attributes } = await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: { token },
-          UpdateExpression: 'ADD exchange_attempts :one',
-          ConditionExpression: 'attribute_exists(#token) AND (attribute_not_exists(exchange_attempts) OR exchange_attempts < :max)',
-          ExpressionAttributeNames: { '#token': 'token' },
-          ExpressionAttributeValues: { ':one': 1, ':max': maxAttempts },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return toRecord(Attributes!);
-    } catch (error) {
-      if (!isConditionalFailure(error)) throw error;
-      // Refused with the token (DynamoDB returns the item whenever there is one): its attempts are used up; without it: no such token.
-      if (oldItemOf(error) === undefined) throw new NotFound('Session not found', { cause: error });
-      throw new Forbidden(NO_PLAY_PASS, { cause: error });
-    }
-  }
-
   async delete(token: string): Promise<void> {
     await this.options.client.send(new DeleteCommand({ TableName: this.options.tableName, Key: { token } }));
   }
@@ -138,7 +115,8 @@ export class DynamoTokenStore implements TokenStore {
 
 /** A stored item as the domain's record (without the storage-only attributes). */
 function toRecord(item: Record<string, unknown>): TokenRecord {
-  // `org_day` keyed a report index on items written before the report read audit records.
+  // `org_day` keyed a report index on items written before the report read audit records;
+  // `exchange_attempts` counted the play-cookie exchanges that issue 28 replaced (tokens of before it).
   const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, org_shard: _shard, exchange_attempts: _attempts, ...record } = item;
   // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
   if (typeof record.metadata === 'string') record.metadata = JSON.parse(record.metadata);

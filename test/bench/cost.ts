@@ -1,6 +1,6 @@
 /**
  * The price of one million lifecycles, all in: the API lifecycle (create + validate + consume) and
- * the browser lifecycle (create + play page + consume + `POST /play/session`). Every request passes
+ * the browser lifecycle (create + play page + `POST /play/session`, which consumes and sets the cookie). Every request passes
  * CloudFront (with the routing CloudFront Function), the HTTP API (with its access log) and one
  * Lambda invocation (with its log lines and X-Ray tracing, both enabled by infra/), and uses the
  * capacity units measured for it; the items a lifecycle leaves are stored (and backed up by PITR,

@@ -1,7 +1,8 @@
 /**
  * The two lifecycles the cost is quoted for, assembled from the run's figures: the API lifecycle
  * (create + validate + consume, a partner's backend) and the browser lifecycle (create + play page
- * + consume + `POST /play/session`, a player's page). Lambda's billed time is the handler time of
+ * + `POST /play/session`, a player's page: since issue 28 its script's one request consumes the
+ * token and sets the play cookie). Lambda's billed time is the handler time of
  * the round-trip latency rounds (DynamoDB answering after a network round trip, as in AWS) where
  * they ran, else that of the CPU-overhead rounds.
  */
@@ -13,8 +14,9 @@ import type { BenchOperation } from './operations.js';
 import { RTT_LOG_PREFIX } from './rtt-latency.js';
 import { median } from './stats.js';
 
-const API_LIFECYCLE = ['create_session', 'validate_session', 'consume_session'] as const;
-const BROWSER_LIFECYCLE = ['create_session', 'play_page', 'consume_session', 'play_session'] as const;
+/** The requests of each lifecycle, by the benchmark's operation names. */
+export const API_LIFECYCLE = ['create_session', 'validate_session', 'consume_session'] as const;
+export const BROWSER_LIFECYCLE = ['create_session', 'play_page', 'play_session'] as const;
 
 /** What must be measured while the stack runs. */
 export interface CostInputs {

@@ -186,21 +186,12 @@ export async function benchOperations(stack: BenchStack): Promise<BenchOperation
       prepare: async () => ({ method: 'GET', path: `/play/game/101?session_token=${standing}` }),
     },
     {
-      // The play page's script right after it consumed its token (the browser lifecycle's last step).
+      // The play page's script: consume its token and get the play cookie (the browser lifecycle's last step).
       name: 'play_session',
       operation: 'play-session',
       fn: 'play-page',
-      status: 204,
-      prepare: async () => {
-        const token = await playable.take();
-        const consumed = await http.send({
-          method: 'POST',
-          path: `${API_PATH}?action=consume-session`,
-          body: { token, player_uuid: 'p-1' },
-        });
-        const { session_id } = (JSON.parse(consumed.body) as { data: { session_id: number } }).data;
-        return { method: 'POST', path: '/play/session', body: { token, session_id } };
-      },
+      status: 200,
+      prepare: async () => ({ method: 'POST', path: '/play/session', body: { token: await playable.take() } }),
     },
     {
       name: 'embed_page',

@@ -130,7 +130,7 @@ export function renderTables(r: BenchResult, markdown: boolean): string {
   );
 
   section(
-    `Cost of one million lifecycles, all in (API: create + validate + consume; browser: create + play page + consume + play session), prices of ${PRICES.date}, ${PRICES.region}`,
+    `Cost of one million lifecycles, all in (API: create + validate + consume; browser: create + play page + play session (consume and cookie)), prices of ${PRICES.date}, ${PRICES.region}`,
   );
   out.push(...renderCost(r.cost, r.lifecycleUnits, markdown));
 

@@ -31,24 +31,31 @@ export async function measureRttLatency(
   ops: readonly BenchOperation[],
   options: { rttMs: number; warmup: number; rounds: number },
 ): Promise<RttFigures> {
-  const client = documentClient(stack.service.dynamoConnection);
-  client.middlewareStack.add(roundTrip(options.rttMs), { step: 'initialize', name: 'modelledRoundTrip' });
-  // Every part of the services is rebuilt on its next use with this client (shared/platform/services.ts).
-  overrideServices({ ...stack.service.overrides, client });
-  try {
-    const samples = await measureLatency(stack, ops, [], '', {
+  const samples = await withRoundTrip(stack, options.rttMs, () =>
+    measureLatency(stack, ops, [], '', {
       warmup: options.warmup,
       rounds: options.rounds,
       raw: false,
       logPrefix: RTT_LOG_PREFIX,
-    });
-    const byName = new Map(
-      ops.map((op) => {
-        const s = samples.byName.get(op.name)!;
-        return [op.name, { p50: percentile(s, 50) / options.rttMs, p99: percentile(s, 99) / options.rttMs }] as const;
-      }),
-    );
-    return { rttMs: options.rttMs, byName };
+    }),
+  );
+  const byName = new Map(
+    ops.map((op) => {
+      const s = samples.byName.get(op.name)!;
+      return [op.name, { p50: percentile(s, 50) / options.rttMs, p99: percentile(s, 99) / options.rttMs }] as const;
+    }),
+  );
+  return { rttMs: options.rttMs, byName };
+}
+
+/** Run `work` with every DynamoDB call of the service paying `rttMs` (also the browser phase's, ./play-start.ts). */
+export async function withRoundTrip<T>(stack: BenchStack, rttMs: number, work: () => Promise<T>): Promise<T> {
+  const client = documentClient(stack.service.dynamoConnection);
+  client.middlewareStack.add(roundTrip(rttMs), { step: 'initialize', name: 'modelledRoundTrip' });
+  // Every part of the services is rebuilt on its next use with this client (shared/platform/services.ts).
+  overrideServices({ ...stack.service.overrides, client });
+  try {
+    return await work();
   } finally {
     // Back to the stack's own client (the stage recorder and the other phases use it).
     overrideServices(stack.service.overrides);

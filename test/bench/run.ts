@@ -14,7 +14,9 @@ import { benchBackend } from './dynamo-process.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
 import { measureColdStarts } from './cold-start.js';
-import { measureCostInputs, priceLifecycles } from './lifecycles.js';
+import { API_LIFECYCLE, BROWSER_LIFECYCLE, measureCostInputs, priceLifecycles } from './lifecycles.js';
+import { measurePlayStart, playStartJson, renderBrowser, type PlayStartFigures } from './play-start.js';
+import { costJson } from './report-cost.js';
 import { floors } from './floors.js';
 import { startBenchStack } from './harness.js';
 import { measureLatency } from './latency.js';
@@ -49,14 +51,17 @@ const SETTINGS = {
   latencyRounds: 100,
   throughputSeconds: 3,
   coldStartRuns: 5,
+  playStartWarmup: 3,
+  playStartRuns: 20,
+  /** The browser's round trip to the edge in the modelled navigation runs (Chromium's emulation), ms. */
+  playStartNetworkRttMs: 40,
 } as const;
 
 const markdown = process.argv.includes('--markdown');
-/** `--only=rtt`, `scale`, `refusals`, `usage-report` or `webhooks`: just that phase (quick iteration); its tables and JSON keys only. */
+/** `--only=rtt`, `scale`, `refusals`, `usage-report`, `webhooks` or `browser`: just that phase (quick iteration); its tables and JSON keys only. */
 const only = flag('only');
-if (only !== undefined && only !== 'rtt' && only !== 'scale' && only !== 'refusals' && only !== 'usage-report' && only !== 'webhooks') {
-  throw new Error('--only takes rtt, scale, refusals, usage-report or webhooks');
-}
+const PHASES = ['rtt', 'scale', 'refusals', 'usage-report', 'webhooks', 'browser'] as const;
+if (only !== undefined && !(PHASES as readonly string[]).includes(only)) throw new Error(`--only takes ${PHASES.join(', ')}`);
 /** The engine the run's DynamoDB is, as the report names it. */
 const BACKEND = benchBackend() === 'local' ? 'DynamoDB Local' : 'dynalite';
 /** The modelled DynamoDB round trip of the RTT latency mode, ms (`--rtt=5`). */
@@ -70,7 +75,7 @@ const stack = await startBenchStack();
 const proxy = await DynamoProxy.start(stack.service.dynamoConnection);
 if (only !== undefined) {
   try {
-    await runOnly(only);
+    await runOnly(only as (typeof PHASES)[number]);
   } finally {
     await proxy.close();
     await stack.close();
@@ -83,6 +88,7 @@ let scale: ScenarioResult[];
 let refusals: RefusalFigures;
 let usageReport: UsageReportFigures;
 let webhooks: WebhookFigures;
+let playStart: PlayStartFigures;
 try {
   const ops = await benchOperations(stack);
   const [token] = await mintTokens(stack, 1);
@@ -109,6 +115,16 @@ try {
 
   progress('cost inputs: response sizes, stored items');
   const costInputs = await measureCostInputs(stack, ops, token!);
+
+  progress(
+    `navigation to the game frame in Chromium: ${SETTINGS.playStartWarmup} warm-up + ${SETTINGS.playStartRuns} runs, locally and at modelled RTTs`,
+  );
+  playStart = await measurePlayStart(stack, {
+    warmup: SETTINGS.playStartWarmup,
+    runs: SETTINGS.playStartRuns,
+    networkRttMs: SETTINGS.playStartNetworkRttMs,
+    dynamoRttMs: RTT_MS,
+  });
 
   scale = await runScale(stack, proxy, progress);
   await proxy.close();
@@ -186,6 +202,16 @@ const tables = [
   ...renderWebhooks(webhooks, markdown),
   ...renderRtt(rtt, markdown),
   ...renderScale(scale, markdown),
+  '',
+  ...renderBrowser(
+    BROWSER_LIFECYCLE.map((name) => {
+      const step = result.cost.steps.get(name)!;
+      return { name, stages: result.ops.find((o) => o.name === name)!.stages, ...step.capacity, billedMs: step.billedMs };
+    }),
+    { api: result.cost.api.total, browser: result.cost.browser.total, browserRequests: result.cost.browser.requests },
+    playStart,
+    markdown,
+  ),
 ].join('\n');
 const figures = JSON.parse(figuresJson(result)) as Record<string, unknown> & { cost_per_million_usd: Record<string, unknown> };
 const json = {
@@ -196,16 +222,53 @@ const json = {
   ...usageReportJson(usageReport),
   ...webhooksJson(webhooks),
   ...rttScaleJson(rtt, scale),
+  browser_lifecycle_requests: result.cost.browser.requests,
+  ...playStartJson(playStart),
 };
 process.stdout.write(tables + '\n\n' + JSON.stringify(json) + '\n');
 // Connections the load generator or the SDK keep alive must not hold the process open.
 process.exit(0);
 
-/** `--only=rtt` / `scale` / `refusals` / `usage-report` / `webhooks`: one phase, its tables, and a JSON line with its keys and its targets. */
-async function runOnly(phase: 'rtt' | 'scale' | 'refusals' | 'usage-report' | 'webhooks'): Promise<void> {
+/** `--only=rtt` / `scale` / `refusals` / `usage-report` / `webhooks` / `browser`: one phase, its tables, and a JSON line with its keys and its targets. */
+async function runOnly(phase: (typeof PHASES)[number]): Promise<void> {
   const lines: string[] = [];
   let json: Record<string, unknown>;
   let checks;
+  if (phase === 'browser') {
+    // Only the lifecycles' operations: their stages and capacity, their handler time at the modelled RTT, their answers' sizes.
+    const names = new Set<string>([...API_LIFECYCLE, ...BROWSER_LIFECYCLE]);
+    const ops = (await benchOperations(stack)).filter((op) => names.has(op.name));
+    progress(`stages and capacity of the lifecycles' ${ops.length} operations`);
+    const stages = await measureStages(stack, ops, { warmup: SETTINGS.stageWarmup, samples: SETTINGS.stageSamples });
+    progress(`latency in round trips: ${SETTINGS.rttRounds} rounds, every DynamoDB call paying ${RTT_MS} ms`);
+    await measureRttLatency(stack, ops, { rttMs: RTT_MS, warmup: SETTINGS.rttWarmupRounds, rounds: SETTINGS.rttRounds });
+    const [token] = await mintTokens(stack, 1);
+    const costInputs = await measureCostInputs(stack, ops, token!);
+    const figures = ops.map((op) => ({
+      name: op.name,
+      ...stages.get(op.name)!,
+      handlerMs: Math.max(1, Math.ceil(median(stack.log.of(op.name)))),
+    }));
+    const cost = priceLifecycles(figures, stack.log, costInputs);
+    progress(
+      `navigation to the game frame in Chromium: ${SETTINGS.playStartWarmup} warm-up + ${SETTINGS.playStartRuns} runs, locally and at modelled RTTs`,
+    );
+    const start = await measurePlayStart(stack, {
+      warmup: SETTINGS.playStartWarmup,
+      runs: SETTINGS.playStartRuns,
+      networkRttMs: SETTINGS.playStartNetworkRttMs,
+      dynamoRttMs: RTT_MS,
+    });
+    progress('done');
+    const steps = BROWSER_LIFECYCLE.map((name) => {
+      const step = cost.steps.get(name)!;
+      return { name, stages: stages.get(name)!.stages, ...step.capacity, billedMs: step.billedMs };
+    });
+    const totals = { api: cost.api.total, browser: cost.browser.total, browserRequests: cost.browser.requests };
+    const out = { cost_per_million_usd: costJson(cost), browser_lifecycle_requests: cost.browser.requests, ...playStartJson(start) };
+    process.stdout.write(renderBrowser(steps, totals, start, markdown).join('\n') + '\n\n' + JSON.stringify(out) + '\n');
+    return;
+  }
   if (phase === 'webhooks') {
     const r = await measureWebhooks(progress);
     progress('done');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { launchBrowser } from '../support/browser.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { partner, statusOf, type Partner } from '../support/play-pages.js';
@@ -54,16 +54,27 @@ inBrowser('play pages in a browser', () => {
 
       const mine = await browser.newContext();
       const page = await mine.newPage();
+      const posts: string[] = [];
+      page.on('request', (request) => {
+        if (request.method() !== 'GET')
+          posts.push(`${request.method()} ${new URL(request.url()).pathname}${new URL(request.url()).search}`);
+      });
       expect((await page.goto(url))!.status()).toBe(200);
       expect(await gameStarted(page)).toContain('Game started');
       expect(await page.title()).toBe('Acme Spin-to-Win');
-      // The page's script consumed the token before starting the game.
+      // The page's script consumed the token before starting the game, in one request that also set the cookie.
       expect(await statusOf(stack, token)).toBe('consumed');
+      expect(posts).toEqual(['POST /play/session']);
+      // The answer's data reached the page: the game's frame carries its session id.
+      const sessionId = Number(await page.locator('iframe#game').getAttribute('data-session-id'));
+      expect(sessionId).toBeGreaterThan(0);
       await page.screenshot({ path: `${OUTPUT}/play-page-playing.png` });
 
-      // The play cookie is HttpOnly: the page (and the game) cannot read it.
+      // The play cookie is HttpOnly: the page (and the game) cannot read it; it names the session the answer did.
       const cookies = await mine.cookies();
-      expect(cookies.find((c) => c.name === 'play_game_101')).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
+      const cookie = cookies.find((c) => c.name === 'play_game_101');
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
+      expect(JSON.parse(Buffer.from(cookie!.value.split('.')[0]!, 'base64url').toString('utf8')).sid).toBe(sessionId);
       expect(await page.evaluate('document.cookie')).toBe('');
 
       const reloaded = await page.reload();
@@ -78,6 +89,29 @@ inBrowser('play pages in a browser', () => {
       expect(await elsewhere.locator('iframe').count()).toBe(0);
       await elsewhere.screenshot({ path: `${OUTPUT}/play-page-already-used.png`, fullPage: true });
       await Promise.all([mine.close(), other.close()]);
+    }, 60_000);
+
+    test('two tabs of one browser: the first starts the session, the second is refused (410), reloads and plays with the cookie', async () => {
+      const token = await acme.mint({ game_id: 101 });
+      const url = `${stack.baseUrl}/game/101?session_token=${token}`;
+      const context = await browser.newContext();
+      // Both tabs' pages are served while the token is active; their script's requests are held here.
+      const held: Route[] = [];
+      await context.route('**/play/session', (route) => void held.push(route));
+      const [first, second] = [await context.newPage(), await context.newPage()];
+      await Promise.all([first.goto(url), second.goto(url)]);
+      for (let waited = 0; held.length < 2 && waited < 10_000; waited += 50) await new Promise((done) => setTimeout(done, 50));
+      expect(held).toHaveLength(2);
+      const of = (page: Page) => held.find((route) => route.request().frame().page() === page)!;
+      await of(first).continue();
+      expect(await gameStarted(first)).toContain('Game started');
+      const refused = second.waitForResponse((response) => response.url().endsWith('/play/session'));
+      const reloaded = second.waitForNavigation();
+      await of(second).continue();
+      expect((await refused).status()).toBe(410);
+      expect((await reloaded)!.status()).toBe(200);
+      expect(await gameStarted(second)).toContain('Game started');
+      await context.close();
     }, 60_000);
 
     test('a link scanner that runs no script leaves the token usable', async () => {

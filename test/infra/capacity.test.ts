@@ -56,7 +56,7 @@ describe('the default plan', () => {
     const key = DEFAULT_CAPACITY.routes.key;
     expect(key.rate).toBeGreaterThanOrEqual(Math.ceil(100_000 / 60)); // 100,000 calls a minute
     for (const route of routes) expect(route.capacity === 'key').toBe(route.auth === 'apiKey');
-    // A browser lifecycle (page, consume, /play/session) keeps pace with minting.
+    // A browser lifecycle (page, then /play/session, which consumes) keeps pace with minting.
     expect(DEFAULT_CAPACITY.routes.token.rate).toBeGreaterThanOrEqual(key.rate);
     expect(DEFAULT_CAPACITY.routes.play.rate).toBeGreaterThanOrEqual(key.rate);
   });

@@ -69,7 +69,7 @@ describe('function environments', () => {
     const bearer = fnNames.filter((name) => routes.some((r) => r.function === name && r.auth === 'bearer'));
     // Secrets by name only, where they are read; never their values (read at cold start: shared/platform/secrets.ts).
     expect(having('PLAY_COOKIE_SECRET_ARN')).toEqual([functionOf('play-session')]);
-    expect(having('SESSION_ID_KEY_ARN')).toEqual([functionOf('consume-session')]);
+    expect(having('SESSION_ID_KEY_ARN')).toEqual([functionOf('consume-session'), functionOf('play-session')]);
     expect(having('PLAY_COOKIE_SECRET')).toEqual([]);
     expect(having('SESSION_ID_KEY')).toEqual([]);
     expect(variablesOf(functionOf('play-session'))).toMatchObject({

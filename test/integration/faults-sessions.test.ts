@@ -1,7 +1,7 @@
 /**
  * Fault injection at the store boundary, for the session operations (create-session — accepted,
  * out of scope and rate-limited —, validate, consume — fresh and used —, revoke), the play page,
- * the play-cookie exchange and MCP (`initialize`, `tools/call create_session`): each DynamoDB call
+ * the page script's play session (consume and cookie in one request) and MCP (`initialize`, `tools/call create_session`): each DynamoDB call
  * they make fails in turn, every fault kind, on its first attempt only and on every attempt
  * (`test/support/fault-matrix.ts`). After each faulted request the tables are read back.
  * Invariants: the client gets the answer it would have had, or a 5xx envelope (503 with Retry-After
@@ -138,23 +138,32 @@ const operations: Operation<any>[] = [
     },
   },
   {
-    name: 'play session (cookie exchange)',
-    baseline: 204,
+    name: 'play session (consume and cookie, one request)',
+    baseline: 200,
     org: 1,
-    setup: async () => {
-      const token = await api(await key()).mint();
-      const consumed = await api(fuzzless).consume({ token });
-      sessionIds.push(consumed.body.data.session_id);
-      return { token, sessionId: consumed.body.data.session_id };
-    },
-    run: ({ token, sessionId }) =>
+    setup: async () => ({ token: await api(await key()).mint() }),
+    run: ({ token }) =>
       run.stack.request('/play/session', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ token, session_id: sessionId }),
+        body: JSON.stringify({ token }),
       }),
-    check: async (_state, { reply }) => {
-      if (reply.status === 204) expect(reply.headers.get('set-cookie')).toMatch(/^play_game_101=/);
+    check: async ({ token }, { reply }) => {
+      const item = await stored(token);
+      if (reply.status === 200) {
+        // The cookie comes with the consumption, bound to the session id the token now holds.
+        sessionIds.push(reply.body.data.session_id);
+        expect(item).toMatchObject({ status: 'consumed', session_id: reply.body.data.session_id });
+        const pass = /^play_game_101=([A-Za-z0-9_-]+)\./.exec(reply.headers.get('set-cookie') ?? '')?.[1];
+        expect(JSON.parse(Buffer.from(pass!, 'base64url').toString('utf8'))).toMatchObject({ sid: reply.body.data.session_id });
+      } else {
+        expect(reply.headers.get('set-cookie')).toBeNull();
+      }
+      // A consumed token never reads as active; one the failure left active is still the player's to start.
+      expect((await api(fuzzless).validate(token)).body.data.status).toBe(item?.status);
+      const again = await api(fuzzless).consume({ token });
+      expect(again.status).toBe(item?.status === 'active' ? 200 : 410);
+      if (again.status === 200) sessionIds.push(again.body.data.session_id);
     },
   },
   {

@@ -113,14 +113,18 @@ describe('OpenAPI document', () => {
     expect([report.totals, report.problems]).toEqual([{ errors: 0, warnings: 0, ignored: 0 }, []]);
   });
 
-  test('POST /play/session: its JSON body, 204 without a body, refusals as HTML pages; the pages answer HTML', () => {
-    const exchange = document.paths['/play/session'].post;
-    const body = exchange.requestBody.content['application/json'].schema;
-    expect(body.required).toEqual(['token', 'session_id']);
-    expect(Object.keys(body.properties)).toEqual(['token', 'session_id', 'embed']);
-    expect(exchange.responses['200']).toBeUndefined();
-    expect(exchange.responses['204'].content).toBeUndefined();
-    expect(Object.keys(exchange.responses['403'].content)).toEqual(['text/html']);
+  test('POST /play/session: its JSON body, 200 with the consumption’s answer, refusals as HTML pages; the pages answer HTML', () => {
+    const start = document.paths['/play/session'].post;
+    const body = start.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['token']);
+    expect(Object.keys(body.properties)).toEqual(['token', 'embed']);
+    expect(start.responses['204']).toBeUndefined();
+    // consume-session's answer, in the same envelope.
+    expect(start.responses['200'].content['application/json'].schema.properties.data).toEqual({
+      $ref: '#/components/schemas/ConsumedSession',
+    });
+    expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '410', '413', '414', '429', '503']);
+    for (const status of ['400', '410', '503']) expect(Object.keys(start.responses[status].content)).toEqual(['text/html']);
     expect(Object.keys(document.paths['/game/{game_id}'].get.responses['410'].content)).toEqual(['text/html']);
     // The edge firewall's 429 is its JSON envelope, on a page too.
     expect(Object.keys(document.paths['/game/{game_id}'].get.responses['429'].content)).toEqual(['application/json']);

@@ -38,11 +38,11 @@ describe('a valid token: the page plays, and only its script consumes', () => {
     const page = await open(`${path}?session_token=${token}`);
     expect(page.status).toBe(200);
     expect(page.body).toContain(`<title>${name}</title>`);
-    // The consume call is in the page's script, which carries the CSP nonce; the game is not loaded yet.
+    // The play session (consume and cookie, one POST) is the page's script's, which carries the CSP nonce; the game is not loaded yet.
     const data = /<script type="application\/json" id="play-data">(.*?)<\/script>/.exec(page.body)?.[1];
     expect(JSON.parse(data!)).toMatchObject({
       token,
-      consumeUrl: '/api/org-api-keys?action=consume-session',
+      sessionUrl: '/play/session',
       contentUrl: '/demo-game/index.html',
     });
     expect(page.body).toContain(`<script nonce="${scriptNonce(page.headers.get('content-security-policy'))}">`);

@@ -1,13 +1,14 @@
 /**
- * The play session after a consumption: the page's script trades the consumed session for a signed
- * play cookie (POST /play/session), with which a refresh keeps playing while any other browser is
- * refused; and the "Require API Session Token" setting, turned on and off at the store.
+ * The play session: the page's script sends one request (POST /play/session) that consumes the
+ * page's token and sets a signed play cookie in the same answer, which carries the consumption's
+ * data; with the cookie a refresh keeps playing while any other browser is refused; and the
+ * "Require API Session Token" setting, turned on and off at the store.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { PLAY_CATALOG_STALENESS_MS } from '../../shared/sessions/playable-cache.js';
 import { startStack, type Stack } from '../support/local-stack.js';
-import { consume, exchange, partner, statusOf, type Partner } from '../support/play-pages.js';
+import { consume, partner, startPlay, statusOf, type Partner } from '../support/play-pages.js';
 
 let stack: Stack;
 let acme: Partner;
@@ -19,57 +20,88 @@ afterAll(() => stack.stop());
 
 const open = (path: string, cookie?: string) => stack.request(path, cookie ? { headers: { cookie } } : undefined);
 
-/** Mint, consume as the page's script does, and get the play cookie. */
-async function playedOnce(target: { game_id: number } | { stream_id: number } = { game_id: 101 }) {
-  const token = await acme.mint(target);
-  const sessionId = await consume(stack, token);
-  const pass = await exchange(stack, { token, session_id: sessionId });
-  return { token, sessionId, ...pass };
+/** Mint, then start the play session as the page's script does (one request). */
+async function playedOnce(target: { game_id: number } | { stream_id: number } = { game_id: 101 }, extra: Record<string, unknown> = {}) {
+  const token = await acme.mint(target, extra);
+  const started = await startPlay(stack, { token });
+  return { token, sessionId: started.json?.data.session_id as number, ...started };
 }
 
-describe('POST /play/session: the play cookie for a session just consumed', () => {
-  test('204 with a signed, HttpOnly, SameSite=Lax cookie for this game only (not Secure over http)', async () => {
-    const { status, setCookie, sessionId } = await playedOnce();
-    expect(status).toBe(204);
+describe('POST /play/session: one request consumes the token and sets the play cookie', () => {
+  test('200 with the consumption’s answer and a signed, HttpOnly, SameSite=Lax cookie for this game only (not Secure over http)', async () => {
+    const { status, setCookie, json, contentType, token } = await playedOnce(
+      { game_id: 101 },
+      { external_ref: 'order-28', metadata: { n: 28 } },
+    );
+    expect(status).toBe(200);
+    expect(contentType).toBe('application/json; charset=utf-8');
+    // consume-session's answer, in its envelope.
+    expect(json).toEqual({
+      success: true,
+      data: { session_id: expect.any(Number), org_id: 1, game_id: 101, stream_id: null, external_ref: 'order-28', metadata: { n: 28 } },
+    });
+    expect(await statusOf(stack, token)).toBe('consumed');
     expect(setCookie).toMatch(/^play_game_101=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; Path=\/; Max-Age=14400; HttpOnly; SameSite=Lax$/);
     const payload = JSON.parse(Buffer.from(setCookie!.split('=')[1]!.split('.')[0]!, 'base64url').toString('utf8'));
-    expect(payload).toMatchObject({ sid: sessionId, kind: 'game', id: 101 });
+    // Bound to the session the token became (the id the token's record now holds) and to its game.
+    const item = await stack.services.stores.tokens.get(token);
+    expect(payload).toMatchObject({ sid: json!.data.session_id, kind: 'game', id: 101 });
+    expect(item).toMatchObject({ status: 'consumed', session_id: json!.data.session_id, player_uuid: null });
+    // Four hours from now (give or take the second the request took).
+    expect(Math.abs(payload.exp - Math.floor(stack.clock.now() / 1000) - 4 * 3600)).toBeLessThanOrEqual(1);
   });
 
-  test('a stream session gets the stream’s cookie', async () => {
+  test('a stream session gets the stream’s cookie; the embed shape asks for the iframe’s cookie (Lax over http)', async () => {
     expect((await playedOnce({ stream_id: 201 })).setCookie).toMatch(/^play_stream_201=/);
+    const token = await acme.mint({ game_id: 101 });
+    expect((await startPlay(stack, { token, embed: true })).setCookie).toMatch(/^play_game_101=.*; SameSite=Lax$/);
   });
 
-  test('refused for a token that is still active (the script must consume first)', async () => {
-    const token = await acme.mint({ game_id: 101 });
-    const pass = await exchange(stack, { token, session_id: 1 });
-    expect(pass.status).toBe(403);
-    expect(pass.setCookie).toBeUndefined();
-    expect(await statusOf(stack, token)).toBe('active');
+  test('the token is spent: the same request again (this browser or any other) is 410 without a cookie', async () => {
+    const { token } = await playedOnce();
+    const again = await startPlay(stack, { token });
+    expect(again.status).toBe(410);
+    expect(again.setCookie).toBeUndefined();
+    // Refusals are pages, like every refusal of the page function; the script reads only the status.
+    expect(again.contentType).toBe('text/html; charset=utf-8');
   });
 
-  test('refused for another session id than the consumption returned', async () => {
-    const token = await acme.mint({ game_id: 101 });
-    const sessionId = await consume(stack, token);
-    expect((await exchange(stack, { token, session_id: sessionId + 1 })).status).toBe(403);
-  });
-
-  test('refused when asked for more than a minute after the consumption', async () => {
-    const token = await acme.mint({ game_id: 101 });
-    const sessionId = await consume(stack, token);
+  test('a token the partner consumed (consume-session), revoked or let expire starts nothing: 410, no cookie', async () => {
+    const consumed = await acme.mint({ game_id: 101 });
+    await consume(stack, consumed);
+    const revoked = await acme.mint({ game_id: 101 });
+    await acme.revoke(revoked);
+    const expired = await acme.mint({ game_id: 101 }, { expires_in_minutes: 1 });
     stack.clock.advance(61_000);
     try {
-      expect((await exchange(stack, { token, session_id: sessionId })).status).toBe(403);
+      for (const token of [consumed, revoked, expired]) {
+        const refused = await startPlay(stack, { token });
+        expect([token, refused.status, refused.setCookie]).toEqual([token, 410, undefined]);
+      }
     } finally {
       stack.clock.advance(-61_000);
     }
+    expect(await statusOf(stack, revoked)).toBe('revoked');
   });
 
-  test('unknown token: 404; malformed body: 400; no cookie either way', async () => {
-    const unknown = await exchange(stack, { token: randomUUID(), session_id: 1 });
-    expect(unknown.status).toBe(404);
-    expect(unknown.setCookie).toBeUndefined();
-    expect((await exchange(stack, { token: 'nope', session_id: 1 })).status).toBe(400);
+  test('one pass per token: of 12 simultaneous requests with the same token exactly one gets the cookie', async () => {
+    const token = await acme.mint({ game_id: 101 });
+    const answers = await Promise.all(Array.from({ length: 12 }, () => startPlay(stack, { token })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(11).fill(410)]);
+    expect(answers.filter((a) => a.setCookie !== undefined)).toHaveLength(1);
+    const winner = answers.find((a) => a.status === 200)!;
+    expect((await stack.services.stores.tokens.get(token))?.session_id).toBe(winner.json!.data.session_id);
+  });
+
+  test('unknown token: 410 (as consume-session); malformed body: 400; no cookie either way, nothing consumed', async () => {
+    const unknown = await startPlay(stack, { token: randomUUID() });
+    expect([unknown.status, unknown.setCookie]).toEqual([410, undefined]);
+    const active = await acme.mint({ game_id: 101 });
+    for (const body of [{ token: 'nope' }, {}, { token: active, embed: 'yes' }]) {
+      const refused = await startPlay(stack, body);
+      expect([refused.status, refused.setCookie]).toEqual([400, undefined]);
+    }
+    expect(await statusOf(stack, active)).toBe('active');
     const notJson = await fetch(`${stack.baseUrl}/play/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -77,6 +109,27 @@ describe('POST /play/session: the play cookie for a session just consumed', () =
     });
     expect(notJson.status).toBe(400);
     expect(notJson.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  });
+
+  test('a cross-site form cannot post it: a body not sent as application/json is refused (400), even JSON text, and consumes nothing', async () => {
+    const token = await acme.mint({ game_id: 101 });
+    // What a form can send without a CORS preflight: urlencoded, multipart, and text/plain (which can carry JSON text).
+    for (const [type, body] of [
+      ['application/x-www-form-urlencoded', `token=${token}`],
+      ['text/plain', JSON.stringify({ token })],
+    ]) {
+      const form = await fetch(`${stack.baseUrl}/play/session`, { method: 'POST', headers: { 'content-type': type! }, body });
+      expect([type, form.status, form.headers.getSetCookie()]).toEqual([type, 400, []]);
+      expect(await form.text()).toContain('Content-Type must be application/json');
+    }
+    expect(await statusOf(stack, token)).toBe('active');
+  });
+
+  test('a GET of it never consumes (only the script POSTs): 405, the token still active', async () => {
+    const token = await acme.mint({ game_id: 101 });
+    const get = await stack.request(`/play/session?token=${token}`);
+    expect(get.status).toBe(405);
+    expect(await statusOf(stack, token)).toBe('active');
   });
 });
 
@@ -99,6 +152,10 @@ describe('a refresh with the cookie keeps playing; anyone else is refused', () =
     const second = await acme.mint({ game_id: 101 });
     await consume(stack, second);
     expect((await open(`/game/101?session_token=${second}`, first.cookie)).status).toBe(410);
+    // Also one this browser started itself: each cookie opens its own session's link only.
+    const third = await playedOnce();
+    expect((await open(`/game/101?session_token=${third.token}`, first.cookie)).status).toBe(410);
+    expect((await open(`/game/101?session_token=${third.token}`, third.cookie)).status).toBe(200);
   });
 
   test('a tampered or foreign cookie is worthless', async () => {

@@ -185,6 +185,20 @@ describe('round-trip stages on the warm path', () => {
     expect(status).toBe(200);
     expect(stageCount(calls)).toBe(1);
   });
+
+  test('play session (the page script’s one POST): consume and cookie in one conditional write (1)', async () => {
+    // Minted before: only the POST is measured.
+    const tokens = [await api.mint(), await api.mint()];
+    const start = () =>
+      stack.request('/play/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: tokens.shift() }),
+      });
+    const { status, calls } = await warm(start);
+    expect(status).toBe(200);
+    expect(stages(calls)).toEqual({ stages: 1, calls: 'UpdateItem tokens' });
+  });
 });
 
 /**

@@ -2,12 +2,12 @@
  * Issue 13, finding 1, replayed: someone holding a used link consumes a token of their own, reads
  * its session id, and tries the ids around it against the victim's consumed token to get a play
  * cookie. Session ids were sequential (hi/lo blocks, released ids reused): 3 to 7 tries sufficed.
- * Now ids are a keyed permutation of the counter and the exchange takes 5 attempts per token.
+ * Then ids became a keyed permutation of the counter and the exchange took 5 attempts per token;
+ * since issue 28 no request takes a session id at all: the cookie comes only with the consumption.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { MAX_EXCHANGE_ATTEMPTS } from '../../shared/play/play.js';
 import { startStack, type Stack } from '../support/local-stack.js';
-import { consume, exchange, partner, type Partner } from '../support/play-pages.js';
+import { consume, partner, startPlay, type Partner } from '../support/play-pages.js';
 
 let stack: Stack;
 let acme: Partner;
@@ -18,15 +18,18 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 describe('session ids cannot be derived from other ids', () => {
-  test('the attack: neighbours of the attacker’s own id never open the victim’s session', async () => {
+  test('the attack: with the victim’s used link, even the right session id gets no cookie', async () => {
     const victimToken = await acme.mint({ game_id: 101 });
-    const victimId = await consume(stack, victimToken);
+    const victim = await startPlay(stack, { token: victimToken });
+    expect(victim.status).toBe(200);
+    const victimId = victim.json!.data.session_id as number;
     const ownId = await consume(stack, await acme.mint({ game_id: 101 }));
-    // Within the old design's reach: the ids either side of the attacker's own.
+    // Within the old design's reach: the ids either side of the attacker's own, and the right one.
     const guesses = [-3, -2, -1, 1, 2, 3].map((d) => ownId + d).filter((id) => id > 0);
     expect(guesses).not.toContain(victimId);
-    for (const session_id of guesses.slice(0, MAX_EXCHANGE_ATTEMPTS)) {
-      expect((await exchange(stack, { token: victimToken, session_id })).status).toBe(403);
+    for (const session_id of [...guesses, victimId]) {
+      const tried = await startPlay(stack, { token: victimToken, session_id });
+      expect([tried.status, tried.setCookie]).toEqual([410, undefined]);
     }
   });
 
@@ -44,27 +47,21 @@ describe('session ids cannot be derived from other ids', () => {
   });
 });
 
-describe('the play-cookie exchange bounds its attempts per token', () => {
-  test(`after ${MAX_EXCHANGE_ATTEMPTS} attempts even the right session id is refused`, async () => {
+describe('a token yields one play cookie, to the request that consumed it', () => {
+  test('every later request for it, whatever it carries, is refused (410) and sets nothing', async () => {
     const token = await acme.mint({ game_id: 101 });
-    const sessionId = await consume(stack, token);
-    for (let i = 1; i <= MAX_EXCHANGE_ATTEMPTS; i++) {
-      expect((await exchange(stack, { token, session_id: sessionId + i })).status).toBe(403);
+    const first = await startPlay(stack, { token });
+    expect(first.status).toBe(200);
+    for (let i = 0; i < 6; i++) {
+      const again = await startPlay(stack, { token, embed: i % 2 === 0, session_id: first.json!.data.session_id });
+      expect([again.status, again.setCookie]).toEqual([410, undefined]);
     }
-    const late = await exchange(stack, { token, session_id: sessionId });
-    expect(late.status).toBe(403);
-    expect(late.setCookie).toBeUndefined();
   });
 
-  test('the page’s own exchange (and a retry of it) still works', async () => {
+  test('a token the partner consumed server-side never yields a cookie', async () => {
     const token = await acme.mint({ game_id: 101 });
     const session_id = await consume(stack, token);
-    expect((await exchange(stack, { token, session_id })).status).toBe(204);
-    expect((await exchange(stack, { token, session_id })).status).toBe(204);
-  });
-
-  test('an unknown token is 404 and counts nothing', async () => {
-    const reply = await exchange(stack, { token: '8d7c2c1e-2f7a-4c55-9a55-5b1d6f0c0a11', session_id: 1 });
-    expect(reply.status).toBe(404);
+    const late = await startPlay(stack, { token, session_id });
+    expect([late.status, late.setCookie]).toEqual([410, undefined]);
   });
 });

@@ -546,7 +546,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Play page script: trade a session it has just consumed for the play cookie a refresh needs */
+        /** Play page script: consume the page’s token and get the play cookie a refresh needs, in one request */
         post: operations["play-session"];
         delete?: never;
         options?: never;
@@ -3557,7 +3557,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3645,7 +3645,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3733,7 +3733,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3821,7 +3821,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3910,7 +3910,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3981,8 +3981,6 @@ export interface operations {
                      * @example 3f2b8c1e-9a4d-4e7f-8b21-6c0d5e9f1a2b
                      */
                     token: string;
-                    /** @description The session_id the consume-session answer returned. */
-                    session_id: number;
                     /**
                      * @description The page is the embed shape: the cookie must then work inside a partner’s iframe.
                      * @default false
@@ -3992,12 +3990,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Play page script: trade a session it has just consumed for the play cookie a refresh needs */
-            204: {
+            /** @description Play page script: consume the page’s token and get the play cookie a refresh needs, in one request */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["ConsumedSession"];
+                    };
+                };
             };
             /** @description Missing or invalid parameters (the message names the field) */
             400: {
@@ -4008,17 +4012,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; (/play/session) the session was not just consumed as this session id */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not found */
-            404: {
+            /** @description Session is invalid, already consumed, or expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,7 +8,7 @@ import type { AdminApi } from './admin-api.js';
 import type { TestKey } from './keys.js';
 import type { Stack } from './local-stack.js';
 import { INITIALIZE, postMcp } from './mcp.js';
-import { consume, exchange, type Partner, type Target } from './play-pages.js';
+import { consume, startPlay, type Partner, type Target } from './play-pages.js';
 import { API } from './sessions-api.js';
 import { recordDeliveries } from './recording-queue.js';
 
@@ -333,24 +333,23 @@ export function operationCases(env: CaseEnv): readonly Case[] {
     ].flatMap(([operation, path, unknown, target]) => pageCases(operation as string, path as string, unknown as string, target as Target)),
     [
       'play-session',
-      'a session just consumed',
-      204,
-      async () => {
-        const { token, sessionId } = await consumed();
-        return () => statusOf(exchange(stack, { token, session_id: sessionId }));
-      },
-    ],
-    ['play-session', 'malformed token', 400, now(() => statusOf(exchange(stack, { token: 'nope', session_id: 1 })))],
-    [
-      'play-session',
-      'not consumed',
-      403,
+      'an active token: consumed, with the cookie',
+      200,
       async () => {
         const token = await minted();
-        return () => statusOf(exchange(stack, { token, session_id: 1 }));
+        return () => statusOf(startPlay(stack, { token }));
       },
     ],
-    ['play-session', 'unknown token', 404, now(() => statusOf(exchange(stack, { token: randomUUID(), session_id: 1 })))],
+    ['play-session', 'malformed token', 400, now(() => statusOf(startPlay(stack, { token: 'nope' })))],
+    [
+      'play-session',
+      'a used token',
+      410,
+      async () => {
+        const { token } = await consumed();
+        return () => statusOf(startPlay(stack, { token }));
+      },
+    ],
   ];
 
   /** A page's cases: an active token, a malformed one, none where one is required, an unknown page, a used token. */

@@ -1,7 +1,7 @@
 /**
  * Helpers for the play-page tests: a partner key with room for many tokens (the demo key's
- * 60/min would run out), minting, consuming and revoking through the public API, and the play
- * cookie exchange the page's script performs.
+ * 60/min would run out), minting, consuming and revoking through the public API, and the one
+ * request the page's script sends to start its play session (`POST /play/session`).
  */
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
 import type { Stack } from './local-stack.js';
@@ -38,7 +38,7 @@ export async function partner(
   };
 }
 
-/** Consume a token as the page's script does; returns the session id. */
+/** Consume a token through the partner API (as a partner's server does); returns the session id. */
 export async function consume(stack: Stack, token: string): Promise<number> {
   const res = await stack.post('consume-session', { token });
   if (res.status !== 200) throw new Error(`consume-session answered ${res.status}`);
@@ -50,19 +50,30 @@ export async function statusOf(stack: Stack, token: string): Promise<string> {
   return (await stack.request(`/api/org-api-keys?action=validate-session&token=${token}`)).body.data.status as string;
 }
 
-/** POST /play/session as the page's script does; the `name=value` part of the cookie it sets, if any. */
-export async function exchange(
-  stack: Stack,
-  body: unknown,
-): Promise<{ status: number; setCookie: string | undefined; cookie: string | undefined }> {
+/** What `POST /play/session` answered. */
+export interface PlayStart {
+  readonly status: number;
+  /** The whole `Set-Cookie` header (the only one it sets), if any. */
+  readonly setCookie: string | undefined;
+  /** Its `name=value` part, to send back as a `cookie` header. */
+  readonly cookie: string | undefined;
+  readonly contentType: string | null;
+  /** The body as JSON when it is JSON (the success envelope), else undefined (a refusal's page). */
+  readonly json: { success: boolean; data: Record<string, unknown> } | undefined;
+}
+
+/** POST /play/session as the page's script does: consume the token and get the play cookie, in one request. */
+export async function startPlay(stack: Stack, body: unknown): Promise<PlayStart> {
   const res = await fetch(`${stack.baseUrl}/play/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  await res.text();
+  const text = await res.text();
+  const contentType = res.headers.get('content-type');
   const setCookie = res.headers.getSetCookie()[0];
-  return { status: res.status, setCookie, cookie: setCookie?.split(';')[0] };
+  const json = contentType?.startsWith('application/json') ? (JSON.parse(text) as PlayStart['json']) : undefined;
+  return { status: res.status, setCookie, cookie: setCookie?.split(';')[0], contentType, json };
 }
 
 /** The nonce of a response's CSP `script-src`. */

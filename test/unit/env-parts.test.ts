@@ -16,7 +16,7 @@ import { idempotencyServices } from '../../shared/keys/idempotency-store.js';
 import { healthServices } from '../../shared/meta/health-services.js';
 import { mcpServices } from '../../shared/mcp/services.js';
 import { playServices } from '../../shared/play/services.js';
-import { sessionServices } from '../../shared/sessions/services.js';
+import { sessionServices, sessionTokens } from '../../shared/sessions/services.js';
 import { envParts, functionEnvVars, functionParts, type EnvPart, type EnvVar } from '../../shared/platform/env-parts.js';
 import { env, EnvSchema, resetEnv, tableEnv } from '../../shared/platform/env.js';
 import { functionNames } from '../../infra/permissions.js';
@@ -49,11 +49,11 @@ const SAMPLE: Record<EnvVar, string> = {
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 };
 
-/** What builds each part (`sessionIds` is read on the first consumption, through the session part). */
+/** What builds each part (`sessionIds`: the consumption's part, whose key is read on the first consumption). */
 const builders: Record<EnvPart, (() => unknown) | undefined> = {
   http: undefined,
   sessions: sessionServices,
-  sessionIds: sessionServices,
+  sessionIds: sessionTokens,
   idempotency: idempotencyServices,
   admin: adminServices,
   webhooks: webhookAdminServices,
@@ -144,7 +144,8 @@ describe('where the secrets and settings go', () => {
 
   test('the play cookie secret only to the play pages, the session-id key only where tokens are consumed', () => {
     expect(having('PLAY_COOKIE_SECRET')).toEqual([functionOf('play-session')]);
-    expect(having('SESSION_ID_KEY')).toEqual([functionOf('consume-session')]);
+    // consume-session, and the play pages' function, whose script's play session consumes (issue 28).
+    expect(having('SESSION_ID_KEY')).toEqual([functionOf('consume-session'), functionOf('play-session')]);
   });
 
   test('the webhook secret key only to the webhook-management functions (the MCP server’s webhook tools among them)', () => {
