@@ -117,11 +117,6 @@ export function htmlResponse(view: PageView, cookies: readonly string[] = []): R
   };
 }
 
-/** A 204 answer (with cookies) for a page's script, with the same base headers. */
-export function noContent(cookies: readonly string[] = []): Result {
-  return { statusCode: 204, headers: { ...BASE_HEADERS }, ...(cookies.length ? { cookies: [...cookies] } : {}) };
-}
-
 /**
  * Headers of every page answer. `no-referrer`: play URLs carry tokens, which must not leak to the
  * game's or anyone's server through `Referer`. `no-store`: a token page must never be replayed
