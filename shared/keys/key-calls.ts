@@ -174,6 +174,10 @@ function verdictOf(ran: ApiKeyRecord, [key, claim]: Settled): AheadVerdict | Err
  * A main write of a shared item follows the count as a stage of its own. When any part refuses or
  * fails, the speculative write is undone and the audit record is rewritten with the real outcome;
  * a refused count counted nothing, so counters never need an undo.
+ *
+ * A call may also run ahead of its key's read (`runAhead`: create-session of a key this container
+ * has read valid): that stage then carries the read too, and the read decides afterwards. Only such
+ * a call's count is ever taken back (`uncount`, an `ADD -1`), when the read overrules it.
  */
 export class KeyCalls {
   /** Minute in which this container last stamped a key's `last_used_at`, by key hash. */

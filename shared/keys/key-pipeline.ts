@@ -8,7 +8,9 @@
  *    need no key) and, for a key proven valid in this container, the `Idempotency-Key` claim (one
  *    conditional put); any other key's claim waits for its authentication (a stage more, once per
  *    key and container), so that a caller without a valid key writes nothing
- *    (docs/api.md#idempotent-retries, `shared/keys/known-keys.ts`);
+ *    (docs/api.md#idempotent-retries, `shared/keys/known-keys.ts`). An operation that runs ahead
+ *    (`RouteDefinition.ahead`: create-session) does more for such a key: its whole metered stage
+ *    goes out with the key's read (`servedAhead`);
  * 4. a claim that finds a stored answer ends here: that answer, given again, is the response (a
  *    value; nothing is counted, minted or audited). A refused claim (409 in progress, 422 another
  *    body) is counted and audited like any call of the key (a 429 once it is out of quota).

@@ -14,7 +14,8 @@
  *    a `tools/call` too: no tool runs), with no effect, once the transport has answered (audited
  *    with the status answered, 202 for a notification; a 429 replaces it).
  *
- * create_session is thus two sequential stages, as over REST.
+ * create_session is thus two sequential stages, as over REST; one for a key this container has read
+ * valid, whose metering runs ahead of its key's read (`RouteDefinition.ahead`, `runsAheadOfKey`).
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';

@@ -46,7 +46,8 @@ export class Sessions extends SessionReads {
    * Mint a token for an authenticated key (REST create-session, the MCP `create_session` tool): scope
    * check, then one metered stage that counts the call, writes the token and audits it as `action`.
    * Meters the call exactly once, whatever the outcome. With the key's authentication and the
-   * target's read ({@link readTarget}) before it, two round-trip stages.
+   * target's read ({@link readTarget}) before it, two round-trip stages; one when the call runs
+   * ahead of its key's read (`shared/keys/known-keys.ts`), `key` then being the key as this container last read it.
    * @param playable the target as {@link readTarget} read it, alongside authentication
    * @throws OutOfScope, RateLimited
    */

@@ -1,8 +1,8 @@
 /**
  * What the MCP function does to DynamoDB: its routes-table `data` is exact (every action used is
  * declared, every declared one is used: it becomes the function's IAM policy), and its requests keep
- * the sequential round trips of REST — create_session is two stages (key and game read together,
- * then counters, token and audit together), reports add nothing to create or consume.
+ * the sequential round trips of REST — create_session of a key the server has read valid is one
+ * stage (key read, counters, token and audit together), reports add nothing to create or consume.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

@@ -17,7 +17,7 @@ export const createSession = defineTool({
   input: CreateSessionArgs,
   output: CreateSessionResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  // The game or stream is read alongside authentication, as REST does: two stages in all.
+  // The game or stream is read alongside authentication, as REST does: two stages in all (one ahead of the key's read).
   prefetch: (args, services): Promise<Playable | undefined> => services.sessions.readTarget(args),
   async run(args, { key, call, services, meter, prefetched }) {
     const playable = await prefetched;
