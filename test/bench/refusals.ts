@@ -6,7 +6,9 @@
  * (./stages.ts: warm-up, then recorded requests, medians), on each backend (`--backend local`);
  * `--only=refusals` runs just this.
  */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
+import type { ApiKeyRecord } from '../../shared/keys/index.js';
 import { IdAllocator } from '../../shared/platform/ids.js';
 import { API_PATH } from '../../shared/platform/route.js';
 import type { BenchStack } from './harness.js';
@@ -28,6 +30,7 @@ const WHAT: Record<string, string> = {
   revoke_consumed: 'revoke of a consumed token (410)',
   create_over_limit: 'create-session over its minute limit (429)',
   idempotent_replay: 'create-session replayed (same Idempotency-Key)',
+  create_revoked_ahead: 'create-session of a key revoked since the container read it valid (401)',
 };
 
 /** Warm up, then record `samples` requests of each case. */
@@ -40,7 +43,7 @@ export async function measureRefusals(
   return { backend, byName: await measureStages(stack, ops, options) };
 }
 
-/** The four cases, each preparing (unmeasured) what makes its request a refusal or a replay. */
+/** The five cases, each preparing (unmeasured) what makes its request a refusal or a replay. */
 async function refusalOperations(stack: BenchStack): Promise<BenchOperation[]> {
   const { apiKey, http } = stack;
   const pool = new TokenPool(stack);
@@ -114,17 +117,49 @@ async function refusalOperations(stack: BenchStack): Promise<BenchOperation[]> {
         if (response.headers['idempotent-replayed'] !== 'true') throw new Error('idempotent_replay: the answer was not a replay');
       },
     },
+    {
+      // A new key per request, called once (the container has read it valid), then revoked: the
+      // measured call runs ahead of its key's read and takes its writes back (issue 28).
+      name: 'create_revoked_ahead',
+      operation: 'create-session',
+      fn: 'create-session',
+      status: 401,
+      prepare: async () => {
+        const { raw, record } = await newKey(stack, UNLIMITED_LIMITS);
+        const request: BenchRequest = {
+          method: 'POST',
+          path: `${API_PATH}?action=create-session`,
+          headers: { 'x-api-key': raw },
+          body: CREATE_BODY,
+        };
+        expectStatus("create-session (the key's one call)", await http.send(request), 200);
+        const { client } = stack.service.services;
+        await client.send(new PutCommand({ TableName: stack.service.tableNames.keys, Item: { ...record, is_active: false } }));
+        return request;
+      },
+    },
   ];
+}
+
+/** Limits no bench call meets. */
+const UNLIMITED_LIMITS = { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000_000 } as const;
+
+/** A new key of org 1 with these limits. */
+async function newKey(
+  stack: BenchStack,
+  limits: { rate_limit_per_minute: number; rate_limit_per_day: number },
+): Promise<{ raw: string; record: ApiKeyRecord }> {
+  const s = stack.service.services;
+  const raw = generateRawKey();
+  const id = await new IdAllocator(s.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
+  const record = newKeyRecord(raw, id, { org_id: 1, tier: 'business' }, { name: 'bench-key', ...limits }, s.clock.now());
+  await s.stores.keys.create(record);
+  return { raw, record };
 }
 
 /** A key of org 1 allowing one call a minute (its day never the limit). */
 async function limitedKey(stack: BenchStack): Promise<string> {
-  const s = stack.service.services;
-  const raw = generateRawKey();
-  const id = await new IdAllocator(s.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
-  const limits = { rate_limit_per_minute: 1, rate_limit_per_day: 100_000_000 };
-  await s.stores.keys.create(newKeyRecord(raw, id, { org_id: 1, tier: 'business' }, { name: 'bench-limited', ...limits }, s.clock.now()));
-  return raw;
+  return (await newKey(stack, { rate_limit_per_minute: 1, rate_limit_per_day: 100_000_000 })).raw;
 }
 
 /** Wait past a minute's last second, so that a call and the next one share their minute. */

@@ -24,7 +24,11 @@ export interface TargetInputs {
 
 /** Most sequential stages per operation. */
 const STAGE_TARGETS: Readonly<Record<string, number>> = {
-  create_session: 2,
+  // A key the container has read valid: its count, token and audit record ride with the key read
+  // (issue 28; a key not read valid there yet: 2, docs/decisions.md#create-session-in-one-stage).
+  create_session: 1,
+  // The same, with the claim beside them; then the answer stored.
+  create_session_idempotent: 2,
   validate_session: 1,
   consume_session: 1,
   // Key, then the count with its audit record, then the revoke: a token is shared, so a call is
@@ -114,11 +118,15 @@ export function checkTargets(f: TargetInputs): TargetCheck[] {
   return checks;
 }
 
+/** Lower p50 targets where an operation's warm path is shorter than its p99's bound (issue 28: one stage). */
+const RTT_P50_TARGETS: Readonly<Record<string, number>> = { create_session: 1.3, mcp_create_session: 1.3 };
+
 /** The RTT latency targets, on p50 and p99 (judged on the quoted two decimals). */
 export function rttTargets(r: { readonly byName: ReadonlyMap<string, { readonly p50: number; readonly p99: number }> }): TargetCheck[] {
-  return Object.entries(RTT_TARGETS).flatMap(([op, max]) =>
+  return Object.entries(RTT_TARGETS).flatMap(([op, p99Max]) =>
     (['p50', 'p99'] as const).map((p) => {
       const v = r.byName.get(op)?.[p];
+      const max = p === 'p50' ? (RTT_P50_TARGETS[op] ?? p99Max) : p99Max;
       return {
         target: `latency ${p} ${op} <= ${max.toFixed(1)} RTT`,
         value: fmt(v),
