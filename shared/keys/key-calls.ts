@@ -10,9 +10,8 @@ import { type CallContext } from '../platform/call.js';
 import type { AuditStore, RefusalKind, UsageRollupStore } from '../audit/index.js';
 import type { CounterLayoutStore, CounterStore, KeyStore, RateNoticeStore } from './ports.js';
 import { CounterLayouts, StaleKey } from './counter-layouts.js';
-import { ExhaustedShards } from './exhausted-shards.js';
+import { ExhaustedShards, RefusalTally, type RefusalCount } from './refusals-from-memory.js';
 import { AheadVerdict, KnownKeys, sameTerms, type Ahead } from './known-keys.js';
-import { RefusalTally, type RefusalCount } from './refusal-tally.js';
 import {
   counterSlot,
   dayStartOf,
@@ -107,7 +106,7 @@ export interface KeyCallsDeps {
   readonly notices?: RateNoticeStore;
   /**
    * The usage rollup (`shared/audit/audit-store.ts`): where refused calls are counted for the usage report,
-   * audited ones (403, 429) and the 429s answered from memory (`refusal-tally.ts`); absent: not counted.
+   * audited ones (403, 429) and the 429s answered from memory (`refusals-from-memory.ts`); absent: not counted.
    */
   readonly rollups?: Pick<UsageRollupStore, 'addRefusals'>;
   readonly audit: AuditStore;
