@@ -20,7 +20,7 @@ export type RefusalKind = 'forbidden' | 'rate_limited';
 /**
  * A count of refused key calls of one key on one UTC day (`audit-store.ts`): audited ones
  * (403 out of scope, 429 by the counter) with their game or stream, and 429s answered from memory
- * (`refusal-tally.ts`), which name neither (both null).
+ * (`shared/keys/refusals-from-memory.ts`), which name neither (both null).
  */
 export interface RefusalCountRow {
   readonly day: string;

@@ -7,7 +7,7 @@ import { isConditionalFailure, oldItemOf, type StoreOptions } from '../platform/
 
 /** Attribute of a counter item holding the day's count (the minute's is `m<minute of day>`). */
 const DAY_COUNT = 'day';
-/** Attribute of a counter item closed by a limit change: it counts nothing more (`counter-layouts.ts`). */
+/** Attribute of a counter item closed by a limit change: it counts nothing more (`CounterLayouts`, `rate-limit.ts`). */
 const SEALED = 'sealed';
 /** A minute's count attribute. */
 const MINUTE_COUNT = /^m\d+$/;

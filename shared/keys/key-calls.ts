@@ -9,11 +9,11 @@ import { type AuditRecord } from '../audit/index.js';
 import { type CallContext } from '../platform/call.js';
 import type { AuditStore, RefusalKind, UsageRollupStore } from '../audit/index.js';
 import type { CounterLayoutStore, CounterStore, KeyStore, RateNoticeStore } from './ports.js';
-import { CounterLayouts, StaleKey } from './counter-layouts.js';
-import { ExhaustedShards } from './exhausted-shards.js';
+import { ExhaustedShards, RefusalTally, type RefusalCount } from './refusals-from-memory.js';
 import { AheadVerdict, KnownKeys, sameTerms, type Ahead } from './known-keys.js';
-import { RefusalTally, type RefusalCount } from './refusal-tally.js';
 import {
+  CounterLayouts,
+  StaleKey,
   counterSlot,
   dayStartOf,
   estimatedTotal,
@@ -37,7 +37,7 @@ const MAX_NOTICED = 10_000;
 const MAX_SHARD_TRIES = 3;
 /**
  * Most counter layouts one call tries: a limit change closes the one it counted in (sealed), or
- * the key it holds is older than the day's layout and is read again (`counter-layouts.ts`).
+ * the key it holds is older than the day's layout and is read again ({@link CounterLayouts}).
  */
 const MAX_LAYOUT_TRIES = 4;
 
@@ -107,7 +107,7 @@ export interface KeyCallsDeps {
   readonly notices?: RateNoticeStore;
   /**
    * The usage rollup (`shared/audit/audit-store.ts`): where refused calls are counted for the usage report,
-   * audited ones (403, 429) and the 429s answered from memory (`refusal-tally.ts`); absent: not counted.
+   * audited ones (403, 429) and the 429s answered from memory (`refusals-from-memory.ts`); absent: not counted.
    */
   readonly rollups?: Pick<UsageRollupStore, 'addRefusals'>;
   readonly audit: AuditStore;
@@ -188,7 +188,7 @@ export class KeyCalls {
   /**
    * The calls ahead of their key's read under way in this container, by key id, until their count
    * stands or is taken back: a hand-over to a new counter layout waits for them, so that it never
-   * carries a count about to be taken back (`counter-layouts.ts` remembers what it carried).
+   * carries a count about to be taken back ({@link CounterLayouts} remembers what it carried).
    */
   private readonly inFlight = new Map<number, Set<Promise<unknown>>>();
   /** The calls that run ahead of their key's read, until their metering takes them (`runAhead`). */

@@ -180,7 +180,7 @@ export class DynamoKeyStore extends DynamoKeyAuthStore implements KeyStore, KeyA
       ['updated_at', updatedAtIso] as const,
       // The actor of the key event this change makes (shared/webhooks/stream-events.ts).
       ...(options.by === undefined ? [] : [['updated_by', options.by] as const]),
-      // A new counter layout for the rest of the day (shared/keys/counter-layouts.ts).
+      // A new counter layout for the rest of the day (CounterLayouts in shared/keys/rate-limit.ts).
       ...(limitsChange ? [['limits_changed_at', updatedAtIso] as const] : []),
     ];
     const { conditions, values, guard } = updateConditions(key, changes, options);

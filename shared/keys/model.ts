@@ -23,7 +23,7 @@ export interface ApiKeyRecord extends StoredKeySettings {
   /**
    * Counts the changes of the key's limits (absent: 0, never changed); with `limits_changed_at`, the
    * time of the last one, it tells a call whether the day's counter layout changed
-   * (shared/keys/counter-layouts.ts). Internal: never in a key's view.
+   * (CounterLayouts in shared/keys/rate-limit.ts). Internal: never in a key's view.
    */
   readonly limits_version?: number;
   readonly limits_changed_at?: string;

@@ -24,7 +24,7 @@ export interface CounterStore {
    * Take one counted call back from both windows of the shard it was counted in (a call that ran
    * ahead of its key's read and was overruled): an `ADD -1`, which commutes with every other count.
    * When a limit change sealed the shard meanwhile, its count was carried into the day's later
-   * layout (`counter-layouts.ts`): it is taken back from what that layout carries.
+   * layout (`CounterLayouts`, `rate-limit.ts`): it is taken back from what that layout carries.
    */
   uncount(slot: CounterSlot, layout: CountedLayout): Promise<void>;
   /** Reserve `size` consecutive ids of a sequence; returns the last one. */
@@ -58,7 +58,7 @@ export interface RateNoticeStore {
 }
 
 /**
- * The counter layouts of a key's UTC day (`counter-layouts.ts`): stored only when the key's limits
+ * The counter layouts of a key's UTC day (`CounterLayouts`, `rate-limit.ts`): stored only when the key's limits
  * changed shortly before or during the day; a key whose limits did not never touches them.
  */
 export interface CounterLayoutStore {

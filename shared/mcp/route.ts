@@ -18,7 +18,7 @@ export const mcp = defineOperation({
   function: 'mcp',
   data: {
     keys: ['GetItem', 'UpdateItem'],
-    // GetItem and PutItem also: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
+    // GetItem and PutItem also: the day's counter layout after a limit change (CounterLayouts in shared/keys/rate-limit.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     // UpdateItem and Query: the usage rollup (refused calls), counted and read. DeleteItem: the
     // record of a create_session ahead of its key's read that is served again or replayed.

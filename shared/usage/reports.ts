@@ -83,7 +83,7 @@ export interface SessionReportsDeps {
  * rollup, counted as they happen. Days are creation days: "consumed" on a day counts the sessions
  * created that day that have been consumed since. Refused calls are counted on the day they were
  * refused: those counted by the rate limit or refused after it (403) with their game or stream, the
- * 429s answered from memory (`refusal-tally.ts`) with neither (so by_target and a game or stream
+ * 429s answered from memory (`shared/keys/refusals-from-memory.ts`) with neither (so by_target and a game or stream
  * filter leave them out).
  */
 export class SessionReports {

@@ -80,7 +80,7 @@ async function refusalOperations(stack: BenchStack): Promise<BenchOperation[]> {
     },
     {
       // A new key per request: the container remembers a key's exhausted window and refuses its
-      // next calls from memory, with no write (shared/keys/exhausted-shards.ts).
+      // next calls from memory, with no write (shared/keys/refusals-from-memory.ts).
       name: 'create_over_limit',
       operation: 'create-session',
       fn: 'create-session',

@@ -3,7 +3,7 @@
  * need several counter items (here by shrinking the partition budget, as the benchmark's scaled
  * simulation does) never admits a call past its limit under 50-way concurrency, counts every
  * admitted call in exactly one shard, and refuses only when its shards are full; also when its
- * limits change mid-window and the shard count with them (shared/keys/counter-layouts.ts).
+ * limits change mid-window and the shard count with them (CounterLayouts in shared/keys/rate-limit.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';

@@ -261,7 +261,7 @@ describe('data access of the mcp row of the routes table', () => {
     const changed = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: TOOL_SCOPES });
     const c = await connectMcp(stack, changed.raw);
     ok((await tool('create_session', { game_id: 101 }, c)).value);
-    // The limits changed now (as update-key records it: shared/keys/counter-layouts.ts).
+    // The limits changed now (as update-key records it: CounterLayouts in shared/keys/rate-limit.ts).
     const now = new Date(stack.clock.now()).toISOString();
     await putKeyRecord(stack, {
       ...changed.record,

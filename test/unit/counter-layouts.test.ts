@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { CounterLayouts, StaleKey, type LayoutKey } from '../../shared/keys/counter-layouts.js';
+import { CounterLayouts, StaleKey, type LayoutKey } from '../../shared/keys/rate-limit.js';
 import { counterItemKey, counterSlot, MAX_COUNTER_SHARDS } from '../../shared/keys/rate-limit.js';
 import { MemoryCounterStore } from '../support/fakes.js';
 

@@ -9,7 +9,7 @@ import type { Org, Role } from '../../shared/catalog/model.js';
 import type { TokenRecord } from '../../shared/sessions/model.js';
 import type { RefusalCountRow } from '../../shared/audit/ports.js';
 import type { TokenReportStore } from '../../shared/usage/ports.js';
-import { RefusalTally } from '../../shared/keys/refusal-tally.js';
+import { RefusalTally } from '../../shared/keys/refusals-from-memory.js';
 import { SessionReports } from '../../shared/usage/reports.js';
 import { FixedClock } from '../support/fakes.js';
 

@@ -13,7 +13,7 @@ export const createSession = defineOperation({
     keys: ['GetItem', 'UpdateItem'],
     catalog: ['GetItem'],
     // Counting: one conditional write (a refusal returns the counter with it: no read).
-    // GetItem and PutItem: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
+    // GetItem and PutItem: the day's counter layout after a limit change (CounterLayouts in shared/keys/rate-limit.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     tokens: ['PutItem', 'DeleteItem'],
     // UpdateItem: refused calls counted in the usage rollup, beside their audit records. DeleteItem:

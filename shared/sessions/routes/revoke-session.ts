@@ -9,7 +9,7 @@ export const revokeSession = defineOperation({
   function: 'revoke-session',
   data: {
     keys: ['GetItem', 'UpdateItem'],
-    // GetItem and PutItem also: the day's counter layout after a limit change (shared/keys/counter-layouts.ts).
+    // GetItem and PutItem also: the day's counter layout after a limit change (CounterLayouts in shared/keys/rate-limit.ts).
     counters: ['UpdateItem', 'GetItem', 'PutItem'],
     // GetItem: the token, for a key with an allow-list (its scope decides before the revoke); a
     // refused revoke returns the token with it (no read).
