@@ -2,7 +2,16 @@ import { createHash } from 'node:crypto';
 import { asFollowUp, isoTime, type Clock } from '../platform/time.js';
 import { correctsDiff, type AuditDiff } from '../audit/index.js';
 import { auditRecord } from '../audit/index.js';
-import { errorStatus, Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated } from '../platform/errors.js';
+import {
+  Conflict,
+  errorStatus,
+  Overloaded,
+  RateLimited,
+  statusOf,
+  TierRequired,
+  Unauthenticated,
+  Unprocessable,
+} from '../platform/errors.js';
 import { tierAllowsApi } from '../catalog/index.js';
 import { type ApiKeyRecord } from './model.js';
 import { type AuditRecord } from '../audit/index.js';
@@ -159,12 +168,19 @@ function settled(ahead: Ahead<ClaimOutcome>): Promise<Settled> {
  * that overrules it (the key refused; a stored answer to give again; the key changed), the claim's
  * refusal (409, 422: the call's own refusal), or nothing (the call stands as it ran).
  */
-function verdictOf(ran: ApiKeyRecord, [key, claim]: Settled): AheadVerdict | Error | undefined {
+function verdictOf(ran: ApiKeyRecord, [key, claim]: Settled, counted?: PromiseSettledResult<unknown>): AheadVerdict | Error | undefined {
   if (key.status === 'rejected') return new AheadVerdict({ kind: 'refused', refusal: key.reason });
   if (claim.status === 'fulfilled' && claim.value && !claim.value.claimed)
     return new AheadVerdict({ kind: 'replayed', stored: claim.value.stored });
-  if (!sameTerms(ran, key.value)) return new AheadVerdict({ kind: 'changed', key: key.value });
-  return claim.status === 'rejected' ? (claim.reason as Error) : undefined;
+  // A count that met a newer layout than the key as read knows (the read came before the change):
+  // served again on the slow path too, which reads the key once more.
+  if (!sameTerms(ran, key.value) || (counted?.status === 'rejected' && counted.reason instanceof StaleKey))
+    return new AheadVerdict({ kind: 'changed', key: key.value });
+  if (claim.status !== 'rejected') return undefined;
+  // A claim refused (409 in progress, 422 another body) is the call's refusal; a claim that failed
+  // (a 5xx) ends the call as on the slow path, before anything is counted: all is taken back.
+  const { reason } = claim;
+  return reason instanceof Conflict || reason instanceof Unprocessable ? reason : new AheadVerdict({ kind: 'refused', refusal: reason });
 }
 
 /**
@@ -336,11 +352,12 @@ export class KeyCalls {
     // A rewrite of the record goes where the first write put it.
     const placed = audited.status === 'fulfilled' ? audited.value : record;
     // What the key's read and the claim say comes first: nothing shared is written before it.
-    const overruled = verdict.status === 'fulfilled' && verdict.value ? verdictOf(key, verdict.value) : undefined;
+    const overruled = verdict.status === 'fulfilled' && verdict.value ? verdictOf(key, verdict.value, counted) : undefined;
     if (overruled instanceof AheadVerdict) throw await this.takenBack(overruled, { record, placed, ttl, effect, done: early, count, now });
-    // A claim refused (409, 422) is the call's refusal, counted and audited as on the slow path.
+    // A claim refused (409, 422) is the call's refusal, counted and audited as on the slow path,
+    // where the claim is refused before the operation runs: it wins over the operation's own (a 403).
     const claimRefusal = overruled;
-    refusal ??= claimRefusal;
+    refusal = claimRefusal ?? refusal;
     // A shared item is written only once the call is known to count (and to be refused by nothing else).
     const late =
       effect && !speculative && count && !('refusedBy' in count) && !refusal ? (await Promise.allSettled([effect.run()]))[0] : undefined;
@@ -414,8 +431,11 @@ export class KeyCalls {
     for (let tries = 0; tries < MAX_LAYOUT_TRIES; tries++) {
       try {
         if (!layout) {
+          // A call ahead never hands over (its count was refused as sealed: a newer layout is in
+          // force): it is served again on the slow path, which reads the key first.
+          if (ahead) throw new StaleKey();
           // A hand-over may follow: counts of calls ahead that may yet be taken back must not be carried into it.
-          if (!ahead) await Promise.all(this.inFlight.get(key.id) ?? []);
+          await Promise.all(this.inFlight.get(key.id) ?? []);
           layout = await this.layouts.current(current, now, sealed);
         }
       } catch (error) {

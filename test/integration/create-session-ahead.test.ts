@@ -12,6 +12,7 @@ import { auditOfKey, createTestKey, putKeyRecord, startOfNextMinute, tokensOfKey
 import type { Stack } from '../support/local-stack.js';
 import { RoundTripRecorder } from '../support/round-trips.js';
 import { sessionsApi } from '../support/sessions-api.js';
+import { postMcp } from '../support/mcp.js';
 
 /** Calls at once. */
 const AT_ONCE = 50;
@@ -148,6 +149,31 @@ describeWithStack('create-session ahead of its key read', ({ stack, admin }) => 
     expect((await tokensOfKey(stack, key.record.id)).filter((t) => t.game_id === 102)).toEqual([]);
     expect(await windowCounts(stack, key.record)).toEqual({ minute: 3, day: 3 });
     expect(await auditStatuses(stack, key)).toEqual([200, 200, 422]);
+  });
+
+  test('an Idempotency-Key reused with a body the key may not mint: the claim’s 422 wins over the operation’s 403, as on the slow path (REST and MCP)', async () => {
+    const key = await createTestKey(stack, {
+      rate_limit_per_minute: 1_000,
+      rate_limit_per_day: 10_000,
+      allowed_game_ids: [101],
+      mcp_scopes: ['mcp:sessions:write'],
+    });
+    const headers = { 'x-api-key': key.raw, 'idempotency-key': `ahead-scope-${Math.random()}` };
+    expect((await stack.post('create-session', { game_id: 101 }, headers)).status).toBe(200);
+    const other = await stack.post('create-session', { game_id: 102 }, headers);
+    expect(other.status).toBe(422);
+    expect(await auditStatuses(stack, key)).toEqual([200, 422]);
+
+    const mcp = (game: number) =>
+      postMcp(
+        stack,
+        { jsonrpc: '2.0', id: game, method: 'tools/call', params: { name: 'create_session', arguments: { game_id: game } } },
+        { ...headers, 'idempotency-key': `${headers['idempotency-key']}-mcp` },
+      );
+    expect((await mcp(101)).status).toBe(200);
+    // An HTTP 422 (the request's refusal), not a tool error answered with 200.
+    expect((await mcp(102)).status).toBe(422);
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(2);
   });
 
   test('a key whose allow-list changed since this container read it: the call is served again with the key as read (403, counted, no token)', async () => {
