@@ -429,20 +429,19 @@ export class KeyCalls {
     let layout = known;
     let sealed: number | undefined;
     for (let tries = 0; tries < MAX_LAYOUT_TRIES; tries++) {
+      // A call ahead never reads or hands over a layout (it ran ahead in one known; a count refused
+      // as sealed means a newer one is in force): it is served again on the slow path, which reads
+      // the key first. Counting it here under the new limits would hold a place its second count
+      // then competes with.
+      if (!layout && ahead) throw new StaleKey();
       try {
         if (!layout) {
-          // A call ahead never hands over (its count was refused as sealed: a newer layout is in
-          // force): it is served again on the slow path, which reads the key first.
-          if (ahead) throw new StaleKey();
           // A hand-over may follow: counts of calls ahead that may yet be taken back must not be carried into it.
           await Promise.all(this.inFlight.get(key.id) ?? []);
           layout = await this.layouts.current(current, now, sealed);
         }
       } catch (error) {
-        // A call ahead of its key's read holds a key that changed: its read says so, and the call is
-        // served again with the key as read (counting it here under the new limits would hold a
-        // place that the call's own second count then competes with).
-        if (!(error instanceof StaleKey) || ahead) throw error;
+        if (!(error instanceof StaleKey)) throw error;
         // The key changed since it was read: count under its limits as they are now.
         current = (await this.deps.keys.getByHash(key.key_hash)) ?? current;
         sealed = undefined;
