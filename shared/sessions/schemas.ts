@@ -62,8 +62,10 @@ export const CreateSessionFields = z
   })
   .check((ctx) => {
     const { game_id, stream_id } = ctx.value;
+    // `param` names a field to change: the one to add when neither is given, the second when both are.
     if ((game_id === null) === (stream_id === null)) {
-      ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'exactly one of game_id or stream_id is required' });
+      const path = game_id === null ? ['game_id'] : ['stream_id'];
+      ctx.issues.push({ code: 'custom', input: ctx.value, path, message: 'exactly one of game_id or stream_id is required' });
     }
   });
 export const CreateSessionBody = withMeta(CreateSessionFields, { id: 'CreateSessionRequest' });

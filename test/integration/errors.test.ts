@@ -28,15 +28,22 @@ describeWithStack('errors a partner can program against', ({ stack, admin }) => 
       expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     });
 
-    test('no param when no single field is at fault; request ids differ per request', async () => {
+    test('game and stream: the field to change is the param (the one to add, or the second of two); request ids differ per request', async () => {
       const first = await stack.request(`${API}?action=create-session`, json({}, { 'x-api-key': stack.credentials.api_key }));
-      const second = await stack.request(`${API}?action=create-session`, json({}, { 'x-api-key': stack.credentials.api_key }));
+      const both = { game_id: 101, stream_id: 201 };
+      const second = await stack.request(`${API}?action=create-session`, json(both, { 'x-api-key': stack.credentials.api_key }));
       expect(first.body).toEqual({
         success: false,
-        error: 'exactly one of game_id or stream_id is required',
+        error: 'game_id: exactly one of game_id or stream_id is required',
         code: 'invalid_input',
+        param: 'game_id',
         request_id: first.headers.get('x-request-id'),
       });
+      expect([second.status, second.body.param, second.body.error]).toEqual([
+        400,
+        'stream_id',
+        'stream_id: exactly one of game_id or stream_id is required',
+      ]);
       expect(second.body.request_id).not.toBe(first.body.request_id);
     });
 

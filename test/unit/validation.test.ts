@@ -46,7 +46,8 @@ describe('parseWith', () => {
         'unknown fields colour, and one whose name is not an identifier',
         'colour',
       ],
-      [CreateSessionBody, {}, 'exactly one of game_id or stream_id is required', undefined],
+      [CreateSessionBody, {}, 'game_id: exactly one of game_id or stream_id is required', 'game_id'],
+      [CreateSessionBody, { game_id: 101, stream_id: 201 }, 'stream_id: exactly one of game_id or stream_id is required', 'stream_id'],
       [ConsumeSessionBody, { token: 'nope' }, 'token: must be a UUID', 'token'],
     ];
     for (const [schema, input, message, param] of cases) {
