@@ -4,6 +4,7 @@
  * what its routes declare and an environment of only the variables its code reads. The workers
  * (`workers.ts`) are built on the same code, size, logging and role settings, exported here.
  */
+import { pascalCase } from './construct-ids.js';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
@@ -365,9 +366,4 @@ function definedOnly(environment: EnvInput): Record<string, string> {
 /** The variables of `environment` a function reads (`shared/platform/env-parts.ts`): no secret or setting where it is not used. */
 function only(environment: Readonly<Record<string, string>>, vars: readonly EnvVar[]): Record<string, string> {
   return Object.fromEntries(Object.entries(environment).filter(([name]) => vars.includes(name as EnvVar)));
-}
-
-/** `list-keys` -> `ListKeys`: stable construct ids (and so stable logical ids) per function. */
-export function pascalCase(name: string): string {
-  return name.replace(/(^|[-_])([a-z0-9])/g, (_, _separator: string, letter: string) => letter.toUpperCase());
 }

@@ -24,7 +24,8 @@ import { answersHead } from '../shared/routes.js';
 import { originPath, type RouteDefinition } from '../shared/platform/route.js';
 import { routeThrottles, type CapacityPlan } from './capacity.js';
 import type { CustomDomain } from './edge.js';
-import { pascalCase, type ServiceFunctions } from './functions.js';
+import { type ServiceFunctions } from './functions.js';
+import { pascalCase } from './construct-ids.js';
 
 export interface ServiceApiProps {
   readonly logRetention: RetentionDays;

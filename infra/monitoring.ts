@@ -23,7 +23,8 @@ import { DEFAULT_THRESHOLDS, type AlarmThresholds, type RunbookEntry } from './a
 import { buildDashboard } from './dashboard.js';
 import { CLOUDFRONT_REGION } from './edge.js';
 import { edge5xxRateSpec, pagingAlarm, type PagingAlarmSpec } from './paging-alarm.js';
-import { pascalCase, type ServiceFunctions } from './functions.js';
+import { type ServiceFunctions } from './functions.js';
+import { pascalCase } from './construct-ids.js';
 import { serviceAccess } from './permissions.js';
 import type { ServiceQueues } from './queues.js';
 import type { ServiceTables } from './tables.js';

@@ -8,7 +8,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { EnvVar } from '../shared/platform/env-parts.js';
 import type { QueueName, WorkerDefinition } from '../shared/platform/worker.js';
-import { pascalCase } from './functions.js';
+import { pascalCase } from './construct-ids.js';
 
 /** The variable that carries each queue's URL to the functions that send to it or read it. */
 export const QUEUE_URL_VARS: Readonly<Record<QueueName, EnvVar>> = { 'webhook-deliveries': 'WEBHOOK_DELIVERY_QUEUE_URL' };

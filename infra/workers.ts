@@ -25,11 +25,11 @@ import {
   functionCode,
   functionLogGroup,
   functionRole,
-  pascalCase,
   sendStatement,
   serviceConfig,
   type FunctionSettings,
 } from './functions.js';
+import { pascalCase } from './construct-ids.js';
 import { QUEUE_URL_VARS, type ServiceQueues } from './queues.js';
 import type { ServiceTables } from './tables.js';
 

@@ -22,7 +22,7 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { tableDefinitionOf } from './dynamo.js';
+import { tableDefinitionOf } from './table-names.js';
 
 type Item = Record<string, AttributeValue>;
 type Expression = {

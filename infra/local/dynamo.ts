@@ -284,16 +284,6 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
 /** Local physical table names: the logical names themselves. */
 export const localTableNames: Record<TableName, string> = prefixedTableNames('');
 
-/** The logical name of a physical table name (`s1a2b3c4-tokens` → `tokens`), for test records. */
-export function logicalTableName(physical: string): string {
-  return Object.keys(tables).find((name) => physical === name || physical.endsWith(`-${name}`)) ?? physical;
-}
-
-/** A table's definition by its physical name (prefixed on a shared DynamoDB: `s1a2b3c4-tokens`). */
-export function tableDefinitionOf(physical: string): TableDefinition | undefined {
-  return tables[logicalTableName(physical) as TableName];
-}
-
 /** The CreateTable request for a table definition (the same shape CDK is given). */
 export function createTableInput(def: TableDefinition, tableName: string): CreateTableCommandInput {
   const keySchema = (pk: { name: string }, sk?: { name: string }) => [

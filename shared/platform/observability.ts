@@ -24,7 +24,7 @@
  */
 import type { CallContext } from './call.js';
 import { loggingEnv } from './env.js';
-import { namedError } from './http/answers.js';
+import { namedError } from './http/named-error.js';
 
 /**
  * Name and level from the parsed environment (Lambda's own log level, when set, still comes first).

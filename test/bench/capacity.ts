@@ -8,7 +8,7 @@
  * a projected attribute one (every attribute under ALL, none beyond the keys under KEYS_ONLY).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { tableDefinitionOf } from '../../infra/local/dynamo.js';
+import { tableDefinitionOf } from '../../infra/local/table-names.js';
 import type { IndexDefinition, TableDefinition } from '../../shared/tables.js';
 import type { RoundTrip, RoundTripProbe } from '../support/round-trips.js';
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { edgeRewriteSource } from '../../infra/edge-rewrite.js';
-import { pascalCase } from '../../infra/functions.js';
+import { pascalCase } from '../../infra/construct-ids.js';
 import { nagAcknowledgements } from '../../infra/nag.js';
 import { functionNames } from '../../infra/permissions.js';
 import { functionEnvVars } from '../../shared/platform/env-parts.js';

@@ -21,7 +21,7 @@ import {
 } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { describeStages, RoundTripRecorder, stageCount } from '../support/round-trips.js';
-import { logicalTableName } from '../../infra/local/dynamo.js';
+import { logicalTableName } from '../../infra/local/table-names.js';
 
 let stack: Stack;
 const recorder = new RoundTripRecorder();

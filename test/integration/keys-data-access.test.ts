@@ -14,7 +14,7 @@ import { routes } from '../../shared/routes.js';
 import type { DataAccess } from '../../shared/platform/route.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { startStack, type Stack } from '../support/local-stack.js';
-import { logicalTableName } from '../../infra/local/dynamo.js';
+import { logicalTableName } from '../../infra/local/table-names.js';
 
 let stack: Stack;
 let admin: AdminApi;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { counterShards } from '../../shared/keys/rate-limit.js';
 import type { DataAccess } from '../../shared/platform/route.js';
 import { routes } from '../../shared/routes.js';
-import { logicalTableName } from '../../infra/local/dynamo.js';
+import { logicalTableName } from '../../infra/local/table-names.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { createTestKey, startOfNextMinute, tokensOfKey, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';

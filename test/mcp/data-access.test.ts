@@ -16,7 +16,7 @@ import { createTestKey, putKeyRecord, startOfNextMinute, UNLIMITED, type TestKey
 import { startStack, type Stack } from '../support/local-stack.js';
 import { callTool, connectMcp, postMcp, TOOL_SCOPES } from '../support/mcp.js';
 import { describeStages, RoundTripRecorder, stageCount, type RoundTrip } from '../support/round-trips.js';
-import { logicalTableName } from '../../infra/local/dynamo.js';
+import { logicalTableName } from '../../infra/local/table-names.js';
 import { sessionsApi } from '../support/sessions-api.js';
 import { stopAll } from '../support/teardown.js';
 import { recordDeliveries } from '../support/recording-queue.js';

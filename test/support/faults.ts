@@ -5,7 +5,7 @@
  * service's retry middleware, so it sees every attempt: a fault may hit only a call's first attempt
  * (a retry can recover) or every attempt (it cannot).
  */
-import { logicalTableName } from '../../infra/local/dynamo.js';
+import { logicalTableName } from '../../infra/local/table-names.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isRetrySafe } from '../../shared/platform/dynamo/client.js';
 

@@ -7,7 +7,7 @@
  * index as it stood then), while every other call goes to the table as usual.
  */
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { logicalTableName } from '../../infra/local/dynamo.js';
+import { logicalTableName } from '../../infra/local/table-names.js';
 import { tables, type TableDefinition, type TableName } from '../../shared/tables.js';
 
 type Item = Record<string, unknown>;

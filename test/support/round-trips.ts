@@ -7,7 +7,7 @@
  * Start and end are positions in one sequence of events, not clock readings: whether a call was in
  * flight when another started is a question of order, and order does not depend on a noisy machine.
  */
-import { logicalTableName } from '../../infra/local/dynamo.js';
+import { logicalTableName } from '../../infra/local/table-names.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** One DynamoDB call made during a measurement. */

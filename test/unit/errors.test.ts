@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import * as errors from '../../shared/platform/errors.js';
 import { DomainError, errorStatus, errorTable, isRequestRefusal, Overloaded, RateLimited } from '../../shared/platform/errors.js';
 import { refusalError, type PlayRefusal } from '../../shared/play/play.js';
-import { errorOutcome, errorResponse, namedError } from '../../shared/platform/http/answers.js';
+import { errorOutcome, errorResponse } from '../../shared/platform/http/answers.js';
+import { namedError } from '../../shared/platform/http/named-error.js';
 import { allowedMethods, routingError, routingErrors, routingResponse, type RoutingRefusal } from '../../shared/routes.js';
 import { API_PATH } from '../../shared/platform/route.js';
 

@@ -15,10 +15,11 @@ import { isIP } from 'node:net';
 import type middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { CallContext, RateLimitState } from '../call.js';
-import { codeOf, Conflict, DomainError, InvalidInput, Overloaded, RateLimited, statusOf } from '../errors.js';
+import { codeOf, Conflict, DomainError, Overloaded, RateLimited, statusOf } from '../errors.js';
 import type { RouteDefinition } from '../route.js';
 import type { ApiContext } from './pipeline.js';
 import { logRequest } from '../observability.js';
+import { namedError } from './named-error.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -73,28 +74,6 @@ export function rateLimitHeaders(state: RateLimitState | undefined): Record<stri
 }
 
 // --- A thrown error as its answer
-
-/** Middy's own HTTP errors (JSON parser), in the service's words; both are the spec's 400. */
-const MIDDY_MESSAGES: Record<number, string> = {
-  415: 'Content-Type must be application/json',
-  422: 'Request body is not valid JSON',
-};
-
-/** A client error middy threw itself (its JSON parser: 415, 422; middy exposes client errors only); undefined for anything else. */
-function middyStatus(error: unknown): number | undefined {
-  const e = error as { statusCode?: number; expose?: boolean } | null;
-  return typeof e?.statusCode === 'number' && e.expose ? e.statusCode : undefined;
-}
-
-/**
- * A thrown value as a named error: a domain error as it is; a client error of middy's (its JSON
- * parser) as `InvalidInput` in the service's words; undefined for anything else (a failure: 500).
- */
-export function namedError(error: unknown): DomainError | undefined {
-  if (error instanceof DomainError) return error;
-  const middy = middyStatus(error);
-  return middy === undefined ? undefined : new InvalidInput(MIDDY_MESSAGES[middy] ?? 'Bad request', { cause: error });
-}
 
 /** What an error becomes: its status, the message the client may see, and extra headers. */
 interface ErrorOutcome {

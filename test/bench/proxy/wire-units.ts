@@ -10,7 +10,7 @@
  * loads, and no request path scans (the local TTL sweeper does).
  */
 import type { IndexDefinition, TableDefinition } from '../../../shared/tables.js';
-import { tableDefinitionOf } from '../../../infra/local/dynamo.js';
+import { tableDefinitionOf } from '../../../infra/local/table-names.js';
 
 /** An attribute value on the wire (`{"S": "..."}`, `{"N": "1"}`, `{"M": {...}}`, ...). */
 export type WireValue = Record<string, unknown>;
