@@ -19,7 +19,7 @@ import { required } from '../platform/env.js';
 /** A record's data as Powertools takes it (JSON). */
 type JSONValue = Parameters<DynamoDBPersistenceLayer['saveInProgress']>[0];
 
-/** How long a stored answer is replayed (issue 9: 24 hours). */
+/** How long a stored answer is replayed (docs/decisions.md#idempotency: 24 hours). */
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** Seconds a client should wait before retrying a request that is still in progress. */
 const IN_PROGRESS_RETRY_SECONDS = 1;

@@ -221,8 +221,8 @@ export function rateState(
  * A key's counter is split into shards, each admitting its share of each limit (above). Shares
  * are fixed fractions of the limits, so when the limits or the shard count change, the
  * counts already in the shards no longer match the new shares: new shards start empty and a shard
- * that held more than its new share leaves the rest of the key's budget open elsewhere (issue 25:
- * 20 a day, then 15 more after a change to 100,000 a minute).
+ * that held more than its new share leaves the rest of the key's budget open elsewhere (20 a day,
+ * then 15 more after a change to 100,000 a minute).
  *
  * So a change of limits starts a new **layout** for the rest of the day: new counter items whose
  * shares are of what the earlier layouts left of each limit. The first call that meets the change

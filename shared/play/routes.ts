@@ -69,7 +69,7 @@ const streamPage = defineOperation({
 });
 
 /**
- * The page script's one request (issue 28): consume the page's token and set the play cookie in
+ * The page script's one request: consume the page's token and set the play cookie in
  * the same answer, which carries the consumption's data (consume-session's answer). The partner
  * API's consume-session is unchanged beside it.
  */

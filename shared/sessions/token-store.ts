@@ -116,7 +116,7 @@ export class DynamoTokenStore implements TokenStore {
 /** A stored item as the domain's record (without the storage-only attributes). */
 function toRecord(item: Record<string, unknown>): TokenRecord {
   // `org_day` keyed a report index on items written before the report read audit records;
-  // `exchange_attempts` counted the play-cookie exchanges that issue 28 replaced (tokens of before it).
+  // `exchange_attempts` counted play-cookie exchanges by session id, which no request makes.
   const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, org_shard: _shard, exchange_attempts: _attempts, ...record } = item;
   // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
   if (typeof record.metadata === 'string') record.metadata = JSON.parse(record.metadata);

@@ -1,7 +1,7 @@
 /**
  * The events a webhook endpoint receives: their types, the `data` of each, the envelope
  * `{type, timestamp, data}` they travel in, and which endpoints want which. The schemas are the
- * contract (issue 27, "Webhooks"): the payloads are built through them (`events-from-records.ts`),
+ * contract (docs/decisions.md#webhooks): the payloads are built through them (`events-from-records.ts`),
  * so an event carries exactly the fields listed here and nothing else a record holds. The interface
  * description can document them from the same schemas, as it does the requests.
  */

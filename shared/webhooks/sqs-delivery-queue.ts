@@ -7,7 +7,7 @@
  * `AmazonSQS.SendMessageBatch`) made with the pieces the DynamoDB client already brings (SigV4
  * signer, SHA-256, the environment's credentials), not the SQS client: that would add about 50 KB
  * to each function that sends (test-webhook, retry, the MCP server and the workers) and its own
- * start-up to their cold starts (figures in BENCHMARKS.md, issue 27).
+ * start-up to their cold starts (figures in BENCHMARKS.md).
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';

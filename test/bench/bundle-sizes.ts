@@ -1,8 +1,7 @@
 /**
  * The bundle size of every function of a source tree, built as the benchmark's cold-start measure
  * builds it (`cold-start.ts`): the tree's own `functionCode()` options (infra/functions.ts) mapped to
- * esbuild by the tree's own `cdkEsbuildOptions` (test/support/cdk-esbuild.ts; before issue 14 it
- * lived in test/bench/cold-start.ts). So an older commit is measured with the options it deployed:
+ * esbuild by the tree's own `cdkEsbuildOptions` (test/support/cdk-esbuild.ts). So an older commit is measured with the options it deployed:
  *
  *   mkdir /tmp/before && git archive a5e1584 | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/
  *   npx tsx test/bench/bundle-sizes.ts /tmp/before .
@@ -35,7 +34,7 @@ async function bundlingOf(root: string): Promise<TreeBundling> {
   return { functionCode, cdkEsbuildOptions };
 }
 
-/** How many of the repository's own files put code into a bundle (issue 26's measure: node_modules not counted). */
+/** How many of the repository's own files put code into a bundle (node_modules not counted). */
 function repoFiles(metafile: Metafile): number {
   const inputs = Object.values(metafile.outputs)[0]!.inputs;
   return Object.entries(inputs).filter(([path, input]) => !path.includes('node_modules/') && input.bytesInOutput > 0).length;

@@ -1,7 +1,7 @@
 /**
  * The two lifecycles the cost is quoted for, assembled from the run's figures: the API lifecycle
  * (create + validate + consume, a partner's backend) and the browser lifecycle (create + play page
- * + `POST /play/session`, a player's page: since issue 28 its script's one request consumes the
+ * + `POST /play/session`, a player's page: its script's one request consumes the
  * token and sets the play cookie). Lambda's billed time is the handler time of
  * the round-trip latency rounds (DynamoDB answering after a network round trip, as in AWS) where
  * they ran, else that of the CPU-overhead rounds.

@@ -1,6 +1,6 @@
 /**
  * The time a player waits for the game: from navigation to the play page until the game's iframe
- * has its `src` (issue 28), measured in Chromium (the browser tier's, `test/support/chromium.ts`)
+ * has its `src`, measured in Chromium (the browser tier's, `test/support/chromium.ts`)
  * against the bench's local stack. Each run opens a fresh token's play page in a fresh browser
  * context (no cookie: the page's script must consume the token before the game starts). An init
  * script, which runs before the page's own, notes `performance.now()` (milliseconds since the

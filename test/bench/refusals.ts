@@ -119,7 +119,7 @@ async function refusalOperations(stack: BenchStack): Promise<BenchOperation[]> {
     },
     {
       // A new key per request, called once (the container has read it valid), then revoked: the
-      // measured call runs ahead of its key's read and takes its writes back (issue 28).
+      // measured call runs ahead of its key's read and takes its writes back.
       name: 'create_revoked_ahead',
       operation: 'create-session',
       fn: 'create-session',

@@ -1,5 +1,5 @@
 /**
- * The speed targets of the service (issue 7). They live here, in the benchmark, and nowhere in the
+ * The speed targets of the service. They live here, in the benchmark, and nowhere in the
  * timed-test sense: `npm test` only checks round-trip stage counts, which do not depend on the machine.
  */
 
@@ -25,7 +25,7 @@ export interface TargetInputs {
 /** Most sequential stages per operation. */
 const STAGE_TARGETS: Readonly<Record<string, number>> = {
   // A key the container has read valid: its count, token and audit record ride with the key read
-  // (issue 28; a key not read valid there yet: 2, docs/decisions.md#create-session-in-one-stage).
+  // (a key not read valid there yet: 2, docs/decisions.md#create-session-in-one-stage).
   create_session: 1,
   // The same, with the claim beside them; then the answer stored.
   create_session_idempotent: 2,
@@ -64,7 +64,7 @@ const BUNDLE_KB_TARGET = 300;
 const INIT_MS_TARGET = 60;
 const INIT_RATIO_TARGET = 3;
 const LIFECYCLE_UNITS_TARGET = 6;
-/** All-in USD per million API lifecycles (issue 16). */
+/** All-in USD per million API lifecycles. */
 const COST_TARGET_USD = 12;
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? 'n/a' : n.toFixed(digits));
@@ -118,7 +118,7 @@ export function checkTargets(f: TargetInputs): TargetCheck[] {
   return checks;
 }
 
-/** Lower p50 targets where an operation's warm path is shorter than its p99's bound (issue 28: one stage). */
+/** Lower p50 targets where an operation's warm path is shorter than its p99's bound (one stage). */
 const RTT_P50_TARGETS: Readonly<Record<string, number>> = { create_session: 1.3, mcp_create_session: 1.3 };
 
 /** The RTT latency targets, on p50 and p99 (judged on the quoted two decimals). */

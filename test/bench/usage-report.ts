@@ -1,5 +1,5 @@
 /**
- * The cost of a usage report of the longest range, 31 days (issue 25, item 5): the DynamoDB calls
+ * The cost of a usage report of the longest range, 31 days: the DynamoDB calls
  * and round-trip stages of REST `usage` and MCP `get_session_report` over a month that holds
  * sessions, recorded like the stage pass (test/support/round-trips.ts). Before the report index and
  * the usage rollup a month cost 248 audit queries (31 days × 8 shards) and a batch read per 100
@@ -95,9 +95,7 @@ export function renderUsageReport(f: UsageReportFigures, markdown: boolean): str
   const rows = [['REST usage', f.rest] as const, ...(f.mcp ? [['MCP get_session_report (metering included)', f.mcp] as const] : [])];
   return [
     '',
-    markdown
-      ? `### Usage report of ${f.days} days (issue 25: 248 audit queries and a batch read per 100 tokens before)`
-      : `== Usage report of ${f.days} days ==`,
+    markdown ? `### Usage report of ${f.days} days` : `== Usage report of ${f.days} days ==`,
     '',
     ...table(
       markdown,

@@ -38,7 +38,7 @@ describe('the default plan', () => {
       const { rate, burst } = DEFAULT_CAPACITY.routes[route.capacity];
       expect(settings[routeKey(route)]).toEqual({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst });
     }
-    // A page's HEAD route (issue 17): the smallest budget.
+    // A page's HEAD route: the smallest budget.
     const { rate, burst } = DEFAULT_CAPACITY.routes.meta;
     for (const head of heads) expect(settings[head]).toEqual({ ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst });
     // The route keys are the API's own routes (CloudFormation refuses settings for unknown ones).
@@ -70,10 +70,7 @@ describe('the default plan', () => {
 
   test('the synth warns that the plan needs a larger account quota than AWS’s default', () => {
     const { total } = planTotals(routes, DEFAULT_CAPACITY);
-    // 22,140 before issue 18's GET /api/health, a meta route of its own (20 requests/s); 22,160
-    // before issue 19's usage, list-games, update-game and update-stream (admin routes, 20 each);
-    // 22,240 before its list-orgs (the console's org picker, an admin route); 22,260 before issue 27's
-    // five webhook-management routes (admin routes, 20 each); 22,360 before its three deliveries' routes.
+    // The routes' budgets added up (infra/capacity.ts): a route added or removed changes it.
     expect(total).toBe(22_420);
     Annotations.fromStack(s.stack).hasWarning('*', Match.stringLikeRegexp(`add up to ${total} requests/s.*L-8A5B8E43`));
   });

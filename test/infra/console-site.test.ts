@@ -1,5 +1,5 @@
 /**
- * The admin console in AWS (issue 19): a private bucket (public access blocked, TLS only) behind
+ * The admin console in AWS: a private bucket (public access blocked, TLS only) behind
  * the service's distribution through origin access control; `/console/*` behaviours with the
  * caching rules (hashed assets a year, page and config never) and the strict CSP; `config.json`
  * written at deploy from the context. Without its client id there is no console at all.

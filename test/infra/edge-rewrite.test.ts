@@ -126,7 +126,7 @@ describe('requests that match no operation are answered at the edge like the loc
   });
 
   test('a path outside the table (or the origin path of an operation without ?action= called directly): 404', () => {
-    // An `?action=` operation's origin path is public too (issue 18: its own path, which OpenAPI gives).
+    // An `?action=` operation's origin path is public too (its own path, which OpenAPI gives).
     const internal = routes.filter((r) => r.path === API_PATH && !r.action).map(originPath);
     expect(internal.length).toBeGreaterThan(0);
     for (const uri of ['/', '/nope', `${API_PATH}/extra`, ...internal]) {

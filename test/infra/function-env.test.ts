@@ -77,7 +77,7 @@ describe('function environments', () => {
     });
     expect(JSON.stringify(s.json.Resources)).not.toMatch(/resolve:secretsmanager:[^}]*(PlayCookie|SessionIdKey)/);
     for (const variable of ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_JWKS_URL']) expect(having(variable)).toEqual(bearer);
-    // The members' game and stream operations answer play links too (issue 19).
+    // The members' game and stream operations answer play links too.
     expect(having('PUBLIC_BASE_URL')).toEqual([
       functionOf('mcp'),
       functionOf('list-games'),

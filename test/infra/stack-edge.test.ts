@@ -134,7 +134,7 @@ test('construct ids of functions are stable names derived from the routes table'
   for (const name of fnNames) expect(s.stack.functions.functions.get(name)!.node.id).toBe(pascalCase(name));
 });
 
-describe('health (issue 18)', () => {
+describe('health', () => {
   test('its own function, route GET /api/health on it, and only GetItem on the catalog table', () => {
     expect(fnNames).toContain('health');
     const route = resourcesOf(s.json, 'AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === 'GET /api/health');

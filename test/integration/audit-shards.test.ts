@@ -1,7 +1,7 @@
 /**
- * Issue 16: an organization's audit records are spread over AUDIT_SHARDS partitions (a time-ordered
+ * An organization's audit records are spread over AUDIT_SHARDS partitions (a time-ordered
  * sort key in one partition caps an org at 1,000 audited calls a second) and still read back as one
- * log, newest first, without gaps or repeats. Issue 13, finding 9: every field of a cursor is bounded
+ * log, newest first, without gaps or repeats. Every field of a cursor is bounded
  * and checked, so a forged one is a 400, never a 500 from DynamoDB.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';

@@ -1,5 +1,5 @@
 /**
- * The admin console on the local front (issue 19): `/console/` serves the built page, never cached;
+ * The admin console on the local front: `/console/` serves the built page, never cached;
  * its hashed assets are immutable; `config.json` names the local provider; every answer carries
  * the strict CSP (no inline script or style, no third-party origin).
  */

@@ -86,7 +86,7 @@ describe('create-session: success', () => {
     await expectLifetime({ game_id: 101, expires_in_minutes: null }, 1440);
   });
 
-  test('unknown body fields are refused by name (issue 18: a misspelt field must not be ignored); the org comes from the key', async () => {
+  test('unknown body fields are refused by name (a misspelt field must not be ignored); the org comes from the key', async () => {
     const reply = await api.create({ game_id: 101, color: 'blue', org_id: 2 });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({

@@ -1,5 +1,5 @@
 /**
- * Errors a partner can program against (issue 18, docs/errors.md): the spec's envelope with `code`,
+ * Errors a partner can program against (docs/errors.md): the spec's envelope with `code`,
  * `param` and `request_id` beside `success` and `error`, in plain words, naming the right credential,
  * with `WWW-Authenticate` on every 401; and each `?action=` operation also at its own path.
  */

@@ -1,5 +1,5 @@
 /**
- * A client generated from the SERVED OpenAPI document works (issue 18): openapi-typescript generates
+ * A client generated from the SERVED OpenAPI document works: openapi-typescript generates
  * the types from `GET /api/openapi.json`, byte-for-byte the committed `test/support/openapi-paths.ts`
  * (so nothing was edited by hand); the partner code of `test/support/openapi-client.ts` type-checks
  * against those fresh types with the TypeScript compiler; and it runs, through openapi-fetch, the

@@ -1,5 +1,5 @@
 /**
- * `GET /api/health` (issue 18): liveness without a credential and without any DynamoDB call; with
+ * `GET /api/health`: liveness without a credential and without any DynamoDB call; with
  * `?deep=1`, one bounded read of the catalog table and its latency; a failed read is 503.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';

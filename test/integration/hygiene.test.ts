@@ -1,5 +1,5 @@
 /**
- * Small gaps two attack passes found (issue 13, findings 7, 8, 9): 401s of key and bearer routes
+ * Small gaps an attacker looks for: 401s of key and bearer routes
  * name their scheme (`WWW-Authenticate`); the local front answers only requests addressed to this
  * machine (DNS rebinding); the data folder and the embedded database files are private to their
  * owner; prototype names in a URL are plain misses (404, not 500); numbers out of a double's range

@@ -1,5 +1,5 @@
 /**
- * The local identity provider (issue 19, item 3): `oidc-provider` under `/oidc` on the local front.
+ * The local identity provider: `oidc-provider` under `/oidc` on the local front.
  * The console's sign-in is performed over HTTP as a browser and the console would do it
  * (discovery → authorize → login form → consent by itself → code → token, PKCE, public client,
  * oauth4webapi as the client), and the access token it yields lists the keys. The service verifies

@@ -74,7 +74,7 @@ describeWithStack('key management over HTTP: changing keys', ({ stack, admin }) 
       const { id } = await newKey();
       const res = await admin.update({ id, org_id: 1, isActive: false });
       expect(res.status).toBe(400);
-      // Issue 18: the misspelt property itself is named.
+      // The misspelt property itself is named.
       expect([res.body.error, res.body.param]).toEqual(['unknown field isActive', 'isActive']);
       const nothing = await admin.update({ id, org_id: 1 });
       expect(nothing.status).toBe(400);

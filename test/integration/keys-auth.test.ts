@@ -1,6 +1,6 @@
 /**
  * Bearer authentication (the JWT attack matrix: every one is 401 with a reason that does not echo
- * the token, nor logs it; the JWT profile of issue 13). Authorization from the catalog (roles and
+ * the token, nor logs it; the JWT profile of docs/decisions.md#admin-tokens). Authorization from the catalog (roles and
  * tiers: 403) is in keys-auth-roles.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -143,7 +143,7 @@ describe('bearer authentication: the JWT attack matrix', () => {
     ],
   ];
 
-  // The JWT profile (issue 13, finding 6): each signed by the issuer's real key.
+  // The JWT profile: each signed by the issuer's real key.
   forgeries.push(
     ['crit header with an unknown extension', async () => `Bearer ${rawSign({ crit: ['x-ext'], 'x-ext': 1 }, validClaims())}`, /crit/],
     ['b64: false', async () => `Bearer ${rawSign({ b64: false }, validClaims())}`, /b64/],
@@ -198,7 +198,7 @@ describe('bearer authentication: the JWT attack matrix', () => {
     ];
     for (const [i, res] of (await Promise.all(calls)).entries()) {
       expect(res.status).toBe(401);
-      // Issue 18: a POST without ?action= (create-key) also says how a session is minted.
+      // A POST without ?action= (create-key) also says how a session is minted.
       const error =
         i === 1
           ? expect.stringMatching(/^POST \/api\/org-api-keys without \?action= creates an API key .*\?action=create-session/)

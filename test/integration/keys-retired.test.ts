@@ -1,5 +1,5 @@
 /**
- * A rotation never lengthens a key's life (issue 13, finding 4): a rotated key can't be reactivated
+ * A rotation never lengthens a key's life: a rotated key can't be reactivated
  * nor have its expiry extended or removed (409), and a revoked key can't be rotated. And the audit
  * records of refused key operations keep the key id that was asked for (finding 9).
  */

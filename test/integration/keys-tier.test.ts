@@ -1,5 +1,5 @@
 /**
- * Tier enforcement (issue 13, finding 2): when an org drops below Business, every key of the org is
+ * Tier enforcement: when an org drops below Business, every key of the org is
  * refused (403, the tier message) on its very next call, REST and MCP alike; the org's admins can
  * still list, revoke and delete its keys, while creating, reactivating, rotating and scope changes
  * need the tier. A key created or rotated while the tier drops is refused (its write checks the org's

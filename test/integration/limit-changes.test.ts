@@ -1,5 +1,5 @@
 /**
- * A key's limits changed mid-window (issue 25, item 3): "never over" holds across the change, in
+ * A key's limits changed mid-window: "never over" holds across the change, in
  * both directions across the sharding threshold (30,000 a minute at DynamoDB's 1,000 writes a
  * second per partition), under 50-way concurrency, with the change made through the admin API
  * (PATCH) between bursts or in the middle of one. Runs on dynalite and on DynamoDB Local.

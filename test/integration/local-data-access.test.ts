@@ -1,5 +1,5 @@
 /**
- * Only the service reaches the data of `npm start` (issue 25; SECURITY.md, "Local run"): the real
+ * Only the service reaches the data of `npm start` (SECURITY.md, "Local run"): the real
  * script runs on the backend of this test project (dynalite in `integration`, DynamoDB Local in
  * `integration-local`), and every TCP port its processes listen on is tried as another local user
  * or a web page would: DynamoDB requests signed with guessed credentials see none of its tables and

@@ -5,7 +5,7 @@
  * responses. Every operation that declares DynamoDB access is also driven into 503 (`overloaded`:
  * every attempt of its first DynamoDB call throttled), which its entry must list too. A status
  * answered but not documented fails here, so the document cannot fall behind the code again
- * (issue 18: `/play/session` was documented as 200 without a body while it answers 204, 400, 403, 404).
+ * (a route documented as 200 without a body while it answers 204, 400, 403, 404 is caught).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { routes } from '../../shared/routes.js';

@@ -44,7 +44,7 @@ describe('OpenAPI document', () => {
     for (const route of routes) {
       const found = operations.find((o) => o.id === route.operation)!;
       expect(found.method).toBe(route.method);
-      // Issue 18: an `?action=` operation at its own path (no query in an OpenAPI path); the `?action=` form in its description.
+      // An `?action=` operation at its own path (no query in an OpenAPI path); the `?action=` form in its description.
       expect(found.path).toBe('action' in route && route.action ? originPath(route) : route.path);
       if ('action' in route && route.action) {
         expect(found.op.description).toContain(`${route.method} ${API_PATH}?action=${route.action}`);
@@ -56,7 +56,7 @@ describe('OpenAPI document', () => {
   });
 
   test('the key-management schemas are the validating zod schemas, bounds included', () => {
-    // Inline in its operation (issue 18: generators take a component's defaulted fields as required).
+    // Inline in its operation (generators take a component's defaulted fields as required).
     const create = document.paths['/api/org-api-keys'].post.requestBody.content['application/json'].schema;
     expect(create.required).toEqual(['org_id', 'name']);
     expect(create.properties.name).toMatchObject({ minLength: 1, maxLength: 100 });
@@ -71,7 +71,7 @@ describe('OpenAPI document', () => {
     expect(document.components.schemas.CreatedApiKey.required).toContain('key');
   });
 
-  test('generators can use it (issue 18): servers, security on every operation, a 4xx on every operation, every schema typed', () => {
+  test('generators can use it: servers, security on every operation, a 4xx on every operation, every schema typed', () => {
     expect(document.servers).toEqual([expect.objectContaining({ url: '{base_url}' })]);
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       expect(path).not.toContain('?');

@@ -1,7 +1,7 @@
 /**
  * What the play-page function does to DynamoDB: the union of its operations' declared `data` (its
  * IAM policy) is exactly what its requests perform — the pages read the catalog and the token, and
- * the page script's play session (issue 28) consumes as consume-session does: one conditional
+ * the page script's play session consumes as consume-session does: one conditional
  * `UpdateItem` of the token, and the session ids' block reservation on the counters.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';

@@ -133,7 +133,7 @@ describe('revoke-session', () => {
   });
 });
 
-// Issue 25: a key whose `allowed_game_ids` was [] revoked another key's token for game 101 and got its
+// A key whose `allowed_game_ids` is [] may not revoke another key's token for game 101, nor learn its
 // external_ref and metadata. The allow-lists bound revoke as they bound create (docs/decisions.md#scopes).
 describe('revoke-session: the key’s allow-lists', () => {
   const OUT_OF_SCOPE = {

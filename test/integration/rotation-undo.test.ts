@@ -1,5 +1,5 @@
 /**
- * Issue 13, finding 3: a rotation whose new key could not be stored takes the old key's retirement
+ * A rotation whose new key could not be stored takes the old key's retirement
  * back, and that undo is a compare-and-swap on the real conditional write: it restores the key only
  * while the key still holds exactly this rotation's retirement, never over a later admin's change.
  */

@@ -86,7 +86,7 @@ describe('405 and Allow', () => {
   test.each([
     ['PUT', API, 'DELETE, GET, PATCH, POST'],
     ['GET', '/api/mcp', 'POST'],
-    // Pages answer HEAD too (issue 17).
+    // Pages answer HEAD too.
     ['DELETE', '/play/game/101', 'GET, HEAD'],
   ])('%s %s: 405 with Allow listing the methods the address takes', async (method, path, allow) => {
     const reply = await stack.request(path, { method });

@@ -1,9 +1,8 @@
 /**
- * Issue 13, finding 1, replayed: someone holding a used link consumes a token of their own, reads
- * its session id, and tries the ids around it against the victim's consumed token to get a play
- * cookie. Session ids were sequential (hi/lo blocks, released ids reused): 3 to 7 tries sufficed.
- * Then ids became a keyed permutation of the counter and the exchange took 5 attempts per token;
- * since issue 28 no request takes a session id at all: the cookie comes only with the consumption.
+ * Someone holding a used link consumes a token of their own, reads its session id, and tries the
+ * ids around it against the victim's consumed token to get a play cookie. Session ids are a keyed
+ * permutation of a counter, so an id says nothing of its neighbours, and no request takes a session
+ * id at all: the cookie comes only with the consumption.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startStack, type Stack } from '../support/local-stack.js';

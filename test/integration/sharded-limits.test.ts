@@ -161,7 +161,7 @@ async function mixedBurst(containers: KeyCalls[], fresh: ApiKeyRecord, stale: Ap
   return results.filter((r) => r.status === 'fulfilled').length;
 }
 
-describe('a limit change mid-window never lets a key past its limits (issue 25)', () => {
+describe('a limit change mid-window never lets a key past its limits', () => {
   test.each([
     ['1 → 4 shards', 6, 24],
     ['4 → 1 shard', 24, 6],

@@ -1,8 +1,8 @@
 /**
- * Issue 13, finding 3, replayed: a rate-limited call must never touch a shared item. Before, a 429
- * revoke-session revoked the token and then "undid" it (a concurrent consume got 410), and a 429
- * MCP update_game wrote the game and then wrote the old values back, over another key's update.
- * Now a write of a shared item runs only once the call is counted (SECURITY.md, "What may be
+ * A rate-limited call must never touch a shared item: a 429 revoke-session that revoked the token
+ * and then "undid" it would make a concurrent consume get 410, and a 429 MCP update_game that wrote
+ * the game and then the old values back would overwrite another key's update. A write of a shared
+ * item runs only once the call is counted (SECURITY.md, "What may be
  * speculative"): the recorder shows that a refused call never sends it.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';

@@ -1,5 +1,5 @@
 /**
- * `npm start` on a port already in use (issue 25): one line saying what to do, a non-zero exit,
+ * `npm start` on a port already in use: one line saying what to do, a non-zero exit,
  * and nothing left behind (the data folder it would have made is not there).
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';

@@ -17,7 +17,7 @@ import { DynamoTokenReportStore } from '../../shared/usage/token-report-store.js
 import { DynamoTokenStore, REPORT_SHARDS, reportPartition } from '../../shared/sessions/token-store.js';
 
 const DAY = 86_400_000;
-/** The bound of issue 25 on the DynamoDB calls of one 31-day report. */
+/** The bound on the DynamoDB calls of one 31-day report. */
 const MAX_CALLS = 40;
 const zero = { created: 0, active: 0, consumed: 0, expired: 0, revoked: 0, rate_limited: 0, forbidden: 0 };
 

@@ -166,7 +166,7 @@ describe('get_session_report', () => {
   });
 });
 
-// Issue 25: get_session_report answered for every game and stream whatever the key's allow-lists.
+// get_session_report answers only for the games and streams of the key's allow-lists.
 describe('get_session_report through a key with allow-lists: only the allowed games and streams', () => {
   const connectWith = async (lists: { allowed_game_ids?: number[] | null; allowed_stream_ids?: number[] | null }) => {
     const key = await createTestKey(stack, { ...UNLIMITED, mcp_scopes: ['mcp:reports:read'], ...lists });

@@ -1,5 +1,5 @@
 /**
- * MCP tool schemas for agents (issue 18), as the real MCP client receives them from `tools/list`:
+ * MCP tool schemas for agents, as the real MCP client receives them from `tools/list`:
  * every tool parameter described; no composition (`oneOf`, `anyOf`, `allOf`, `not`, `if`) at the
  * root of any input schema, which tool-calling APIs (Anthropic's, Bedrock's, Vertex's, OpenAI's)
  * refuse, so "exactly one of game_id or stream_id" is said in words and enforced by the server; and

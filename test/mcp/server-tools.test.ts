@@ -187,8 +187,8 @@ describe('game and stream tools: the key’s own organization only', () => {
   });
 });
 
-// Issue 25: a key with allowed_game_ids [101] and allowed_stream_ids [] switched stream 201's "Require
-// API Session Token" off through update_stream, and read and changed game 102. The allow-lists bound
+// A key with allowed_game_ids [101] and allowed_stream_ids [] may not switch stream 201's "Require
+// API Session Token" off through update_stream, nor read or change game 102. The allow-lists bound
 // every tool (docs/decisions.md#scopes): lists show the allowed ones, any other is "no access".
 describe('game, stream and session tools: the key’s allow-lists', () => {
   let narrow: TestKey;

@@ -1,5 +1,5 @@
 /**
- * Transport hygiene of /api/mcp (issue 13, findings 5 and 7): a browser `Origin` outside the
+ * Transport hygiene of /api/mcp: a browser `Origin` outside the
  * allow-list (`MCP_ALLOWED_ORIGINS`) is refused before anything else (403, envelope, nothing
  * counted); requests without `Origin` (server-side clients) pass; every 401 carries a
  * `WWW-Authenticate` challenge naming the API key, so that a client asks for a key instead of

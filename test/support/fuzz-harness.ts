@@ -36,7 +36,7 @@ const INTERNALS =
   /\bat (?:async )?[\w$.<>]+ \(|\.(?:ts|js|mjs):\d+|node_modules|node:internal|\/work\/|Exception\b|DynamoDB|dynalite|TypeError|ReferenceError|SyntaxError|RangeError|ZodError|middy|key_hash|org_tier|\bInvalidInput\b|\bTokenGone\b/;
 
 /**
- * The error envelope (issue 18): the spec's `success: false` and `error`, and beside them only
+ * The error envelope: the spec's `success: false` and `error`, and beside them only
  * `code`, `request_id` (equal to the `x-request-id` header) and, when a field is at fault, `param`.
  */
 function isErrorBody(body: Record<string, unknown>, requestId: string | null): boolean {

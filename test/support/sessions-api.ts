@@ -27,7 +27,7 @@ export function sessionsApi(stack: Stack, defaultKey: () => string) {
 
 /**
  * The error envelope with this message, as a function answers it: the spec's `success` and `error`,
- * and the fields issue 18 adds beside them (`code`, `request_id`; `param` when a field is at fault,
+ * and the fields the service adds beside them (`code`, `request_id`; `param` when a field is at fault,
  * which the exact-shape tests of test/integration/errors.test.ts check).
  */
 export const failure = (error: string) =>

@@ -1,5 +1,5 @@
 /**
- * Every answer a function gives carries `X-Content-Type-Options: nosniff` (issue 25, item 6), a
+ * Every answer a function gives carries `X-Content-Type-Options: nosniff`, a
  * failure's 500 too: the header is added where every answer passes (`shared/platform/http/answers.ts`), not
  * by each way of building one.
  */

@@ -144,7 +144,7 @@ describe('where the secrets and settings go', () => {
 
   test('the play cookie secret only to the play pages, the session-id key only where tokens are consumed', () => {
     expect(having('PLAY_COOKIE_SECRET')).toEqual([functionOf('play-session')]);
-    // consume-session, and the play pages' function, whose script's play session consumes (issue 28).
+    // consume-session, and the play pages' function, whose script's play session consumes.
     expect(having('SESSION_ID_KEY')).toEqual([functionOf('consume-session'), functionOf('play-session')]);
   });
 

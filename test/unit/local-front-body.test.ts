@@ -1,5 +1,5 @@
 /**
- * The local front stops reading a body at its limit (issue 25, item 6): it answers 413 as soon as
+ * The local front stops reading a body at its limit: it answers 413 as soon as
  * the limit is passed and reads no more, instead of reading a 300 MB upload to its end first.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';

@@ -1,6 +1,6 @@
 /**
  * The one scope -> tool table (shared/keys/mcp-scopes.ts): the MCP server's tools take their
- * scope from it, and the console marks from it the scopes that grant no tool here (issue 25, item 8).
+ * scope from it, and the console marks from it the scopes that grant no tool here.
  */
 import { describe, expect, test } from '@jest/globals';
 import { MCP_SCOPE_TOOLS, MCP_SCOPES, scopeOfTool, TOOL_SCOPES, toolsOfScope } from '../../shared/keys/mcp-scopes.js';

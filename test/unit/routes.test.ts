@@ -51,7 +51,7 @@ describe('matchRoute on the service’s routes', () => {
     expect(matchRoute('GET', '/', undefined)).toEqual({ kind: 'not-found' });
   });
 
-  test('an ?action= operation also at its own path (issue 18), with no action or its own', () => {
+  test('an ?action= operation also at its own path, with no action or its own', () => {
     const createSession = routes.find((r) => r.operation === 'create-session')!;
     for (const action of [undefined, 'create-session']) {
       expect(matchRoute('POST', `${API_PATH}/create-session`, action)).toEqual({ kind: 'route', route: createSession, params: {} });

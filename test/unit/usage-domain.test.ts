@@ -1,5 +1,5 @@
 /**
- * The pure parts of issue 19's domain: the batches of refusals answered from memory, the before and
+ * The pure parts of the usage domain: the batches of refusals answered from memory, the before and
  * after values of an update, the report's refused-call counts, and who may do what.
  */
 import { describe, expect, test } from '@jest/globals';
