@@ -14,6 +14,12 @@ export function PageHeading({ children }: { children: ComponentChildren }) {
   );
 }
 
+/** What a change did, or why it was refused: a page's notice. */
+export interface Outcome {
+  readonly kind: 'error' | 'success';
+  readonly text: string;
+}
+
 /** A message: errors are announced at once (`alert`), the rest politely (`status`). */
 export function Notice({ kind, children }: { kind: 'error' | 'info' | 'success'; children: ComponentChildren }) {
   return (
