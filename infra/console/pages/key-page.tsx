@@ -119,11 +119,15 @@ function KeyUsage({ orgId, keyId }: { orgId: number; keyId: number }) {
           return (
             <>
               <p>
-                {formatNumber(report.totals.created)} sessions created; {formatNumber(refused)} calls refused (
+                {formatNumber(report.totals.created)} sessions created; {formatNumber(refused)} {refused === 1 ? 'call' : 'calls'} refused (
                 {formatNumber(report.totals.rate_limited)} rate-limited, {formatNumber(report.totals.forbidden)} forbidden).
               </p>
               <DayChart days={days} series={countSeries(report.days)} caption={`Sessions and refused calls per day, ${report.from} to ${report.to}`} />
-              <CountsTable label="Usage per day" rows={report.days.map((d) => ({ head: [d.date], counts: d }))} heads={['Day']} />
+              {/* The chart's numbers, folded: the page is about the key, Usage has the tables. */}
+              <details>
+                <summary>The numbers per day</summary>
+                <CountsTable label="Usage per day" rows={report.days.map((d) => ({ head: [d.date], counts: d }))} heads={['Day']} />
+              </details>
             </>
           );
         }}
