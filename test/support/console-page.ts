@@ -71,6 +71,15 @@ export async function openOrg(page: Page, orgId: number, landing = 'API keys'): 
   expect(page.url()).toMatch(new RegExp(`#/org/${orgId}/`));
 }
 
+/** The actions the list row `row` offers in its menu (opened, read, closed). */
+export async function rowActions(row: Locator): Promise<string[]> {
+  const summary = row.locator('details.row-menu > summary');
+  await summary.click();
+  const labels = await row.locator('details.row-menu[open] li button').allTextContents();
+  await summary.click();
+  return labels;
+}
+
 /** The row menu of the list row `row` opened, and its action `action` chosen. */
 export async function rowAction(row: Locator, action: string): Promise<void> {
   await row.locator('details.row-menu > summary').click();

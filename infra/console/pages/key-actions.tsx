@@ -12,6 +12,7 @@ import { useApi } from '../parts/api-context';
 import { ConfirmDialog } from '../parts/confirm';
 import { Dialog, DialogButtons } from '../parts/dialog';
 import { keyName } from '../parts/format';
+import { flash, takeFlash } from '../parts/flash';
 import { failure } from '../parts/load';
 import { Notice, type Outcome } from '../parts/page';
 import type { MenuItem } from '../parts/row-menu';
@@ -42,7 +43,7 @@ export interface KeyActions {
 export function useKeyActions(orgId: number, changed: () => void, deleted?: () => void): KeyActions {
   const api = useApi();
   const [open, setOpen] = useState<Open>();
-  const [outcome, setOutcome] = useState<Outcome>();
+  const [outcome, setOutcome] = useState<Outcome | undefined>(takeFlash);
   const close = () => setOpen(undefined);
   const done = (text: string) => {
     setOutcome({ kind: 'success', text });
@@ -87,7 +88,10 @@ export function useKeyActions(orgId: number, changed: () => void, deleted?: () =
       const remove = async () => {
         await api.DELETE('/api/org-api-keys', ofOrg(orgId, { id: String(key.id) }));
         done(`${keyName(key)} deleted.`);
-        deleted?.();
+        if (deleted) {
+          flash({ kind: 'success', text: `${keyName(key)} deleted.` });
+          deleted();
+        }
       };
       dialog = (
         <ConfirmDialog title={`Delete ${key.name}?`} confirm="Delete the key" danger onConfirm={remove} onClose={close}>

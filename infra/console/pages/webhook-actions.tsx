@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks';
 import { data, ofOrg, type CreatedWebhook, type RotatedWebhookSecret, type Webhook } from '../api';
 import { useApi } from '../parts/api-context';
 import { ConfirmDialog } from '../parts/confirm';
+import { flash, takeFlash } from '../parts/flash';
 import { failure } from '../parts/load';
 import type { Outcome } from '../parts/page';
 import type { MenuItem } from '../parts/row-menu';
@@ -34,17 +35,20 @@ export interface WebhookActionsProps {
   readonly orgId: number;
   /** After every change the service made: the page loads again. */
   readonly changed: () => void;
-  /** After a test event was sent to `webhook` (its page follows the new delivery). */
+  /** After a test event was sent to `webhook` (its page follows the new delivery; a list moves to that page). */
   readonly tested?: (webhook: Webhook) => void;
   /** After a deletion (an endpoint's page leaves for the list). */
   readonly deleted?: () => void;
 }
 
+/** What a page says once a test event is sent to `webhook`. */
+export const testSent = (webhook: Webhook) => `A webhook.test event is on its way to endpoint #${webhook.id}.`;
+
 /** The endpoint actions on `orgId`. */
 export function useWebhookActions({ orgId, changed, tested, deleted }: WebhookActionsProps): WebhookActions {
   const api = useApi();
   const [open, setOpen] = useState<Open>();
-  const [outcome, setOutcome] = useState<Outcome>();
+  const [outcome, setOutcome] = useState<Outcome | undefined>(takeFlash);
   const close = () => setOpen(undefined);
   const done = (text: string) => {
     setOutcome({ kind: 'success', text });
@@ -78,7 +82,7 @@ export function useWebhookActions({ orgId, changed, tested, deleted }: WebhookAc
             run: () =>
               act(
                 () => api.POST('/api/org-api-keys/test-webhook', { body: { id: webhook.id, org_id: orgId } }),
-                `A webhook.test event is on its way to endpoint #${webhook.id}.`,
+                testSent(webhook),
                 () => tested?.(webhook),
               ),
           },
@@ -117,7 +121,10 @@ export function useWebhookActions({ orgId, changed, tested, deleted }: WebhookAc
       const remove = async () => {
         await api.DELETE('/api/org-api-keys/delete-webhook', ofOrg(orgId, { id: String(webhook.id) }));
         done(`Endpoint #${webhook.id} deleted.`);
-        deleted?.();
+        if (deleted) {
+          flash({ kind: 'success', text: `Endpoint #${webhook.id} deleted.` });
+          deleted();
+        }
       };
       dialog = (
         <ConfirmDialog title={`Delete endpoint #${webhook.id}?`} confirm="Delete the endpoint" danger onConfirm={remove} onClose={close}>

@@ -138,7 +138,7 @@ interface TableProps {
 function DeliveriesTable({ deliveries, active, onRetry }: TableProps) {
   if (deliveries.length === 0) return <p>No deliveries yet (they are kept 30 days).</p>;
   return (
-    <TableRegion label="Deliveries" class="fits cards" heads={COLUMNS}>
+    <TableRegion label="Delivery list" class="fits cards" heads={COLUMNS}>
       {deliveries.map((d) => (
         <tr key={d.id} data-delivery-id={d.id}>
           <th scope="row">

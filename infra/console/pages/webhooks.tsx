@@ -8,6 +8,7 @@
 import type { ComponentChildren } from 'preact';
 import { data, ofOrg, type OrgMembership, type Webhook } from '../api';
 import { useApi } from '../parts/api-context';
+import { flash } from '../parts/flash';
 import { when } from '../parts/format';
 import { Badge } from '../parts/badge';
 import { useLoad } from '../parts/load';
@@ -16,7 +17,7 @@ import { RowMenu, type MenuItem } from '../parts/row-menu';
 import { eventsText } from '../parts/webhook-events';
 import { may } from '../roles';
 import { routeHash } from '../router';
-import { useWebhookActions } from './webhook-actions';
+import { testSent, useWebhookActions } from './webhook-actions';
 
 /**
  * The webhooks page of `orgId`. Its tab shows only to owners and admins; a member of another role
@@ -25,11 +26,14 @@ import { useWebhookActions } from './webhook-actions';
 export function WebhooksPage({ orgId, org }: { orgId: number; org: OrgMembership | undefined }) {
   const api = useApi();
   const [loaded, reload] = useLoad(() => data(api.GET('/api/org-api-keys/list-webhooks', ofOrg(orgId))), [orgId]);
-  // A test event sent from the list: its endpoint's page follows the delivery.
+  // A test event sent from the list: its endpoint's page follows the delivery, and says it was sent.
   const actions = useWebhookActions({
     orgId,
     changed: reload,
-    tested: (webhook) => (location.hash = routeHash({ page: 'webhooks', orgId, itemId: webhook.id })),
+    tested: (webhook) => {
+      flash({ kind: 'success', text: testSent(webhook) });
+      location.hash = routeHash({ page: 'webhooks', orgId, itemId: webhook.id });
+    },
   });
   return (
     <>

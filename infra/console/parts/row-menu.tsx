@@ -54,6 +54,8 @@ export function RowMenu({ of, items }: RowMenuProps) {
               class={item.danger ? 'danger' : undefined}
               onClick={() => {
                 close();
+                // The menu's button holds the focus: a dialog the action opens gives it back there.
+                menu.current?.querySelector('summary')?.focus();
                 item.run();
               }}
             >
