@@ -89,7 +89,11 @@ function OrgNav({ route, org }: { route: Exclude<Route, { page: 'orgs' }>; org: 
     <nav class="tabs" aria-label={`Organization ${route.orgId}`}>
       <a href="#/">Organizations</a>
       {ORG_PAGES.filter((p) => !('needs' in p) || may(org, p.needs)).map(({ page, label }) => (
-        <a key={page} href={routeHash({ page, orgId: route.orgId })} aria-current={page === route.page && route.itemId === undefined ? 'page' : page === route.page ? 'true' : undefined}>
+        <a
+          key={page}
+          href={routeHash({ page, orgId: route.orgId })}
+          aria-current={page === route.page && route.itemId === undefined ? 'page' : page === route.page ? 'true' : undefined}
+        >
           {label}
         </a>
       ))}
@@ -111,7 +115,8 @@ function Page({ route, orgs }: { route: Route; orgs: Loaded<OrgMembership[]> }) 
     case 'orgs':
       return <OrgPicker orgs={orgs} />;
     case 'keys':
-      if (route.itemId !== undefined) return <KeyPage key={`${route.orgId}/${route.itemId}`} orgId={route.orgId} keyId={route.itemId} org={org} />;
+      if (route.itemId !== undefined)
+        return <KeyPage key={`${route.orgId}/${route.itemId}`} orgId={route.orgId} keyId={route.itemId} org={org} />;
       return <KeysPage key={route.orgId} orgId={route.orgId} org={org} />;
     case 'usage':
       return <UsagePage key={route.orgId} orgId={route.orgId} mayListKeys={mayListKeys} />;

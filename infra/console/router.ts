@@ -23,9 +23,7 @@ export type OrgPage = (typeof ORG_PAGES)[number]['page'];
 const ITEM_PAGES: ReadonlySet<OrgPage> = new Set<OrgPage>(['keys', 'webhooks']);
 
 /** Where the console is: the org picker, a page of one org, or (`itemId`) the page of one of its keys or endpoints. */
-export type Route =
-  | { readonly page: 'orgs' }
-  | { readonly page: OrgPage; readonly orgId: number; readonly itemId?: number | undefined };
+export type Route = { readonly page: 'orgs' } | { readonly page: OrgPage; readonly orgId: number; readonly itemId?: number | undefined };
 
 /** The route a hash names; anything unknown is the org picker. */
 function parseRoute(hash: string): Route {

@@ -12,7 +12,18 @@ import type { Browser, Page } from 'playwright-core';
 import { MCP_SCOPES, toolsOfScope } from '../../shared/keys/mcp-scopes.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { launchBrowser } from '../support/browser.js';
-import { expectAccessible, openOrg, OUTPUT, row, rowAction, rowActions, signIn, statusIs, tab, type ConsoleTab } from '../support/console-page.js';
+import {
+  expectAccessible,
+  openOrg,
+  OUTPUT,
+  row,
+  rowAction,
+  rowActions,
+  signIn,
+  statusIs,
+  tab,
+  type ConsoleTab,
+} from '../support/console-page.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { stopAll } from '../support/teardown.js';
 

@@ -74,7 +74,12 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
     mkdirSync(OUTPUT, { recursive: true });
     stack = await startStack({ workers: true });
     api = adminApi(stack);
-    const made = await api.create({ org_id: 1, name: 'Checkout server', description: 'Mints for the storefront', mcp_scopes: ['mcp:reports:read'] });
+    const made = await api.create({
+      org_id: 1,
+      name: 'Checkout server',
+      description: 'Mints for the storefront',
+      mcp_scopes: ['mcp:reports:read'],
+    });
     expect(made.status).toBe(200);
     keyId = made.body.data.id as number;
     const raw = made.body.data.key as string;
@@ -270,11 +275,17 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
       await expect(time.getAttribute('title')).resolves.toBe(iso);
       await expect(time.textContent()).resolves.toMatch(/\d:\d\d:\d\d/);
       await page.getByLabel('Show reads too').check();
-      await rows.locator('th', { hasText: /^list-webhooks$/ }).first().waitFor();
+      await rows
+        .locator('th', { hasText: /^list-webhooks$/ })
+        .first()
+        .waitFor();
       await page.getByLabel('Show reads too').uncheck();
       await page.getByLabel('Action', { exact: true }).selectOption('update-key');
       await page.getByRole('button', { name: 'Filter' }).click();
-      await rows.locator('th', { hasText: /^update-key$/ }).first().waitFor();
+      await rows
+        .locator('th', { hasText: /^update-key$/ })
+        .first()
+        .waitFor();
       await expect(rows.locator('th').allTextContents()).resolves.toEqual(expect.arrayContaining(['update-key']));
       expect(new Set(await rows.locator('th').allTextContents())).toEqual(new Set(['update-key']));
       // Each record's changes on the screen (cards at 390 px).

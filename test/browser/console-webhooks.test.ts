@@ -14,7 +14,17 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { launchBrowser } from '../support/browser.js';
-import { expectAccessible, openOrg, OUTPUT, rowAction, rowActions, signIn, statusIs, tab, type ConsoleTab } from '../support/console-page.js';
+import {
+  expectAccessible,
+  openOrg,
+  OUTPUT,
+  rowAction,
+  rowActions,
+  signIn,
+  statusIs,
+  tab,
+  type ConsoleTab,
+} from '../support/console-page.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { stopAll } from '../support/teardown.js';
 
@@ -244,7 +254,10 @@ inBrowser('the console’s Webhooks page', () => {
     const delivery = page.locator(`tbody tr[data-delivery-id="${oldest}"]`);
     await refreshUntil(page, statusCell(delivery, 'Failed, will retry'));
     await delivery.locator('summary').click();
-    await delivery.locator('.attempts li', { hasText: /: 503, \d+ ms$/ }).first().waitFor();
+    await delivery
+      .locator('.attempts li', { hasText: /: 503, \d+ ms$/ })
+      .first()
+      .waitFor();
     await expectNoSidewaysScroll(page, 'deliveries at 390 px');
     await expect(cutOff(page, 'td.actions button, .notice, tbody th[scope="row"]')).resolves.toEqual([]);
     await expectAccessible(page, 'webhooks at 390 px');

@@ -21,6 +21,8 @@ describe('the console’s audit actions', () => {
   });
 
   test('the reads are the audited GET operations: list-keys, list-webhooks, list-webhook-deliveries', () => {
-    expect(new Set(READ_ACTIONS)).toEqual(new Set(audited.filter((route) => route.method === 'GET').map((route) => route.action ?? route.operation)));
+    expect(new Set(READ_ACTIONS)).toEqual(
+      new Set(audited.filter((route) => route.method === 'GET').map((route) => route.action ?? route.operation)),
+    );
   });
 });

@@ -64,7 +64,12 @@ export function useKeyActions(orgId: number, changed: () => void, deleted?: () =
     ...(key.is_active ? [{ label: 'Revoke', run: () => setOpen({ kind: 'revoke', key }) }] : []),
     // Reactivating gives back what revoking took, at once: nothing to confirm.
     ...(!key.is_active && key.rotated_to === null
-      ? [{ label: 'Reactivate', run: () => void setActive(key, true).catch((e: unknown) => setOutcome({ kind: 'error', text: failure(e).message })) }]
+      ? [
+          {
+            label: 'Reactivate',
+            run: () => void setActive(key, true).catch((e: unknown) => setOutcome({ kind: 'error', text: failure(e).message })),
+          },
+        ]
       : []),
     ...(key.is_active && key.rotated_to === null ? [{ label: 'Rotate', run: () => setOpen({ kind: 'rotate', key }) }] : []),
     { label: 'Delete', danger: true, run: () => setOpen({ kind: 'delete', key }) },

@@ -240,9 +240,7 @@ function Scopes({ selected, onChange }: { selected: Fields['scopes']; onChange: 
       {granting.map(box)}
       {idle.length > 0 && (
         <details class="idle-scopes" open={idle.some((scope) => selected.includes(scope))}>
-          <summary>
-            {idle.length} more scopes of the MCP specification that grant no tool here yet
-          </summary>
+          <summary>{idle.length} more scopes of the MCP specification that grant no tool here yet</summary>
           <div class="scope-grid">{idle.map(box)}</div>
         </details>
       )}

@@ -122,7 +122,11 @@ function KeyUsage({ orgId, keyId }: { orgId: number; keyId: number }) {
                 {formatNumber(report.totals.created)} sessions created; {formatNumber(refused)} {refused === 1 ? 'call' : 'calls'} refused (
                 {formatNumber(report.totals.rate_limited)} rate-limited, {formatNumber(report.totals.forbidden)} forbidden).
               </p>
-              <DayChart days={days} series={countSeries(report.days)} caption={`Sessions and refused calls per day, ${report.from} to ${report.to}`} />
+              <DayChart
+                days={days}
+                series={countSeries(report.days)}
+                caption={`Sessions and refused calls per day, ${report.from} to ${report.to}`}
+              />
               {/* The chart's numbers, folded: the page is about the key, Usage has the tables. */}
               <details>
                 <summary>The numbers per day</summary>
@@ -158,8 +162,7 @@ function RecentCalls({ orgId, keyId, known }: { orgId: number; keyId: number; kn
 function Rotations({ orgId, apiKey: key, known }: { orgId: number; apiKey: ApiKey; known: KnownKeys }) {
   const api = useApi();
   const [loaded] = useLoad(
-    () =>
-      data(api.GET('/api/org-api-keys/audit-log', ofOrg(orgId, { key_id: String(key.id), audit_action: 'rotate-key', limit: '20' }))),
+    () => data(api.GET('/api/org-api-keys/audit-log', ofOrg(orgId, { key_id: String(key.id), audit_action: 'rotate-key', limit: '20' }))),
     [orgId, key.id, key.rotated_to],
   );
   const link = (id: number) => <a href={routeHash({ page: 'keys', orgId, itemId: id })}>{known.label(id)}</a>;

@@ -106,7 +106,12 @@ export function useWebhookActions({ orgId, changed, tested, deleted }: WebhookAc
       const rotate = async () =>
         showSecret(await data(api.POST('/api/org-api-keys/rotate-webhook-secret', { body: { id: webhook.id, org_id: orgId } })));
       dialog = (
-        <ConfirmDialog title={`Rotate the secret of endpoint #${webhook.id}?`} confirm="Rotate the secret" onConfirm={rotate} onClose={close}>
+        <ConfirmDialog
+          title={`Rotate the secret of endpoint #${webhook.id}?`}
+          confirm="Rotate the secret"
+          onConfirm={rotate}
+          onClose={close}
+        >
           <p>
             A new signing secret is made and shown once. For the next 24 hours every delivery to {webhook.url} is signed with both, so your
             server keeps verifying while you deploy the new one; after them, a server that still checks the old secret only rejects every

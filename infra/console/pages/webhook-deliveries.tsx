@@ -67,10 +67,13 @@ export function WebhookDeliveries({ orgId, webhook, round, onNewest }: WebhookDe
   useEffect(() => {
     if (loaded.state === 'ready' && loaded.data.cursor === undefined) onNewest?.(loaded.data.page.deliveries);
     if (!pending || follows >= MAX_FOLLOWS) return;
-    const timer = setTimeout(() => {
-      setFollows(follows + 1);
-      reload();
-    }, FIRST_FOLLOW_MS * 2 ** follows);
+    const timer = setTimeout(
+      () => {
+        setFollows(follows + 1);
+        reload();
+      },
+      FIRST_FOLLOW_MS * 2 ** follows,
+    );
     return () => clearTimeout(timer);
   }, [loaded]);
   // A page keeps showing while the next one loads: never under the next one's number.
@@ -180,9 +183,7 @@ function DeliveryDetails({ delivery }: { delivery: WebhookDelivery }) {
   const attempts = delivery.attempts_log;
   return (
     <details>
-      <summary>
-        {attempts.length === 0 ? 'No attempt yet' : `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`}
-      </summary>
+      <summary>{attempts.length === 0 ? 'No attempt yet' : `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`}</summary>
       {attempts.length > 0 && <AttemptLog attempts={attempts} />}
       <p class="payload">
         Payload: a <code>{delivery.event_type}</code> event, sent with <code>webhook-id: {delivery.id}</code>. The deliveries list does not

@@ -11,6 +11,7 @@ import { Badge } from '../parts/badge';
 import { shortValue } from '../parts/format';
 import { useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
+import { failingSince } from '../parts/delivery-health';
 import { Time } from '../parts/time';
 import { ALL_EVENTS, EVENT_TYPES } from '../parts/webhook-events';
 import { may } from '../roles';
@@ -71,22 +72,6 @@ export function WebhookPage({ orgId, webhookId, org }: { orgId: number; webhookI
   );
 }
 
-/**
- * When the endpoint's deliveries started failing, read from the newest ones: the oldest of the
- * failures (failed or exhausted, attempted) since the last success, and whether the run goes past
- * the deliveries read (then it is "at least since"). Pending ones say nothing yet. Undefined when
- * the newest attempted delivery succeeded.
- */
-export function failingSince(newest: readonly WebhookDelivery[]): { since: string; atLeast: boolean } | undefined {
-  let since: string | undefined;
-  for (const delivery of newest) {
-    if (delivery.status === 'pending' || delivery.attempts === 0) continue;
-    if (delivery.status === 'succeeded') return since === undefined ? undefined : { since, atLeast: false };
-    since = delivery.attempts_log[0]?.at ?? delivery.created_at;
-  }
-  return since === undefined ? undefined : { since, atLeast: true };
-}
-
 /** The last delivery's outcome, since when deliveries fail, and why the endpoint is paused. */
 function Health({ orgId, webhook, newest }: { orgId: number; webhook: Webhook; newest: readonly WebhookDelivery[] | undefined }) {
   const last = newest?.[0];
@@ -102,7 +87,8 @@ function Health({ orgId, webhook, newest }: { orgId: number; webhook: Webhook; n
           ) : last ? (
             <>
               <Badge {...DELIVERY_STATUS[last.status]} /> {last.event_type}
-              {last.last_status_code !== null && `, answered ${last.last_status_code}`}, <Time iso={last.last_attempt_at ?? last.created_at} />
+              {last.last_status_code !== null && `, answered ${last.last_status_code}`},{' '}
+              <Time iso={last.last_attempt_at ?? last.created_at} />
             </>
           ) : (
             'none yet'

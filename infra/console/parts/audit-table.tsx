@@ -13,7 +13,15 @@ import { Time } from './time';
 const COLUMNS = ['When', 'Action', 'Outcome', 'Key', 'By', 'Target', 'Changes'] as const;
 
 /** The records, newest first as given; `label` names the table's region. */
-export function AuditTable({ records, known, label = 'Audit records' }: { records: readonly AuditRecord[]; known: KnownKeys; label?: string }) {
+export function AuditTable({
+  records,
+  known,
+  label = 'Audit records',
+}: {
+  records: readonly AuditRecord[];
+  known: KnownKeys;
+  label?: string;
+}) {
   if (records.length === 0) return <p>No records match.</p>;
   return (
     <TableRegion label={label} class="audit cards" heads={COLUMNS}>
