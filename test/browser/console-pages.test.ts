@@ -155,6 +155,14 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
     await rowAction(key, 'Reactivate');
     await statusIs(key, 'Active');
     await expect(isActive(keyId)).resolves.toBe(true);
+    // Rotate asks too, and says when the old key stops; Cancel rotates nothing.
+    await rowAction(key, 'Rotate');
+    const rotate = page.getByRole('dialog', { name: 'Rotate Checkout server?' });
+    await rotate.getByText(/then every call with it is refused \(401\)/).waitFor();
+    await rotate.getByRole('button', { name: 'Cancel' }).click();
+    await rotate.waitFor({ state: 'detached' });
+    const listed = (await api.list(1)).body.data as { id: number; rotated_to: number | null }[];
+    expect(listed.find((k) => k.id === keyId)!.rotated_to).toBeNull();
   }, 60_000);
 
   test('the key dialog’s Save is in view without scrolling at 1280x900 (and at 390 px); idle MCP scopes are folded', async () => {
@@ -202,6 +210,13 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
       await expectNoSidewaysScroll(page, `endpoint page at ${width} px`);
       await expectAccessible(page, `endpoint page at ${width} px`);
       await page.screenshot({ path: `${OUTPUT}/console-page-endpoint-${width}.png`, fullPage: true });
+      if (width === 1280) {
+        // Paused by an admin: the page says who, and when.
+        await page.getByRole('group', { name: 'Endpoint actions' }).getByRole('button', { name: 'Pause' }).click();
+        await page.locator('dl.facts dd', { hasText: /^Paused by acme-admin at / }).waitFor();
+        await page.getByRole('group', { name: 'Endpoint actions' }).getByRole('button', { name: 'Resume' }).click();
+        await page.locator('dl.facts dt', { hasText: 'Why paused' }).waitFor({ state: 'detached' });
+      }
       await page.goBack();
       await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     }, 60_000);

@@ -17,6 +17,7 @@ import { knownFrom, type KnownKeys } from '../parts/known-keys';
 import { useLoad } from '../parts/load';
 import { formatNumber } from '../parts/locale';
 import { Loading, Notice, PageHeading } from '../parts/page';
+import { ActionButtons } from '../parts/row-menu';
 import { Time } from '../parts/time';
 import { may } from '../roles';
 import { routeHash } from '../router';
@@ -49,15 +50,7 @@ export function KeyPage({ orgId, keyId, org }: { orgId: number; keyId: number; o
                 <Badge {...keyStatus(key)} /> <code>{key.key_prefix}</code> #{key.id}
                 {key.description && <span class="sub">{key.description}</span>}
               </p>
-              {may(org, 'keys') && (
-                <div class="buttons" role="group" aria-label="Key actions">
-                  {actions.items(key).map((item) => (
-                    <button key={item.label} type="button" class={item.danger ? 'danger' : undefined} onClick={item.run}>
-                      {item.label}
-                    </button>
-                  ))}
-                </div>
-              )}
+              {may(org, 'keys') && <ActionButtons label="Key actions" items={actions.items(key)} />}
               <Settings apiKey={key} />
               <KeyUsage orgId={orgId} keyId={keyId} />
               <RecentCalls orgId={orgId} keyId={keyId} known={known} />

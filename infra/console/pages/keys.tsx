@@ -3,7 +3,6 @@
  * prefix, the state, the limits and the last use) with its actions in one menu, and "Create a key".
  * Every change reloads the list, so it always shows what the service holds.
  */
-import type { ComponentChildren } from 'preact';
 import { data, ofOrg, type ApiKey, type OrgMembership } from '../api';
 import { useApi } from '../parts/api-context';
 import { keyName, when } from '../parts/format';
@@ -11,7 +10,7 @@ import { Badge } from '../parts/badge';
 import { keyStatus } from '../parts/key-status';
 import { useLoad } from '../parts/load';
 import { formatNumber } from '../parts/locale';
-import { Loading, Notice, PageHeading, TableRegion } from '../parts/page';
+import { Cell, Loading, Notice, PageHeading, TableRegion } from '../parts/page';
 import { RowMenu, type MenuItem } from '../parts/row-menu';
 import { may } from '../roles';
 import { routeHash } from '../router';
@@ -44,16 +43,6 @@ export function KeysPage({ orgId, org }: { orgId: number; org: OrgMembership | u
 
 /** The table's columns, in order (the cards of a narrow screen label each value with its column's name). */
 const COLUMNS = ['Name', 'Id', 'Prefix', 'Status', 'Limits (min / day)', 'Last used', 'Actions'] as const;
-type Column = (typeof COLUMNS)[number];
-
-/** A cell, labelled with its column (shown on the cards). */
-function Cell({ column, class: className, children }: { column: Column; class?: string; children: ComponentChildren }) {
-  return (
-    <td class={className} data-label={column}>
-      {children}
-    </td>
-  );
-}
 
 interface TableProps {
   readonly orgId: number;

@@ -6,14 +6,13 @@
  * "Refresh" goes on). The service does not return a delivery's payload (the event body it sent):
  * the page says so, and shows the id the receiver got it under (its `webhook-id` header).
  */
-import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { data, ofOrg, type Webhook, type WebhookAttempt, type WebhookDelivery } from '../api';
 import { useApi } from '../parts/api-context';
 import { Badge } from '../parts/badge';
 import { failure, useLoad } from '../parts/load';
 import { formatNumber } from '../parts/locale';
-import { Loading, Notice, TableRegion, type Outcome } from '../parts/page';
+import { Cell, Loading, Notice, TableRegion, type Outcome } from '../parts/page';
 import { Pager, useCursors } from '../parts/pager';
 import { Time } from '../parts/time';
 
@@ -120,15 +119,6 @@ export function WebhookDeliveries({ orgId, webhook, round, onNewest }: WebhookDe
 
 /** The table's columns, in order (a narrow screen's cards label each value with its column). */
 const COLUMNS = ['Event', 'Status', 'Attempts', 'Last code', 'Created', 'Last attempt', 'Next attempt', 'Details', 'Actions'] as const;
-type Column = (typeof COLUMNS)[number];
-
-function Cell({ column, class: className, children }: { column: Column; class?: string; children: ComponentChildren }) {
-  return (
-    <td class={className} data-label={column}>
-      {children}
-    </td>
-  );
-}
 
 interface TableProps {
   readonly deliveries: readonly WebhookDelivery[];

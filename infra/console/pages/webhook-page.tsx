@@ -12,6 +12,7 @@ import { shortValue } from '../parts/format';
 import { useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
 import { failingSince } from '../parts/delivery-health';
+import { ActionButtons } from '../parts/row-menu';
 import { Time } from '../parts/time';
 import { ALL_EVENTS, EVENT_TYPES } from '../parts/webhook-events';
 import { may } from '../roles';
@@ -49,15 +50,7 @@ export function WebhookPage({ orgId, webhookId, org }: { orgId: number; webhookI
                 <span class="url">{webhook.url}</span>
                 {webhook.description && <span class="sub">{webhook.description}</span>}
               </p>
-              {may(org, 'webhooks') && (
-                <div class="buttons" role="group" aria-label="Endpoint actions">
-                  {actions.items(webhook).map((item) => (
-                    <button key={item.label} type="button" class={item.danger ? 'danger' : undefined} onClick={item.run}>
-                      {item.label}
-                    </button>
-                  ))}
-                </div>
-              )}
+              {may(org, 'webhooks') && <ActionButtons label="Endpoint actions" items={actions.items(webhook)} />}
               <Health orgId={orgId} webhook={webhook} newest={newest} />
               <Events events={webhook.events} />
               <WebhookDeliveries orgId={orgId} webhook={webhook} round={round} onNewest={setNewest} />

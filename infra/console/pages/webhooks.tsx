@@ -5,14 +5,13 @@
  * what the service holds; a refusal shows the service's own message (the tier an operation needs,
  * "resume it first"). Deliveries are on each endpoint's page.
  */
-import type { ComponentChildren } from 'preact';
 import { data, ofOrg, type OrgMembership, type Webhook } from '../api';
 import { useApi } from '../parts/api-context';
 import { flash } from '../parts/flash';
 import { when } from '../parts/format';
 import { Badge } from '../parts/badge';
 import { useLoad } from '../parts/load';
-import { Loading, Notice, PageHeading, TableRegion } from '../parts/page';
+import { Cell, Loading, Notice, PageHeading, TableRegion } from '../parts/page';
 import { RowMenu, type MenuItem } from '../parts/row-menu';
 import { eventsText } from '../parts/webhook-events';
 import { may } from '../roles';
@@ -58,15 +57,6 @@ export function WebhooksPage({ orgId, org }: { orgId: number; org: OrgMembership
 
 /** The table's columns, in order (a narrow screen's cards label each value with its column). */
 const COLUMNS = ['URL', 'Id', 'Events', 'Status', 'Created', 'Actions'] as const;
-type Column = (typeof COLUMNS)[number];
-
-function Cell({ column, class: className, children }: { column: Column; class?: string; children: ComponentChildren }) {
-  return (
-    <td class={className} data-label={column}>
-      {children}
-    </td>
-  );
-}
 
 interface TableProps {
   readonly orgId: number;

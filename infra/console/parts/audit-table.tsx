@@ -7,7 +7,7 @@
 import type { AuditDiff, AuditRecord } from '../api';
 import { shortValue } from './format';
 import type { KnownKeys } from './known-keys';
-import { TableRegion } from './page';
+import { Cell, TableRegion } from './page';
 import { Time } from './time';
 
 const COLUMNS = ['When', 'Action', 'Outcome', 'Key', 'By', 'Target', 'Changes'] as const;
@@ -27,19 +27,19 @@ export function AuditTable({
     <TableRegion label={label} class="audit cards" heads={COLUMNS}>
       {records.map((r) => (
         <tr key={r.request_id + r.at + r.action}>
-          <td data-label="When" class="when">
+          <Cell column="When" class="when">
             <Time iso={r.at} />
-          </td>
+          </Cell>
           <th scope="row">{r.action}</th>
-          <td data-label="Outcome" class={r.status < 400 ? 'ok' : 'refused'}>
+          <Cell column="Outcome" class={r.status < 400 ? 'ok' : 'refused'}>
             {r.status < 400 ? `Success (${r.status})` : `Refused (${r.status})`}
-          </td>
-          <td data-label="Key">{keyCell(r, known)}</td>
-          <td data-label="By">{r.actor ?? 'API key'}</td>
-          <td data-label="Target">{target(r)}</td>
-          <td data-label="Changes">
+          </Cell>
+          <Cell column="Key">{keyCell(r, known)}</Cell>
+          <Cell column="By">{r.actor ?? 'API key'}</Cell>
+          <Cell column="Target">{target(r)}</Cell>
+          <Cell column="Changes">
             <Changes record={r} />
-          </td>
+          </Cell>
         </tr>
       ))}
     </TableRegion>

@@ -41,6 +41,15 @@ export function Loading<T>({ loaded, children }: { loaded: Loaded<T>; children: 
   return <>{children(loaded.data)}</>;
 }
 
+/** A table cell labelled with its column's name, which a narrow screen's card shows beside the value (views.css). */
+export function Cell({ column, class: className, children }: { column: string; class?: string; children: ComponentChildren }) {
+  return (
+    <td class={className} data-label={column}>
+      {children}
+    </td>
+  );
+}
+
 /**
  * A table in a scrollable region of its own (keyboard-reachable, named for screen readers): the
  * column heads, then `children` as its body rows.

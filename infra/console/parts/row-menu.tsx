@@ -2,7 +2,7 @@
  * The actions of one row of a list, in one menu (a disclosure: `<details>`, so it opens with the
  * keyboard and a screen reader says whether it is open), beside the link to the item's page. A
  * list row stays one line however many actions its item has. Choosing an action closes the menu;
- * so does Escape, and a click elsewhere.
+ * so does Escape, and a click elsewhere. An item's own page shows the same items as buttons.
  */
 import { useEffect, useRef } from 'preact/hooks';
 
@@ -65,5 +65,18 @@ export function RowMenu({ of, items }: RowMenuProps) {
         ))}
       </ul>
     </details>
+  );
+}
+
+/** The same actions as a row of buttons, on the item's own page (room enough there). */
+export function ActionButtons({ label, items }: { label: string; items: readonly MenuItem[] }) {
+  return (
+    <div class="buttons" role="group" aria-label={label}>
+      {items.map((item) => (
+        <button key={item.label} type="button" class={item.danger ? 'danger' : undefined} onClick={item.run}>
+          {item.label}
+        </button>
+      ))}
+    </div>
   );
 }
