@@ -3,7 +3,14 @@
  * rule that disables an endpoint after five days of failures) but does not return it on the
  * endpoint's view, so the console reads it from the newest deliveries it lists.
  */
-import type { WebhookDelivery } from '../api';
+
+/** What the streak reads of a delivery (a `WebhookDelivery` of the deliveries list). */
+export interface DeliveryOutcome {
+  readonly status: 'pending' | 'succeeded' | 'failed' | 'exhausted';
+  readonly attempts: number;
+  readonly attempts_log: readonly { readonly at: string }[];
+  readonly created_at: string;
+}
 
 /**
  * When the endpoint's deliveries started failing, read from the newest ones: the oldest of the
@@ -11,9 +18,7 @@ import type { WebhookDelivery } from '../api';
  * the deliveries read (then it is "at least since"). Pending ones say nothing yet. Undefined when
  * the newest attempted delivery succeeded.
  */
-export function failingSince(
-  newest: readonly Pick<WebhookDelivery, 'status' | 'attempts' | 'attempts_log' | 'created_at'>[],
-): { since: string; atLeast: boolean } | undefined {
+export function failingSince(newest: readonly DeliveryOutcome[]): { since: string; atLeast: boolean } | undefined {
   let since: string | undefined;
   for (const delivery of newest) {
     if (delivery.status === 'pending' || delivery.attempts === 0) continue;
