@@ -3,15 +3,18 @@
  * every page change the page's heading takes the focus, so keyboard and screen-reader users land
  * on the new content (and hear its name) as they would on a new document.
  */
+import { useEffect, useRef } from 'preact/hooks';
 import { data, type Api, type OrgMembership } from './api';
 import type { Session } from './auth';
 import { ApiContext } from './parts/api-context';
 import { useLoad, type Loaded } from './parts/load';
 import { AuditPage } from './pages/audit';
 import { GamesPage } from './pages/games';
+import { KeyPage } from './pages/key-page';
 import { KeysPage } from './pages/keys';
-import { OrgPicker } from './pages/orgs';
+import { landingPage, OrgPicker } from './pages/orgs';
 import { UsagePage } from './pages/usage';
+import { WebhookPage } from './pages/webhook-page';
 import { WebhooksPage } from './pages/webhooks';
 import { may } from './roles';
 import { ORG_PAGES, routeHash, useRoute, type Route } from './router';
@@ -28,6 +31,7 @@ export function App({ api, session, onSignOut }: AppProps) {
   const route = useRoute();
   // Once per sign-in: the picker lists them, and each org's pages name the role they are seen with.
   const [orgs] = useLoad(() => data(api.GET('/api/org-api-keys/list-orgs')).then((d) => d.orgs), [api]);
+  useOnlyOrg(orgs, route);
   return (
     <ApiContext.Provider value={api}>
       <a class="skip" href="#main" onClick={skipToMain}>
@@ -52,6 +56,21 @@ export function App({ api, session, onSignOut }: AppProps) {
   );
 }
 
+/**
+ * An admin of exactly one organization lands in it: once the list comes in, the picker (where a
+ * sign-in lands) is replaced by the org's first page, in place (Back does not return to a picker
+ * that would leave again). Once per sign-in: "Organizations" then shows the picker as asked.
+ */
+function useOnlyOrg(orgs: Loaded<OrgMembership[]>, route: Route): void {
+  const opened = useRef(false);
+  useEffect(() => {
+    if (opened.current || orgs.state !== 'ready') return;
+    opened.current = true;
+    const only = orgs.data.length === 1 ? orgs.data[0]! : undefined;
+    if (only && route.page === 'orgs') location.replace(routeHash({ page: landingPage(only), orgId: only.org_id }));
+  }, [orgs]);
+}
+
 /** The skip link moves the focus itself: a hash link would change the route. */
 function skipToMain(event: Event): void {
   event.preventDefault();
@@ -70,7 +89,11 @@ function OrgNav({ route, org }: { route: Exclude<Route, { page: 'orgs' }>; org: 
     <nav class="tabs" aria-label={`Organization ${route.orgId}`}>
       <a href="#/">Organizations</a>
       {ORG_PAGES.filter((p) => !('needs' in p) || may(org, p.needs)).map(({ page, label }) => (
-        <a key={page} href={routeHash({ page, orgId: route.orgId })} aria-current={page === route.page ? 'page' : undefined}>
+        <a
+          key={page}
+          href={routeHash({ page, orgId: route.orgId })}
+          aria-current={page === route.page && route.itemId === undefined ? 'page' : page === route.page ? 'true' : undefined}
+        >
           {label}
         </a>
       ))}
@@ -92,6 +115,8 @@ function Page({ route, orgs }: { route: Route; orgs: Loaded<OrgMembership[]> }) 
     case 'orgs':
       return <OrgPicker orgs={orgs} />;
     case 'keys':
+      if (route.itemId !== undefined)
+        return <KeyPage key={`${route.orgId}/${route.itemId}`} orgId={route.orgId} keyId={route.itemId} org={org} />;
       return <KeysPage key={route.orgId} orgId={route.orgId} org={org} />;
     case 'usage':
       return <UsagePage key={route.orgId} orgId={route.orgId} mayListKeys={mayListKeys} />;
@@ -100,6 +125,9 @@ function Page({ route, orgs }: { route: Route; orgs: Loaded<OrgMembership[]> }) 
     case 'games':
       return <GamesPage key={route.orgId} orgId={route.orgId} org={org} />;
     case 'webhooks':
+      if (route.itemId !== undefined) {
+        return <WebhookPage key={`${route.orgId}/${route.itemId}`} orgId={route.orgId} webhookId={route.itemId} org={org} />;
+      }
       return <WebhooksPage key={route.orgId} orgId={route.orgId} org={org} />;
   }
 }

@@ -1,4 +1,9 @@
-/** The console's pages as hash routes (`#/org/1/keys`): the page itself is always `/console/`, the redirect URI. */
+/**
+ * The console's pages as hash routes: the page itself is always `/console/`, the redirect URI.
+ * `#/` is the org picker, `#/org/1/keys` a page of org 1, and `#/org/1/keys/3` (a key) or
+ * `#/org/1/webhooks/5` (an endpoint) the page of one item. Each is an entry of the browser's
+ * history, so Back goes from an item's page to its list.
+ */
 import { useEffect, useState } from 'preact/hooks';
 
 /** The pages of an organization. */
@@ -14,20 +19,24 @@ export const ORG_PAGES = [
 /** A page of an organization. */
 export type OrgPage = (typeof ORG_PAGES)[number]['page'];
 
-/** Where the console is: the org picker, or a page of one org. */
-export type Route = { readonly page: 'orgs' } | { readonly page: OrgPage; readonly orgId: number };
+/** The pages whose items have a page of their own (a key, an endpoint). */
+const ITEM_PAGES: ReadonlySet<OrgPage> = new Set<OrgPage>(['keys', 'webhooks']);
+
+/** Where the console is: the org picker, a page of one org, or (`itemId`) the page of one of its keys or endpoints. */
+export type Route = { readonly page: 'orgs' } | { readonly page: OrgPage; readonly orgId: number; readonly itemId?: number | undefined };
 
 /** The route a hash names; anything unknown is the org picker. */
 function parseRoute(hash: string): Route {
-  const match = /^#\/org\/(\d{1,15})\/(\w+)$/.exec(hash);
+  const match = /^#\/org\/(\d{1,15})\/(\w+)(?:\/(\d{1,15}))?$/.exec(hash);
   const page = ORG_PAGES.find((p) => p.page === match?.[2]);
-  if (!match || !page) return { page: 'orgs' };
-  return { page: page.page, orgId: Number(match[1]) };
+  if (!match || !page || (match[3] !== undefined && !ITEM_PAGES.has(page.page))) return { page: 'orgs' };
+  return { page: page.page, orgId: Number(match[1]), itemId: match[3] === undefined ? undefined : Number(match[3]) };
 }
 
 /** The hash of a route. */
 export function routeHash(route: Route): string {
-  return route.page === 'orgs' ? '#/' : `#/org/${route.orgId}/${route.page}`;
+  if (route.page === 'orgs') return '#/';
+  return `#/org/${route.orgId}/${route.page}${route.itemId === undefined ? '' : `/${route.itemId}`}`;
 }
 
 /** The current route, following the hash. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.js';
-import { expectAccessible, openOrg, orgEntry, OUTPUT, signIn, tab } from '../support/console-page.js';
+import { expectAccessible, openOrg, OUTPUT, signIn, tab } from '../support/console-page.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { stopAll } from '../support/teardown.js';
 
@@ -79,7 +79,7 @@ inBrowser('the console for members who are not admins', () => {
     await viewer.context.close();
   }, 60_000);
 
-  test('an analyst lands on usage by the keyboard, keys by id (it may not list them); keys refused, games read-only', async () => {
+  test('an analyst of one org lands on its usage, keys by id (it may not list them); keys refused, games read-only', async () => {
     // A mint by the demo key, so the report has a key row.
     stack.secrets.noteRawKey(stack.credentials.api_key);
     expect((await stack.post('create-session', { game_id: 101 }, { 'x-api-key': stack.credentials.api_key })).status).toBe(200);
@@ -89,9 +89,7 @@ inBrowser('the console for members who are not admins', () => {
     page.on('request', (r) => {
       if (/\/api\/org-api-keys\?org_id=/.test(r.url()) && r.method() === 'GET') listKeys.push(r.url());
     });
-    await orgEntry(page, 1).focus();
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+    await openOrg(page, 1, 'Usage');
     await page.getByRole('region', { name: /^Per day/ }).waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
     // The key is named by its id alone, the filter is a typed id, and list-keys (refused to an analyst) is never asked.

@@ -1,7 +1,7 @@
 /**
  * The console's Webhooks page (issue 27; docs/console.md, "Webhooks"): an admin adds an endpoint
  * at the local receiver and sees its secret once, edits its events, pauses and resumes it, sends a
- * test event and sees the delivery (then its attempt, answered 204 by the receiver), retries it,
+ * test event and sees the delivery on the endpoint's page (then its attempt, answered 204 by the receiver), retries it,
  * rotates the secret and deletes the endpoint. A free-tier admin's registration shows the
  * service's refusal; members of the other roles get no tab, and the page opened by its address
  * shows the refusal without a control. Nothing scrolls sideways at 1280 or 390 px. Deliveries go
@@ -14,7 +14,17 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
 import { launchBrowser } from '../support/browser.js';
-import { expectAccessible, openOrg, OUTPUT, signIn, statusIs, tab, type ConsoleTab } from '../support/console-page.js';
+import {
+  expectAccessible,
+  openOrg,
+  OUTPUT,
+  rowAction,
+  rowActions,
+  signIn,
+  statusIs,
+  tab,
+  type ConsoleTab,
+} from '../support/console-page.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { stopAll } from '../support/teardown.js';
 
@@ -123,8 +133,8 @@ inBrowser('the console’s Webhooks page', () => {
     const form = page.getByRole('dialog', { name: 'Add an endpoint' });
     await form.getByLabel('URL', { exact: true }).fill(receiverUrl('console'));
     await form.getByLabel('Description (optional)').fill('Orders service');
-    await expect(form.getByRole('checkbox', { name: 'session.consumed', exact: true }).isDisabled()).resolves.toBe(true);
-    await form.getByRole('checkbox', { name: 'All events', exact: true }).uncheck();
+    await expect(form.getByRole('checkbox', { name: 'session.consumed', exact: true }).count()).resolves.toBe(0);
+    await form.getByRole('radio', { name: 'Chosen types', exact: true }).check();
     await form.getByRole('checkbox', { name: 'session.consumed', exact: true }).check();
     await form.getByRole('checkbox', { name: 'key.rate_limited', exact: true }).check();
     await expectAccessible(page, 'add an endpoint');
@@ -141,7 +151,7 @@ inBrowser('the console’s Webhooks page', () => {
     await statusIs(row, 'Active');
 
     // Edit the events.
-    await row.getByRole('button', { name: `Edit endpoint #${id}` }).click();
+    await rowAction(row, 'Edit');
     const edit = page.getByRole('dialog', { name: 'Edit the endpoint' });
     await edit.getByRole('checkbox', { name: 'key.created', exact: true }).check();
     await edit.getByRole('checkbox', { name: 'session.consumed', exact: true }).uncheck();
@@ -150,16 +160,18 @@ inBrowser('the console’s Webhooks page', () => {
     await row.locator('td.events', { hasText: /^key\.rate_limited, key\.created$/ }).waitFor();
 
     // Pause: nothing is sent to it, so it offers no test; resume.
-    await row.getByRole('button', { name: `Pause endpoint #${id}` }).click();
+    await rowAction(row, 'Pause');
     await statusIs(row, 'Paused');
-    await expect(row.getByRole('button', { name: /^Send test event/ }).count()).resolves.toBe(0);
-    await row.getByRole('button', { name: `Resume endpoint #${id}` }).click();
+    await expect(rowActions(row)).resolves.toEqual(['Edit', 'Resume', 'Rotate secret', 'Delete']);
+    await rowAction(row, 'Resume');
     await statusIs(row, 'Active');
 
-    // A test event: its delivery shows in the endpoint's deliveries, then its attempt (the receiver answers 204).
-    await row.getByRole('button', { name: `Send test event to endpoint #${id}` }).click();
+    // A test event: the endpoint's page opens on its deliveries, then its attempt (the receiver answers 204).
+    await rowAction(row, 'Send test event');
+    await page.getByRole('heading', { level: 1, name: `Endpoint #${id}` }).waitFor();
     await page.getByText(`A webhook.test event is on its way to endpoint #${id}.`).waitFor();
-    const deliveries = page.getByRole('region', { name: `Deliveries to endpoint #${id}` });
+    const deliveries = page.getByRole('region', { name: 'Deliveries', exact: true });
+    const actions = page.getByRole('group', { name: 'Endpoint actions' });
     const delivery = deliveries.locator('tbody tr', { has: page.getByRole('rowheader', { name: /^webhook\.test/ }) });
     await delivery.waitFor();
     await refreshUntil(page, statusCell(delivery, 'Succeeded'));
@@ -182,7 +194,7 @@ inBrowser('the console’s Webhooks page', () => {
     expect(stack.devWebhooks.arrived().filter((a) => a.webhook_id === deliveryId)).toHaveLength(2);
 
     // Rotate: a new secret, once; the old one signs beside it for 24 hours.
-    await row.getByRole('button', { name: `Rotate secret of endpoint #${id}` }).click();
+    await actions.getByRole('button', { name: 'Rotate secret' }).click();
     const rotate = page.getByRole('dialog', { name: `Rotate the secret of endpoint #${id}?` });
     await rotate.getByText(/For the next 24 hours every delivery .* is signed with both/).waitFor();
     await rotate.getByRole('button', { name: 'Rotate the secret' }).click();
@@ -195,13 +207,14 @@ inBrowser('the console’s Webhooks page', () => {
     expect(await pageHolds(page, rotated)).toBe(false);
 
     // Delete, after the confirmation.
-    await row.getByRole('button', { name: `Delete endpoint #${id}` }).click();
+    await actions.getByRole('button', { name: 'Delete' }).click();
     await page
       .getByRole('dialog', { name: `Delete endpoint #${id}?` })
       .getByRole('button', { name: 'Delete the endpoint' })
       .click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText(`Endpoint #${id} deleted.`).waitFor();
-    await row.waitFor({ state: 'detached' });
+    await page.getByText('No endpoints yet.').waitFor();
     await expect((await api.listWebhooks(1)).body.data).toEqual([]);
   }, 120_000);
 
@@ -223,8 +236,9 @@ inBrowser('the console’s Webhooks page', () => {
     const row = endpointRow(page, id);
     await row.locator('td.events', { hasText: /^All events$/ }).waitFor();
     await expectNoSidewaysScroll(page, 'endpoints at 390 px');
-    await expect(cutOff(page, 'td.actions button, tbody th[scope="row"]')).resolves.toEqual([]);
-    await row.getByRole('button', { name: `Deliveries of endpoint #${id}` }).click();
+    await expect(cutOff(page, 'td.actions summary, tbody th[scope="row"]')).resolves.toEqual([]);
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: `Endpoint #${id}` }).waitFor();
     const deliveryRows = page.locator('tbody tr[data-delivery-id]');
     await deliveryRows.first().waitFor();
     await expect(deliveryRows.count()).resolves.toBe(20);
@@ -240,13 +254,16 @@ inBrowser('the console’s Webhooks page', () => {
     const delivery = page.locator(`tbody tr[data-delivery-id="${oldest}"]`);
     await refreshUntil(page, statusCell(delivery, 'Failed, will retry'));
     await delivery.locator('summary').click();
-    await delivery.locator('.attempts li', { hasText: /: 503, \d+ ms$/ }).waitFor();
+    await delivery
+      .locator('.attempts li', { hasText: /: 503, \d+ ms$/ })
+      .first()
+      .waitFor();
     await expectNoSidewaysScroll(page, 'deliveries at 390 px');
     await expect(cutOff(page, 'td.actions button, .notice, tbody th[scope="row"]')).resolves.toEqual([]);
     await expectAccessible(page, 'webhooks at 390 px');
     await page.screenshot({ path: `${OUTPUT}/console-webhooks-390.png`, fullPage: true });
 
-    await row.getByRole('button', { name: `Edit endpoint #${id}` }).click();
+    await page.getByRole('group', { name: 'Endpoint actions' }).getByRole('button', { name: 'Edit' }).click();
     await page.getByRole('dialog', { name: 'Edit the endpoint' }).getByRole('group', { name: 'Events' }).waitFor();
     await expectNoSidewaysScroll(page, 'edit dialog at 390 px');
     await expectAccessible(page, 'edit dialog at 390 px');

@@ -14,9 +14,11 @@ import { launchBrowser } from '../support/browser.js';
 import {
   expectAccessible,
   openOrg,
+  orgEntry,
   OUTPUT,
   rawKeyShown,
   row,
+  rowAction,
   screenshots,
   signIn,
   statusIs,
@@ -53,9 +55,11 @@ inBrowser('the admin console in a browser', () => {
     ),
   );
 
-  test('signs in through the provider; the org picker opens org 1; a reload signs in again silently', async () => {
+  test('signs in through the provider into org 1 (its one org); the org picker lists it; a reload signs in again silently', async () => {
     const { page } = admin;
-    await expect(page.getByRole('heading', { level: 1, name: 'Organizations' }).isVisible()).resolves.toBe(true);
+    await openOrg(page, 1);
+    await page.getByRole('link', { name: 'Organizations' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Organizations' }).waitFor();
     await expectAccessible(page, 'organizations');
     await screenshots(page, 'organizations');
     // The signed-in subject's organizations (list-orgs): acme-admin is in org 1 only.
@@ -63,7 +67,8 @@ inBrowser('the admin console in a browser', () => {
       'Acme Games organization 1 · your role: admin · business tier',
     ]);
     await expect(page.getByLabel('Organization id').count()).resolves.toBe(0);
-    await openOrg(page, 1);
+    await orgEntry(page, 1).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     await page.getByText('Acme Games · your role: admin').waitFor();
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
@@ -85,20 +90,21 @@ inBrowser('the admin console in a browser', () => {
     await expectAccessible(page, 'keys');
     await screenshots(page, 'keys');
 
-    await key.getByRole('button', { name: /^Revoke Browser key/ }).click();
+    await rowAction(key, 'Revoke');
+    await page.getByRole('dialog', { name: 'Revoke Browser key?' }).getByRole('button', { name: 'Revoke the key' }).click();
     await page.getByText(/Browser key \(dpk_[0-9a-f]{4}\) revoked\./).waitFor();
     await statusIs(key, 'Revoked');
     expect(await mint(raw)).toBe(401);
 
-    await key.getByRole('button', { name: /^Reactivate Browser key/ }).click();
+    await rowAction(key, 'Reactivate');
     await page.getByText(/reactivated\./).waitFor();
     await statusIs(key, 'Active');
     expect(await mint(raw)).toBe(200);
 
-    await key.getByRole('button', { name: /^Rotate Browser key/ }).click();
+    await rowAction(key, 'Rotate');
     await page.getByLabel(/^Grace period/).fill('30');
     await expectAccessible(page, 'rotate dialog');
-    await page.getByRole('button', { name: 'Rotate', exact: true }).click();
+    await page.getByRole('button', { name: 'Rotate the key', exact: true }).click();
     const rotated = await rawKeyShown(page);
     expect(rotated).not.toBe(raw);
     expect(await mint(rotated)).toBe(200);
@@ -116,12 +122,17 @@ inBrowser('the admin console in a browser', () => {
   test('edit a key: the change is saved and listed', async () => {
     const { page } = admin;
     const key = row(page, 'Browser key').filter({ hasText: 'Active' });
-    await key.getByRole('button', { name: /^Edit Browser key/ }).click();
+    await rowAction(key, 'Edit');
     await page.getByLabel('Calls per minute').fill('90');
     await page.getByRole('checkbox', { name: 'mcp:reports:read' }).check();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Browser key saved.').waitFor();
-    await key.filter({ hasText: /90 \/ 10,000.*mcp:reports:read/ }).waitFor();
+    await key.filter({ hasText: /90 \/ 10,000/ }).waitFor();
+    // The scopes are on the key's page.
+    await key.getByRole('link', { name: 'Browser key' }).click();
+    await page.locator('dl.facts dd', { hasText: 'mcp:reports:read' }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   }, 60_000);
 
   test('"Require API Session Token" switches the play page of game 102', async () => {
@@ -191,7 +202,7 @@ inBrowser('the admin console in a browser', () => {
   test('the audit log shows the revocation with its before and after; filters by action and outcome', async () => {
     const { page } = admin;
     await tab(page, 'Audit log');
-    await page.getByLabel('Action', { exact: true }).fill('update-key');
+    await page.getByLabel('Action', { exact: true }).selectOption('update-key');
     await page.getByLabel('Outcome').selectOption('success');
     const filtered = page.waitForResponse((r) => /audit_action=update-key.*outcome=success/.test(r.url()));
     await page.getByRole('button', { name: 'Filter' }).click();

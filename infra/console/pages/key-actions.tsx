@@ -1,21 +1,147 @@
-/** The two key actions that ask first: rotate (with its grace period) and delete (with a confirmation). */
+/**
+ * What can be done to a key, one set for the keys list's row menus and the key's own page: edit,
+ * revoke (after a confirmation that says the partner's next call is refused), reactivate, rotate
+ * (with its grace period, the consequence said) and delete (after a confirmation). Only what the
+ * service allows is offered (docs/decisions.md#key-rotation): a rotated key can't be reactivated,
+ * a revoked one can't be rotated, and a key is rotated once.
+ */
+import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { data, ofOrg, type ApiKey, type CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
+import { ConfirmDialog } from '../parts/confirm';
 import { Dialog, DialogButtons } from '../parts/dialog';
 import { keyName } from '../parts/format';
+import { flash, takeFlash } from '../parts/flash';
 import { failure } from '../parts/load';
-import { Notice } from '../parts/page';
+import { Notice, type Outcome } from '../parts/page';
+import type { MenuItem } from '../parts/row-menu';
+import { KeyForm } from './key-form';
+import { KeySecret } from './key-secret';
 
-/** Props of the dialogs on one key. */
-interface KeyDialogProps {
+/** What is open over the page. */
+type Open =
+  | { readonly kind: 'create' }
+  | { readonly kind: 'edit' | 'revoke' | 'rotate' | 'delete'; readonly key: ApiKey }
+  | { readonly kind: 'secret'; readonly key: CreatedKey };
+
+/** The key actions of a page: the items of a key's menu, the dialog open over the page, and the last outcome. */
+export interface KeyActions {
+  /** The actions `key` offers, in order (Delete last). */
+  readonly items: (key: ApiKey) => MenuItem[];
+  readonly create: () => void;
+  /** The dialog open now, if any. */
+  readonly dialog: JSX.Element | null;
+  /** What the last change did (or why it was refused). */
+  readonly outcome: Outcome | undefined;
+}
+
+/**
+ * The key actions on `orgId`. `changed` runs after every change the service made (the page loads
+ * again); `deleted` after a deletion (a key's page leaves for the list).
+ */
+export function useKeyActions(orgId: number, changed: () => void, deleted?: () => void): KeyActions {
+  const api = useApi();
+  const [open, setOpen] = useState<Open>();
+  const [outcome, setOutcome] = useState<Outcome | undefined>(takeFlash);
+  const close = () => setOpen(undefined);
+  const done = (text: string) => {
+    setOutcome({ kind: 'success', text });
+    setOpen(undefined);
+    changed();
+  };
+  const setActive = async (key: ApiKey, active: boolean) => {
+    await api.PATCH('/api/org-api-keys', { body: { id: key.id, org_id: orgId, is_active: active } });
+    done(`${keyName(key)} ${active ? 'reactivated' : 'revoked'}.`);
+  };
+  // A new raw key replaces the dialog that made it, and the page behind it shows the new key.
+  const showSecret = (key: CreatedKey) => {
+    setOpen({ kind: 'secret', key });
+    changed();
+  };
+  const items = (key: ApiKey): MenuItem[] => [
+    { label: 'Edit', run: () => setOpen({ kind: 'edit', key }) },
+    ...(key.is_active ? [{ label: 'Revoke', run: () => setOpen({ kind: 'revoke', key }) }] : []),
+    // Reactivating gives back what revoking took, at once: nothing to confirm.
+    ...(!key.is_active && key.rotated_to === null
+      ? [
+          {
+            label: 'Reactivate',
+            run: () => void setActive(key, true).catch((e: unknown) => setOutcome({ kind: 'error', text: failure(e).message })),
+          },
+        ]
+      : []),
+    ...(key.is_active && key.rotated_to === null ? [{ label: 'Rotate', run: () => setOpen({ kind: 'rotate', key }) }] : []),
+    { label: 'Delete', danger: true, run: () => setOpen({ kind: 'delete', key }) },
+  ];
+  let dialog: JSX.Element | null = null;
+  switch (open?.kind) {
+    case 'create':
+      dialog = <KeyForm orgId={orgId} onClose={close} onSaved={(key) => showSecret(key as CreatedKey)} />;
+      break;
+    case 'edit':
+      dialog = <KeyForm orgId={orgId} existing={open.key} onClose={close} onSaved={(key) => done(`${key.name} saved.`)} />;
+      break;
+    case 'revoke':
+      dialog = <RevokeKeyDialog apiKey={open.key} onClose={close} onRevoke={() => setActive(open.key, false)} />;
+      break;
+    case 'rotate':
+      dialog = <RotateKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onRotated={showSecret} />;
+      break;
+    case 'delete': {
+      const key = open.key;
+      const remove = async () => {
+        await api.DELETE('/api/org-api-keys', ofOrg(orgId, { id: String(key.id) }));
+        done(`${keyName(key)} deleted.`);
+        if (deleted) {
+          flash({ kind: 'success', text: `${keyName(key)} deleted.` });
+          deleted();
+        }
+      };
+      dialog = (
+        <ConfirmDialog title={`Delete ${key.name}?`} confirm="Delete the key" danger onConfirm={remove} onClose={close}>
+          <p>
+            The key {key.key_prefix} stops working at once and cannot be brought back. Sessions it already minted stay valid until they are
+            used or expire.
+          </p>
+        </ConfirmDialog>
+      );
+      break;
+    }
+    case 'secret':
+      dialog = <KeySecret created={open.key} onClose={close} />;
+      break;
+  }
+  return { items, create: () => setOpen({ kind: 'create' }), dialog, outcome };
+}
+
+/** Revoke, after the admin confirms: the consequence (the partner's next call is refused) said first. */
+function RevokeKeyDialog({ apiKey: key, onClose, onRevoke }: { apiKey: ApiKey; onClose: () => void; onRevoke: () => Promise<void> }) {
+  return (
+    <ConfirmDialog title={`Revoke ${key.name}?`} confirm="Revoke the key" danger onConfirm={onRevoke} onClose={onClose}>
+      <p>
+        The key {key.key_prefix} stops working at once: the next call made with it is refused (401), so whatever uses it stops minting
+        sessions. Sessions it already minted stay valid until they are used or expire.
+      </p>
+      <p>
+        {key.rotated_to === null
+          ? 'You can reactivate it later.'
+          : `It was rotated (to #${key.rotated_to}): a rotated key cannot be reactivated, its grace period ends now.`}
+      </p>
+    </ConfirmDialog>
+  );
+}
+
+/** Props of {@link RotateKeyDialog}. */
+interface RotateKeyDialogProps {
   readonly orgId: number;
   readonly apiKey: ApiKey;
   readonly onClose: () => void;
+  readonly onRotated: (key: CreatedKey) => void;
 }
 
-/** Rotate: a new key with the same settings; the old one works for the grace period. */
-export function RotateKeyDialog({ orgId, apiKey, onClose, onRotated }: KeyDialogProps & { onRotated: (key: CreatedKey) => void }) {
+/** Rotate: a new key with the same settings; the old one works for the grace period, then stops. */
+function RotateKeyDialog({ orgId, apiKey, onClose, onRotated }: RotateKeyDialogProps) {
   const api = useApi();
   const [minutes, setMinutes] = useState('60');
   const [problem, setProblem] = useState<string>();
@@ -29,43 +155,20 @@ export function RotateKeyDialog({ orgId, apiKey, onClose, onRotated }: KeyDialog
     }
   };
   return (
-    <Dialog title={`Rotate ${apiKey.name}`} onClose={onClose}>
+    <Dialog title={`Rotate ${apiKey.name}?`} onClose={onClose}>
       <form class="stack" onSubmit={submit}>
         <p>
-          A new key with the same settings replaces {apiKey.key_prefix}. The old key keeps working for the grace period, so your servers can
-          switch.
+          A new key with the same settings replaces {apiKey.key_prefix}; it is shown once. The old key keeps working for the grace period,
+          then every call with it is refused (401): deploy the new key on your servers before it ends. A rotated key cannot be reactivated
+          or rotated again.
         </p>
         <div class="field">
           <label for="grace">Grace period (minutes, 0 to 10,080; 0 revokes the old key at once)</label>
           <input id="grace" type="number" min={0} max={10080} required value={minutes} onInput={(e) => setMinutes(e.currentTarget.value)} />
         </div>
         {problem && <Notice kind="error">{problem}</Notice>}
-        <DialogButtons label="Rotate" onCancel={onClose} />
+        <DialogButtons label="Rotate the key" onCancel={onClose} />
       </form>
-    </Dialog>
-  );
-}
-
-/** Delete, after the admin confirms. */
-export function DeleteKeyDialog({ orgId, apiKey, onClose, onDeleted }: KeyDialogProps & { onDeleted: (message: string) => void }) {
-  const api = useApi();
-  const [problem, setProblem] = useState<string>();
-  const remove = async () => {
-    try {
-      await api.DELETE('/api/org-api-keys', ofOrg(orgId, { id: String(apiKey.id) }));
-      onDeleted(`${keyName(apiKey)} deleted.`);
-    } catch (error) {
-      setProblem(failure(error).message);
-    }
-  };
-  return (
-    <Dialog title={`Delete ${apiKey.name}?`} onClose={onClose}>
-      <p>
-        The key {apiKey.key_prefix} stops working at once and cannot be brought back. Sessions it already minted stay valid until they are
-        used or expire.
-      </p>
-      {problem && <Notice kind="error">{problem}</Notice>}
-      <DialogButtons label="Delete the key" onConfirm={() => void remove()} onCancel={onClose} />
     </Dialog>
   );
 }

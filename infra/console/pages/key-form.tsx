@@ -207,33 +207,43 @@ function ExpiryField({ existing, value, onInput }: { existing?: ApiKey; value: s
 }
 
 /**
- * The MCP scopes as checkboxes, each described by the tools it grants here; the specification's
+ * The MCP scopes as checkboxes, each described by the tools it grants here. The specification's
  * scopes that grant none on this server yet (shared/keys/mcp-scopes.ts, the one scope -> tool
- * table) say so, so that nobody expects a tool from them.
+ * table) are folded apart, under a summary that says so (open when the key holds one of them), so
+ * that nobody expects a tool from them and the form stays short.
  */
 function Scopes({ selected, onChange }: { selected: Fields['scopes']; onChange: (scopes: Fields['scopes']) => void }) {
+  const granting = MCP_SCOPES.filter((scope) => toolsOfScope(scope).length > 0);
+  const idle = MCP_SCOPES.filter((scope) => toolsOfScope(scope).length === 0);
+  const box = (scope: (typeof MCP_SCOPES)[number]) => {
+    const tools = toolsOfScope(scope);
+    return (
+      <div key={scope} class="scope">
+        <label class="check">
+          <input
+            type="checkbox"
+            aria-describedby={`scope-${scope}`}
+            checked={selected.includes(scope)}
+            onChange={(event) => onChange(event.currentTarget.checked ? [...selected, scope] : selected.filter((s) => s !== scope))}
+          />
+          {scope}
+        </label>
+        <span id={`scope-${scope}`} class="hint">
+          {tools.length ? tools.join(', ') : 'grants no tool here yet'}
+        </span>
+      </div>
+    );
+  };
   return (
     <fieldset class="scopes">
       <legend>MCP scopes</legend>
-      {MCP_SCOPES.map((scope) => {
-        const tools = toolsOfScope(scope);
-        return (
-          <div key={scope} class="scope">
-            <label class="check">
-              <input
-                type="checkbox"
-                aria-describedby={`scope-${scope}`}
-                checked={selected.includes(scope)}
-                onChange={(event) => onChange(event.currentTarget.checked ? [...selected, scope] : selected.filter((s) => s !== scope))}
-              />
-              {scope}
-            </label>
-            <span id={`scope-${scope}`} class="hint">
-              {tools.length ? tools.join(', ') : 'grants no tool here yet'}
-            </span>
-          </div>
-        );
-      })}
+      {granting.map(box)}
+      {idle.length > 0 && (
+        <details class="idle-scopes" open={idle.some((scope) => selected.includes(scope))}>
+          <summary>{idle.length} more scopes of the MCP specification that grant no tool here yet</summary>
+          <div class="scope-grid">{idle.map(box)}</div>
+        </details>
+      )}
     </fieldset>
   );
 }

@@ -13,7 +13,7 @@ import { may } from '../roles';
 import { routeHash, type OrgPage } from '../router';
 
 /** The first page a role may read (docs/console.md, "Roles"): no one lands on a refusal. */
-function landingPage(org: OrgMembership): OrgPage {
+export function landingPage(org: OrgMembership): OrgPage {
   if (may(org, 'keys')) return 'keys';
   return may(org, 'usage') ? 'usage' : 'games';
 }

@@ -1,77 +1,149 @@
-/** The two endpoint actions that ask first: rotate the secret (the old one signs 24 h more) and delete. */
+/**
+ * What can be done to an endpoint, one set for the endpoints list's row menus and the endpoint's
+ * own page: send a test event, edit, pause / resume, rotate the secret (after a confirmation that
+ * says the old one signs 24 hours more) and delete (after a confirmation). A paused endpoint is
+ * sent nothing, so it offers no test (the service would answer 409: resume it first).
+ */
+import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { data, ofOrg, type RotatedWebhookSecret, type Webhook } from '../api';
+import { data, ofOrg, type CreatedWebhook, type RotatedWebhookSecret, type Webhook } from '../api';
 import { useApi } from '../parts/api-context';
-import { Dialog, DialogButtons } from '../parts/dialog';
+import { ConfirmDialog } from '../parts/confirm';
+import { flash, takeFlash } from '../parts/flash';
 import { failure } from '../parts/load';
-import { Notice } from '../parts/page';
+import type { Outcome } from '../parts/page';
+import type { MenuItem } from '../parts/row-menu';
+import { WebhookForm } from './webhook-form';
+import { WebhookSecret } from './webhook-secret';
 
-/** Props of the dialogs on one endpoint. */
-interface WebhookDialogProps {
+/** What is open over the page. */
+type Open =
+  | { readonly kind: 'create' }
+  | { readonly kind: 'edit' | 'rotate' | 'delete'; readonly webhook: Webhook }
+  | { readonly kind: 'secret'; readonly made: CreatedWebhook | RotatedWebhookSecret };
+
+/** The endpoint actions of a page: a row's menu items, the dialog open over the page, and the last outcome. */
+export interface WebhookActions {
+  readonly items: (webhook: Webhook) => MenuItem[];
+  readonly create: () => void;
+  readonly dialog: JSX.Element | null;
+  readonly outcome: Outcome | undefined;
+}
+
+/** Props of {@link useWebhookActions}. */
+export interface WebhookActionsProps {
   readonly orgId: number;
-  readonly webhook: Webhook;
-  readonly onClose: () => void;
+  /** After every change the service made: the page loads again. */
+  readonly changed: () => void;
+  /** After a test event was sent to `webhook` (its page follows the new delivery; a list moves to that page). */
+  readonly tested?: (webhook: Webhook) => void;
+  /** After a deletion (an endpoint's page leaves for the list). */
+  readonly deleted?: () => void;
 }
 
-/** Rotate: a new secret now; the previous one signs beside it for 24 hours. */
-export function RotateWebhookDialog({
-  orgId,
-  webhook,
-  onClose,
-  onRotated,
-}: WebhookDialogProps & { onRotated: (r: RotatedWebhookSecret) => void }) {
-  const api = useApi();
-  const [problem, setProblem] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const rotate = async () => {
-    setBusy(true);
-    try {
-      onRotated(await data(api.POST('/api/org-api-keys/rotate-webhook-secret', { body: { id: webhook.id, org_id: orgId } })));
-    } catch (error) {
-      setProblem(failure(error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog title={`Rotate the secret of endpoint #${webhook.id}?`} onClose={onClose}>
-      <p>
-        A new signing secret is made and shown once. For the next 24 hours every delivery to {webhook.url} is signed with both, so your
-        server keeps verifying while you deploy the new one; rotating again within them drops the oldest.
-      </p>
-      {problem && <Notice kind="error">{problem}</Notice>}
-      <div class="buttons">
-        <button type="button" class="primary" onClick={() => void rotate()} disabled={busy}>
-          Rotate the secret
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </Dialog>
-  );
-}
+/** What a page says once a test event is sent to `webhook`. */
+export const testSent = (webhook: Webhook) => `A webhook.test event is on its way to endpoint #${webhook.id}.`;
 
-/** Delete, after the admin confirms. */
-export function DeleteWebhookDialog({ orgId, webhook, onClose, onDeleted }: WebhookDialogProps & { onDeleted: (message: string) => void }) {
+/** The endpoint actions on `orgId`. */
+export function useWebhookActions({ orgId, changed, tested, deleted }: WebhookActionsProps): WebhookActions {
   const api = useApi();
-  const [problem, setProblem] = useState<string>();
-  const remove = async () => {
-    try {
-      await api.DELETE('/api/org-api-keys/delete-webhook', ofOrg(orgId, { id: String(webhook.id) }));
-      onDeleted(`Endpoint #${webhook.id} deleted.`);
-    } catch (error) {
-      setProblem(failure(error).message);
-    }
+  const [open, setOpen] = useState<Open>();
+  const [outcome, setOutcome] = useState<Outcome | undefined>(takeFlash);
+  const close = () => setOpen(undefined);
+  const done = (text: string) => {
+    setOutcome({ kind: 'success', text });
+    setOpen(undefined);
+    changed();
   };
-  return (
-    <Dialog title={`Delete endpoint #${webhook.id}?`} onClose={onClose}>
-      <p>
-        {webhook.url} receives nothing more, and its deliveries can no longer be listed or retried. This cannot be undone: to receive events
-        again, add an endpoint (with a new secret).
-      </p>
-      {problem && <Notice kind="error">{problem}</Notice>}
-      <DialogButtons label="Delete the endpoint" onConfirm={() => void remove()} onCancel={onClose} />
-    </Dialog>
-  );
+  /** Make a call at once (pause, resume, test: nothing to confirm), then say it is done; a refusal shows the service's message. */
+  const act = (call: () => Promise<unknown>, text: string, then?: () => void) =>
+    void call().then(
+      () => {
+        done(text);
+        then?.();
+      },
+      (error: unknown) => setOutcome({ kind: 'error', text: failure(error).message }),
+    );
+  // A new secret replaces the dialog that made it, and the page behind it shows the change.
+  const showSecret = (made: CreatedWebhook | RotatedWebhookSecret) => {
+    setOpen({ kind: 'secret', made });
+    changed();
+  };
+  const setActive = (webhook: Webhook, active: boolean) =>
+    act(
+      () => api.PATCH('/api/org-api-keys/update-webhook', { body: { id: webhook.id, org_id: orgId, is_active: active } }),
+      `Endpoint #${webhook.id} ${active ? 'resumed' : 'paused'}.`,
+    );
+  const items = (webhook: Webhook): MenuItem[] => [
+    ...(webhook.is_active
+      ? [
+          {
+            label: 'Send test event',
+            run: () =>
+              act(
+                () => api.POST('/api/org-api-keys/test-webhook', { body: { id: webhook.id, org_id: orgId } }),
+                testSent(webhook),
+                () => tested?.(webhook),
+              ),
+          },
+        ]
+      : []),
+    { label: 'Edit', run: () => setOpen({ kind: 'edit', webhook }) },
+    { label: webhook.is_active ? 'Pause' : 'Resume', run: () => setActive(webhook, !webhook.is_active) },
+    { label: 'Rotate secret', run: () => setOpen({ kind: 'rotate', webhook }) },
+    { label: 'Delete', danger: true, run: () => setOpen({ kind: 'delete', webhook }) },
+  ];
+  let dialog: JSX.Element | null = null;
+  switch (open?.kind) {
+    case 'create':
+      dialog = <WebhookForm orgId={orgId} onClose={close} onSaved={(made) => showSecret(made as CreatedWebhook)} />;
+      break;
+    case 'edit':
+      dialog = <WebhookForm orgId={orgId} existing={open.webhook} onClose={close} onSaved={(w) => done(`Endpoint #${w.id} saved.`)} />;
+      break;
+    case 'rotate': {
+      const { webhook } = open;
+      const rotate = async () =>
+        showSecret(await data(api.POST('/api/org-api-keys/rotate-webhook-secret', { body: { id: webhook.id, org_id: orgId } })));
+      dialog = (
+        <ConfirmDialog
+          title={`Rotate the secret of endpoint #${webhook.id}?`}
+          confirm="Rotate the secret"
+          onConfirm={rotate}
+          onClose={close}
+        >
+          <p>
+            A new signing secret is made and shown once. For the next 24 hours every delivery to {webhook.url} is signed with both, so your
+            server keeps verifying while you deploy the new one; after them, a server that still checks the old secret only rejects every
+            delivery. Rotating again within them drops the oldest.
+          </p>
+        </ConfirmDialog>
+      );
+      break;
+    }
+    case 'delete': {
+      const { webhook } = open;
+      const remove = async () => {
+        await api.DELETE('/api/org-api-keys/delete-webhook', ofOrg(orgId, { id: String(webhook.id) }));
+        done(`Endpoint #${webhook.id} deleted.`);
+        if (deleted) {
+          flash({ kind: 'success', text: `Endpoint #${webhook.id} deleted.` });
+          deleted();
+        }
+      };
+      dialog = (
+        <ConfirmDialog title={`Delete endpoint #${webhook.id}?`} confirm="Delete the endpoint" danger onConfirm={remove} onClose={close}>
+          <p>
+            {webhook.url} receives nothing more, and its deliveries can no longer be listed or retried. This cannot be undone: to receive
+            events again, add an endpoint (with a new secret).
+          </p>
+        </ConfirmDialog>
+      );
+      break;
+    }
+    case 'secret':
+      dialog = <WebhookSecret made={open.made} onClose={close} />;
+      break;
+  }
+  return { items, create: () => setOpen({ kind: 'create' }), dialog, outcome };
 }

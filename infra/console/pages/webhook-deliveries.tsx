@@ -1,61 +1,88 @@
 /**
- * One endpoint's deliveries, newest first, a page at a time (the service's cursor forward, the
- * cursors seen back): each with its event type, status, attempts and answers, the log of its
- * attempts one click away, and "Retry". A retry reloads the list, so the row shows what the
- * service holds (pending at once, then the attempt's outcome on "Refresh").
+ * One endpoint's deliveries, on its page: newest first, a page at a time (parts/pager.tsx), each
+ * with its event type, status, attempts and answers, the log of its attempts one click away, and
+ * "Retry". A delivery still pending (a test event just sent, a retry) is followed: the page loads
+ * again after 0.5, 1, 2, 4 and 8 s, until none on it is pending (at most those five times; then
+ * "Refresh" goes on). The service does not return a delivery's payload (the event body it sent):
+ * the page says so, and shows the id the receiver got it under (its `webhook-id` header).
  */
-import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { data, ofOrg, type Webhook, type WebhookAttempt, type WebhookDelivery } from '../api';
 import { useApi } from '../parts/api-context';
-import { when, whenExact } from '../parts/format';
+import { Badge } from '../parts/badge';
 import { failure, useLoad } from '../parts/load';
 import { formatNumber } from '../parts/locale';
-import { Loading, Notice, TableRegion } from '../parts/page';
+import { Cell, Loading, Notice, TableRegion, type Outcome } from '../parts/page';
+import { Pager, useCursors } from '../parts/pager';
+import { Time } from '../parts/time';
 
 /** Deliveries a page holds. */
 const PAGE_SIZE = 20;
+/** Reloads that follow a pending delivery, the first after {@link FIRST_FOLLOW_MS}, each wait twice the one before. */
+const MAX_FOLLOWS = 5;
+const FIRST_FOLLOW_MS = 500;
 
-/** A status as the list says it (docs/webhooks.md#deliveries-list-retry-test). */
-const STATUS_TEXT: Record<WebhookDelivery['status'], string> = {
-  pending: 'Pending',
-  succeeded: 'Succeeded',
-  failed: 'Failed, will retry',
-  exhausted: 'Exhausted',
+/** A status as the list says it (docs/webhooks.md#deliveries-list-retry-test), with its badge's tone. */
+export const DELIVERY_STATUS: Record<WebhookDelivery['status'], { text: string; tone: 'ok' | 'warn' | 'off' | 'bad' }> = {
+  pending: { text: 'Pending', tone: 'warn' },
+  succeeded: { text: 'Succeeded', tone: 'ok' },
+  failed: { text: 'Failed, will retry', tone: 'bad' },
+  exhausted: { text: 'Exhausted', tone: 'bad' },
 };
 
 /** Props of {@link WebhookDeliveries}. */
 export interface WebhookDeliveriesProps {
   readonly orgId: number;
   readonly webhook: Webhook;
-  readonly onClose: () => void;
+  /** Changes when a test event was sent from the page: the newest page loads again, and is followed. */
+  readonly round: number;
+  /** The newest deliveries, each time the first page loads (the page's health reads them). */
+  readonly onNewest?: (deliveries: readonly WebhookDelivery[]) => void;
 }
 
-/** The deliveries section of one endpoint, below the endpoints. */
-export function WebhookDeliveries({ orgId, webhook, onClose }: WebhookDeliveriesProps) {
+/** The deliveries section of one endpoint. */
+export function WebhookDeliveries({ orgId, webhook, round, onNewest }: WebhookDeliveriesProps) {
   const api = useApi();
-  // The cursors of the pages before this one (the first page has none).
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const at = useCursors();
   const [loaded, reload] = useLoad(
     async () => ({
-      cursor,
+      cursor: at.cursor,
       page: await data(
         api.GET(
           '/api/org-api-keys/list-webhook-deliveries',
-          ofOrg(orgId, { webhook_id: String(webhook.id), limit: String(PAGE_SIZE), cursor }),
+          ofOrg(orgId, { webhook_id: String(webhook.id), limit: String(PAGE_SIZE), cursor: at.cursor }),
         ),
       ),
     }),
-    [orgId, webhook.id, cursor],
+    [orgId, webhook.id, at.cursor, round],
   );
+  const [follows, setFollows] = useState(0);
+  // A test sent from the page starts following anew, on the newest page.
+  useEffect(() => {
+    setFollows(0);
+    at.reset();
+  }, [round]);
+  const pending = loaded.state === 'ready' && loaded.data.page.deliveries.some((d) => d.status === 'pending');
+  useEffect(() => {
+    if (loaded.state === 'ready' && loaded.data.cursor === undefined) onNewest?.(loaded.data.page.deliveries);
+    if (!pending || follows >= MAX_FOLLOWS) return;
+    const timer = setTimeout(
+      () => {
+        setFollows(follows + 1);
+        reload();
+      },
+      FIRST_FOLLOW_MS * 2 ** follows,
+    );
+    return () => clearTimeout(timer);
+  }, [loaded]);
   // A page keeps showing while the next one loads: never under the next one's number.
-  const current = loaded.state === 'ready' && loaded.data.cursor !== cursor ? { state: 'loading' as const } : loaded;
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
+  const current = loaded.state === 'ready' && loaded.data.cursor !== at.cursor ? { state: 'loading' as const } : loaded;
+  const [message, setMessage] = useState<Outcome>();
   const retry = async (delivery: WebhookDelivery) => {
     try {
       await api.POST('/api/org-api-keys/retry-webhook-delivery', { body: { org_id: orgId, delivery_id: delivery.id } });
       setMessage({ kind: 'success', text: `Delivery ${delivery.id} is attempted again now.` });
+      setFollows(0);
       reload();
     } catch (error) {
       setMessage({ kind: 'error', text: failure(error).message });
@@ -63,15 +90,18 @@ export function WebhookDeliveries({ orgId, webhook, onClose }: WebhookDeliveries
   };
   return (
     <section class="deliveries" aria-labelledby="deliveries-heading">
-      <h2 id="deliveries-heading">Deliveries to endpoint #{webhook.id}</h2>
-      <p class="sub">{webhook.url}</p>
+      <h2 id="deliveries-heading">Deliveries</h2>
       <div class="buttons">
-        <button type="button" onClick={reload}>
+        <button
+          type="button"
+          onClick={() => {
+            setFollows(0);
+            reload();
+          }}
+        >
           Refresh
         </button>
-        <button type="button" onClick={onClose}>
-          Close deliveries
-        </button>
+        {pending && follows < MAX_FOLLOWS && <span role="status">Following the pending delivery…</span>}
       </div>
       {!webhook.is_active && <Notice kind="info">Paused: resume the endpoint to retry its deliveries or send it a test event.</Notice>}
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
@@ -79,15 +109,7 @@ export function WebhookDeliveries({ orgId, webhook, onClose }: WebhookDeliveries
         {({ page }) => (
           <>
             <DeliveriesTable deliveries={page.deliveries} active={webhook.is_active} onRetry={(d) => void retry(d)} />
-            <nav class="buttons" aria-label="Delivery pages">
-              <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                Newer
-              </button>
-              <span>Page {cursors.length}</span>
-              <button type="button" disabled={!page.next_cursor} onClick={() => setCursors([...cursors, page.next_cursor ?? undefined])}>
-                Older
-              </button>
-            </nav>
+            <Pager label="Delivery pages" at={at} next={page.next_cursor} />
           </>
         )}
       </Loading>
@@ -96,16 +118,7 @@ export function WebhookDeliveries({ orgId, webhook, onClose }: WebhookDeliveries
 }
 
 /** The table's columns, in order (a narrow screen's cards label each value with its column). */
-const COLUMNS = ['Event', 'Status', 'Attempts', 'Last code', 'Created', 'Last attempt', 'Next attempt', 'Attempt log', 'Actions'] as const;
-type Column = (typeof COLUMNS)[number];
-
-function Cell({ column, class: className, children }: { column: Column; class?: string; children: ComponentChildren }) {
-  return (
-    <td class={className} data-label={column}>
-      {children}
-    </td>
-  );
-}
+const COLUMNS = ['Event', 'Status', 'Attempts', 'Last code', 'Created', 'Last attempt', 'Next attempt', 'Details', 'Actions'] as const;
 
 interface TableProps {
   readonly deliveries: readonly WebhookDelivery[];
@@ -118,7 +131,7 @@ interface TableProps {
 function DeliveriesTable({ deliveries, active, onRetry }: TableProps) {
   if (deliveries.length === 0) return <p>No deliveries yet (they are kept 30 days).</p>;
   return (
-    <TableRegion label={'Deliveries'} class="fits cards" heads={COLUMNS}>
+    <TableRegion label="Delivery list" class="fits cards" heads={COLUMNS}>
       {deliveries.map((d) => (
         <tr key={d.id} data-delivery-id={d.id}>
           <th scope="row">
@@ -126,15 +139,21 @@ function DeliveriesTable({ deliveries, active, onRetry }: TableProps) {
             <span class="sub">{d.id}</span>
           </th>
           <Cell column="Status" class={`status ${d.status}`}>
-            {STATUS_TEXT[d.status]}
+            <Badge {...DELIVERY_STATUS[d.status]} />
           </Cell>
           <Cell column="Attempts">{formatNumber(d.attempts)}</Cell>
           <Cell column="Last code">{d.last_status_code ?? '—'}</Cell>
-          <Cell column="Created">{when(d.created_at)}</Cell>
-          <Cell column="Last attempt">{when(d.last_attempt_at)}</Cell>
-          <Cell column="Next attempt">{when(d.next_attempt_at)}</Cell>
-          <Cell column="Attempt log">
-            <AttemptLog attempts={d.attempts_log} />
+          <Cell column="Created">
+            <Time iso={d.created_at} />
+          </Cell>
+          <Cell column="Last attempt">
+            <Time iso={d.last_attempt_at} />
+          </Cell>
+          <Cell column="Next attempt">
+            <Time iso={d.next_attempt_at} />
+          </Cell>
+          <Cell column="Details">
+            <DeliveryDetails delivery={d} />
           </Cell>
           <Cell column="Actions" class="actions">
             {active && (
@@ -149,22 +168,31 @@ function DeliveriesTable({ deliveries, active, onRetry }: TableProps) {
   );
 }
 
-/** The attempts, oldest first (the last 20), folded: time, answer or why none came, duration. */
-function AttemptLog({ attempts }: { attempts: readonly WebhookAttempt[] }) {
-  if (attempts.length === 0) return <>none yet</>;
+/** A delivery folded: its attempts, oldest first (the last 20), and what the service says of its payload. */
+function DeliveryDetails({ delivery }: { delivery: WebhookDelivery }) {
+  const attempts = delivery.attempts_log;
   return (
     <details>
-      <summary>
-        {attempts.length} attempt{attempts.length === 1 ? '' : 's'}
-      </summary>
-      <ol class="attempts">
-        {attempts.map((a) => (
-          <li key={a.at}>
-            {whenExact(a.at)}: {a.status_code ?? 'no answer'}
-            {a.error ? ` (${a.error})` : ''}, {formatNumber(a.duration_ms)} ms
-          </li>
-        ))}
-      </ol>
+      <summary>{attempts.length === 0 ? 'No attempt yet' : `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`}</summary>
+      {attempts.length > 0 && <AttemptLog attempts={attempts} />}
+      <p class="payload">
+        Payload: a <code>{delivery.event_type}</code> event, sent with <code>webhook-id: {delivery.id}</code>. The deliveries list does not
+        return the body itself.
+      </p>
     </details>
+  );
+}
+
+/** The attempts: time, answer or why none came, duration. */
+function AttemptLog({ attempts }: { attempts: readonly WebhookAttempt[] }) {
+  return (
+    <ol class="attempts">
+      {attempts.map((a) => (
+        <li key={a.at}>
+          <Time iso={a.at} />: {a.status_code ?? 'no answer'}
+          {a.error ? ` (${a.error})` : ''}, {formatNumber(a.duration_ms)} ms
+        </li>
+      ))}
+    </ol>
   );
 }

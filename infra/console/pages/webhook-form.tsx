@@ -1,6 +1,6 @@
 /**
  * Register a webhook endpoint, or change its URL, events and description. An edit sends only what
- * changed; pausing and resuming are the list's own buttons.
+ * changed; pausing and resuming are actions of their own.
  */
 import { useState } from 'preact/hooks';
 import { data, type CreatedWebhook, type Webhook } from '../api';
@@ -104,44 +104,55 @@ export function WebhookForm({ orgId, existing, onClose, onSaved }: WebhookFormPr
   );
 }
 
-/** "All events" (`["*"]`, types added later included), or the types chosen one by one. */
+/**
+ * "All events" (`["*"]`, types added later included) or "Chosen types", a choice of one (radio
+ * buttons); the types' checkboxes show under "Chosen types" only, so nothing reads as chosen that
+ * is not. Switching to chosen types starts with none ticked; the types ticked are kept while
+ * "All events" is picked, and come back with "Chosen types".
+ */
 function Events({ events, onChange }: { events: readonly SubscribedEvent[]; onChange: (events: SubscribedEvent[]) => void }) {
   const all = events.includes(ALL_EVENTS);
-  const toggle = (type: SubscribedEvent, on: boolean) => onChange(on ? [...events, type] : events.filter((e) => e !== type));
+  const [chosen, setChosen] = useState<SubscribedEvent[]>(all ? [] : [...events]);
+  const choose = (next: SubscribedEvent[]) => {
+    setChosen(next);
+    onChange(next);
+  };
+  const toggle = (type: SubscribedEvent, on: boolean) => choose(on ? [...chosen, type] : chosen.filter((e) => e !== type));
   return (
-    <fieldset class="scopes">
+    <fieldset class="events">
       <legend>Events</legend>
-      <div class="scope all-events">
-        <label class="check">
-          <input
-            type="checkbox"
-            aria-describedby="events-all-hint"
-            checked={all}
-            onChange={(e) => onChange(e.currentTarget.checked ? [ALL_EVENTS] : [])}
-          />
-          All events
-        </label>
-        <span id="events-all-hint" class="hint">
-          every type, those added later included
-        </span>
-      </div>
-      {EVENT_TYPES.map(([type, hint]) => (
-        <div key={type} class="scope">
-          <label class="check">
-            <input
-              type="checkbox"
-              aria-describedby={`event-${type}`}
-              disabled={all}
-              checked={all || events.includes(type)}
-              onChange={(e) => toggle(type, e.currentTarget.checked)}
-            />
-            {type}
-          </label>
-          <span id={`event-${type}`} class="hint">
-            {hint}
-          </span>
-        </div>
-      ))}
+      <label class="check">
+        <input type="radio" name="events-mode" aria-describedby="events-all-hint" checked={all} onChange={() => onChange([ALL_EVENTS])} />
+        All events
+      </label>
+      <span id="events-all-hint" class="hint indent">
+        every type, those added later included
+      </span>
+      <label class="check">
+        <input type="radio" name="events-mode" checked={!all} onChange={() => onChange(chosen)} />
+        Chosen types
+      </label>
+      {!all && (
+        <fieldset class="scopes">
+          <legend class="visually-hidden">Event types</legend>
+          {EVENT_TYPES.map(([type, hint]) => (
+            <div key={type} class="scope">
+              <label class="check">
+                <input
+                  type="checkbox"
+                  aria-describedby={`event-${type}`}
+                  checked={chosen.includes(type)}
+                  onChange={(e) => toggle(type, e.currentTarget.checked)}
+                />
+                {type}
+              </label>
+              <span id={`event-${type}`} class="hint">
+                {hint}
+              </span>
+            </div>
+          ))}
+        </fieldset>
+      )}
     </fieldset>
   );
 }

@@ -10,6 +10,7 @@
  * cursor leads on). Reads per page are bounded ({@link MAX_READS_PER_PAGE}): past them, the page
  * shows what it found and "Older" goes on from there.
  */
+import { READ_ACTIONS } from './audit-actions.js';
 
 /** One record, as far as the filtering needs it. */
 export interface AuditRow {
@@ -21,13 +22,6 @@ export interface AuditAnswer<R extends AuditRow> {
   readonly records: readonly R[];
   readonly next_cursor: string | null;
 }
-
-/**
- * The actions that only read: `list-keys`, which the console itself sends for every keys page and
- * key picker (shared/keys/key-admin.ts: `list` notes it). Reading the audit log, usage or games is
- * not recorded at all.
- */
-export const READ_ACTIONS: ReadonlySet<string> = new Set(['list-keys']);
 
 /** Records a page of the console shows (at least, unless the log ends or the reads run out). */
 export const AUDIT_PAGE_SIZE = 20;

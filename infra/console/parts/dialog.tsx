@@ -62,24 +62,16 @@ export interface DialogButtonsProps {
   /** The confirming button's text. */
   readonly label: string;
   readonly onCancel: () => void;
-  /** Without it the confirming button submits the dialog's form (primary); with it, it runs this (danger). */
-  readonly onConfirm?: () => void;
   readonly disabled?: boolean;
 }
 
-/** A dialog's two buttons: the confirming one, then Cancel. */
-export function DialogButtons({ label, onCancel, onConfirm, disabled }: DialogButtonsProps) {
+/** A form dialog's two buttons: the submitting one, then Cancel (parts/confirm.tsx asks before an action); they stay in view at the dialog's foot while its body scrolls (views.css). */
+export function DialogButtons({ label, onCancel, disabled }: DialogButtonsProps) {
   return (
-    <div class="buttons">
-      {onConfirm ? (
-        <button type="button" class="danger" onClick={onConfirm} disabled={disabled}>
-          {label}
-        </button>
-      ) : (
-        <button type="submit" class="primary" disabled={disabled}>
-          {label}
-        </button>
-      )}
+    <div class="buttons dialog-actions">
+      <button type="submit" class="primary" disabled={disabled}>
+        {label}
+      </button>
       <button type="button" onClick={onCancel}>
         Cancel
       </button>

@@ -40,15 +40,17 @@ export function useKnownKeys(orgId: number, mayList: boolean | undefined): Known
       mayList === undefined ? notYet : mayList ? data(api.GET('/api/org-api-keys', ofOrg(orgId))).catch(() => []) : Promise.resolve([]),
     [orgId, mayList],
   );
-  return useMemo(() => {
-    const keys = loaded.state === 'ready' ? loaded.data : [];
-    const byId = new Map(keys.map((k) => [k.id, k]));
-    const get = (id: number) => byId.get(id);
-    const label = (id: number) => {
-      const key = byId.get(id);
-      // The prefix marked as the start of the key: the id follows it.
-      return key ? `${key.name} (${key.key_prefix}…) #${id}` : `#${id}`;
-    };
-    return { ready: loaded.state === 'ready', keys, get, label };
-  }, [loaded]);
+  return useMemo(() => ({ ...knownFrom(loaded.state === 'ready' ? loaded.data : []), ready: loaded.state === 'ready' }), [loaded]);
+}
+
+/** The {@link KnownKeys} of a list of keys already loaded (a key's page has it). */
+export function knownFrom(keys: readonly ApiKey[]): KnownKeys {
+  const byId = new Map(keys.map((k) => [k.id, k]));
+  const get = (id: number) => byId.get(id);
+  const label = (id: number) => {
+    const key = byId.get(id);
+    // The prefix marked as the start of the key: the id follows it.
+    return key ? `${key.name} (${key.key_prefix}…) #${id}` : `#${id}`;
+  };
+  return { ready: true, keys, get, label };
 }

@@ -14,6 +14,12 @@ export function PageHeading({ children }: { children: ComponentChildren }) {
   );
 }
 
+/** What a change did, or why it was refused: a page's notice. */
+export interface Outcome {
+  readonly kind: 'error' | 'success';
+  readonly text: string;
+}
+
 /** A message: errors are announced at once (`alert`), the rest politely (`status`). */
 export function Notice({ kind, children }: { kind: 'error' | 'info' | 'success'; children: ComponentChildren }) {
   return (
@@ -33,6 +39,15 @@ export function Loading<T>({ loaded, children }: { loaded: Loaded<T>; children: 
     return <Notice kind="error">{loaded.status === 403 ? `Not allowed: ${loaded.message}` : loaded.message}</Notice>;
   }
   return <>{children(loaded.data)}</>;
+}
+
+/** A table cell labelled with its column's name, which a narrow screen's card shows beside the value (views.css). */
+export function Cell({ column, class: className, children }: { column: string; class?: string; children: ComponentChildren }) {
+  return (
+    <td class={className} data-label={column}>
+      {children}
+    </td>
+  );
 }
 
 /**
