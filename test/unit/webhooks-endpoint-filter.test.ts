@@ -103,7 +103,7 @@ describe('normalizedFilter and boundFilter', () => {
 
 describe('admitsEvent', () => {
   const at = '2026-11-28T10:00:00.000Z';
-  const keyView = (id: number) => ({ id, org_id: 1, name: `k${id}` }) as never;
+  const keyView = (id: number) => ({ id, org_id: 1, name: `k${id}` }) as Record<string, unknown>;
   const keyEvent = (type: 'key.created' | 'key.updated' | 'key.rotated' | 'key.deleted', id: number) =>
     ({ type, timestamp: at, data: { ...keyView(id), actor: 'a' } }) as WebhookEvent;
   const consumed = (target: SessionTarget) =>

@@ -11,7 +11,7 @@ import { useApi } from '../parts/api-context';
 import { when } from '../parts/format';
 import { failure, useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading, TableRegion } from '../parts/page';
-import { eventsText } from '../parts/webhook-events';
+import { eventsText, filterText } from '../parts/webhook-events';
 import { may } from '../roles';
 import { DeleteWebhookDialog, RotateWebhookDialog } from './webhook-actions';
 import { WebhookDeliveries } from './webhook-deliveries';
@@ -177,6 +177,8 @@ function WebhooksTable({ webhooks, actions }: { webhooks: readonly Webhook[]; ac
           </Cell>
           <Cell column="Events" class="events">
             {eventsText(webhook.events)}
+            <span class="sub">{filterText(webhook.filter)}</span>
+            {webhook.key_id !== null && <span class="sub">Made with API key #{webhook.key_id}: its key events only</span>}
           </Cell>
           <Cell column="Status" class="status">
             {webhook.is_active ? 'Active' : 'Paused'}
