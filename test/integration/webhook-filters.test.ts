@@ -13,6 +13,9 @@ import { describeWithStack } from '../support/describe-with-stack.js';
 import { createTestKey, UNLIMITED, type TestKey } from '../support/keys.js';
 import { sessionsApi } from '../support/sessions-api.js';
 
+/** Each end-to-end test runs the workers a few times over; on a loaded machine that takes a while. */
+const E2E_TIMEOUT_MS = 120_000;
+
 /** The seed's targets of org 1: games 101, 102; streams 201, 202. */
 const TARGETS = [
   { name: 'game 101', body: { game_id: 101 } },
@@ -71,83 +74,95 @@ describeWithStack(
       return { count: ids.size, names: TARGETS.map((t) => t.name).filter((n) => names.includes(n)) };
     };
 
-    test('each shape lets through exactly its session events; stored deliveries agree; the list shows each filter', async () => {
-      const shapes = [
-        ['f-absent', undefined, ['game 101', 'game 102', 'stream 201', 'stream 202']],
-        ['f-null', null, ['game 101', 'game 102', 'stream 201', 'stream 202']],
-        ['f-game101', { game_ids: [101] }, ['game 101', 'stream 201', 'stream 202']],
-        ['f-game101-only', { game_ids: [101], stream_ids: [] }, ['game 101']],
-        ['f-stream201', { stream_ids: [201] }, ['game 101', 'game 102', 'stream 201']],
-        ['f-both', { game_ids: [102], stream_ids: [201] }, ['game 102', 'stream 201']],
-        ['f-none', { game_ids: [], stream_ids: [] }, []],
-      ] as const;
-      const made = new Map<string, Record<string, any>>();
-      for (const [name, filter] of shapes) made.set(name, await endpoint(name, filter));
-      expect(made.get('f-absent')).toMatchObject({ filter: null, key_id: null });
-      expect(made.get('f-game101')).toMatchObject({ filter: { game_ids: [101], stream_ids: null }, key_id: null });
+    test(
+      'each shape lets through exactly its session events; stored deliveries agree; the list shows each filter',
+      async () => {
+        const shapes = [
+          ['f-absent', undefined, ['game 101', 'game 102', 'stream 201', 'stream 202']],
+          ['f-null', null, ['game 101', 'game 102', 'stream 201', 'stream 202']],
+          ['f-game101', { game_ids: [101] }, ['game 101', 'stream 201', 'stream 202']],
+          ['f-game101-only', { game_ids: [101], stream_ids: [] }, ['game 101']],
+          ['f-stream201', { stream_ids: [201] }, ['game 101', 'game 102', 'stream 201']],
+          ['f-both', { game_ids: [102], stream_ids: [201] }, ['game 102', 'stream 201']],
+          ['f-none', { game_ids: [], stream_ids: [] }, []],
+        ] as const;
+        const made = new Map<string, Record<string, any>>();
+        for (const [name, filter] of shapes) made.set(name, await endpoint(name, filter));
+        expect(made.get('f-absent')).toMatchObject({ filter: null, key_id: null });
+        expect(made.get('f-game101')).toMatchObject({ filter: { game_ids: [101], stream_ids: null }, key_id: null });
 
-      const tokens = await consumeOneOfEach();
-      for (const [name, , expected] of shapes) {
-        expect([name, reached(name, tokens)]).toEqual([name, expected]);
-        const stored = await storedTokens(made.get(name)!.id, tokens);
-        expect([name, stored]).toEqual([name, { count: expected.length, names: expected }]);
-      }
+        const tokens = await consumeOneOfEach();
+        for (const [name, , expected] of shapes) {
+          expect([name, reached(name, tokens)]).toEqual([name, expected]);
+          const stored = await storedTokens(made.get(name)!.id, tokens);
+          expect([name, stored]).toEqual([name, { count: expected.length, names: expected }]);
+        }
 
-      const listed = (await admin.listWebhooks(1)).body.data as any[];
-      const shown = Object.fromEntries(listed.filter((w) => [...made.values()].some((m) => m.id === w.id)).map((w) => [w.id, w.filter]));
-      expect(shown).toEqual({
-        [made.get('f-absent')!.id]: null,
-        [made.get('f-null')!.id]: null,
-        [made.get('f-game101')!.id]: { game_ids: [101], stream_ids: null },
-        [made.get('f-game101-only')!.id]: { game_ids: [101], stream_ids: [] },
-        [made.get('f-stream201')!.id]: { game_ids: null, stream_ids: [201] },
-        [made.get('f-both')!.id]: { game_ids: [102], stream_ids: [201] },
-        [made.get('f-none')!.id]: { game_ids: [], stream_ids: [] },
-      });
-    });
+        const listed = (await admin.listWebhooks(1)).body.data as any[];
+        const shown = Object.fromEntries(listed.filter((w) => [...made.values()].some((m) => m.id === w.id)).map((w) => [w.id, w.filter]));
+        expect(shown).toEqual({
+          [made.get('f-absent')!.id]: null,
+          [made.get('f-null')!.id]: null,
+          [made.get('f-game101')!.id]: { game_ids: [101], stream_ids: null },
+          [made.get('f-game101-only')!.id]: { game_ids: [101], stream_ids: [] },
+          [made.get('f-stream201')!.id]: { game_ids: null, stream_ids: [201] },
+          [made.get('f-both')!.id]: { game_ids: [102], stream_ids: [201] },
+          [made.get('f-none')!.id]: { game_ids: [], stream_ids: [] },
+        });
+      },
+      E2E_TIMEOUT_MS,
+    );
 
-    test('a changed filter holds for the events after it, audited with its diff; null removes it', async () => {
-      const hook = await endpoint('f-changing', { game_ids: [101], stream_ids: [] });
-      expect(reached('f-changing', await consumeOneOfEach())).toEqual(['game 101']);
+    test(
+      'a changed filter holds for the events after it, audited with its diff; null removes it',
+      async () => {
+        const hook = await endpoint('f-changing', { game_ids: [101], stream_ids: [] });
+        expect(reached('f-changing', await consumeOneOfEach())).toEqual(['game 101']);
 
-      const changed = await admin.updateWebhook({ id: hook.id, org_id: 1, filter: { game_ids: [102], stream_ids: [202] } });
-      expect(changed.status).toBe(200);
-      expect(changed.body.data).toMatchObject({ filter: { game_ids: [102], stream_ids: [202] }, key_id: null });
-      let tokens = await consumeOneOfEach();
-      expect(reached('f-changing', tokens)).toEqual(['game 102', 'stream 202']);
-      expect(await storedTokens(hook.id, tokens)).toEqual({ count: 3, names: ['game 102', 'stream 202'] });
+        const changed = await admin.updateWebhook({ id: hook.id, org_id: 1, filter: { game_ids: [102], stream_ids: [202] } });
+        expect(changed.status).toBe(200);
+        expect(changed.body.data).toMatchObject({ filter: { game_ids: [102], stream_ids: [202] }, key_id: null });
+        let tokens = await consumeOneOfEach();
+        expect(reached('f-changing', tokens)).toEqual(['game 102', 'stream 202']);
+        expect(await storedTokens(hook.id, tokens)).toEqual({ count: 3, names: ['game 102', 'stream 202'] });
 
-      const audit = ((await admin.audit({ org_id: 1 })).body.data.records as any[]).find(
-        (r) => r.action === 'update-webhook' && r.webhook_id === hook.id,
-      );
-      expect(audit).toMatchObject({
-        status: 200,
-        changes: ['filter'],
-        diff: {
-          'filter.game_ids': { before: [101], after: [102] },
-          'filter.stream_ids': { before: [], after: [202] },
-        },
-      });
+        const audit = ((await admin.audit({ org_id: 1 })).body.data.records as any[]).find(
+          (r) => r.action === 'update-webhook' && r.webhook_id === hook.id,
+        );
+        expect(audit).toMatchObject({
+          status: 200,
+          changes: ['filter'],
+          diff: {
+            'filter.game_ids': { before: [101], after: [102] },
+            'filter.stream_ids': { before: [], after: [202] },
+          },
+        });
 
-      expect((await admin.updateWebhook({ id: hook.id, org_id: 1, filter: null })).body.data.filter).toBeNull();
-      tokens = await consumeOneOfEach();
-      expect(reached('f-changing', tokens)).toEqual(['game 101', 'game 102', 'stream 201', 'stream 202']);
-    });
+        expect((await admin.updateWebhook({ id: hook.id, org_id: 1, filter: null })).body.data.filter).toBeNull();
+        tokens = await consumeOneOfEach();
+        expect(reached('f-changing', tokens)).toEqual(['game 101', 'game 102', 'stream 201', 'stream 202']);
+      },
+      E2E_TIMEOUT_MS,
+    );
 
-    test('an endpoint stored before filters (no filter, no key_id) reads as unfiltered and admin-made', async () => {
-      const hook = await endpoint('f-old', { game_ids: [101] });
-      await stack.services.client.send(
-        new UpdateCommand({
-          TableName: stack.tableNames.catalog,
-          Key: { pk: 'ORG#1', sk: `WEBHOOK#${sortableId(hook.id)}` },
-          UpdateExpression: 'REMOVE #filter, key_id',
-          ExpressionAttributeNames: { '#filter': 'filter' },
-        }),
-      );
-      const listed = ((await admin.listWebhooks(1)).body.data as any[]).find((w) => w.id === hook.id);
-      expect(listed).toMatchObject({ filter: null, key_id: null });
-      expect(reached('f-old', await consumeOneOfEach())).toEqual(['game 101', 'game 102', 'stream 201', 'stream 202']);
-    });
+    test(
+      'an endpoint stored before filters (no filter, no key_id) reads as unfiltered and admin-made',
+      async () => {
+        const hook = await endpoint('f-old', { game_ids: [101] });
+        await stack.services.client.send(
+          new UpdateCommand({
+            TableName: stack.tableNames.catalog,
+            Key: { pk: 'ORG#1', sk: `WEBHOOK#${sortableId(hook.id)}` },
+            UpdateExpression: 'REMOVE #filter, key_id',
+            ExpressionAttributeNames: { '#filter': 'filter' },
+          }),
+        );
+        const listed = ((await admin.listWebhooks(1)).body.data as any[]).find((w) => w.id === hook.id);
+        expect(listed).toMatchObject({ filter: null, key_id: null });
+        expect(reached('f-old', await consumeOneOfEach())).toEqual(['game 101', 'game 102', 'stream 201', 'stream 202']);
+      },
+      E2E_TIMEOUT_MS,
+    );
 
     describe('a bad filter: 400 naming its field', () => {
       const base = { org_id: 1, url: 'https://partner.example/f', events: ['*'] };

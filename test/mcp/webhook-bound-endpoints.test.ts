@@ -31,7 +31,8 @@ beforeAll(async () => {
     mcp_scopes: ['mcp:connections:read', 'mcp:connections:write'],
   });
   client = await connectMcp(stack, scoped.raw);
-});
+  // A stack with its workers, on a loaded machine (DynamoDB Local's start included), takes a while.
+}, 120_000);
 afterAll(() =>
   stopAll(
     () => client?.close(),
@@ -108,7 +109,7 @@ describe('an endpoint created through MCP is bound to its key', () => {
         `key.updated ${scoped.record.id}`,
       ]),
     );
-  });
+  }, 120_000);
 
   test('list_webhooks and the REST list show the filter and the key it is bound to', async () => {
     const listed = ((await callTool(client, 'list_webhooks')).structuredContent as any).webhooks.find((w: any) => w.id === bound.id);
