@@ -171,14 +171,16 @@ function WebhooksTable({ webhooks, actions }: { webhooks: readonly Webhook[]; ac
           <th scope="row">
             {webhook.url}
             {webhook.description && <span class="sub">{webhook.description}</span>}
+            {webhook.filter && <span class="sub">{filterText(webhook.filter)}</span>}
+            {webhook.key_id !== null && (
+              <span class="sub">Bound to API key #{webhook.key_id}: its allowed games and streams, its key events</span>
+            )}
           </th>
           <Cell column="Id" class="id">
             #{webhook.id}
           </Cell>
           <Cell column="Events" class="events">
             {eventsText(webhook.events)}
-            <span class="sub">{filterText(webhook.filter)}</span>
-            {webhook.key_id !== null && <span class="sub">Made with API key #{webhook.key_id}: its key events only</span>}
           </Cell>
           <Cell column="Status" class="status">
             {webhook.is_active ? 'Active' : 'Paused'}

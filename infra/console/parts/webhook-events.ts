@@ -37,9 +37,8 @@ export function eventsText(events: readonly string[]): string {
   return events.includes(ALL_EVENTS) ? 'All events' : events.join(', ');
 }
 
-/** An endpoint's filter as the list shows it: "All sessions", or the games and streams it lets through. */
-export function filterText(filter: Webhook['filter']): string {
-  if (!filter) return 'All sessions';
+/** An endpoint's filter as the list shows it: the games and streams whose session events it lets through. */
+export function filterText(filter: NonNullable<Webhook['filter']>): string {
   const part = (ids: readonly number[] | null, kind: string) =>
     ids === null ? `every ${kind}` : ids.length === 0 ? `no ${kind}` : `${kind}s ${ids.join(', ')}`;
   return `Sessions of ${part(filter.game_ids, 'game')}; ${part(filter.stream_ids, 'stream')}`;
