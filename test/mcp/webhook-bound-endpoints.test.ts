@@ -179,4 +179,14 @@ describe('an endpoint created through MCP is bound to its key', () => {
     expect(after.map(({ type, about }) => ({ type, about }))).toEqual([{ type: 'key.updated', about: scoped.record.id }]);
     expect((await arrivedAt('control')).some((d) => d.about === game101)).toBe(true);
   });
+
+  test('once its key is deleted, the endpoint hears key.deleted of it, and still no session event', async () => {
+    const before = (await arrivedAt('bound')).length;
+    expect((await admin.remove(scoped.record.id, 1)).status).toBe(200);
+    const [game101] = await consumeEach({ game_id: 101 });
+    const after = (await arrivedAt('bound')).slice(before);
+    expect(after.map(({ type, about }) => ({ type, about }))).toEqual([{ type: 'key.deleted', about: scoped.record.id }]);
+    expect((await arrivedAt('control')).some((d) => d.about === game101)).toBe(true);
+    expect((await stored(bound.id)).map((d) => d.event_type).slice(-2)).toEqual(['key.updated', 'key.deleted']);
+  });
 });

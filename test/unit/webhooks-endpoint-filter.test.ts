@@ -119,6 +119,8 @@ describe('admitsEvent', () => {
     ['webhook.test', { type: 'webhook.test', timestamp: at, data: { webhook_id: 3 } }],
     ['consumed game 101', consumed(game(101))],
     ['consumed game 102', consumed(game(102))],
+    ['revoked stream 201', { ...consumed(stream(201)), type: 'session.revoked' } as WebhookEvent],
+    ['expired game 102', { ...consumed(game(102)), type: 'session.expired' } as WebhookEvent],
   ];
   const received = (endpoint: Parameters<typeof admitsEvent>[0]) => events.filter(([, e]) => admitsEvent(endpoint, e)).map(([n]) => n);
 
@@ -133,6 +135,7 @@ describe('admitsEvent', () => {
       'key.rate_limited 8',
       'webhook.test',
       'consumed game 101',
+      'revoked stream 201',
     ]);
   });
 
@@ -147,6 +150,7 @@ describe('admitsEvent', () => {
       'key.rate_limited 7',
       'webhook.test',
       'consumed game 102',
+      'expired game 102',
     ]);
   });
 });
