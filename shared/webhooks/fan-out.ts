@@ -4,10 +4,10 @@
  * one delivery per endpoint (stored, then its first attempt enqueued, due now). An endpoint bound
  * to a key receives session events only while that key works (not revoked, expired or deleted:
  * docs/decisions.md#endpoint-filters); each such key is read once per org per batch, only when a
- * session event would go to its endpoint. The org's endpoints are read once per org per batch. A delivery's id comes from the
- * event's source and the endpoint (`delivery-ids.ts`), so a batch read again makes the same ids:
- * the store leaves a delivery already there as it is, and the message enqueued again is turned
- * away by the attempt count if the first one has run. No AWS.
+ * session event would go to its endpoint. The org's endpoints are read once per org per batch. A
+ * delivery's id comes from the event's source and the endpoint (`delivery-ids.ts`), so a batch
+ * read again makes the same ids: the store leaves a delivery already there as it is, and the
+ * message enqueued again is turned away by the attempt count if the first one has run. No AWS.
  */
 import { isoTime, type Clock } from '../platform/time.js';
 import { deliveryId } from './delivery-ids.js';
