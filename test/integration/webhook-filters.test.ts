@@ -3,8 +3,9 @@
  * of this tier: endpoints with a filter of every shape (absent, null, games, streams, both, empty
  * lists) against tokens of games and of streams consumed through the front, the events going
  * through the streams, the `webhook-events` worker and the delivery worker to the development
- * receiver; exactly the matching events arrive, and the stored deliveries agree. A changed filter
- * holds for the events after it (audited with its diff); a bad filter is a 400 naming its field.
+ * receiver; exactly the matching events arrive (session.expired from the due sweep too), and the
+ * stored deliveries agree. A changed filter holds for the events after it (audited with its diff);
+ * a bad filter is a 400 naming its field.
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -35,12 +36,12 @@ describeWithStack(
       partner = await createTestKey(stack, UNLIMITED);
     });
 
-    /** An endpoint of org 1 taking `session.consumed`, at `/dev/webhooks/<name>`, with `filter` as given (undefined: left out). */
-    const endpoint = async (name: string, filter?: unknown) => {
+    /** An endpoint of org 1 taking `events`, at `/dev/webhooks/<name>`, with `filter` as given (undefined: left out). */
+    const endpoint = async (name: string, filter?: unknown, events = ['session.consumed']) => {
       const res = await admin.createWebhook({
         org_id: 1,
         url: `${stack.baseUrl}/dev/webhooks/${name}`,
-        events: ['session.consumed'],
+        events,
         ...(filter !== undefined && { filter }),
       });
       expect(res.status).toBe(200);
@@ -160,6 +161,26 @@ describeWithStack(
         const listed = ((await admin.listWebhooks(1)).body.data as any[]).find((w) => w.id === hook.id);
         expect(listed).toMatchObject({ filter: null, key_id: null });
         expect(reached('f-old', await consumeOneOfEach())).toEqual(['game 101', 'game 102', 'stream 201', 'stream 202']);
+      },
+      E2E_TIMEOUT_MS,
+    );
+
+    test(
+      'session.expired from the due sweep passes the filter too',
+      async () => {
+        await endpoint('f-expired', { game_ids: [101], stream_ids: [] }, ['session.expired']);
+        const kept = await api().mint({ game_id: 101, expires_in_minutes: 1 });
+        const other = await api().mint({ game_id: 102, expires_in_minutes: 1 });
+        const stream = await api().mint({ stream_id: 201, expires_in_minutes: 1 });
+        await stack.workers.settle();
+        stack.clock.advance(2.5 * 60_000);
+        await stack.workers.runScheduled();
+        await stack.workers.settle();
+        const arrived = stack.devWebhooks.arrived().filter((d) => d.path === '/dev/webhooks/f-expired');
+        expect(arrived.map((d) => JSON.parse(d.body) as { type: string; data: { token: string } })).toEqual([
+          expect.objectContaining({ type: 'session.expired', data: expect.objectContaining({ token: kept }) }),
+        ]);
+        expect([other, stream].some((t) => arrived.some((d) => d.body.includes(t)))).toBe(false);
       },
       E2E_TIMEOUT_MS,
     );
