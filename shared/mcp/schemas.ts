@@ -14,6 +14,7 @@ import {
   DeliveryId,
   Description,
   deliveryViewFields,
+  GivenFilter,
   Secret,
   SubscribedEvents,
   Url,
@@ -115,6 +116,10 @@ export const CreateWebhookArgs = z.object({
   url: Url,
   events: SubscribedEvents,
   description: withMeta(z.optional(z.nullable(Description)), { description: 'What the endpoint is for; at most 500 characters.' }),
+  filter: withMeta(z.optional(z.nullable(GivenFilter)), {
+    description:
+      'Which session events it receives (game_ids, stream_ids; a list absent or null: every one of its kind, empty: none). Always held within this API key’s allow-lists.',
+  }),
 });
 /** update_webhook: the endpoint and what to change. */
 export const UpdateWebhookArgs = z.object({
@@ -122,6 +127,9 @@ export const UpdateWebhookArgs = z.object({
   url: withMeta(z.optional(Url), { description: 'A new URL (https://, public addresses only).' }),
   events: withMeta(z.optional(SubscribedEvents), { description: 'New event types, or ["*"] for all of them.' }),
   description: withMeta(z.optional(z.nullable(Description)), { description: 'A new description; null clears it.' }),
+  filter: withMeta(z.optional(z.nullable(GivenFilter)), {
+    description: 'A new filter, held within this API key’s allow-lists; null: all this key may see.',
+  }),
   is_active: withMeta(z.optional(z.boolean()), { description: 'false pauses deliveries to the endpoint; true resumes them.' }),
 });
 export const WebhookIdArgs = z.object({ webhook_id: WebhookId });

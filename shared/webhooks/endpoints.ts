@@ -3,17 +3,19 @@
  * API keys over MCP, `key-webhooks.ts`): the URL check, a new endpoint with its secret, an
  * update's changes, and the view that never shows a secret.
  */
+import { diffOf, type AuditDiff } from '../audit/index.js';
 import { isoTime } from '../platform/time.js';
 import { InvalidInput } from '../platform/errors.js';
 import { checkUrl, type Deployment } from './addresses.js';
 import type { WebhookChanges, WebhookRecord } from './model.js';
 import type { SecretSealer } from './ports.js';
-import type { CreateWebhookBody, UpdateWebhookBody, WebhookView } from './schemas.js';
+import type { CreateWebhookBody, EndpointFilter, UpdateWebhookBody, WebhookView } from './schemas.js';
+import { normalizedFilter } from './endpoint-filter.js';
 import { sealingContext } from './secret-sealer.js';
 import { generateSecret } from './signing.js';
 
 /** The fields an update may change, in the order its audit record lists them. */
-const CHANGEABLE = ['url', 'events', 'description', 'is_active'] as const;
+const CHANGEABLE = ['url', 'events', 'description', 'filter', 'is_active'] as const;
 
 /** The URL as given, when `checkUrl` accepts it. @throws InvalidInput on `url` */
 export function checkedUrl(url: string, deployment: Deployment): string {
@@ -22,9 +24,16 @@ export function checkedUrl(url: string, deployment: Deployment): string {
   return url;
 }
 
-/** A new endpoint `id` of the org, active, with a fresh secret (returned, and sealed in the record). */
+/**
+ * A new endpoint `id` of the org, active, with a fresh secret (returned, and sealed in the record);
+ * its filter as the caller decided it (`endpoint-filter.ts`), bound to `key_id` when a key created it.
+ */
 export function newEndpoint(
-  input: Omit<CreateWebhookBody, 'url'> & { readonly url: string },
+  input: Omit<CreateWebhookBody, 'url' | 'filter'> & {
+    readonly url: string;
+    readonly filter: EndpointFilter | null;
+    readonly key_id: number | null;
+  },
   id: number,
   nowMs: number,
   sealer: SecretSealer,
@@ -37,6 +46,8 @@ export function newEndpoint(
     url: input.url,
     events: input.events,
     description: input.description ?? null,
+    filter: input.filter,
+    key_id: input.key_id,
     is_active: true,
     created_at: now,
     updated_at: now,
@@ -47,15 +58,19 @@ export function newEndpoint(
   return { record, secret };
 }
 
-/** An update's changes (the URL checked) and the fields it sets, in audit order. @throws InvalidInput on `url` */
+/**
+ * An update's changes (the URL checked, the filter as stored: `normalizedFilter`) and the fields it
+ * sets, in audit order. @throws InvalidInput on `url`
+ */
 export function endpointChanges(
-  input: Pick<UpdateWebhookBody, 'url' | 'events' | 'description' | 'is_active'>,
+  input: Pick<UpdateWebhookBody, 'url' | 'events' | 'description' | 'filter' | 'is_active'>,
   deployment: Deployment,
 ): { changes: WebhookChanges; fields: (keyof WebhookChanges)[] } {
   const changes: WebhookChanges = {
     ...(input.url !== undefined && { url: checkedUrl(input.url, deployment) }),
     ...(input.events !== undefined && { events: input.events }),
     ...(input.description !== undefined && { description: input.description }),
+    ...(input.filter !== undefined && { filter: normalizedFilter(input.filter) }),
     ...(input.is_active !== undefined && { is_active: input.is_active }),
   };
   return { changes, fields: CHANGEABLE.filter((f) => changes[f] !== undefined) };
@@ -69,8 +84,24 @@ export function webhookView(record: WebhookRecord): WebhookView {
     url: record.url,
     events: [...record.events],
     description: record.description,
+    filter: record.filter ?? null,
+    key_id: record.key_id ?? null,
     is_active: record.is_active,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };
+}
+
+/**
+ * The audit diff of an endpoint's change: a filter's lists as two fields (`filter.game_ids`,
+ * `filter.stream_ids`), each a list of ids or null, as the audit record's values are.
+ */
+export function endpointDiff(before: WebhookChanges, after: WebhookChanges, fields: readonly (keyof WebhookChanges)[]): AuditDiff {
+  const flat = ({ filter, ...rest }: WebhookChanges) => ({
+    ...rest,
+    'filter.game_ids': filter?.game_ids ?? null,
+    'filter.stream_ids': filter?.stream_ids ?? null,
+  });
+  const named = fields.flatMap((f) => (f === 'filter' ? (['filter.game_ids', 'filter.stream_ids'] as const) : [f]));
+  return diffOf(flat(before), flat(after), named);
 }

@@ -58,6 +58,7 @@ export class DynamoTokenReads implements TokenReads {
 export const eventServices = /* @__PURE__ */ part((): EventServices => {
   const core = coreServices();
   const webhooks = webhookStore();
+  const keys = keyStore();
   const streamedTables = {
     tokens: required(env(), tables.tokens.envVar),
     keys: required(env(), tables.keys.envVar),
@@ -65,10 +66,10 @@ export const eventServices = /* @__PURE__ */ part((): EventServices => {
   };
   return {
     ...core,
-    sink: new WebhookFanOut({ webhooks, deliveries: deliveryStore(), queue: deliveryQueue(), clock: core.clock }),
+    sink: new WebhookFanOut({ webhooks, deliveries: deliveryStore(), queue: deliveryQueue(), clock: core.clock, keys }),
     due: new DynamoDueStore(storeOptions('webhooks')),
     webhooks,
-    keys: keyStore(),
+    keys,
     tokens: new DynamoTokenReads(storeOptions('tokens')),
     streamedTables,
   };

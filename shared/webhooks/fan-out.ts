@@ -1,14 +1,19 @@
 /**
  * Events to deliveries: each event goes to every active endpoint of its organization that
- * subscribes to its type, as one delivery per endpoint (stored, then its first attempt enqueued,
- * due now). The org's endpoints are read once per org per batch. A delivery's id comes from the
- * event's source and the endpoint (`delivery-ids.ts`), so a batch read again makes the same ids:
- * the store leaves a delivery already there as it is, and the message enqueued again is turned
- * away by the attempt count if the first one has run. No AWS.
+ * subscribes to its type and whose filter and binding let it through (`endpoint-filter.ts`), as
+ * one delivery per endpoint (stored, then its first attempt enqueued, due now). An endpoint bound
+ * to a key receives session events only while that key works (not revoked, expired or deleted:
+ * docs/decisions.md#endpoint-filters); each such key is read once per org per batch, only when a
+ * session event would go to its endpoint. The org's endpoints are read once per org per batch. A
+ * delivery's id comes from the event's source and the endpoint (`delivery-ids.ts`), so a batch
+ * read again makes the same ids: the store leaves a delivery already there as it is, and the
+ * message enqueued again is turned away by the attempt count if the first one has run. No AWS.
  */
 import { isoTime, type Clock } from '../platform/time.js';
 import { deliveryId } from './delivery-ids.js';
 import type { DeliveryMessage, DeliveryRecord, SourcedEvent } from './delivery-model.js';
+import type { ApiKeyRecord } from '../keys/index.js';
+import { admitsEvent, isSessionEvent } from './endpoint-filter.js';
 import { subscribes } from './events.js';
 import type { WebhookRecord } from './model.js';
 import type { DeliveryQueue, DeliveryStore, EventSink, WebhookStore } from './ports.js';
@@ -19,6 +24,13 @@ export interface FanOutDeps {
   readonly deliveries: DeliveryStore;
   readonly queue: DeliveryQueue;
   readonly clock: Clock;
+  /** The keys endpoints are bound to; `publish` needs them once a bound endpoint is due a session event (`deliverTo` never). */
+  readonly keys?: BoundKeys;
+}
+
+/** A key by id, strongly consistent (`shared/keys`' id item). */
+export interface BoundKeys {
+  findInOrg(orgId: number, id: number): Promise<ApiKeyRecord | undefined>;
 }
 
 /** See the module comment. */
@@ -36,11 +48,20 @@ export class WebhookFanOut implements EventSink {
     const perOrg = await Promise.all(
       [...byOrg].map(async ([orgId, orgEvents]) => {
         const endpoints = (await this.deps.webhooks.listByOrg(orgId)).filter((endpoint) => endpoint.is_active);
-        return orgEvents.flatMap((sourced) =>
+        const wanted = orgEvents.flatMap((sourced) =>
           endpoints
-            .filter((endpoint) => subscribes(endpoint.events, sourced.event.type))
-            .map((endpoint) => delivery(endpoint, sourced, nowMs)),
+            .filter((endpoint) => subscribes(endpoint.events, sourced.event.type) && admitsEvent(endpoint, sourced.event))
+            .map((endpoint) => ({ endpoint, sourced })),
         );
+        const needKey = (w: (typeof wanted)[number]) => w.endpoint.key_id != null && isSessionEvent(w.sourced.event);
+        const working = await this.workingKeys(
+          orgId,
+          wanted.filter(needKey).map((w) => w.endpoint.key_id!),
+          nowMs,
+        );
+        return wanted
+          .filter((w) => !needKey(w) || working.has(w.endpoint.key_id!))
+          .map(({ endpoint, sourced }) => delivery(endpoint, sourced, nowMs));
       }),
     );
     await this.start(perOrg.flat(), nowMs);
@@ -58,6 +79,17 @@ export class WebhookFanOut implements EventSink {
     return record;
   }
 
+  /** Which of the org's keys `ids` work at `nowMs`: present, active, not expired. One read per distinct key. */
+  private async workingKeys(orgId: number, ids: readonly number[], nowMs: number): Promise<Set<number>> {
+    const distinct = [...new Set(ids)];
+    if (distinct.length === 0) return new Set();
+    const { keys } = this.deps;
+    if (!keys) throw new Error('fan-out of session events to key-bound endpoints needs the keys (FanOutDeps.keys)');
+    // At most one per endpoint of the org (20 at most): a bounded set of concurrent reads.
+    const found = await Promise.all(distinct.map((id) => keys.findInOrg(orgId, id)));
+    return new Set(found.filter((key) => key !== undefined && keyWorks(key, nowMs)).map((key) => key!.id));
+  }
+
   /** Store the deliveries, then enqueue their first attempts (in that order: a message always finds its delivery). */
   private async start(deliveries: readonly DeliveryRecord[], nowMs: number): Promise<void> {
     if (deliveries.length === 0) return;
@@ -70,6 +102,11 @@ export class WebhookFanOut implements EventSink {
     }));
     await this.deps.queue.send(messages);
   }
+}
+
+/** Whether a key still works: active (not revoked) and not past its expiry. */
+function keyWorks(key: ApiKeyRecord, nowMs: number): boolean {
+  return key.is_active && (key.expires_at === null || Date.parse(key.expires_at) > nowMs);
 }
 
 /** The delivery of one event to one endpoint, new at `nowMs`. */

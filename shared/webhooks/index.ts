@@ -14,5 +14,15 @@ export { KeyWebhooks } from './key-webhooks.js';
 export { WebhookDeliveries } from './webhook-deliveries.js';
 export { keyWebhooks, webhookDeliveries } from './services.js';
 export { SubscribedEvents } from './events.js';
-export { DeliveryAttemptInline, DeliveryId, Description, deliveryViewFields, Secret, Url, WebhookViewFields } from './schemas.js';
+export {
+  DeliveryAttemptInline,
+  DeliveryId,
+  Description,
+  deliveryViewFields,
+  GivenFilter,
+  Secret,
+  Url,
+  WebhookViewFields,
+} from './schemas.js';
+export { endpointDiff } from './endpoints.js';
 export { deliveryNotFound, webhookNotFound } from './refusals.js';

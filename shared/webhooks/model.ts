@@ -1,4 +1,5 @@
 /** What is stored of a webhook endpoint: an org resource, its signing secrets sealed (`ports.ts`, `SecretSealer`). */
+import type { EndpointFilter } from './schemas.js';
 
 /** An endpoint as the store holds it. The secrets are sealed: the table alone holds no usable secret. */
 export interface WebhookRecord {
@@ -8,6 +9,16 @@ export interface WebhookRecord {
   /** Event types, or `["*"]`. */
   readonly events: readonly string[];
   readonly description: string | null;
+  /**
+   * Which session events it receives (`endpoint-filter.ts`); null, or absent on an endpoint stored
+   * before filters existed: all of them.
+   */
+  readonly filter?: EndpointFilter | null;
+  /**
+   * The API key it was created with (MCP), never changed: its filter lies within that key's
+   * allow-lists, and it receives key events of that key only. Null or absent: an admin's endpoint.
+   */
+  readonly key_id?: number | null;
   readonly is_active: boolean;
   /** ISO 8601. */
   readonly created_at: string;
@@ -29,6 +40,8 @@ export interface WebhookChanges {
   readonly url?: string;
   readonly events?: readonly string[];
   readonly description?: string | null;
+  /** Null removes the filter. */
+  readonly filter?: EndpointFilter | null;
   readonly is_active?: boolean;
 }
 

@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { Id, QueryId, Timestamp, withMeta } from '../platform/schemas.js';
 import { SubscribedEvents, WEBHOOK_EVENT_TYPES } from './events.js';
 
-const WEBHOOK_BOUNDS = { url: 2048, description: 500 } as const;
+const WEBHOOK_BOUNDS = { url: 2048, description: 500, filterIds: 1000 } as const;
 
 /** An endpoint's URL (create, update; the MCP tools' arguments too). */
 export const Url = withMeta(z.string().check(z.minLength(1), z.maxLength(WEBHOOK_BOUNDS.url)), {
@@ -25,6 +25,36 @@ export const Secret = withMeta(z.string(), {
   example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
 });
 
+/** One list of a filter as a request gives it: distinct ids, at most 1,000 (as a key's allow-list). */
+const FilterIds = (kind: 'game' | 'stream') =>
+  withMeta(
+    z.array(Id).check(
+      z.maxLength(WEBHOOK_BOUNDS.filterIds),
+      z.refine((ids) => new Set(ids).size === ids.length, 'must not repeat an id'),
+    ),
+    {
+      description: `The ${kind}s whose session events the endpoint receives: absent or null, every ${kind} of the organization; empty, none. Distinct ids, at most 1,000.`,
+    },
+  );
+
+/**
+ * An endpoint's filter as create and update give it (docs/decisions.md#endpoint-filters). Null or
+ * absent at create: every session event; null at update clears it.
+ */
+export const GivenFilter = withMeta(
+  z.strictObject({ game_ids: z.optional(z.nullable(FilterIds('game'))), stream_ids: z.optional(z.nullable(FilterIds('stream'))) }),
+  {
+    description:
+      'Which session events (session.consumed, .revoked, .expired) the endpoint receives: those of a token whose game is in game_ids, or whose stream is in stream_ids. A list absent or null lets every game (or stream) through; an empty list, none. Other event types are not filtered.',
+    example: { game_ids: [101], stream_ids: [] },
+  },
+);
+export type GivenFilter = z.output<typeof GivenFilter>;
+
+/** An endpoint's filter as stored and shown: both lists, each null for every one of its kind. */
+const FilterShown = z.object({ game_ids: z.nullable(z.array(Id)), stream_ids: z.nullable(z.array(Id)) });
+export type EndpointFilter = z.output<typeof FilterShown>;
+
 export const ListWebhooksQuery = z.object({ org_id: QueryId });
 
 export const CreateWebhookBody = withMeta(
@@ -33,6 +63,7 @@ export const CreateWebhookBody = withMeta(
     url: Url,
     events: SubscribedEvents,
     description: z.optional(z.nullable(Description)),
+    filter: z.optional(z.nullable(GivenFilter)),
   }),
   { description: 'The new endpoint: org, URL and event types required.' },
 );
@@ -45,6 +76,7 @@ export const UpdateWebhookBody = withMeta(
     url: z.optional(Url),
     events: z.optional(SubscribedEvents),
     description: z.optional(z.nullable(Description)),
+    filter: withMeta(z.optional(z.nullable(GivenFilter)), { description: 'A new filter; null removes it (every session event).' }),
     is_active: z.optional(withMeta(z.boolean(), { description: 'false pauses deliveries to the endpoint; true resumes them.' })),
   }),
   { description: 'The endpoint and what to change; a field left out stays as it is (description: null clears it).' },
@@ -64,6 +96,14 @@ export const WebhookViewFields = {
   events: z.array(z.string()),
   // Bounded, so that zod writes an `anyOf` rather than the type list strict MCP clients warn about.
   description: z.nullable(z.string().check(z.maxLength(WEBHOOK_BOUNDS.description))),
+  filter: withMeta(z.nullable(FilterShown), {
+    description:
+      'Which session events the endpoint receives (game_ids, stream_ids; a null list: every one of its kind; empty: none); null: all of them.',
+  }),
+  key_id: withMeta(z.nullable(Id), {
+    description:
+      'The API key the endpoint was created with (MCP): its filter lies within that key’s allow-lists and it receives key events of that key only. Null for an endpoint an admin created.',
+  }),
   is_active: z.boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -10,13 +10,14 @@
  */
 import type { AdminIdentity } from '../platform/bearer.js';
 import type { AdminAccess } from '../catalog/index.js';
-import { AdminAudit, diffOf, type AdminCall, type AuditDiff, type AuditStore } from '../audit/index.js';
+import { AdminAudit, type AdminCall, type AuditDiff, type AuditStore } from '../audit/index.js';
 import { isoTime, type Clock } from '../platform/time.js';
 import { Conflict, statusOf } from '../platform/errors.js';
 import type { IdSource } from '../platform/ids.js';
 import type { CallContext } from '../platform/call.js';
 import type { Deployment } from './addresses.js';
-import { checkedUrl, endpointChanges, newEndpoint, webhookView } from './endpoints.js';
+import { checkedUrl, endpointChanges, endpointDiff, newEndpoint, webhookView } from './endpoints.js';
+import { normalizedFilter } from './endpoint-filter.js';
 import { MAX_WEBHOOKS_PER_ORG, type WebhookChanges, type WebhookRecord } from './model.js';
 import type { SecretSealer, WebhookStore } from './ports.js';
 import type {
@@ -72,7 +73,8 @@ export class WebhookAdmin {
         if (reserved !== undefined) this.deps.webhookIds.release(reserved);
         throw refusal;
       });
-    const { record, secret } = newEndpoint({ ...input, url }, id, this.deps.clock.now(), this.deps.sealer);
+    const filter = normalizedFilter(input.filter);
+    const { record, secret } = newEndpoint({ ...input, url, filter, key_id: null }, id, this.deps.clock.now(), this.deps.sealer);
     const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'create-webhook' };
     await this.audit.audited(adminCall, { webhook_id: id }, () => this.deps.webhooks.create(record, MAX_WEBHOOKS_PER_ORG));
     return { ...webhookView(record), secret };
@@ -84,7 +86,7 @@ export class WebhookAdmin {
     const pauseOnly = changes.is_active === false && fields.length === 1;
     const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'update-webhook' };
     const endpoint = await this.find(adminCall, input.id, pauseOnly);
-    const diff = diffOf<WebhookChanges>(endpoint, { ...endpoint, ...changes }, fields);
+    const diff = endpointDiff(endpoint, { ...endpoint, ...changes }, fields);
     const updated = await this.audited(adminCall, input.id, fields, diff, () =>
       this.deps.webhooks.update(input.org_id, input.id, changes, isoTime(this.deps.clock.now())),
     );
@@ -143,7 +145,7 @@ export class WebhookAdmin {
         if (!done) throw webhookNotFound(adminCall.orgId, id);
         return done;
       },
-      ({ before, after }) => diffOf<WebhookChanges>(before, after, fields),
+      ({ before, after }) => endpointDiff(before, after, fields),
     );
   }
 

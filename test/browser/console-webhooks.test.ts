@@ -159,6 +159,18 @@ inBrowser('the console’s Webhooks page', () => {
     await page.getByText(`Endpoint #${id} saved.`).waitFor();
     await row.locator('td.events', { hasText: /^key\.rate_limited, key\.created$/ }).waitFor();
 
+    // A filter: session events of game 101 only (no stream's); the list says so under the URL.
+    await row.getByRole('button', { name: `Edit endpoint #${id}` }).click();
+    await edit.getByRole('checkbox', { name: 'Only some games' }).check();
+    await edit.getByLabel('Game ids').fill('101');
+    await edit.getByRole('checkbox', { name: 'Only some streams' }).check();
+    await expectAccessible(page, 'edit a filter');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(`Endpoint #${id} saved.`).waitFor();
+    await row.getByRole('rowheader', { name: /Sessions of games 101; no stream/ }).waitFor();
+    const filtered = (await api.listWebhooks(1)).body.data.find((w: { id: number }) => w.id === id);
+    expect(filtered.filter).toEqual({ game_ids: [101], stream_ids: [] });
+
     // Pause: nothing is sent to it, so it offers no test; resume.
     await rowAction(row, 'Pause');
     await statusIs(row, 'Paused');

@@ -12,7 +12,7 @@ import { AesGcmSealer, sealingContext } from '../../shared/webhooks/secret-seale
 import { deliveryHeaders } from '../../shared/webhooks/signing.js';
 import { describeWithStack } from '../support/describe-with-stack.js';
 
-const VIEW_FIELDS = ['created_at', 'description', 'events', 'id', 'is_active', 'org_id', 'updated_at', 'url'];
+const VIEW_FIELDS = ['created_at', 'description', 'events', 'filter', 'id', 'is_active', 'key_id', 'org_id', 'updated_at', 'url'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const URL_OK = 'https://partner.example/hooks/gsts';
 

@@ -844,6 +844,13 @@ export interface components {
             url: string;
             events: string[];
             description: string | null;
+            /** @description Which session events the endpoint receives (game_ids, stream_ids; a null list: every one of its kind; empty: none); null: all of them. */
+            filter: {
+                game_ids: number[] | null;
+                stream_ids: number[] | null;
+            } | null;
+            /** @description The API key the endpoint was created with (MCP): its filter lies within that key’s allow-lists and it receives key events of that key only. Null for an endpoint an admin created. */
+            key_id: number | null;
             is_active: boolean;
             /**
              * Format: date-time
@@ -862,6 +869,13 @@ export interface components {
             url: string;
             events: string[];
             description: string | null;
+            /** @description Which session events the endpoint receives (game_ids, stream_ids; a null list: every one of its kind; empty: none); null: all of them. */
+            filter: {
+                game_ids: number[] | null;
+                stream_ids: number[] | null;
+            } | null;
+            /** @description The API key the endpoint was created with (MCP): its filter lies within that key’s allow-lists and it receives key events of that key only. Null for an endpoint an admin created. */
+            key_id: number | null;
             is_active: boolean;
             /**
              * Format: date-time
@@ -2235,6 +2249,10 @@ export interface operations {
                      */
                     events: ("session.consumed" | "session.revoked" | "session.expired" | "key.created" | "key.updated" | "key.rotated" | "key.deleted" | "key.expiring" | "key.rate_limited" | "webhook.test" | "*")[];
                     description?: string | null;
+                    filter?: {
+                        game_ids?: number[] | null;
+                        stream_ids?: number[] | null;
+                    } | null;
                 };
             };
         };
@@ -2345,6 +2363,11 @@ export interface operations {
                      */
                     events?: ("session.consumed" | "session.revoked" | "session.expired" | "key.created" | "key.updated" | "key.rotated" | "key.deleted" | "key.expiring" | "key.rate_limited" | "webhook.test" | "*")[];
                     description?: string | null;
+                    /** @description A new filter; null removes it (every session event). */
+                    filter?: {
+                        game_ids?: number[] | null;
+                        stream_ids?: number[] | null;
+                    } | null;
                     /** @description false pauses deliveries to the endpoint; true resumes them. */
                     is_active?: boolean;
                 };

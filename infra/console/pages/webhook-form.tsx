@@ -1,6 +1,7 @@
 /**
- * Register a webhook endpoint, or change its URL, events and description. An edit sends only what
- * changed; pausing and resuming are actions of their own.
+ * Register a webhook endpoint, or change its URL, events, description and filter (the games and
+ * streams whose session events it receives, as id lists). An edit sends only what changed; pausing
+ * and resuming are actions of their own.
  */
 import { useState } from 'preact/hooks';
 import { data, type CreatedWebhook, type Webhook } from '../api';
@@ -24,14 +25,28 @@ interface Fields {
   description: string;
   /** `["*"]`, or the chosen types. */
   events: SubscribedEvent[];
+  /** Per kind: null, every one; a string, the ids typed (none typed: none of that kind). */
+  games: string | null;
+  streams: string | null;
 }
 
-/** The request's properties from the fields. */
+/** Ids as typed: whole numbers from 1, separated by commas or spaces. @throws Error naming the field */
+function idsOf(typed: string | null, label: string): number[] | null {
+  if (typed === null) return null;
+  const words = typed.split(/[\s,]+/).filter((w) => w !== '');
+  if (words.some((w) => !/^[1-9][0-9]{0,15}$/.test(w))) throw new Error(`${label}: whole numbers from 1, separated by commas.`);
+  return words.map(Number);
+}
+
+/** The request's properties from the fields. @throws Error on ids that are not ids */
 function properties(fields: Fields) {
+  const game_ids = idsOf(fields.games, 'Game ids');
+  const stream_ids = idsOf(fields.streams, 'Stream ids');
   return {
     url: fields.url.trim(),
     events: fields.events,
     description: fields.description.trim() === '' ? null : fields.description.trim(),
+    filter: game_ids === null && stream_ids === null ? null : { game_ids, stream_ids },
   };
 }
 
@@ -43,6 +58,8 @@ export function WebhookForm({ orgId, existing, onClose, onSaved }: WebhookFormPr
     description: existing?.description ?? '',
     // The list answers `events` as plain strings; they are what the service accepted as subscriptions.
     events: [...((existing?.events as SubscribedEvent[] | undefined) ?? [ALL_EVENTS])],
+    games: existing?.filter?.game_ids?.join(', ') ?? null,
+    streams: existing?.filter?.stream_ids?.join(', ') ?? null,
   });
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -97,6 +114,11 @@ export function WebhookForm({ orgId, existing, onClose, onSaved }: WebhookFormPr
           />
         </div>
         <Events events={fields.events} onChange={(events) => setFields({ ...fields, events })} />
+        <fieldset class="scopes">
+          <legend>Session events of</legend>
+          <Ids kind="game" typed={fields.games} onChange={(games) => setFields({ ...fields, games })} />
+          <Ids kind="stream" typed={fields.streams} onChange={(streams) => setFields({ ...fields, streams })} />
+        </fieldset>
         {problem && <Notice kind="error">{problem}</Notice>}
         <DialogButtons label={existing ? 'Save' : 'Add the endpoint'} onCancel={onClose} disabled={busy} />
       </form>
@@ -154,5 +176,30 @@ function Events({ events, onChange }: { events: readonly SubscribedEvent[]; onCh
         </fieldset>
       )}
     </fieldset>
+  );
+}
+
+/** One kind of a filter: every one of the org, or only the ids typed (none typed: none). */
+function Ids({ kind, typed, onChange }: { kind: 'game' | 'stream'; typed: string | null; onChange: (typed: string | null) => void }) {
+  const only = typed !== null;
+  return (
+    <div class="field">
+      <label class="check">
+        <input type="checkbox" checked={only} onChange={(e) => onChange(e.currentTarget.checked ? '' : null)} />
+        Only some {kind}s
+      </label>
+      <label for={`webhook-${kind}s`}>{kind === 'game' ? 'Game' : 'Stream'} ids</label>
+      <input
+        id={`webhook-${kind}s`}
+        inputMode="numeric"
+        disabled={!only}
+        aria-describedby={`webhook-${kind}s-hint`}
+        value={typed ?? ''}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+      <span id={`webhook-${kind}s-hint`} class="hint">
+        {only ? `separated by commas; none: no ${kind} sessions` : `every ${kind} of the organization`}
+      </span>
+    </div>
   );
 }

@@ -14,7 +14,7 @@ import { Loading, Notice, PageHeading } from '../parts/page';
 import { failingSince } from '../parts/delivery-health';
 import { ActionButtons } from '../parts/row-menu';
 import { Time } from '../parts/time';
-import { ALL_EVENTS, EVENT_TYPES } from '../parts/webhook-events';
+import { ALL_EVENTS, EVENT_TYPES, filterText } from '../parts/webhook-events';
 import { may } from '../roles';
 import { routeHash } from '../router';
 import { useWebhookActions } from './webhook-actions';
@@ -52,7 +52,7 @@ export function WebhookPage({ orgId, webhookId, org }: { orgId: number; webhookI
               </p>
               {may(org, 'webhooks') && <ActionButtons label="Endpoint actions" items={actions.items(webhook)} />}
               <Health orgId={orgId} webhook={webhook} newest={newest} />
-              <Events events={webhook.events} />
+              <Events webhook={webhook} />
               <WebhookDeliveries orgId={orgId} webhook={webhook} round={round} onNewest={setNewest} />
             </>
           ) : (
@@ -154,8 +154,9 @@ function WhyPaused({ orgId, webhookId }: { orgId: number; webhookId: number }) {
   );
 }
 
-/** The event types the endpoint receives. */
-function Events({ events }: { events: readonly string[] }) {
+/** The event types the endpoint receives, and whose: its filter and the API key it is bound to. */
+function Events({ webhook }: { webhook: Webhook }) {
+  const { events } = webhook;
   const all = events.includes(ALL_EVENTS);
   return (
     <section aria-labelledby="endpoint-events">
@@ -171,6 +172,8 @@ function Events({ events }: { events: readonly string[] }) {
           ))}
         </ul>
       )}
+      <p>{webhook.filter ? `${filterText(webhook.filter)}.` : 'Session events of every game and stream.'}</p>
+      {webhook.key_id !== null && <p>Bound to API key #{webhook.key_id}: its allowed games and streams, and only its own key events.</p>}
     </section>
   );
 }

@@ -13,7 +13,7 @@ import { Badge } from '../parts/badge';
 import { useLoad } from '../parts/load';
 import { Cell, Loading, Notice, PageHeading, TableRegion } from '../parts/page';
 import { RowMenu, type MenuItem } from '../parts/row-menu';
-import { eventsText } from '../parts/webhook-events';
+import { eventsText, filterText } from '../parts/webhook-events';
 import { may } from '../roles';
 import { routeHash } from '../router';
 import { testSent, useWebhookActions } from './webhook-actions';
@@ -74,6 +74,10 @@ function WebhooksTable({ orgId, webhooks, items }: TableProps) {
           <th scope="row">
             <a href={routeHash({ page: 'webhooks', orgId, itemId: webhook.id })}>{webhook.url}</a>
             {webhook.description && <span class="sub">{webhook.description}</span>}
+            {webhook.filter && <span class="sub">{filterText(webhook.filter)}</span>}
+            {webhook.key_id !== null && (
+              <span class="sub">Bound to API key #{webhook.key_id}: its allowed games and streams, its key events</span>
+            )}
           </th>
           <Cell column="Id" class="id">
             #{webhook.id}

@@ -5,7 +5,7 @@
  * the list to the interface description's own enum (test/support/openapi-paths.ts), so a type
  * added to the service and not here fails `tsc`.
  */
-import type { WebhookDelivery } from '../api';
+import type { Webhook, WebhookDelivery } from '../api';
 
 /** Every event type, in the contract's order (docs/webhooks.md#events), with what sends it. */
 export const EVENT_TYPES = [
@@ -35,4 +35,11 @@ export type SubscribedEvent = WebhookDelivery['event_type'] | typeof ALL_EVENTS;
 /** An endpoint's events as the list shows them. */
 export function eventsText(events: readonly string[]): string {
   return events.includes(ALL_EVENTS) ? 'All events' : events.join(', ');
+}
+
+/** An endpoint's filter as the list shows it: the games and streams whose session events it lets through. */
+export function filterText(filter: NonNullable<Webhook['filter']>): string {
+  const part = (ids: readonly number[] | null, kind: string) =>
+    ids === null ? `every ${kind}` : ids.length === 0 ? `no ${kind}` : `${kind}s ${ids.join(', ')}`;
+  return `Sessions of ${part(filter.game_ids, 'game')}; ${part(filter.stream_ids, 'stream')}`;
 }

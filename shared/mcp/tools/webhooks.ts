@@ -3,11 +3,12 @@
  * create, update and delete endpoints and retry a delivery (mcp:connections:write). They act on the
  * key's own organization only (another org's endpoint is "not found", like a missing one), with the
  * REST operations' rules (`shared/webhooks/`: the URL check, at most 20 endpoints, the secret
- * answered once by create_webhook and never again, a paused endpoint sent nothing). Each request is
+ * answered once by create_webhook and never again, a paused endpoint sent nothing). An endpoint
+ * created here is bound to the key: its filter within the key's allow-lists, key events of that key
+ * only, and only that key changes or deletes it through MCP (`KeyWebhooks`). Each request is
  * counted and audited once (`mcp:tools/call:<tool>`, with the endpoint), its write beside the count.
  */
 import type { AuditDiff } from '../../audit/index.js';
-import { diffOf } from '../../audit/index.js';
 import { scopeOfTool } from '../../keys/index.js';
 import {
   CreatedWebhookResult,
@@ -24,7 +25,7 @@ import {
   WebhookResult,
 } from '../schemas.js';
 import { defineTool, reading, type McpTool } from '../tool.js';
-import { deliveryNotFound, webhookNotFound } from '../../webhooks/index.js';
+import { deliveryNotFound, endpointDiff, webhookNotFound } from '../../webhooks/index.js';
 import { InvalidInput } from '../../platform/errors.js';
 
 /** Deliveries per page when the tool is given no `limit` (as REST). */
@@ -60,8 +61,10 @@ const createWebhook = defineTool({
   title: 'Create a webhook endpoint',
   description:
     'Register a webhook endpoint of your organization: events are signed (Standard Webhooks) and sent to url ' +
-    '(https://, public addresses only). events lists the event types, or ["*"] for all. The answer holds the ' +
-    'signing secret, shown only this once: store it now. At most 20 endpoints per organization.',
+    '(https://, public addresses only). events lists the event types, or ["*"] for all; filter limits session ' +
+    'events to games and streams. The endpoint is bound to this API key: it receives session events only within the ' +
+    'key’s allowed games and streams, and key events only of this key. The answer holds the signing secret, shown ' +
+    'only this once: store it now. At most 20 endpoints per organization.',
   scope: scopeOfTool('create_webhook'),
   input: CreateWebhookArgs,
   output: CreatedWebhookResult,
@@ -69,7 +72,7 @@ const createWebhook = defineTool({
   async run(args, { key, services, meter }) {
     const refused = tryUrl(() => services.keyWebhooks.checkUrl(args.url));
     if (refused) await meter.refuse({}, refused);
-    const created = await meter.run({}, { run: () => services.keyWebhooks.create({ ...args, org_id: key.org_id }) });
+    const created = await meter.run({}, { run: () => services.keyWebhooks.create(key, args) });
     return {
       data: created,
       summary: `Webhook ${created.id} created for ${created.url}. Its signing secret, shown only now: ${created.secret}`,
@@ -82,8 +85,8 @@ const updateWebhook = defineTool({
   name: 'update_webhook',
   title: 'Update a webhook endpoint',
   description:
-    'Change a webhook endpoint of your organization: its url, events, description, or pause it (is_active false) ' +
-    'and resume it (true). What is left out stays as it is.',
+    'Change a webhook endpoint created with this API key: its url, events, description, filter (held within the ' +
+    'key’s allowed games and streams), or pause it (is_active false) and resume it (true). What is left out stays as it is.',
   scope: scopeOfTool('update_webhook'),
   input: UpdateWebhookArgs,
   output: WebhookResult,
@@ -96,8 +99,8 @@ const updateWebhook = defineTool({
     const done = await meter.run(
       { webhook_id, changes: fields },
       {
-        run: () => services.keyWebhooks.update(key.org_id, webhook_id, changes),
-        diff: ({ before, after }): AuditDiff => diffOf(before, after, fields),
+        run: () => services.keyWebhooks.update(key, webhook_id, changes),
+        diff: ({ before, after }): AuditDiff => endpointDiff(before, after, fields),
       },
     );
     return { data: done.after, summary: `Webhook ${webhook_id} updated: ${done.after.is_active ? 'active' : 'paused'}, ${done.after.url}` };
@@ -108,13 +111,13 @@ const updateWebhook = defineTool({
 const deleteWebhook = defineTool({
   name: 'delete_webhook',
   title: 'Delete a webhook endpoint',
-  description: 'Delete a webhook endpoint of your organization: nothing more is sent to it.',
+  description: 'Delete a webhook endpoint created with this API key: nothing more is sent to it.',
   scope: scopeOfTool('delete_webhook'),
   input: WebhookIdArgs,
   output: DeletedWebhookResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ webhook_id }, { key, services, meter }) {
-    const deleted = await meter.run({ webhook_id }, { run: () => services.keyWebhooks.remove(key.org_id, webhook_id) });
+    const deleted = await meter.run({ webhook_id }, { run: () => services.keyWebhooks.remove(key, webhook_id) });
     return { data: deleted, summary: `Webhook ${webhook_id} deleted.` };
   },
 });

@@ -9,6 +9,7 @@ import { logger } from '../../platform/observability.js';
 import type { WorkerDefinition } from '../../platform/worker.js';
 import type { DueItem } from '../delivery-model.js';
 import { eventServices, type EventServices } from '../event-services.js';
+import { admitsAnySession } from '../endpoint-filter.js';
 import { subscribes } from '../events.js';
 import {
   changeOutcome,
@@ -135,13 +136,16 @@ async function handle(services: EventsDeps, outcomes: readonly ChangeOutcome[]):
   ]);
 }
 
-/** The orgs among those of `due`'s subscriber-bound items with an active endpoint taking `session.expired`: one read per org. */
+/**
+ * The orgs among those of `due`'s subscriber-bound items with an active endpoint taking
+ * `session.expired` whose filter lets some session event through: one read per org.
+ */
 async function orgsWanting(services: EventsDeps, due: readonly DueItem[]): Promise<Set<number>> {
   const orgs = [...new Set(due.filter(needsSubscriber).map((item) => item.org_id))];
   const wanting = await Promise.all(
     orgs.map(async (org) => {
       const endpoints = await services.webhooks.listByOrg(org);
-      return endpoints.some((e) => e.is_active && subscribes(e.events, 'session.expired')) ? org : undefined;
+      return endpoints.some((e) => e.is_active && subscribes(e.events, 'session.expired') && admitsAnySession(e.filter)) ? org : undefined;
     }),
   );
   return new Set(wanting.filter((org) => org !== undefined));
