@@ -130,6 +130,11 @@ export async function runBundled<T>(
     BUNDLED_INPUT: JSON.stringify({ targets, label, proxy: service.proxyEndpoint, events: service.eventModule, input }),
   });
   const marker = run.stdout.indexOf('RESULT');
+  // The bundles' own log lines (a 500's names its error), metric lines left out: the test support
+  // prints them only for a file whose test failed (`quiet-environment.js`).
+  const output = `${marker < 0 ? run.stdout : run.stdout.slice(0, marker)}\n${run.stderr}`;
+  const logged = output.split('\n').filter((l) => l && !l.startsWith('{"_aws"'));
+  if (logged.length > 0) console.log(`the bundled ${label} run logged:\n${logged.join('\n')}`);
   if (run.status !== 0 || marker < 0) throw new Error(`the bundled run failed (exit ${run.status}): ${run.stderr.slice(0, 3000)}`);
   return JSON.parse(run.stdout.slice(marker + 'RESULT'.length)) as T;
 }
