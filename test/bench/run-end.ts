@@ -28,8 +28,9 @@ export function stopAllWhenRunFails(): void {
     await Promise.race([Promise.allSettled([...stops].map((stop) => stop())), bound]);
     process.exit(code);
   };
-  process.once('SIGINT', () => void end(130, 'interrupted (SIGINT)'));
-  process.once('SIGTERM', () => void end(143, 'terminated (SIGTERM)'));
+  // Kept while the stops run: Ctrl-C signals the whole process group, and tsx relays it once more.
+  process.on('SIGINT', () => void end(130, 'interrupted (SIGINT)'));
+  process.on('SIGTERM', () => void end(143, 'terminated (SIGTERM)'));
   process.on('uncaughtException', (error) => void end(1, 'the run failed', error));
   process.on('unhandledRejection', (error) => void end(1, 'the run failed (unhandled rejection)', error));
 }
