@@ -78,7 +78,8 @@ test.each(BACKEND === 'local' ? ENDS.filter((e) => e.end === 'exception' || e.en
     const folder = mkdtempSync(join(tmpdir(), 'gsts-bench-end-'));
     const run = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', RUN, folder, BACKEND, end], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS: '' },
+      // A run of its own, as `npm run bench` is: not on this test worker's DynamoDB Local (`-local` projects).
+      env: { ...process.env, NODE_OPTIONS: '', DYNAMODB_LOCAL_ENDPOINTS: '', JEST_WORKER_ID: '' },
     });
     let stderr = '';
     let started: number | undefined;
@@ -104,7 +105,8 @@ test.each(BACKEND === 'local' ? ENDS.filter((e) => e.end === 'exception' || e.en
       run.kill('SIGKILL');
       // A failed test leaves nothing running either.
       if (started !== undefined && running(started)) process.kill(started, 'SIGTERM');
-      rmSync(folder, { recursive: true, force: true });
+      // DynamoDB Local keeps its data beside the folder it is given (`infra/local/dynamo.ts`).
+      for (const made of [folder, `${folder}-local`]) rmSync(made, { recursive: true, force: true });
     }
   },
   180_000,
