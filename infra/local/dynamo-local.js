@@ -136,9 +136,29 @@ export async function startDynamoLocal(options = {}) {
   };
 }
 
-/** Poll until DynamoDB Local answers any HTTP (60 s at most: a JVM starting on a busy machine is slow). */
+/**
+ * CPU time a JVM may spend starting without answering (a start takes about 2 s of it): the bound
+ * counts the JVM's own work, which a busy machine slows but does not take from it. Where the
+ * process's CPU time cannot be read (no `/proc`), wall time stands in.
+ */
+const START_CPU_MS = 60_000;
+/** Wall time a start may take whatever the JVM did: one that makes no progress at all (stopped, deadlocked). */
+const START_WALL_MS = 15 * 60_000;
+
+/** CPU milliseconds `pid` has used (user and system), or undefined where `/proc` does not say. */
+function cpuMs(pid) {
+  try {
+    // Fields after the command's closing parenthesis: state is the 3rd, utime the 14th, stime the 15th, in clock ticks (100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Poll until DynamoDB Local answers any HTTP, while the JVM has spent less than {@link START_CPU_MS} on its start. */
 async function waitUntilAnswering(endpoint, child) {
-  const deadline = Date.now() + 60_000;
+  const started = Date.now();
   for (;;) {
     if (child.exitCode !== null) throw new Error(`java exited with ${child.exitCode}`);
     try {
@@ -149,7 +169,10 @@ async function waitUntilAnswering(endpoint, child) {
       });
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw error;
+      const wall = Date.now() - started;
+      const spent = cpuMs(child.pid) ?? wall;
+      if (spent > START_CPU_MS || wall > START_WALL_MS)
+        throw new Error(`no answer after ${spent} ms of its CPU time, ${wall} ms in all`, { cause: error });
       await delay(100);
     }
   }

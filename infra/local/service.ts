@@ -340,7 +340,10 @@ async function writeDevCredentials(
 /**
  * The data folder holds live tokens, the identity provider's private key and the credentials file: only its
  * owner may enter it (0700, also when it existed from an earlier run), and every file the process
- * creates from now on, the embedded database's included, is readable by its owner only (umask 077).
+ * creates from now on, the embedded database's included, is readable by its owner only (umask 077,
+ * which a process it starts inherits: a DynamoDB of its own process is started after this).
+ * A database already running in the folder (`runningDynamo`) may remove a file between its listing
+ * and its `chmod` (a rotated log or manifest): a file gone needs no closing.
  */
 export function protectDataDir(dataDir: string): void {
   process.umask(0o077);
@@ -349,9 +352,26 @@ export function protectDataDir(dataDir: string): void {
   chmodSync(dataDir, 0o700);
   chmodSync(db, 0o700);
   // Files of an earlier run, made under a laxer umask.
-  for (const entry of readdirSync(db, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
-    chmodSync(path, entry.isDirectory() ? 0o700 : 0o600);
+  closeEntries(db);
+}
+
+/** Every entry under `dir` readable by its owner only (folders 0700, files 0600); entries that vanish meanwhile are skipped. */
+function closeEntries(dir: string): void {
+  const entries = unlessGone(() => readdirSync(dir, { withFileTypes: true })) ?? [];
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    unlessGone(() => chmodSync(path, entry.isDirectory() ? 0o700 : 0o600));
+    if (entry.isDirectory()) closeEntries(path);
+  }
+}
+
+/** `work`'s result, or undefined when the file it works on no longer exists (ENOENT). */
+function unlessGone<T>(work: () => T): T | undefined {
+  try {
+    return work();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 

@@ -12,7 +12,7 @@ import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { Conflict, Unprocessable } from '../platform/errors.js';
-import type { StoreOptions } from '../platform/dynamo/client.js';
+import { isTransient, type StoreOptions } from '../platform/dynamo/client.js';
 import { coreServices, part } from '../platform/services.js';
 import { required } from '../platform/env.js';
 
@@ -23,7 +23,10 @@ type JSONValue = Parameters<DynamoDBPersistenceLayer['saveInProgress']>[0];
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** Seconds a client should wait before retrying a request that is still in progress. */
 const IN_PROGRESS_RETRY_SECONDS = 1;
-/** Claims tried when the record that refused one is gone or expired (Powertools retries twice too). */
+/**
+ * Claims tried when the record that refused one is gone or expired (Powertools retries twice too),
+ * or when a claim's answer was lost (a timeout, a connection reset: it may have been written).
+ */
 const CLAIM_ATTEMPTS = 3;
 
 /** What identifies one idempotent request, and what must be the same when it is repeated. */
@@ -68,6 +71,11 @@ export class IdempotencyStore<T> {
    * Claim a request's key (one conditional put), or find the answer stored for it: the existing
    * record comes with the refusal (Powertools asks for it: `ReturnValuesOnConditionCheckFailure`),
    * so nothing is read.
+   *
+   * A claim whose answer was lost is made again (the client's retries leave it alone: a conditional
+   * write): its condition makes the repeat harmless. It finds the stored answer (a replay), no
+   * record (it claims), or the claim its first attempt may have written: in progress, a 409 whose
+   * retry the client makes, never a second run of the request (docs/api.md#idempotent-retries).
    * @param remainingMs time left to this invocation: a claim older than that may be taken over
    * @throws Conflict while the first request is in progress; Unprocessable for the same key with another payload
    */
@@ -78,6 +86,7 @@ export class IdempotencyStore<T> {
         await this.persistence.saveInProgress(data, remainingMs);
         return { claimed: true };
       } catch (error) {
+        if (isTransient(error) && attempt < CLAIM_ATTEMPTS) continue;
         if (!isAlreadyClaimed(error)) throw error;
         const record = this.existing(data, error.existingRecord);
         // Gone (a refusal without the record, which DynamoDB never sends: it returns the item

@@ -9,7 +9,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalService, type LocalService } from '../../infra/local/service.js';
+import { protectDataDir, startLocalService, type LocalService } from '../../infra/local/service.js';
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
 import { IdAllocator } from '../../shared/platform/ids.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
@@ -98,34 +98,43 @@ export async function startBenchStack(): Promise<BenchStack> {
   const log = new RequestLog();
   const restore = captureServiceLogs(log);
   const dataDir = mkdtempSync(join(tmpdir(), 'gsts-bench-'));
-  // DynamoDB (dynalite, or DynamoDB Local) runs in a process of its own, as it runs on its own machines in AWS.
-  const dynamo = await startDynamoProcess(join(dataDir, 'dynamodb'));
-  // The TTL sweeper must not add calls to a measured request.
-  const runningDynamo = { connection: dynamo.connection, backend: dynamo.backend };
-  // Its request phases record every DynamoDB call of the service's client: no workers beside them (the webhook phase starts its own stack).
-  const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000, runningDynamo, workers: false });
-  const s = service.services;
-  const { raw: apiKey, record: keyRecord } = await createBenchKey(s, 'bench', ['mcp:sessions:write']);
-  const [acme, globex] = await Promise.all([service.issuer.sign('acme-admin'), service.issuer.sign('globex-admin')]);
-  const http = new BenchHttp(service.baseUrl);
-  const raw = documentClient(service.dynamoConnection);
-  return {
-    service,
-    http,
-    apiKey,
-    keyRecord,
-    bearer: { acme: `Bearer ${acme}`, globex: `Bearer ${globex}` },
-    raw,
-    log,
-    close: async () => {
-      http.close();
-      raw.destroy();
-      await service.close();
-      await dynamo.close();
-      rmSync(dataDir, { recursive: true, force: true });
-      restore();
-    },
+  // What has started, stopped in reverse order when the start fails or the stack closes.
+  const stops: (() => unknown)[] = [() => rmSync(dataDir, { recursive: true, force: true }), restore];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
   };
+  try {
+    // Closed before its database starts, which inherits the umask: no file of it is ever readable by others.
+    protectDataDir(dataDir);
+    // DynamoDB (dynalite, or DynamoDB Local) runs in a process of its own, as it runs on its own machines in AWS.
+    const dynamo = await startDynamoProcess(join(dataDir, 'dynamodb'));
+    stops.push(() => dynamo.close());
+    // The TTL sweeper must not add calls to a measured request.
+    const runningDynamo = { connection: dynamo.connection, backend: dynamo.backend };
+    // Its request phases record every DynamoDB call of the service's client: no workers beside them (the webhook phase starts its own stack).
+    const service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000, runningDynamo, workers: false });
+    stops.push(() => service.close());
+    const s = service.services;
+    const { raw: apiKey, record: keyRecord } = await createBenchKey(s, 'bench', ['mcp:sessions:write']);
+    const [acme, globex] = await Promise.all([service.issuer.sign('acme-admin'), service.issuer.sign('globex-admin')]);
+    const http = new BenchHttp(service.baseUrl);
+    stops.push(() => http.close());
+    const raw = documentClient(service.dynamoConnection);
+    stops.push(() => raw.destroy());
+    return {
+      service,
+      http,
+      apiKey,
+      keyRecord,
+      bearer: { acme: `Bearer ${acme}`, globex: `Bearer ${globex}` },
+      raw,
+      log,
+      close: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
 }
 
 /** Route the service's JSON log lines (stdout and stderr) to `log`; everything else still prints. */

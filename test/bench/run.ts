@@ -19,6 +19,7 @@ import { measurePlayStart, playStartJson, renderBrowser, type PlayStartFigures }
 import { costJson } from './report-cost.js';
 import { floors } from './floors.js';
 import { startBenchStack } from './harness.js';
+import { stopAllWhenRunFails, stopWhenRunFails } from './run-end.js';
 import { measureLatency } from './latency.js';
 import { benchOperations, mintTokens } from './operations.js';
 import { figuresJson, renderTables, snake, type BenchResult } from './report.js';
@@ -70,9 +71,13 @@ if (!(RTT_MS > 0)) throw new Error('--rtt takes a positive number of millisecond
 const started = performance.now();
 const progress = (what: string) => process.stderr.write(`bench [${((performance.now() - started) / 1000).toFixed(0)} s] ${what}\n`);
 
+// A run that fails or is interrupted still stops what it started (`run-end.ts`).
+stopAllWhenRunFails();
 progress(`starting the local stack on ${BACKEND}`);
 const stack = await startBenchStack();
+stopWhenRunFails(() => stack.close());
 const proxy = await DynamoProxy.start(stack.service.dynamoConnection);
+stopWhenRunFails(() => proxy.close());
 if (only !== undefined) {
   try {
     await runOnly(only as (typeof PHASES)[number]);

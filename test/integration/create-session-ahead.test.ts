@@ -85,10 +85,13 @@ describeWithStack('create-session ahead of its key read', ({ stack, admin }) => 
     expect(audited[0]).toBe(200);
     expect(audited.length).toBeGreaterThan(1);
     expect(audited.slice(1).every((s) => s === 401)).toBe(true);
-    // The container forgot the key: its next call waits for the key's read and writes nothing.
+    // The container forgot the key: its next call waits for the key's read and writes nothing. Beside
+    // the key's read goes the game's when this container's cache of it has expired (a read that needs
+    // no key; the test's clock jumps to the next minute before each test, so that is not known here).
     const next = await recorder.measure(() => stack.post('create-session', { game_id: 101 }, { 'x-api-key': key.raw }));
     expect(next.value.status).toBe(401);
-    expect(next.calls.map((c) => `${c.action} ${c.table}`)).toEqual(['GetItem keys']);
+    const besideGameRead = next.calls.filter((c) => !(c.action === 'GetItem' && c.table === 'catalog'));
+    expect(besideGameRead.map((c) => `${c.action} ${c.table}`)).toEqual(['GetItem keys']);
   });
 
   test('no token written ahead is readable: validate-session of each one deleted again answers 404', async () => {

@@ -6,7 +6,7 @@
  * and bodies in another charset than UTF-8 are refused (400) instead of being stored as something else.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,6 +161,22 @@ describe('the data folder is private', () => {
       expect(statSync(join(dir, 'dynamodb')).mode & 0o777).toBe(0o700);
       expect(statSync(join(dir, 'dynamodb', 'tokens')).mode & 0o777).toBe(0o700);
       expect(statSync(join(dir, 'dynamodb', 'tokens', '000001.ldb')).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a file listed but gone by its chmod (a running database rotated it) is skipped; the others are closed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsts-perm-'));
+    try {
+      mkdirSync(join(dir, 'dynamodb', 'tokens'), { recursive: true });
+      writeFileSync(join(dir, 'dynamodb', 'tokens', '000002.ldb'), 'x', { mode: 0o644 });
+      chmodSync(join(dir, 'dynamodb', 'tokens', '000002.ldb'), 0o644);
+      // Listed, and gone when closed: its chmod follows the link to a file that no longer exists.
+      symlinkSync(join(dir, 'dynamodb', 'tokens', 'MANIFEST-000001'), join(dir, 'dynamodb', 'tokens', 'CURRENT'));
+      protectDataDir(dir);
+      expect(statSync(join(dir, 'dynamodb', 'tokens')).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dir, 'dynamodb', 'tokens', '000002.ldb')).mode & 0o777).toBe(0o600);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -26,8 +26,12 @@ import { logicalTableName } from '../../infra/local/table-names.js';
 let stack: Stack;
 const recorder = new RoundTripRecorder();
 
-/** Injected behaviour of the next DynamoDB call matching `table:Action`: fail it, or hold it until released. */
-const faults = new Map<string, { fail: true } | { hold: Promise<void>; reached: () => void }>();
+/**
+ * Injected behaviour of the next DynamoDB call matching `table:Action`: fail it, lose its answer
+ * (`unsent`: the request never left, a connection reset; `applied`: a timeout after it was applied),
+ * or hold it until released.
+ */
+const faults = new Map<string, { fail: true } | { lose: 'unsent' | 'applied' } | { hold: Promise<void>; reached: () => void }>();
 /** `table:Action` of every call the create-session requests of this file made. */
 const used = new Set<string>();
 
@@ -45,6 +49,10 @@ beforeAll(async () => {
       if (fault) {
         faults.delete(action);
         if ('fail' in fault) throw Object.assign(new Error('injected fault'), { name: 'InjectedFault' });
+        if ('lose' in fault) {
+          if (fault.lose === 'applied') await next(args);
+          throw Object.assign(new Error('request timed out'), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+        }
         fault.reached();
         await fault.hold;
       }
@@ -161,6 +169,30 @@ describe('Idempotency-Key on create-session', () => {
     const replay = await create(key, { game_id: 101 }, idem);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.data.token).toBe(retry.body.data.token);
+  });
+
+  test('a replay whose claim lost its answer (the request never left) is made again: the stored answer, nothing minted', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    const idem = freshKey();
+    const first = await create(key, { game_id: 101 }, idem);
+    expect(first.status).toBe(200);
+    faults.set('idempotency:PutItem', { lose: 'unsent' });
+    const replay = await create(key, { game_id: 101 }, idem);
+    expect(faults.has('idempotency:PutItem')).toBe(false);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect(await tokensOfKey(stack, key.record.id)).toHaveLength(1);
+  });
+
+  test('a first claim applied but its answer lost: made again, it meets itself in progress (409, Retry-After), and nothing is minted', async () => {
+    const key = await createTestKey(stack, UNLIMITED);
+    faults.set('idempotency:PutItem', { lose: 'applied' });
+    const reply = await create(key, { game_id: 101 }, freshKey());
+    expect(faults.has('idempotency:PutItem')).toBe(false);
+    expect(reply.status).toBe(409);
+    expect(reply.headers.get('retry-after')).toBe('1');
+    expect(await tokensOfKey(stack, key.record.id)).toEqual([]);
   });
 
   test('a 429 is not stored: once the window resets, the same key runs', async () => {

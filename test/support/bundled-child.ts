@@ -96,7 +96,7 @@ const CHILD_PRELUDE = `
   }
 
   function done(result) {
-    process.stdout.write('RESULT' + JSON.stringify(result));
+    process.stdout.write('RESULT' + JSON.stringify(result) + '\\n');
   }
 `;
 
@@ -129,9 +129,15 @@ export async function runBundled<T>(
     ...env,
     BUNDLED_INPUT: JSON.stringify({ targets, label, proxy: service.proxyEndpoint, events: service.eventModule, input }),
   });
-  const marker = run.stdout.indexOf('RESULT');
-  if (run.status !== 0 || marker < 0) throw new Error(`the bundled run failed (exit ${run.status}): ${run.stderr.slice(0, 3000)}`);
-  return JSON.parse(run.stdout.slice(marker + 'RESULT'.length)) as T;
+  const lines = run.stdout.split('\n');
+  const result = lines.find((l) => l.startsWith('RESULT'));
+  // The bundles' own log lines (errors: a 500's names its error), metric lines left out: the test
+  // support prints them only for a file whose test failed (`quiet-environment.js`).
+  const logged = [...lines.filter((l) => l !== result), ...run.stderr.split('\n')].filter((l) => l && !l.startsWith('{"_aws"'));
+  if (logged.length > 0) console.log(`the bundled ${label} run logged:\n${logged.join('\n')}`);
+  if (run.status !== 0 || result === undefined)
+    throw new Error(`the bundled run failed (exit ${run.status}): ${run.stderr.slice(0, 3000)}`);
+  return JSON.parse(result.slice('RESULT'.length)) as T;
 }
 
 /**

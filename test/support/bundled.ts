@@ -125,7 +125,8 @@ function functionEnv(env: Record<string, string>, root: string): Record<string, 
     AWS_REGION: REGION,
     AWS_DEFAULT_REGION: REGION,
     TZ: 'UTC',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    // A 5xx's line names its error: printed for a test that fails (`bundled-child.ts`).
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
     // The session-id permutation's key, as Secrets Manager hands it to the function.
     SESSION_ID_KEY: 'bundled-test-session-id-key-0123456789abcdef',
     // No shared config or credentials files of whoever runs the test: Lambda has none either.

@@ -58,7 +58,8 @@ export async function startStack(options: { readonly workers?: boolean } = {}): 
     clock,
     sweepIntervalMs: 3_600_000,
     scratchTables: true,
-    workers: options.workers,
+    // Off unless asked (the service's own default is on, as `npm start` runs them).
+    workers: options.workers ?? false,
   });
   const secrets = new SecretLedger();
   secrets.noteRawKey(service.credentials.api_key);
