@@ -3,8 +3,9 @@
  * of one minute's expiry minted in bursts with two endpoints taking every event, the clock moved past
  * their expiry and the scheduled workers run, while DynamoDB throttles the sweep's calls and then
  * fails them outright for 6 minutes: every `session.expired` reaches each endpoint once, no delivery
- * is left `pending`, no connection error is logged. And a sweep that fails for longer than its
- * 5-minute lookback still delivers those minutes afterwards (its watermark kept them).
+ * is left `pending`, no connection error is logged, and admin calls made amid the bursts answer 200.
+ * And a sweep that fails for longer than its 5-minute lookback still delivers those minutes
+ * afterwards (its watermark kept them).
  */
 import { afterAll, afterEach, beforeAll, expect, test } from '@jest/globals';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -156,7 +157,17 @@ describeWithStack(
     };
 
     test(`${TOKENS} tokens minted in bursts, swept through throttling and 6 minutes of a failing store: each session.expired once per endpoint, none pending`, async () => {
-      const tokens = await mintExpiring(TOKENS);
+      // Admin calls in the middle of the bursts answer as they would without them.
+      const spare = await admin.createWebhook({ org_id: 1, url: receiver.url('/spare'), events: ['key.created'] });
+      stack.secrets.noteText(spare.body.data.secret);
+      const minting = mintExpiring(TOKENS);
+      const adminCalls = await Promise.all([
+        admin.create({ org_id: 1, name: 'created under load' }),
+        admin.deleteWebhook(spare.body.data.id, 1),
+      ]);
+      expect(adminCalls.map((reply) => reply.status)).toEqual([200, 200]);
+      stack.secrets.noteText(adminCalls[0]!.body.data.key);
+      const tokens = await minting;
       stack.clock.advance(2.5 * 60_000);
 
       // The sweep's calls throttled: one attempt in three, and the due items' deletes every time
