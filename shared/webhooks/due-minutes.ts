@@ -23,7 +23,7 @@ export const MAX_BACKLOG_MINUTES_PER_RUN = 60;
 export const DUE_KEEP_MINUTES = 2 * 24 * 60;
 
 /** The start (epoch ms) of the minute of `ms`. */
-export function minuteStart(ms: number): number {
+function minuteStart(ms: number): number {
   return Math.floor(ms / MINUTE_MS) * MINUTE_MS;
 }
 

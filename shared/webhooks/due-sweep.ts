@@ -19,7 +19,7 @@ import type { DueStore, EventSink } from './ports.js';
 import { stillExpiring } from './stream-events.js';
 
 /** Due items handled together: one BatchGetItem of tokens (100 keys), at most 100 events handed on, 4 BatchWriteItems of deletes. */
-export const SWEEP_CHUNK = 100;
+const SWEEP_CHUNK = 100;
 
 /** Keys read at once for a chunk's `key.expiring` items (one GetItem each). */
 const KEY_READS_AT_ONCE = 10;
@@ -28,14 +28,14 @@ const KEY_READS_AT_ONCE = 10;
  * Wall time after which a run starts no further chunk (the function's timeout is 60 s): what is
  * left stays for the next run, a minute later.
  */
-export const SWEEP_BUDGET_MS = 40_000;
+const SWEEP_BUDGET_MS = 40_000;
 
 /**
  * Retries of each store step of the sweep, beyond the client's own per call (`RETRY_POLICY`):
  * full-jitter backoff of at most 100 ms, 200 ms, 400 ms. Every step is safe to repeat (reads,
  * deliveries made again with the same ids, deletes, a forward-only watermark).
  */
-export const SWEEP_STEP_RETRY = { attempts: 4, baseDelayMs: 100, maxDelayMs: 1_600 } as const;
+const SWEEP_STEP_RETRY = { attempts: 4, baseDelayMs: 100, maxDelayMs: 1_600 } as const;
 
 /** What one sweep reads and writes through. */
 export interface DueSweepDeps {
