@@ -45,6 +45,7 @@ const OPERATIONS: Record<DynamoAction, Operation> = {
   ConditionCheckItem: Operation.TRANSACT_WRITE_ITEMS,
   Query: Operation.QUERY,
   BatchGetItem: Operation.BATCH_GET_ITEM,
+  BatchWriteItem: Operation.BATCH_WRITE_ITEM,
 };
 
 export interface ServiceMonitoringProps {

@@ -130,8 +130,8 @@ export class ServiceWorkers extends Construct {
         );
         return;
       case 'schedule':
-        // A missed run costs nothing: the next one takes everything that came due since (the due
-        // worker reads back 5 minutes), so the target keeps EventBridge's default retries only.
+        // A missed run costs nothing: the next one starts from the due sweep's watermark (the
+        // oldest minute not swept whole), so the target keeps EventBridge's default retries only.
         new Rule(this, `${fn.node.id}Schedule`, {
           description: `Runs ${fn.node.id} every ${trigger.everyMinutes} minute(s)`,
           schedule: Schedule.rate(Duration.minutes(trigger.everyMinutes)),

@@ -160,8 +160,8 @@ export const tables = {
   /**
    * Webhook deliveries and what their sending needs (shared/webhooks/): each endpoint's deliveries
    * (`pk` = `DELIVERY#<webhook_id>`, `sk` = the delivery id, time-ordered, kept 30 days), the due
-   * items of events that happen by time (`pk` = `DUE#<minute>#<shard>`), and the endpoints' attempt
-   * leases (`pk` = `LEASE#<webhook_id>#<place>`).
+   * items of events that happen by time (`pk` = `DUE#<minute>#<shard>`) and the due sweep's
+   * watermark (`pk` = `DUE#watermark`), and the endpoints' attempt leases (`pk` = `LEASE#<webhook_id>#<place>`).
    */
   webhooks: {
     id: 'Webhooks',

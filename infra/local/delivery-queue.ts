@@ -8,10 +8,21 @@
  * whose handler threw), up to 5 receives: then the message is dead-lettered, logged and kept here
  * for inspection, as the dead-letter queue keeps it in AWS.
  *
+ * Handler calls run side by side up to the mapping's maximum concurrency (20), each batch as soon
+ * as a call is free, as Lambda's poller does: a batch held by a slow receiver holds one call, never
+ * the queue (the endpoint gate limits how many calls one endpoint can hold).
+ *
+ * Given a `journal` file (`npm start`: in the local data folder), the queue keeps what it holds
+ * there as SQS keeps it in AWS: a message is written when sent, and forgotten once its handler
+ * call succeeded, so a restart hands again every message sent and not yet done (one whose call
+ * was under way included, as SQS hands it again after its visibility timeout), and no delivery
+ * waits forever for a message a restart lost.
+ *
  * Time is the given clock's, so a test moves a fake clock and calls {@link LocalDeliveryQueue.runDue};
  * the local runner calls {@link LocalDeliveryQueue.start} for a timer that does the same.
  */
 import { randomUUID } from 'node:crypto';
+import { QueueJournal } from './queue-journal.js';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../../shared/platform/time.js';
 import { logger } from '../../shared/platform/observability.js';
@@ -46,26 +57,44 @@ export interface LocalDeliveryQueueOptions {
   readonly maxReceiveCount?: number;
   /** How long a failed message stays invisible before it is handed again (SQS: the visibility timeout; here 0 by default: the next run). */
   readonly visibilityTimeoutMs?: number;
+  /** The file that keeps the held messages across restarts (`queue-journal.ts`); memory only when absent. */
+  readonly journal?: string;
 }
 
 /** The AWS defaults of the `webhook-deliveries` queue and its mapping (infra, shared/webhooks/workers/webhook-delivery.ts). */
 const DEFAULTS = { batchSize: 10, maxConcurrency: 20, maxReceiveCount: 5, visibilityTimeoutMs: 0 } as const;
 
+type Settings = Required<Omit<LocalDeliveryQueueOptions, 'clock' | 'handler' | 'journal'>>;
+
 /** See the module comment. */
 export class LocalDeliveryQueue implements DeliveryQueue {
   private readonly held: HeldMessage[] = [];
+  /** Handed to a handler call (or waiting for one), not yet done. */
+  private readonly taken = new Map<string, HeldMessage>();
   private readonly dead: HeldMessage[] = [];
   private handler: QueueHandler | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private readonly settings: Required<Omit<LocalDeliveryQueueOptions, 'clock' | 'handler'>>;
+  /** Handler calls under way. */
+  private active = 0;
+  /** Batches waiting for a free call, in order. */
+  private readonly waiting: (() => void)[] = [];
+  /** Every batch's call under way or waiting, each resolving to its message count. */
+  private readonly calls = new Set<Promise<number>>();
+  private readonly journal: QueueJournal | undefined;
+  private readonly settings: Settings;
 
   constructor(private readonly options: LocalDeliveryQueueOptions) {
     this.handler = options.handler;
     this.settings = {
       ...DEFAULTS,
-      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
-    } as typeof this.settings;
+      ...Object.fromEntries(Object.entries(options).filter(([key, v]) => v !== undefined && key in DEFAULTS)),
+    } as Settings;
+    if (options.journal) {
+      this.journal = new QueueJournal(options.journal);
+      const kept = this.journal.load();
+      this.held.push(...kept.held);
+      this.dead.push(...kept.dead);
+    }
   }
 
   setHandler(handler: QueueHandler): void {
@@ -74,15 +103,16 @@ export class LocalDeliveryQueue implements DeliveryQueue {
 
   async send(messages: readonly DeliveryMessage[]): Promise<void> {
     const nowMs = this.options.clock.now();
-    for (const message of messages) {
-      this.held.push({
-        messageId: randomUUID(),
-        body: JSON.stringify(message),
-        dueMs: nowMs + queueDelaySeconds(message.due_at, nowMs) * 1000,
-        receives: 0,
-        sentMs: nowMs,
-      });
-    }
+    const sent = messages.map((message) => ({
+      messageId: randomUUID(),
+      body: JSON.stringify(message),
+      dueMs: nowMs + queueDelaySeconds(message.due_at, nowMs) * 1000,
+      receives: 0,
+      sentMs: nowMs,
+    }));
+    // Kept before it is acknowledged, as SQS answers a send once the message is stored.
+    this.journal?.held(sent);
+    this.held.push(...sent);
   }
 
   /** The messages waiting (not being handled), soonest first. */
@@ -101,56 +131,100 @@ export class LocalDeliveryQueue implements DeliveryQueue {
   }
 
   /**
-   * Hand every message due now to the handler, in batches, side by side up to the concurrency;
-   * resolves when every batch is done. @returns how many messages were handed
+   * Hand every message due now to the handler, in batches, side by side up to the concurrency (with
+   * the timer's calls); resolves when every one of these batches is done. @returns how many messages were handed
    */
   async runDue(): Promise<number> {
     const handler = this.handler;
     if (!handler) throw new Error('the local delivery queue has no handler yet');
-    const nowMs = this.options.clock.now();
-    const due = this.held.filter((m) => m.dueMs <= nowMs);
-    if (due.length === 0) return 0;
-    for (const message of due) this.held.splice(this.held.indexOf(message), 1);
+    const due = this.take(Infinity);
     const batches: HeldMessage[][] = [];
-    for (let start = 0; start < due.length; start += this.settings.batchSize) {
-      batches.push(due.slice(start, start + this.settings.batchSize).map((m) => ({ ...m, receives: m.receives + 1 })));
-    }
-    const next = () => batches.shift();
-    const worker = async () => {
-      for (let batch = next(); batch; batch = next()) await this.handBatch(handler, batch);
-    };
-    await Promise.all(Array.from({ length: Math.min(this.settings.maxConcurrency, batches.length) }, worker));
+    for (let start = 0; start < due.length; start += this.settings.batchSize)
+      batches.push(due.slice(start, start + this.settings.batchSize));
+    await Promise.all(batches.map((batch) => this.call(handler, batch)));
     return due.length;
   }
 
-  /** Run {@link runDue} every `intervalMs` (one run at a time) until {@link stop}; the timer does not hold the process open. */
+  /**
+   * Every `intervalMs` until {@link stop}, start a handler call for each batch due while calls are
+   * free, without waiting for the calls under way; the timer does not hold the process open.
+   */
   start(intervalMs = 1_000): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.runDue()
-        .catch((error: unknown) => {
-          logger.error('local delivery queue run failed', { error: error as Error });
-          return 0;
-        })
-        .finally(() => (this.running = undefined));
-    }, intervalMs);
+    this.timer = setInterval(() => this.fill(), intervalMs);
     this.timer.unref();
   }
 
-  /** Resolves once the timer's run under way (if any) has ended; @returns how many messages it handed. */
+  /**
+   * Resolves once every handler call under way has ended, those started meanwhile included.
+   * @returns how many messages they handed
+   */
   async idle(): Promise<number> {
-    return (await this.running) ?? 0;
+    const seen = new Set<Promise<number>>();
+    let handed = 0;
+    for (;;) {
+      const open = [...this.calls].filter((call) => !seen.has(call));
+      if (open.length === 0) return handed;
+      for (const call of open) seen.add(call);
+      for (const count of await Promise.all(open)) handed += count;
+    }
   }
 
-  /** Stop the timer; resolves once a run under way has ended. */
+  /** Stop the timer; resolves once the calls under way have ended. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.running;
+    await this.idle();
   }
 
-  /** One handler call; its failed records go back (or to the dead letters). */
+  /** Start a call for each batch due, while calls are free (the timer's tick). */
+  private fill(): void {
+    const handler = this.handler;
+    if (!handler) return;
+    while (this.active < this.settings.maxConcurrency && this.waiting.length === 0) {
+      const batch = this.take(this.settings.batchSize);
+      if (batch.length === 0) return;
+      void this.call(handler, batch);
+    }
+  }
+
+  /** Up to `limit` messages due now, soonest first, taken from the held ones (one more receive each). */
+  private take(limit: number): HeldMessage[] {
+    const nowMs = this.options.clock.now();
+    const due = this.held
+      .filter((m) => m.dueMs <= nowMs)
+      .sort((a, b) => a.dueMs - b.dueMs)
+      .slice(0, limit);
+    return due.map((message) => {
+      this.held.splice(this.held.indexOf(message), 1);
+      const handed = { ...message, receives: message.receives + 1 };
+      this.taken.set(handed.messageId, handed);
+      return handed;
+    });
+  }
+
+  /** One batch's handler call, once a call is free. @returns the batch's size */
+  private call(handler: QueueHandler, batch: HeldMessage[]): Promise<number> {
+    const run = (async () => {
+      if (this.active < this.settings.maxConcurrency) this.active++;
+      else await new Promise<void>((free) => this.waiting.push(free));
+      try {
+        await this.handBatch(handler, batch);
+      } finally {
+        // A free call goes to the next batch waiting, if any.
+        const next = this.waiting.shift();
+        if (next) next();
+        else this.active--;
+      }
+      return batch.length;
+    })();
+    this.calls.add(run);
+    const forget = () => this.calls.delete(run);
+    run.then(forget, forget);
+    return run;
+  }
+
+  /** One handler call; its failed records go back (or to the dead letters), the others are done. */
   private async handBatch(handler: QueueHandler, batch: HeldMessage[]): Promise<void> {
     let failed: Set<string>;
     try {
@@ -162,12 +236,25 @@ export class LocalDeliveryQueue implements DeliveryQueue {
       failed = new Set(batch.map((m) => m.messageId));
     }
     const nowMs = this.options.clock.now();
-    for (const message of batch.filter((m) => failed.has(m.messageId))) {
+    const back: HeldMessage[] = [];
+    const dead: HeldMessage[] = [];
+    for (const message of batch) {
+      this.taken.delete(message.messageId);
+      if (!failed.has(message.messageId)) continue;
       if (message.receives >= this.settings.maxReceiveCount) {
-        this.dead.push(message);
+        dead.push(message);
         logger.warn('webhook delivery message dead-lettered', { message_id: message.messageId, receives: message.receives });
-      } else this.held.push({ ...message, dueMs: nowMs + this.settings.visibilityTimeoutMs });
+      } else back.push({ ...message, dueMs: nowMs + this.settings.visibilityTimeoutMs });
     }
+    this.journal?.settled(
+      batch.filter((m) => !failed.has(m.messageId)).map((m) => m.messageId),
+      back,
+      dead,
+      () => [...this.held, ...back, ...this.taken.values()],
+      () => [...this.dead, ...dead],
+    );
+    this.held.push(...back);
+    this.dead.push(...dead);
   }
 }
 

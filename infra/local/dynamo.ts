@@ -158,10 +158,25 @@ export function awsRegionOf(endpoint: string): string | undefined {
   return /^https:\/\/dynamodb\.([a-z0-9-]+)\.amazonaws\.com\/?$/.exec(endpoint)?.[1];
 }
 
-/** What the SDK sends dynalite's requests through: keep-alive connections to its Unix socket. */
+/**
+ * Connections one client opens to dynalite at most: the SDK's Node handler's own default, which
+ * bounds a Lambda's connections to DynamoDB (`@smithy/node-http-handler`, `maxSockets: 50`). More
+ * calls at once wait in the client for a free connection, as they do in Lambda.
+ */
+const DYNALITE_MAX_SOCKETS = 50;
+
+/**
+ * Connections waiting to be accepted that dynalite's socket holds (the kernel caps it at
+ * `net.core.somaxconn`, 4096 by default): room for the connections of every client of the process
+ * (the service's, the transactions' and the streams', the tests' own) opening at once. Past it a
+ * connect fails at once with EAGAIN (a Unix socket does not queue more).
+ */
+const DYNALITE_BACKLOG = 1_024;
+
+/** What the SDK sends dynalite's requests through: at most {@link DYNALITE_MAX_SOCKETS} keep-alive connections to its Unix socket. */
 function socketHandler(socketPath: string): DynamoDBClientConfig['requestHandler'] {
   // An agent's options reach the connections it makes, `socketPath` included (Node's own types omit it).
-  const options: AgentOptions & { socketPath: string } = { keepAlive: true, socketPath };
+  const options: AgentOptions & { socketPath: string } = { keepAlive: true, maxSockets: DYNALITE_MAX_SOCKETS, socketPath };
   return { httpAgent: new Agent(options) };
 }
 
@@ -260,7 +275,9 @@ async function startDynalite(path: string | undefined): Promise<{ connection: Dy
   // ECONNRESET (a conditional write then fails as a 500). DynamoDB keeps them far longer.
   server.keepAliveTimeout = 300_000;
   try {
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve));
+    await new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen({ path: socketPath, backlog: DYNALITE_BACKLOG }, resolve),
+    );
   } catch (error) {
     removeFolder();
     process.off('exit', removeFolder);

@@ -196,7 +196,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // Local: with its access key), which no variable of the environment could say. The provider's
     // JWKS is served over plain HTTP on localhost, which the verifier's own fetcher (HTTPS) refuses.
     // The workers' queues stand in for SQS: the functions send to them, the workers take from them.
-    const queues = localQueues(options.clock ?? systemClock);
+    const queues = localQueues(options.clock ?? systemClock, dataDir);
     const overrides: ServiceOverrides = {
       clock: options.clock,
       client: documentClient(connection),

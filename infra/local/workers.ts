@@ -10,6 +10,7 @@
  * a signed delivery, as in AWS.
  */
 import type { ScheduledEvent } from 'aws-lambda';
+import { join } from 'node:path';
 import type { Clock } from '../../shared/platform/time.js';
 import type { TableName } from '../../shared/tables.js';
 import { workers } from '../../shared/workers.js';
@@ -27,9 +28,13 @@ export interface LocalQueues {
   readonly 'webhook-deliveries': LocalDeliveryQueue;
 }
 
-/** The local queues on the run's clock. */
-export function localQueues(clock: Clock): LocalQueues {
-  return { 'webhook-deliveries': new LocalDeliveryQueue({ clock }) };
+/**
+ * The local queues on the run's clock; with a data folder, each keeps its messages in a journal
+ * there (`<queue>.queue.jsonl`), so a restart hands again what was sent and not yet done.
+ */
+export function localQueues(clock: Clock, dataDir?: string): LocalQueues {
+  const journal = dataDir === undefined ? undefined : join(dataDir, 'webhook-deliveries.queue.jsonl');
+  return { 'webhook-deliveries': new LocalDeliveryQueue({ clock, journal }) };
 }
 
 /** The running workers. */

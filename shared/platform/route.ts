@@ -31,7 +31,8 @@ export type DataAccess = Partial<Record<TableName, readonly DynamoAction[]>>;
  * A DynamoDB action, as IAM names it (`dynamodb:<action>`). A transaction (`TransactWriteItems`) is
  * allowed per item: `PutItem` for its puts, `ConditionCheckItem` for its checks.
  */
-export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query' | 'BatchGetItem';
+export type DynamoAction =
+  'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query' | 'BatchGetItem' | 'BatchWriteItem';
 
 /** Which calls of an operation are idempotent under an `Idempotency-Key`, and what a repeat must match. */
 export interface IdempotentCall {

@@ -1,26 +1,38 @@
 /**
  * Due items in the webhooks table: `DUE#<yyyy-mm-ddThh:mm>#<shard>` (the minute of `due_at`, and
- * one of {@link DUE_SHARDS} shards by a hash of the item's ref), sort key `<kind>#<ref>`. The
- * sweep (`webhook-due`, every minute) queries the partitions of the last
- * {@link DUE_LOOKBACK_MINUTES} minutes: a minute's items are read in 16 small queries, never a scan,
- * and a sweep that failed is caught up by the next ones. Sharded because a burst of new tokens
- * expiring the same minute would otherwise heat one partition. Each item expires 2 days after it
- * was due (TTL), handled or not.
+ * one of {@link DUE_SHARDS} shards by a hash of the item's ref), sort key `<kind>#<ref>`, and the
+ * sweep's watermark (`DUE#watermark`: the oldest minute not yet swept whole, `due-minutes.ts`). The
+ * sweep (`webhook-due`, every minute) reads a minute in 16 small queries, never a scan, and deletes
+ * what it handled 25 to a BatchWriteItem.
+ *
+ * Heat: sharded because a burst of new tokens expiring the same minute would otherwise heat one
+ * partition: 16 shards take 16 × 1,000 writes a second, so a minute holds up to about 960,000 new
+ * items (and as many deletes spread over the sweep) before a shard is throttled, where one partition
+ * would throttle at 60,000. The watermark is one item written at most once a run (once a minute).
+ * Each due item expires 2 days after it was due (TTL), handled or not.
  */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { queryItems, type StoreOptions } from '../platform/dynamo/client.js';
+import { Overloaded } from '../platform/errors.js';
+import { queryItems, unlessRefused, type StoreOptions } from '../platform/dynamo/client.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import type { DueItem } from './delivery-model.js';
+import { chunked, DUE_KEEP_MINUTES, MINUTE_MS } from './due-minutes.js';
 import type { DueStore } from './ports.js';
 
 /** Partitions per minute. */
 const DUE_SHARDS = 16;
-/** Minutes the sweep reads back, the current one included. */
-const DUE_LOOKBACK_MINUTES = 5;
 
-const MINUTE_MS = 60_000;
-const KEEP_SECONDS = 2 * 24 * 60 * 60;
+const KEEP_SECONDS = (DUE_KEEP_MINUTES * MINUTE_MS) / 1000;
+
+/** BatchWriteItem takes at most 25 requests. */
+const BATCH_WRITE_MAX = 25;
+
+/** Rounds for the deletes a BatchWriteItem left unprocessed (it does under throttling), backing off 100 ms, 200 ms, … 1.6 s. */
+const BATCH_WRITE_RETRY_ROUNDS = 5;
+
+/** The key of the sweep's watermark. */
+const WATERMARK_KEY = { pk: 'DUE#watermark', sk: 'watermark' } as const;
 
 /** `yyyy-mm-ddThh:mm` of an epoch-ms time. */
 const minuteOf = (ms: number): string => new Date(ms).toISOString().slice(0, 16);
@@ -53,18 +65,14 @@ export class DynamoDueStore implements DueStore {
     );
   }
 
-  async due(nowMs: number): Promise<DueItem[]> {
-    const current = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
-    const partitions: string[] = [];
-    for (let m = DUE_LOOKBACK_MINUTES - 1; m >= 0; m--) {
-      for (let shard = 0; shard < DUE_SHARDS; shard++) partitions.push(`DUE#${minuteOf(current - m * MINUTE_MS)}#${shard}`);
-    }
+  async dueIn(minuteMs: number): Promise<DueItem[]> {
+    const minute = minuteOf(minuteMs);
     const pages = await Promise.all(
-      partitions.map((pk) =>
+      Array.from({ length: DUE_SHARDS }, (_, shard) =>
         queryItems(this.options.client, {
           TableName: this.options.tableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
+          ExpressionAttributeValues: { ':pk': `DUE#${minute}#${shard}` },
           ConsistentRead: true,
         }),
       ),
@@ -72,12 +80,44 @@ export class DynamoDueStore implements DueStore {
     return pages
       .flat()
       .map(toItem)
-      .filter((item) => Date.parse(item.due_at) <= nowMs)
       .sort((a, b) => a.due_at.localeCompare(b.due_at));
   }
 
-  async done(item: DueItem): Promise<void> {
-    await this.options.client.send(new DeleteCommand({ TableName: this.options.tableName, Key: dueKey(item) }));
+  async done(items: readonly DueItem[]): Promise<void> {
+    // One batch at a time: the sweep hands a chunk of at most 100 (4 batches).
+    for (const batch of chunked(items, BATCH_WRITE_MAX)) {
+      let requests = batch.map((item) => ({ DeleteRequest: { Key: dueKey(item) } }));
+      for (let round = 0; requests.length > 0; round++) {
+        if (round > BATCH_WRITE_RETRY_ROUNDS) throw new Overloaded({ cause: new Error(`${requests.length} due items left undeleted`) });
+        if (round > 0) await new Promise((done) => setTimeout(done, 50 * 2 ** round));
+        const { UnprocessedItems } = await this.options.client.send(
+          new BatchWriteCommand({ RequestItems: { [this.options.tableName]: requests } }),
+        );
+        requests = (UnprocessedItems?.[this.options.tableName] ?? []) as typeof requests;
+      }
+    }
+  }
+
+  async watermark(): Promise<number | undefined> {
+    const { Item } = await this.options.client.send(
+      new GetCommand({ TableName: this.options.tableName, Key: WATERMARK_KEY, ConsistentRead: true }),
+    );
+    return typeof Item?.minute_ms === 'number' ? Item.minute_ms : undefined;
+  }
+
+  async advanceWatermark(minuteMs: number): Promise<void> {
+    // Forward only: a slower sweep running beside a later one never moves it back.
+    await unlessRefused(
+      this.options.client.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: { ...WATERMARK_KEY, minute_ms: minuteMs, minute: minuteOf(minuteMs) },
+          ConditionExpression: 'attribute_not_exists(pk) OR minute_ms < :minute',
+          ExpressionAttributeValues: { ':minute': minuteMs },
+        }),
+      ),
+      () => undefined,
+    );
   }
 }
 

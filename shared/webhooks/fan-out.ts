@@ -19,6 +19,9 @@ import type { WebhookRecord } from './model.js';
 import type { DeliveryQueue, DeliveryStore, EventSink, WebhookStore } from './ports.js';
 import { newDelivery } from './schedule.js';
 
+/** Deliveries stored (conditional puts side by side) and enqueued at a time. */
+const CREATES_AT_ONCE = 25;
+
 export interface FanOutDeps {
   readonly webhooks: WebhookStore;
   readonly deliveries: DeliveryStore;
@@ -90,17 +93,24 @@ export class WebhookFanOut implements EventSink {
     return new Set(found.filter((key) => key !== undefined && keyWorks(key, nowMs)).map((key) => key!.id));
   }
 
-  /** Store the deliveries, then enqueue their first attempts (in that order: a message always finds its delivery). */
+  /**
+   * Store the deliveries, then enqueue their first attempts (in that order: a message always finds
+   * its delivery), {@link CREATES_AT_ONCE} at a time: a batch of 100 events for 20 endpoints is 2,000
+   * conditional puts, which all at once would queue on the client's connections and heat the
+   * endpoints' partitions in one burst.
+   */
   private async start(deliveries: readonly DeliveryRecord[], nowMs: number): Promise<void> {
-    if (deliveries.length === 0) return;
-    await this.deps.deliveries.create(deliveries);
-    const messages: DeliveryMessage[] = deliveries.map((d) => ({
-      webhook_id: d.webhook_id,
-      delivery_id: d.id,
-      attempts: 0,
-      due_at: isoTime(nowMs),
-    }));
-    await this.deps.queue.send(messages);
+    for (let from = 0; from < deliveries.length; from += CREATES_AT_ONCE) {
+      const slice = deliveries.slice(from, from + CREATES_AT_ONCE);
+      await this.deps.deliveries.create(slice);
+      const messages: DeliveryMessage[] = slice.map((d) => ({
+        webhook_id: d.webhook_id,
+        delivery_id: d.id,
+        attempts: 0,
+        due_at: isoTime(nowMs),
+      }));
+      await this.deps.queue.send(messages);
+    }
   }
 }
 

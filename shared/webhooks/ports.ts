@@ -90,13 +90,17 @@ export interface EventSink {
   publish(events: readonly SourcedEvent[]): Promise<void>;
 }
 
-/** Events due by time (`due-store.ts`: items of the webhooks table by due minute, sharded). */
+/** Events due by time (`due-store.ts`: items of the webhooks table by due minute, sharded), and how far the sweep has come. */
 export interface DueStore {
   add(items: readonly DueItem[]): Promise<void>;
-  /** The items due at or before `nowMs`, of the last few minutes (the sweep catches up after a failure). */
-  due(nowMs: number): Promise<DueItem[]>;
-  /** Forget an item once handled (its event published, or found not to happen). */
-  done(item: DueItem): Promise<void>;
+  /** Every item of the minute starting at `minuteMs` (epoch ms), soonest first (whether due yet or not). */
+  dueIn(minuteMs: number): Promise<DueItem[]>;
+  /** Forget items once handled (their events handed on, or found not to happen). */
+  done(items: readonly DueItem[]): Promise<void>;
+  /** The oldest minute (epoch ms) not yet swept whole; undefined before the first sweep. */
+  watermark(): Promise<number | undefined>;
+  /** Move the watermark to `minuteMs`; never back (a slower sweep beside a later one leaves the later one's). */
+  advanceWatermark(minuteMs: number): Promise<void>;
 }
 
 /** One attempt's request: where, and exactly what (the body as signed, the Standard Webhooks headers). */

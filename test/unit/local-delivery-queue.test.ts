@@ -2,9 +2,13 @@
  * The local run's delivery queue (`infra/local/delivery-queue.ts`): messages held until due on the
  * given clock (never longer than SQS's 15 minutes at a time), handed as SQS events in batches of
  * 10, batch item failures (or a thrown handler) handed again with a growing receive count, and
- * dead-lettered after the 5th receive.
+ * dead-lettered after the 5th receive; handler calls side by side, a slow one holding up no other;
+ * and, with a journal, what it holds kept across a restart.
  */
 import { describe, expect, test } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { LocalDeliveryQueue } from '../../infra/local/delivery-queue.js';
 import type { DeliveryMessage } from '../../shared/webhooks/delivery-model.js';
@@ -92,4 +96,137 @@ describe('the local delivery queue', () => {
     await queue.stop();
     expect(handed).toBe(1);
   });
+
+  test('on the timer, a batch whose call is slow holds up no later batch', async () => {
+    const clock = new FixedClock(T0);
+    const handed: string[] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const queue = new LocalDeliveryQueue({
+      clock,
+      handler: async (event) => {
+        const ids = event.Records.map((r) => (JSON.parse(r.body) as DeliveryMessage).delivery_id);
+        handed.push(...ids);
+        if (ids.includes('msg_1_slow')) await slow;
+      },
+    });
+    queue.start(5);
+    await queue.send([{ ...message(1), delivery_id: 'msg_1_slow' }]);
+    await until(() => handed.includes('msg_1_slow'));
+    await queue.send([{ ...message(2), webhook_id: 2, delivery_id: 'msg_2_quick' }]);
+    // Handed while the slow call is still under way.
+    await until(() => handed.includes('msg_2_quick'));
+    let idle = false;
+    const waiting = queue.idle().then(() => (idle = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(idle).toBe(false);
+    release();
+    await waiting;
+    await queue.stop();
+    expect(queue.pending()).toEqual([]);
+  });
+
+  test('at most maxConcurrency calls at once; the others wait for a free one', async () => {
+    const clock = new FixedClock(T0);
+    let active = 0;
+    let most = 0;
+    const queue = new LocalDeliveryQueue({
+      clock,
+      maxConcurrency: 3,
+      batchSize: 1,
+      handler: async () => {
+        most = Math.max(most, ++active);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        active--;
+      },
+    });
+    await queue.send(Array.from({ length: 12 }, (_, i) => message(i)));
+    expect(await queue.runDue()).toBe(12);
+    expect(most).toBe(3);
+  });
+
+  describe('with a journal', () => {
+    const journalIn = () => join(mkdtempSync(join(tmpdir(), 'gsts-queue-')), 'webhook-deliveries.queue.jsonl');
+
+    test('a restart hands again what was sent and not done, a call under way included; what was done stays done', async () => {
+      const journal = journalIn();
+      try {
+        const clock = new FixedClock(T0);
+        const handed: string[] = [];
+        const first = new LocalDeliveryQueue({
+          clock,
+          journal,
+          batchSize: 1,
+          handler: async (event) => {
+            const id = (JSON.parse(event.Records[0]!.body) as DeliveryMessage).delivery_id;
+            handed.push(id);
+            // The process stops while this call is under way: it never ends.
+            if (id === 'msg_1_2') await new Promise(() => undefined);
+          },
+        });
+        await first.send([message(1), message(2)]);
+        await first.send([message(3, T0 + 60_000)]);
+        void first.runDue();
+        await until(() => handed.length === 2);
+
+        const again: DeliveryMessage[] = [];
+        const second = new LocalDeliveryQueue({
+          clock,
+          journal,
+          handler: async (event) => void again.push(...event.Records.map((r) => JSON.parse(r.body) as DeliveryMessage)),
+        });
+        expect(second.pending().map((m) => [JSON.parse(m.body).delivery_id, m.receives])).toEqual([
+          ['msg_1_2', 0],
+          ['msg_1_3', 0],
+        ]);
+        clock.ms = T0 + 60_000;
+        expect(await second.runDue()).toBe(2);
+        expect(again.map((m) => m.delivery_id).sort()).toEqual(['msg_1_2', 'msg_1_3']);
+        // A third start finds nothing left.
+        expect(new LocalDeliveryQueue({ clock, journal }).pending()).toEqual([]);
+      } finally {
+        rmSync(join(journal, '..'), { recursive: true, force: true });
+      }
+    });
+
+    test('a failed message is kept with its receive count, a dead-lettered one as dead', async () => {
+      const journal = journalIn();
+      try {
+        const clock = new FixedClock(T0);
+        const failing = new LocalDeliveryQueue({
+          clock,
+          journal,
+          maxReceiveCount: 2,
+          handler: async (event) => ({
+            batchItemFailures: event.Records.filter((r) => r.body.includes('msg_1_bad')).map((r) => ({ itemIdentifier: r.messageId })),
+          }),
+        });
+        await failing.send([
+          { ...message(1), delivery_id: 'msg_1_bad' },
+          { ...message(2), delivery_id: 'msg_1_bad_too' },
+        ]);
+        await failing.runDue();
+        const restarted = new LocalDeliveryQueue({ clock, journal });
+        expect(restarted.pending().map((m) => [JSON.parse(m.body).delivery_id, m.receives])).toEqual([
+          ['msg_1_bad', 1],
+          ['msg_1_bad_too', 1],
+        ]);
+        await failing.runDue();
+        const last = new LocalDeliveryQueue({ clock, journal });
+        expect(last.pending()).toEqual([]);
+        expect(last.deadLettered().map((m) => [JSON.parse(m.body).delivery_id, m.receives])).toEqual([
+          ['msg_1_bad', 2],
+          ['msg_1_bad_too', 2],
+        ]);
+      } finally {
+        rmSync(join(journal, '..'), { recursive: true, force: true });
+      }
+    });
+  });
 });
+
+/** Wait (a bounded number of turns of 5 ms) until `done()`. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !done(); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!done()) throw new Error('the queue never got there');
+}

@@ -11,7 +11,7 @@ import { KeyCalls, type Effect } from '../../shared/keys/key-calls.js';
 import type { CallContext } from '../../shared/platform/call.js';
 import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { assertJsonText, MAX_JSON_DEPTH } from '../../shared/platform/http/pipeline.js';
-import { idempotent, isRetrySafe, isThrottling, isTransient, mayRetry } from '../../shared/platform/dynamo/client.js';
+import { idempotent, isRetrySafe, isThrottling, isTransient, isUnsent, mayRetry } from '../../shared/platform/dynamo/client.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from '../support/fakes.js';
 
 const throttled = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
@@ -42,6 +42,20 @@ describe('retry policy (dynamo-client)', () => {
       // ...unless the store marked it as harmless to repeat.
       expect(mayRetry(error, 'UpdateItemCommand', idempotent({ UpdateExpression: 'SET a = :b' }))).toBe(true);
     }
+  });
+
+  test('a connection that failed before the request left (a full socket backlog, refused) is retried whatever the command', () => {
+    for (const code of ['EAGAIN', 'ECONNREFUSED']) {
+      const unsent = Object.assign(new Error(`connect ${code} /tmp/dynamodb.sock`), { code, syscall: 'connect' });
+      expect(isUnsent(unsent)).toBe(true);
+      expect(mayRetry(unsent, 'PutItemCommand', { ConditionExpression: 'attribute_not_exists(k)' })).toBe(true);
+      expect(mayRetry(unsent, 'TransactWriteItemsCommand', {})).toBe(true);
+    }
+    // The same code once the request was written may have been applied: only what is safe to repeat.
+    const afterWrite = Object.assign(new Error('write EAGAIN'), { code: 'EAGAIN', syscall: 'write' });
+    expect(isUnsent(afterWrite)).toBe(false);
+    expect(mayRetry(afterWrite, 'GetItemCommand', {})).toBe(true);
+    expect(mayRetry(afterWrite, 'UpdateItemCommand', { UpdateExpression: 'ADD n :one' })).toBe(false);
   });
 
   test('client errors are never retried', () => {

@@ -19,6 +19,7 @@ const THROTTLING = new Set(['ProvisionedThroughputExceededException', 'Throttlin
 /** Failures whose request may or may not have been applied: the answer, not the request, was lost. */
 const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'InternalServerError', 'ServiceUnavailable']);
 const TRANSIENT_CODES = new Set([
+  'EAGAIN',
   'ECONNRESET',
   'ECONNREFUSED',
   'EPIPE',
@@ -29,6 +30,11 @@ const TRANSIENT_CODES = new Set([
   'EAI_AGAIN',
 ]);
 const TRANSIENT_STATUS = new Set([500, 502, 503, 504]);
+/**
+ * Connection failures before a byte of the request left: the listener refused it, or had no room
+ * to queue it (a Unix socket's full backlog is EAGAIN), or is not there. Nothing was applied.
+ */
+const UNSENT_CODES = new Set(['EAGAIN', 'ECONNREFUSED', 'ENOENT']);
 
 /** Commands that only read: repeating them is always harmless. */
 const READS = new Set(['Get', 'GetItem', 'BatchGet', 'BatchGetItem', 'Query', 'Scan', 'TransactGet', 'TransactGetItems']);
@@ -38,7 +44,8 @@ const PLAIN_OVERWRITES = new Set(['Put', 'PutItem', 'Delete', 'DeleteItem']);
 /**
  * How the service retries DynamoDB calls (the SDK's own retries are off, because they repeat every
  * command on network errors and timeouts, which is wrong for conditional and counting writes): a
- * throttled call (refused, so not applied) is retried whatever it is; a call that failed without
+ * throttled call (refused, so not applied) is retried whatever it is, and so is one whose
+ * connection failed before the request was sent ({@link isUnsent}); a call that failed without
  * an answer (network error, timeout, 5xx: it may have been applied) is retried only when repeating
  * it is harmless. Attempts are spaced by "full jitter" backoff.
  */
@@ -124,9 +131,18 @@ export function isRetrySafe(commandName: string | undefined, input: unknown): bo
   return PLAIN_OVERWRITES.has(name) && !(input as { ConditionExpression?: string } | null)?.ConditionExpression;
 }
 
-/** Whether a failed attempt of a command may be repeated. */
+/** The connection failed before the request was sent (`connect` refused, or no room to queue it): nothing was applied. */
+export function isUnsent(error: unknown): boolean {
+  const e = error as { code?: string; syscall?: string } | null;
+  return e?.syscall === 'connect' && UNSENT_CODES.has(e.code ?? '');
+}
+
+/**
+ * Whether a failed attempt of a command may be repeated: a throttled or unsent one whatever it is
+ * (nothing was applied), one that failed without an answer only when {@link isRetrySafe}.
+ */
 export function mayRetry(error: unknown, commandName: string | undefined, input: unknown): boolean {
-  return isThrottling(error) || (isTransient(error) && isRetrySafe(commandName, input));
+  return isThrottling(error) || isUnsent(error) || (isTransient(error) && isRetrySafe(commandName, input));
 }
 
 /** The longest delay before attempt `attempt + 1`: exponential, capped. */
