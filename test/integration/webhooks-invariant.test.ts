@@ -476,7 +476,7 @@ describeWithStack(
     }
 
     test('the MCP endpoint is bound to its key: its filter is the one given within the key’s allow-lists', async () => {
-      const listed = (await admin.listWebhooks(1)).body.data.webhooks as Record<string, any>[];
+      const listed = (await admin.listWebhooks(1)).body.data as Record<string, any>[];
       const bound = listed.find((w) => w.id === endpoints.at(-1)!.id);
       expect(bound?.filter).toEqual(endpoints.at(-1)!.effective);
     });

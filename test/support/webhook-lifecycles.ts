@@ -85,7 +85,7 @@ export const metadataObject: fc.Arbitrary<Record<string, unknown>> = fc
         { a: { b: { c: { d: { e: { f: { g: { h: { i: { j: 'deep' } } } } } } } } } },
         { list: [1, [2, [3, [4]]], { k: [] }], empty: { x: {} } },
         { '': '', ' ': ' ', ключ: 'значение', 键: '值', '🎮': '💥', 'rtl‮': 'a‮b' },
-        JSON.parse('{"__proto__":"p","constructor":"c","toString":"t"}') as Record<string, unknown>,
+        { constructor: 'c', toString: 't', hasOwnProperty: 'h' },
       ),
       weight: 2,
     },
