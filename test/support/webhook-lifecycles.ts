@@ -93,7 +93,8 @@ export const metadataObject: fc.Arbitrary<Record<string, unknown>> = fc
   )
   // What JSON carries: -0 becomes 0 and keys keep the order given. Bigger than the bound: the generator's mistake, never sent.
   .map((m) => JSON.parse(JSON.stringify(m)) as Record<string, unknown>)
-  .filter((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES);
+  // The API refuses a body with a `__proto__` key (400): that is its parser's guard, not the pipeline's.
+  .filter((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES && !JSON.stringify(m).includes('"__proto__":'));
 
 /** external_ref: up to 255 characters (UTF-16 units, as the schema counts them), any script. */
 export const externalRef: fc.Arbitrary<string> = fc.oneof(
