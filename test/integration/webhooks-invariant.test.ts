@@ -295,9 +295,8 @@ describeWithStack(
      * expiry and its 2-minute window, the scheduled workers run at each step, then every delivery
      * that waits (a retry, a turn in an endpoint's queue) run when due.
      */
-    async function settleAll(outcomes: readonly Outcome[]): Promise<void> {
+    async function settleAll(lastExpiry: number): Promise<void> {
       await stack.workers.settle();
-      const lastExpiry = Math.max(0, ...outcomes.filter((o) => o.ended === 'expired').map((o) => Date.parse(o.created.expires_at)));
       while (stack.clock.now() < lastExpiry + 2.5 * MINUTE) {
         stack.clock.advance(MINUTE);
         await stack.workers.runScheduled();
@@ -438,10 +437,14 @@ describeWithStack(
         pool(b.lifecycles, concurrency, live),
         pool(b.refusals, 1, refuse).then((r) => r.flat()),
         boundChange.then((r) => expect(r.status).toBe(200)),
-      ]);
+      ]).catch(async (error: unknown) => {
+        // A call that failed ends the batch: what its other calls caused still settles, so the next batch starts clean.
+        await settleAll(stack.clock.now() + 3 * MINUTE).finally(() => faulty?.stop());
+        throw error;
+      });
       const all = [...outcomes, ...refused];
       try {
-        await settleAll(all);
+        await settleAll(Math.max(0, ...all.filter((o) => o.ended === 'expired').map((o) => Date.parse(o.created.expires_at))));
       } finally {
         faulty?.stop();
       }
