@@ -50,7 +50,7 @@ const MINUTE = 60_000;
 /** The properties' sizes: batches (fast-check runs), lifecycles per batch, calls at once. */
 const RUNS = {
   plain: { numRuns: 3, lifecycles: [15, 30], concurrency: 4 },
-  load: { numRuns: 2, lifecycles: [100, 150], concurrency: 16 },
+  load: { numRuns: 2, lifecycles: [80, 120], concurrency: 16 },
   faults: { numRuns: 2, lifecycles: [20, 30], concurrency: 6 },
 } as const;
 
@@ -499,7 +499,8 @@ describeWithStack(
     test(
       'every lifecycle makes exactly its events, at every endpoint its filter and subscription admit, and each is stored succeeded',
       () => check('lifecycles', RUNS.plain, 0),
-      120_000,
+      // Bounds for a machine shared with other work; the figures line prints what a run took.
+      600_000,
     );
 
     test('under load: hundreds of lifecycles, many calls at once, and the same promises hold', () => check('load', RUNS.load, 1), 240_000);
