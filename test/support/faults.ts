@@ -141,7 +141,7 @@ function applies(kind: FaultKind, call: CallRecord): boolean {
 }
 
 /** What {@link FaultRain} injected, by kind. */
-export type RainCounts = Record<FaultKind, number>;
+type RainCounts = Record<FaultKind, number>;
 
 /**
  * Faults that fall on any DynamoDB call of the stack's client while {@link FaultRain.start}ed, each

@@ -8,10 +8,10 @@
 import fc from 'fast-check';
 
 /** What a token is minted for: one of org 1's games or streams (two of each; one of each requires a token on its page). */
-export type Target = { readonly game_id: number } | { readonly stream_id: number };
+type Target = { readonly game_id: number } | { readonly stream_id: number };
 
 /** How a token ends. */
-export type Fate = 'consume' | 'play' | 'revoke' | 'expire';
+type Fate = 'consume' | 'play' | 'revoke' | 'expire';
 
 /** One generated lifecycle. Absent optional fields are absent keys of `fields`, not `undefined`. */
 export interface Lifecycle {
@@ -25,8 +25,8 @@ export interface Lifecycle {
 }
 
 /** org 1's games and streams (infra/local/seed.ts): 101 and 201 require a token on their pages, 102 and 202 are open. */
-export const GAMES = [101, 102] as const;
-export const STREAMS = [201, 202] as const;
+const GAMES = [101, 102] as const;
+const STREAMS = [201, 202] as const;
 
 /** The largest serialized metadata create-session accepts (shared/sessions/schemas.ts). */
 const METADATA_MAX_BYTES = 4096;
@@ -74,7 +74,7 @@ const nearBound = fc.tuple(fc.integer({ min: 0, max: 24 }), fc.constantFrom('x',
 });
 
 /** A metadata object: empty, flat, nested, unicode keys and values, edge numbers, or near the size bound. */
-export const metadataObject: fc.Arbitrary<Record<string, unknown>> = fc
+const metadataObject: fc.Arbitrary<Record<string, unknown>> = fc
   .oneof(
     { arbitrary: fc.constant({}), weight: 1 },
     { arbitrary: fc.dictionary(text(12), fc.oneof(text(30), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 6 }), weight: 3 },
@@ -97,7 +97,7 @@ export const metadataObject: fc.Arbitrary<Record<string, unknown>> = fc
   .filter((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES && !JSON.stringify(m).includes('"__proto__":'));
 
 /** external_ref: up to 255 characters (UTF-16 units, as the schema counts them), any script. */
-export const externalRef: fc.Arbitrary<string> = fc.oneof(
+const externalRef: fc.Arbitrary<string> = fc.oneof(
   text(40),
   fc.constantFrom('', 'order-1', 'x'.repeat(255), 'é'.repeat(255), '🎮'.repeat(127), `${'a'.repeat(254)}é`, '\u0000\t\n', ' '),
 );

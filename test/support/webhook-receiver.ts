@@ -17,7 +17,7 @@ import { Webhook } from 'standardwebhooks';
 export type Answer = 'ok' | 'error' | 'drop' | 'hang';
 
 /** The answers of one delivery's attempts, first to last; attempts past the list are answered `ok`. */
-export type FaultPlan = (webhookId: string) => readonly Answer[];
+type FaultPlan = (webhookId: string) => readonly Answer[];
 
 /** One request the receiver got. */
 export interface Arrival {
