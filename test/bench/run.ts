@@ -26,7 +26,7 @@ import { figuresJson, renderTables, snake, type BenchResult } from './report.js'
 import { measureStages } from './stages.js';
 import { measureRefusals, refusalsJson, renderRefusals, type RefusalFigures } from './refusals.js';
 import { median, percentile } from './stats.js';
-import { checkTargets, rttTargets } from './targets.js';
+import { checkTargets, rttTargets, webhookTargets } from './targets.js';
 import { table } from './table.js';
 import { measureThroughput } from './throughput.js';
 import { DynamoProxy } from './proxy/dynamo-proxy.js';
@@ -190,6 +190,7 @@ try {
       }),
       ...rttTargets(rtt),
       ...scale.flatMap((x) => x.checks),
+      ...webhookTargets(webhooks.events),
     ],
   };
 } catch (error) {
@@ -278,7 +279,14 @@ async function runOnly(phase: (typeof PHASES)[number]): Promise<void> {
     const r = await measureWebhooks(progress);
     progress('done');
     const cost = { cost_per_million_usd: { webhook_events: Number(r.cost.total.toFixed(4)) } };
-    process.stdout.write(renderWebhooks(r, markdown).join('\n') + '\n\n' + JSON.stringify({ ...webhooksJson(r), ...cost }) + '\n');
+    const targets = table(
+      markdown,
+      ['target', 'this run', 'met'],
+      webhookTargets(r.events).map((x) => [x.target, x.value, x.met ? 'yes' : 'NO']),
+    );
+    process.stdout.write(
+      [...renderWebhooks(r, markdown), '', ...targets].join('\n') + '\n\n' + JSON.stringify({ ...webhooksJson(r), ...cost }) + '\n',
+    );
     return;
   }
   if (phase === 'usage-report') {

@@ -118,6 +118,11 @@ export function checkTargets(f: TargetInputs): TargetCheck[] {
   return checks;
 }
 
+/** The webhook events-lost target: every event of the lifecycles the phase ran reached the receiver. */
+export function webhookTargets(events: { readonly expected: number; readonly lost: number }): TargetCheck[] {
+  return [{ target: 'webhook events_lost = 0', value: `${events.lost} of ${events.expected}`, met: events.lost === 0 }];
+}
+
 /** Lower p50 targets where an operation's warm path is shorter than its p99's bound (one stage). */
 const RTT_P50_TARGETS: Readonly<Record<string, number>> = { create_session: 1.3, mcp_create_session: 1.3 };
 

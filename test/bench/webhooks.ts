@@ -4,6 +4,10 @@
  * writes), a receiver on 127.0.0.1 that answers 204 at once, and an endpoint of org 1 registered on it.
  * - **end-to-end delay**: from a consume's answer to the receiver holding its `session.consumed`
  *   (write, stream record, `webhook-events`, deliveries table, queue, `webhook-delivery`, signed POST);
+ * - **events lost**: lifecycles as partners make them (metadata, external_ref, player_uuid; games and
+ *   streams), each token consumed, revoked or left to expire (the clock moved past its expiry, the
+ *   due sweep run), several at a time: `events_expected` (one per token), `events_delivered` (the
+ *   tokens whose event of that type the receiver holds), `events_lost` (the difference; target 0);
  * - **deliveries per second of one delivery function**: queued deliveries attempted by one instance
  *   of the delivery worker (its batches of 10 one after the other, each batch's attempts side by side);
  * - **DynamoDB units per delivery** (an event for one endpoint): the fan-out's and one successful
@@ -35,6 +39,8 @@ import { PRICES } from './cost.js';
 import { percentile, round } from './stats.js';
 import { table } from './table.js';
 import { documentClient } from '../../infra/local/dynamo.js';
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../shared/platform/time.js';
 
 /** Fixed sizes (figures compare between runs only if these stay). */
 /**
@@ -43,6 +49,8 @@ import { documentClient } from '../../infra/local/dynamo.js';
  * burst above the cap makes (since create-session takes one stage, 4 clients offered more than 50).
  */
 const WEBHOOK_SETTINGS = { lifecycles: 200, concurrency: 4, perSecond: 20, queued: 1000, unitSamples: 100 } as const;
+/** The events-lost phase: lifecycles, a third each consumed, revoked and left to expire, `concurrency` at a time. */
+const LOSS_SETTINGS = { lifecycles: 300, concurrency: 8 } as const;
 
 /** Endpoints the handler phases deliver to (org 2's). */
 const ENDPOINTS = 10;
@@ -58,8 +66,16 @@ const SQS_PER_MILLION = 0.4;
 const LOG_BYTES_PER_BATCH = 450;
 const DELIVERY_RETENTION_MONTHS = 1;
 
+/** The events-lost phase's counts: one event expected per token, those the receiver holds, the difference. */
+export interface EventCounts {
+  readonly expected: number;
+  readonly delivered: number;
+  readonly lost: number;
+}
+
 /** What the webhook phase measured. */
 export interface WebhookFigures {
+  readonly events: EventCounts;
   readonly e2eMs: { readonly p50: number; readonly p99: number };
   readonly deliveredPerSecond: number;
   readonly units: { readonly fanOut: CapacityUse; readonly attempt: CapacityUse };
@@ -71,22 +87,31 @@ export interface WebhookFigures {
 }
 
 /** A receiver on 127.0.0.1 that answers 204 at once and notes when each token's event came. */
-async function startReceiver(): Promise<{ server: Server; url: string; arrived: Map<string, number>; count: () => number }> {
+async function startReceiver(): Promise<{
+  server: Server;
+  url: string;
+  arrived: Map<string, number>;
+  count: () => number;
+  /** Each event that arrived: where, its type and its token (`<path>#<type>#<token>`). */
+  events: Set<string>;
+}> {
   const arrived = new Map<string, number>();
+  const events = new Set<string>();
   let count = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       count++;
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: { token?: string } };
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: string; data?: { token?: string } };
+      events.add(`${req.url ?? ''}#${event.type ?? ''}#${event.data?.token ?? ''}`);
       // The first arrival of a token counts (the handler phases deliver one event to several endpoints).
       if (event.data?.token && !arrived.has(event.data.token)) arrived.set(event.data.token, performance.now());
       res.writeHead(204).end();
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrived, count: () => count };
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrived, count: () => count, events };
 }
 
 /** Run the webhook phase on a stack of its own. */
@@ -95,7 +120,9 @@ export async function measureWebhooks(progress: (what: string) => void): Promise
   const receiver = await startReceiver();
   let service: LocalService | undefined;
   try {
-    service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000 });
+    // A clock the phase moves past the expiry of the tokens it lets expire.
+    const clock = new MovableClock();
+    service = await startLocalService({ port: 0, dataDir, sweepIntervalMs: 3_600_000, clock });
     const s = service.services;
     const { raw: apiKey } = await createBenchKey(s, 'bench-webhooks', []);
     const admin = `Bearer ${await service.issuer.sign('acme-admin')}`;
@@ -134,6 +161,8 @@ export async function measureWebhooks(progress: (what: string) => void): Promise
     if (receiver.arrived.size < consumedAt.size)
       throw new Error(`${consumedAt.size - receiver.arrived.size} session.consumed never arrived`);
     const delays = [...consumedAt].map(([token, at]) => receiver.arrived.get(token)! - at);
+
+    const events = await measureLoss(service, clock, receiver, post, { apiKey, admin }, progress);
 
     // The rest runs the handlers directly, with the stack's own workers idle, on ENDPOINTS endpoints of
     // org 2 that each take every event: a batch of 10 consecutive messages then goes to 10 endpoints,
@@ -182,6 +211,7 @@ export async function measureWebhooks(progress: (what: string) => void): Promise
     const deliveryBatchMs = (seconds * 1000 * DELIVERY_BATCH) / delivered;
 
     const figures = {
+      events,
       e2eMs: { p50: percentile(delays, 50), p99: percentile(delays, 99) },
       deliveredPerSecond: delivered / seconds,
       units: { fanOut: fanOutUnits, attempt: attemptUnits },
@@ -195,6 +225,76 @@ export async function measureWebhooks(progress: (what: string) => void): Promise
     receiver.server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Wall time plus an offset the phase moves (past token expiries, through the retry schedule). */
+class MovableClock implements Clock {
+  private offsetMs = 0;
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+/** How a phase calls the admin API (throws on anything but 200; the answer's data). */
+type Post = (action: string, body: unknown, headers: Record<string, string>) => Promise<Record<string, any>>;
+
+/**
+ * The events-lost phase: an endpoint taking the three session events, lifecycles made as partners
+ * make them, then everything they cause settled: the due sweep run a minute at a time past the
+ * expiries, every delivery that waits (a retry, a turn) run when due.
+ */
+async function measureLoss(
+  service: LocalService,
+  clock: MovableClock,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  post: Post,
+  credentials: { readonly apiKey: string; readonly admin: string },
+  progress: (what: string) => void,
+): Promise<EventCounts> {
+  const { lifecycles, concurrency } = LOSS_SETTINGS;
+  progress(`webhooks: events of ${lifecycles} lifecycles (consumed, revoked, left to expire), ${concurrency} at a time`);
+  const path = '/hook/lifecycles';
+  const types = ['session.consumed', 'session.revoked', 'session.expired'] as const;
+  await post('create-webhook', { org_id: 1, url: `${receiver.url}/lifecycles`, events: types }, { authorization: credentials.admin });
+  const key = { 'x-api-key': credentials.apiKey };
+  const expected: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < lifecycles) {
+        const i = next++;
+        const type = types[i % types.length]!;
+        const body = {
+          ...(i % 2 === 0 ? { game_id: 101 } : { stream_id: 201 }),
+          external_ref: `order-${i}`,
+          metadata: { order: i, items: [{ sku: 'A-1', qty: 2 }], note: 'café ☕', big: 2 ** 53 + 2, nested: { deep: { ok: true } } },
+          ...(type === 'session.expired' ? { expires_in_minutes: 1 } : {}),
+        };
+        const { token } = await post('create-session', body, key);
+        if (type === 'session.consumed') await post('consume-session', { token, player_uuid: randomUUID() }, {});
+        if (type === 'session.revoked') await post('revoke-session', { token }, key);
+        expected.push(`${path}#${type}#${String(token)}`);
+      }
+    }),
+  );
+  await service.workers.settle();
+  // Past the one-minute expiries and the 2 minutes within which session.expired is sent, a minute at a time.
+  for (let minute = 0; minute < 4; minute++) {
+    clock.advance(60_000);
+    await service.workers.runScheduled();
+  }
+  const queue = service.workers.queues['webhook-deliveries'];
+  for (let round = 0; round < 50; round++) {
+    await service.workers.settle();
+    const due = queue.nextDueAt();
+    if (due === undefined) break;
+    clock.advance(Math.max(0, due - clock.now()) + 1);
+  }
+  const delivered = expected.filter((e) => receiver.events.has(e)).length;
+  return { expected: expected.length, delivered, lost: expected.length - delivered };
 }
 
 function per(use: CapacityUse, n: number): CapacityUse {
@@ -259,6 +359,10 @@ export function renderWebhooks(f: WebhookFigures, markdown: boolean): string[] {
       ['figure', 'this run'],
       [
         [
+          'events expected / delivered / lost (one per consumed, revoked or expired token)',
+          `${f.events.expected} / ${f.events.delivered} / ${f.events.lost}`,
+        ],
+        [
           'end-to-end delay, consume answered → receiver has session.consumed, p50 / p99 (local stack)',
           `${round(f.e2eMs.p50)} / ${round(f.e2eMs.p99)} ms`,
         ],
@@ -280,6 +384,9 @@ export function renderWebhooks(f: WebhookFigures, markdown: boolean): string[] {
 export function webhooksJson(f: WebhookFigures): Record<string, unknown> {
   return {
     webhooks: {
+      events_expected: f.events.expected,
+      events_delivered: f.events.delivered,
+      events_lost: f.events.lost,
       e2e_delay_ms_p50: round(f.e2eMs.p50),
       e2e_delay_ms_p99: round(f.e2eMs.p99),
       delivered_per_second_one_function: round(f.deliveredPerSecond),

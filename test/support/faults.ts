@@ -139,3 +139,73 @@ export class FaultInjector {
 function applies(kind: FaultKind, call: CallRecord): boolean {
   return kind !== 'conditional' || !call.conditional;
 }
+
+/** What {@link FaultRain} injected, by kind. */
+type RainCounts = Record<FaultKind, number>;
+
+/**
+ * Faults that fall on any DynamoDB call of the stack's client while {@link FaultRain.start}ed, each
+ * call with a fixed chance, on its first attempt only: the load a flaky DynamoDB puts on the
+ * webhook pipeline. On the tables the pipeline alone writes (`tables`), every kind that happens:
+ * throttled, a network error, a timeout after the write was applied; on the others only throttling, which the service's retry absorbs, so a request's answer stays the
+ * same and what the pipeline does with it can be checked against it. The draws come from a seed.
+ */
+export class FaultRain {
+  private chance = 0;
+  private state = 1;
+  private tables: readonly string[] = [];
+  readonly injected: RainCounts = { throttle: 0, conditional: 0, network: 0, timeout: 0 };
+
+  constructor(client: DynamoDBDocumentClient) {
+    client.middlewareStack.add(
+      (next, context) => {
+        let decided: FaultKind | null | undefined;
+        return async (args) => {
+          // One draw per call (its retries pass here again, and get through).
+          if (decided !== undefined || this.chance === 0) {
+            decided = decided ?? null;
+            return next(args);
+          }
+          const input = args.input as { TableName?: string };
+          const table = logicalTableName(input.TableName ?? '');
+          decided = this.draw() < this.chance ? this.kind(table, context.commandName) : null;
+          if (decided === null) return next(args);
+          this.injected[decided]++;
+          if (decided !== 'timeout') throw faultError(decided);
+          await next(args);
+          throw Object.assign(new Error('request timed out'), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+        };
+      },
+      { step: 'initialize', priority: 'low', name: 'faultRain' },
+    );
+  }
+
+  /** Fail each call from now on with this chance (0 to 1), the pipeline's `tables` with every kind. */
+  start(chance: number, seed: number, tables: readonly string[]): void {
+    this.chance = chance;
+    this.state = seed >>> 0 || 1;
+    this.tables = tables;
+  }
+
+  stop(): void {
+    this.chance = 0;
+  }
+
+  /** xorshift32: the same seed, the same faults in the same order of calls. */
+  private draw(): number {
+    let x = this.state;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.state = x >>> 0;
+    return this.state / 2 ** 32;
+  }
+
+  private kind(table: string, command: string | undefined): FaultKind {
+    if (!this.tables.includes(table)) return 'throttle';
+    const kinds: FaultKind[] = ['throttle', 'network', 'timeout'];
+    // A timeout only where there is a write to apply.
+    const picked = kinds[Math.floor(this.draw() * kinds.length)]!;
+    return picked === 'timeout' && /^(Get|Query|Scan|BatchGet)/.test(command ?? '') ? 'network' : picked;
+  }
+}
