@@ -7,8 +7,9 @@
  */
 import type { IdSource } from '../platform/ids.js';
 import { type Clock, isoTime } from '../platform/time.js';
+import type { HostLookup } from '../platform/services.js';
 import type { Deployment } from './addresses.js';
-import { checkedUrl, endpointChanges, newEndpoint, webhookView } from './endpoints.js';
+import { checkedUrl, endpointChanges, newEndpoint, resolvedUrl, webhookView } from './endpoints.js';
 import { MAX_WEBHOOKS_PER_ORG, type WebhookChanges } from './model.js';
 import type { SecretSealer, WebhookStore } from './ports.js';
 import { webhookNotFound } from './refusals.js';
@@ -20,6 +21,8 @@ export interface KeyWebhooksDeps {
   readonly webhookIds: IdSource;
   readonly clock: Clock;
   readonly deployment: Deployment;
+  /** Resolves the URL's host (`endpoints.ts` `resolvedUrl`). */
+  readonly lookup: HostLookup;
 }
 
 /** See the module comment. */
@@ -31,23 +34,37 @@ export class KeyWebhooks {
     return (await this.deps.webhooks.listByOrg(orgId)).map(webhookView);
   }
 
-  /** The URL as given, when it may be used. @throws InvalidInput on `url` (checked before the call is metered) */
-  checkUrl(url: string): string {
-    return checkedUrl(url, this.deps.deployment);
+  /**
+   * The URL as given, when it may be used: its form, then its host resolved (the tools check it
+   * before the call is metered, then {@link create} takes it). @throws InvalidInput on `url`
+   */
+  async checkUrl(url: string): Promise<string> {
+    return resolvedUrl(checkedUrl(url, this.deps.deployment), this.deps.deployment, this.deps.lookup);
   }
 
-  /** The changes of an update, the URL checked. @throws InvalidInput on `url` */
-  changes(input: Pick<UpdateWebhookBody, 'url' | 'events' | 'description' | 'is_active'>): {
+  /** The changes of an update, the URL checked (its host resolved). @throws InvalidInput on `url` */
+  async changes(input: Pick<UpdateWebhookBody, 'url' | 'events' | 'description' | 'is_active'>): Promise<{
     changes: WebhookChanges;
     fields: (keyof WebhookChanges)[];
-  } {
-    return endpointChanges(input, this.deps.deployment);
+  }> {
+    const planned = endpointChanges(input, this.deps.deployment);
+    if (planned.changes.url !== undefined) await resolvedUrl(planned.changes.url, this.deps.deployment, this.deps.lookup);
+    return planned;
   }
 
-  /** Create an endpoint of the org; its secret is in this answer only. @throws Conflict (the org's maximum) */
+  /**
+   * Create an endpoint of the org; its secret is in this answer only. The URL's form is checked
+   * again here; its host was resolved by {@link checkUrl}, which the tool calls first.
+   * @throws Conflict (the org's maximum)
+   */
   async create(input: CreateWebhookBody): Promise<CreatedWebhook> {
     const id = await this.deps.webhookIds.nextId();
-    const { record, secret } = newEndpoint({ ...input, url: this.checkUrl(input.url) }, id, this.deps.clock.now(), this.deps.sealer);
+    const { record, secret } = newEndpoint(
+      { ...input, url: checkedUrl(input.url, this.deps.deployment) },
+      id,
+      this.deps.clock.now(),
+      this.deps.sealer,
+    );
     await this.deps.webhooks.create(record, MAX_WEBHOOKS_PER_ORG);
     return { ...webhookView(record), secret };
   }
