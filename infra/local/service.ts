@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { type Clock, systemClock } from '../../shared/platform/time.js';
 import { resetEnv, tableEnv } from '../../shared/platform/env.js';
 import { overrideServices, services, type ServiceOverrides, type Services } from './all-services.js';
-import type { HostLookup } from '../../shared/platform/services.js';
+import { bearerCore, type HostLookup } from '../../shared/platform/services.js';
+import { AdminAccess } from '../../shared/catalog/index.js';
 import type { TableName } from '../../shared/tables.js';
 import { DEV_AUDIENCE, loadDevSigningKey, tokenSigner, type TokenSigner } from './dev-signing-key.js';
 import { signInAs } from './dev-sign-in.js';
@@ -143,6 +144,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     baseUrl: () => where.baseUrl!,
     client: () => where.svc!.client,
     catalogTable: () => where.tableNames!.catalog,
+    // As list-webhook-deliveries authorizes: the service's own bearer verifier, then the org's membership.
+    authorize: async (authorization, orgId) => {
+      const admin = await bearerCore().bearer.verify(authorization);
+      await new AdminAccess(where.svc!.stores.catalog).authorize(admin, orgId, async () => undefined, {
+        anyTier: true,
+        permission: 'webhooks',
+      });
+    },
   });
   const server = createFront({
     loadHandler: async (fn) => {
