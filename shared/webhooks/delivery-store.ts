@@ -76,38 +76,59 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   async claim(delivery: DeliveryRef, lease: string, nowMs: number, untilMs: number): Promise<boolean> {
     return unlessRefused(
-      this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: deliveryKey(delivery.webhook_id, delivery.id),
-          UpdateExpression: 'SET #claim = :lease, #until = :until',
-          // Only a delivery still waiting for this attempt (a succeeded one has moved its count on; an
-          // exhausted one with the same count was ended unsent), and no live claim of another copy.
-          ConditionExpression: `#attempts = :seen AND #status IN (:pending, :failed) AND ${NO_LIVE_CLAIM}`,
-          ExpressionAttributeNames: { '#claim': 'claim_id', '#until': 'claim_until', '#attempts': 'attempts', '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':lease': lease,
-            ':until': untilMs,
-            ':now': nowMs,
-            ':seen': delivery.attempts,
-            ':pending': 'pending',
-            ':failed': 'failed',
-          },
-        }),
-      ).then(() => true),
+      this.options.client
+        .send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: deliveryKey(delivery.webhook_id, delivery.id),
+            UpdateExpression: 'SET #claim = :lease, #until = :until',
+            // Only a delivery still waiting for this attempt (a succeeded one has moved its count on; an
+            // exhausted one with the same count was ended unsent), and no live claim of another copy.
+            ConditionExpression: `#attempts = :seen AND #status IN (:pending, :failed) AND ${NO_LIVE_CLAIM}`,
+            ExpressionAttributeNames: { '#claim': 'claim_id', '#until': 'claim_until', '#attempts': 'attempts', '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':lease': lease,
+              ':until': untilMs,
+              ':now': nowMs,
+              ':seen': delivery.attempts,
+              ':pending': 'pending',
+              ':failed': 'failed',
+            },
+          }),
+        )
+        .then(() => true),
       () => false,
     );
   }
 
-  async recordAttempt(delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>, lease: string, progress: DeliveryProgress, entry: AttemptEntry): Promise<boolean> {
+  async recordAttempt(
+    delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>,
+    lease: string,
+    progress: DeliveryProgress,
+    entry: AttemptEntry,
+  ): Promise<boolean> {
+    // The holder alone records: its claim was taken at the count it read, and nobody else may change
+    // the count while the claim holds (a hand retry and an unsent end both wait for it to end).
     return this.record(delivery, progress, entry, { condition: '#claim = :lease', values: { ':lease': lease } });
   }
 
-  async endUnsent(delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>, progress: DeliveryProgress, entry: AttemptEntry, nowMs: number): Promise<boolean> {
-    return this.record(delivery, progress, entry, { condition: NO_LIVE_CLAIM, values: { ':now': nowMs } });
+  async endUnsent(
+    delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>,
+    progress: DeliveryProgress,
+    entry: AttemptEntry,
+    nowMs: number,
+  ): Promise<boolean> {
+    return this.record(delivery, progress, entry, {
+      condition: `#attempts = :seen AND ${NO_LIVE_CLAIM}`,
+      values: { ':seen': delivery.attempts, ':now': nowMs },
+    });
   }
 
-  async markRetried(delivery: DeliveryRef & Pick<DeliveryRecord, 'org_id'>, progress: DeliveryProgress, nowMs: number): Promise<DeliveryRecord> {
+  async markRetried(
+    delivery: DeliveryRef & Pick<DeliveryRecord, 'org_id'>,
+    progress: DeliveryProgress,
+    nowMs: number,
+  ): Promise<DeliveryRecord> {
     const fields = pick(progress);
     const names = Object.keys(fields);
     const answer = await unlessRefused(
@@ -155,8 +176,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   /**
    * Set a delivery's progress after an attempt (or one ended unsent) with its entry appended to the
-   * log as it was read, while it still has the count it was read with and `guard` holds; the claim,
-   * if any, cleared.
+   * log as it was read, while `guard` holds; the claim, if any, cleared.
    */
   private record(
     delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>,
@@ -164,7 +184,10 @@ export class DynamoDeliveryStore implements DeliveryStore {
     entry: AttemptEntry,
     guard: { readonly condition: string; readonly values: Record<string, unknown> },
   ): Promise<boolean> {
-    const fields: Record<string, unknown> = { ...pick(progress), attempt_log: [...delivery.attempt_log, entry].slice(-MAX_ATTEMPT_ENTRIES) };
+    const fields: Record<string, unknown> = {
+      ...pick(progress),
+      attempt_log: [...delivery.attempt_log, entry].slice(-MAX_ATTEMPT_ENTRIES),
+    };
     const names = Object.keys(fields);
     return unlessRefused(
       this.options.client
@@ -173,16 +196,15 @@ export class DynamoDeliveryStore implements DeliveryStore {
             TableName: this.options.tableName,
             Key: deliveryKey(delivery.webhook_id, delivery.id),
             UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')} REMOVE #claim, #until`,
-            ConditionExpression: `#attempts = :seen AND ${guard.condition}`,
+            ConditionExpression: guard.condition,
             ExpressionAttributeNames: {
               ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
-              '#attempts': 'attempts',
+              ...(guard.condition.includes('#attempts') && { '#attempts': 'attempts' }),
               '#claim': 'claim_id',
               '#until': 'claim_until',
             },
             ExpressionAttributeValues: {
               ...Object.fromEntries(names.map((name, i) => [`:v${i}`, fields[name]])),
-              ':seen': delivery.attempts,
               ...guard.values,
             },
           }),
