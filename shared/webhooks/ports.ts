@@ -88,7 +88,11 @@ export interface DeliveryStore {
    * @returns the delivery as it is now
    * @throws DeliveryAttemptPending (an attempt is due or under way, or one was recorded since the read), NotFound (gone)
    */
-  markRetried(delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts' | 'org_id'>, progress: DeliveryProgress, nowMs: number): Promise<DeliveryRecord>;
+  markRetried(
+    delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts' | 'org_id'>,
+    progress: DeliveryProgress,
+    nowMs: number,
+  ): Promise<DeliveryRecord>;
 }
 
 /** Where delivery attempts wait their turn (SQS in AWS; an in-process queue in the local run). */

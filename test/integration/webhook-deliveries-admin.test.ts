@@ -237,7 +237,10 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
       expect(tests.map((res) => res.status)).toEqual(Array(59).fill(200));
       expect((await admin.retryWebhookDelivery({ org_id: 1, delivery_id: retried.id })).status).toBe(200);
 
-      const refused = [await admin.testWebhook({ id, org_id: 1 }), await admin.retryWebhookDelivery({ org_id: 1, delivery_id: retried.id })];
+      const refused = [
+        await admin.testWebhook({ id, org_id: 1 }),
+        await admin.retryWebhookDelivery({ org_id: 1, delivery_id: retried.id }),
+      ];
       for (const res of refused) {
         expect(res.status).toBe(429);
         expect(res.body).toMatchObject({ success: false, code: 'rate_limited' });

@@ -43,7 +43,7 @@ export interface Stack extends LocalService {
 }
 
 /** A public address (outside every range `addresses.ts` refuses) that names under `.example` resolve to. */
-export const PUBLIC_TEST_ADDRESS = '93.184.215.14';
+const PUBLIC_TEST_ADDRESS = '93.184.215.14';
 
 /**
  * The stacks' resolver of webhook hosts: `vm` is this machine (127.0.0.1, as a VM's or container's

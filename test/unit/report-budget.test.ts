@@ -49,7 +49,11 @@ describe('OrgBudget with a day', () => {
     const budget = new OrgBudget({ store, clock: { now: () => now }, policy });
     for (let i = 0; i < 60; i++) await budget.take(1);
     const minute = await budget.take(1).catch((e: unknown) => e);
-    expect(minute).toMatchObject({ window: 'minute', retryAfterSeconds: 60, message: expect.stringContaining('at most 60 sends a minute') });
+    expect(minute).toMatchObject({
+      window: 'minute',
+      retryAfterSeconds: 60,
+      message: expect.stringContaining('at most 60 sends a minute'),
+    });
     now += 60_000;
     // 940 more, a second apart: at most 60 in any minute.
     for (let i = 0; i < 940; i++, now += 1_000) await budget.take(1);

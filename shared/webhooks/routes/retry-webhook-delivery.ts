@@ -20,8 +20,7 @@ export const retryWebhookDelivery = defineOperation({
   action: 'retry-webhook-delivery',
   auth: 'bearer',
   capacity: 'admin',
-  summary:
-    'Attempt a webhook delivery again now, unless an attempt is already due or under way (same webhook-id: receivers drop repeats)',
+  summary: 'Attempt a webhook delivery again now, unless an attempt is already due or under way (same webhook-id: receivers drop repeats)',
   body: RetryWebhookDeliveryBody,
   response: WebhookDelivery,
   // 409: the endpoint is paused, or an attempt is due or under way; 429: the org's hand sends are spent.
