@@ -1,11 +1,19 @@
 /**
  * `/dev/webhooks`: a webhook receiver on the local front, for trying deliveries without a server of
  * one's own (local runs only: the deployed stack has no such path). Register
- * `<baseUrl>/dev/webhooks/<any name>` as an endpoint (the start guide prints the line); every
- * delivery that arrives is kept (the last {@link KEPT} of them) and checked as a partner would check
- * it: with the stock `standardwebhooks` library and the secret of the endpoint registered at that
- * URL. `GET /dev/webhooks` shows them, newest first (`?format=json`: the same as JSON, for scripts
- * and tests).
+ * `<baseUrl>/dev/webhooks/<any name>` as an endpoint (the start guide prints the line), with the
+ * front's host as `localhost` or `127.0.0.1`; every delivery that arrives is kept (the last
+ * {@link KEPT} of them) and checked as a partner would check it: with the stock `standardwebhooks`
+ * library and the secret of the endpoint registered at that URL (under either host name).
+ *
+ * `GET /dev/webhooks` shows them, newest first (`?format=json`: the same as JSON, for scripts and
+ * tests), but only what anyone who reaches the front may see: each delivery's metadata (when, path,
+ * type, id, verified, answer). Bodies (tokens, player ids, metadata) and signatures are an
+ * organization's: `?format=json&org_id=<org>` with an `Authorization: Bearer` token of that org's
+ * owner or admin (the local identity provider's, `npm run token`) lists that org's verified
+ * deliveries with them, as list-webhook-deliveries would authorize it. The front listens on
+ * 127.0.0.1, which every user of the machine (and a page's DNS-rebinding trick) can reach; the
+ * local data is the service's only (docs/decisions.md, "Local data").
  *
  * The answer is 204, or the status named by `?status=` in the registered URL (e.g.
  * `/dev/webhooks/flaky?status=503`), so retries, a 410's disabling and the deliveries list can be
@@ -14,6 +22,8 @@
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { InvalidInput } from '../../shared/platform/errors.js';
+import { errorResponse } from '../../shared/platform/http/answers.js';
 import { escapeHtml } from '../../shared/platform/http/html.js';
 import { sealingContext } from '../../shared/webhooks/secret-sealer.js';
 import { secretSealer } from '../../shared/webhooks/services.js';
@@ -37,39 +47,81 @@ export interface ArrivedDelivery {
   readonly type: string | null;
   /** Whether the stock library verified it with the secret of the endpoint registered at this URL. */
   readonly verified: boolean;
+  /** The organization of the endpoint whose secret verified it; null when none did. */
+  readonly org_id: number | null;
   /** Why not, when it did not. */
   readonly verify_error: string | null;
   /** What the receiver answered. */
   readonly answered: number;
 }
 
-/** What the receiver needs to find an endpoint's secret. */
+/** What anyone reaching the front sees of a delivery: no body, no signature, no organization. */
+type ArrivalMetadata = Pick<ArrivedDelivery, 'received_at' | 'path' | 'webhook_id' | 'type' | 'verified' | 'verify_error' | 'answered'>;
+
+/** What the receiver needs to find an endpoint's secret, and to authorize a reader of an org's bodies. */
 export interface DevWebhooksOptions {
   readonly baseUrl: () => string;
   readonly client: () => DynamoDBDocumentClient;
   readonly catalogTable: () => string;
+  /**
+   * Whether the `Authorization` header is an owner's or admin's of `orgId` (as the service checks
+   * list-webhook-deliveries). @throws Unauthenticated, Forbidden
+   */
+  readonly authorize: (authorization: string | undefined, orgId: number) => Promise<void>;
 }
 
 /** The receiver and its memory of what arrived. */
 export function devWebhooks(options: DevWebhooksOptions) {
   const arrived: ArrivedDelivery[] = [];
 
-  /** The secrets of the endpoints registered at `url` (several orgs may register the same one). */
-  async function secretsFor(url: string): Promise<string[]> {
+  /**
+   * The secrets (with their org) of the endpoints registered at the front's `pathAndQuery`, its host
+   * written `localhost` or `127.0.0.1` (several orgs may register the same URL).
+   */
+  async function secretsFor(pathAndQuery: string): Promise<{ readonly orgId: number; readonly secret: string }[]> {
+    const base = new URL(options.baseUrl());
+    const [byName, byAddress] = ['localhost', '127.0.0.1'].map((host) => `${base.protocol}//${host}:${base.port}${pathAndQuery}`);
     const { Items = [] } = await options.client().send(
       new ScanCommand({
         TableName: options.catalogTable(),
-        FilterExpression: 'begins_with(sk, :prefix) AND #url = :url',
+        FilterExpression: 'begins_with(sk, :prefix) AND #url IN (:byName, :byAddress)',
         ExpressionAttributeNames: { '#url': 'url' },
-        ExpressionAttributeValues: { ':prefix': 'WEBHOOK#', ':url': url },
+        ExpressionAttributeValues: { ':prefix': 'WEBHOOK#', ':byName': byName, ':byAddress': byAddress },
       }),
     );
     const sealer = secretSealer();
     return Items.flatMap((item) => {
-      const context = sealingContext(item.org_id as number, item.id as number);
+      const orgId = item.org_id as number;
+      const context = sealingContext(orgId, item.id as number);
       const sealed = [item.secret_sealed, item.previous_secret_sealed].filter((s): s is string => typeof s === 'string');
-      return sealed.map((value) => sealer.open(value, context));
+      return sealed.map((value) => ({ orgId, secret: sealer.open(value, context) }));
     });
+  }
+
+  /** GET /dev/webhooks: metadata for anyone; an org's deliveries with their bodies for its owners and admins. */
+  async function show(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const json = url.searchParams.get('format') === 'json';
+    const org = url.searchParams.get('org_id');
+    if (org === null) {
+      const listed = arrived.map(metadata);
+      if (json) res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ deliveries: listed }));
+      else
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+          .end(page(listed, options.baseUrl()));
+      return;
+    }
+    const orgId = Number(org);
+    try {
+      if (!json) throw new InvalidInput('org_id: an organization’s bodies are answered as JSON only (format=json)', { param: 'format' });
+      if (!Number.isInteger(orgId) || orgId < 1) throw new InvalidInput('org_id: must be a positive integer', { param: 'org_id' });
+      await options.authorize(req.headers.authorization, orgId);
+    } catch (error) {
+      const refused = errorResponse(error);
+      res.writeHead(refused.statusCode ?? 500, refused.headers as Record<string, string>).end(refused.body);
+      return;
+    }
+    res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ deliveries: arrived.filter((d) => d.org_id === orgId) }));
   }
 
   async function receive(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> {
@@ -83,14 +135,16 @@ export function devWebhooks(options: DevWebhooksOptions) {
       'webhook-timestamp': header('webhook-timestamp') ?? '',
       'webhook-signature': header('webhook-signature') ?? '',
     };
-    const secrets = await secretsFor(options.baseUrl() + url.pathname + url.search);
+    const secrets = await secretsFor(url.pathname + url.search);
     let verify_error: string | null = secrets.length === 0 ? 'no endpoint is registered at this URL' : null;
     let verified = false;
-    for (const secret of secrets) {
+    let org_id: number | null = null;
+    for (const { orgId, secret } of secrets) {
       try {
         new Webhook(secret).verify(text, headers);
         verified = true;
         verify_error = null;
+        org_id = orgId;
         break;
       } catch (error) {
         verify_error = (error as Error).message;
@@ -107,6 +161,7 @@ export function devWebhooks(options: DevWebhooksOptions) {
       body: text,
       type: typeOf(text),
       verified,
+      org_id,
       verify_error,
       answered,
     });
@@ -126,11 +181,7 @@ export function devWebhooks(options: DevWebhooksOptions) {
       if (req.method === 'POST' && url.pathname.startsWith(`${DEV_WEBHOOKS_PATH}/`)) {
         await receive(req, res, url, body);
       } else if (req.method === 'GET' && url.pathname === DEV_WEBHOOKS_PATH) {
-        if (url.searchParams.get('format') === 'json') {
-          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ deliveries: arrived }));
-        } else {
-          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page(arrived));
-        }
+        await show(req, res, url);
       } else {
         res.writeHead(405, { allow: url.pathname === DEV_WEBHOOKS_PATH ? 'GET' : 'POST' }).end();
       }
@@ -142,6 +193,14 @@ export function devWebhooks(options: DevWebhooksOptions) {
 /** The receiver's type. */
 export type DevWebhooks = ReturnType<typeof devWebhooks>;
 
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** A delivery as anyone reaching the front sees it. */
+function metadata(d: ArrivedDelivery): ArrivalMetadata {
+  const { received_at, path, webhook_id, type, verified, verify_error, answered } = d;
+  return { received_at, path, webhook_id, type, verified, verify_error, answered };
+}
+
 function typeOf(body: string): string | null {
   try {
     const parsed = JSON.parse(body) as { type?: unknown };
@@ -151,15 +210,14 @@ function typeOf(body: string): string | null {
   }
 }
 
-/** The page: what arrived, newest first, refreshed every few seconds. */
-function page(arrived: readonly ArrivedDelivery[]): string {
+/** The page: what arrived, newest first, refreshed every few seconds; no body (see the module comment). */
+function page(arrived: readonly ArrivalMetadata[], baseUrl: string): string {
   const rows = arrived
     .map(
       (d) => `<tr>
   <td>${escapeHtml(d.received_at)}</td><td>${escapeHtml(d.path)}</td><td>${escapeHtml(d.type ?? '?')}</td>
   <td><code>${escapeHtml(d.webhook_id ?? '')}</code></td>
   <td>${d.verified ? '✔ verified' : `✘ ${escapeHtml(d.verify_error ?? 'not verified')}`}</td><td>${d.answered}</td>
-  <td><details><summary>body</summary><pre>${escapeHtml(pretty(d.body))}</pre></details></td>
 </tr>`,
     )
     .join('\n');
@@ -172,17 +230,11 @@ td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-
 <h1>Webhooks received by this local run</h1>
 <p>Register <code>/dev/webhooks/&lt;any name&gt;</code> on this server as an endpoint (add <code>?status=503</code> to answer that instead of 204).
 Each delivery is verified with the <code>standardwebhooks</code> library and the secret of the endpoint registered at its URL. The last ${KEPT} are kept; this page refreshes itself.</p>
-<table><thead><tr><th>received</th><th>path</th><th>type</th><th>webhook-id</th><th>signature</th><th>answered</th><th></th></tr></thead>
+<p>Bodies and signatures are shown to the organization's owners and admins only:
+<code>curl -s '${escapeHtml(baseUrl)}${DEV_WEBHOOKS_PATH}?format=json&amp;org_id=1' -H "Authorization: Bearer $(npm run -s token -- acme-admin)"</code></p>
+<table><thead><tr><th>received</th><th>path</th><th>type</th><th>webhook-id</th><th>signature</th><th>answered</th></tr></thead>
 <tbody>
-${rows || '<tr><td colspan="7">Nothing yet.</td></tr>'}
+${rows || '<tr><td colspan="6">Nothing yet.</td></tr>'}
 </tbody></table>
 </body></html>`;
-}
-
-function pretty(body: string): string {
-  try {
-    return JSON.stringify(JSON.parse(body), null, 2);
-  } catch {
-    return body;
-  }
 }

@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 import { type Clock, systemClock } from '../../shared/platform/time.js';
 import { resetEnv, tableEnv } from '../../shared/platform/env.js';
 import { overrideServices, services, type ServiceOverrides, type Services } from './all-services.js';
+import { bearerCore, type HostLookup } from '../../shared/platform/services.js';
+import { AdminAccess } from '../../shared/catalog/index.js';
 import type { TableName } from '../../shared/tables.js';
 import { DEV_AUDIENCE, loadDevSigningKey, tokenSigner, type TokenSigner } from './dev-signing-key.js';
 import { signInAs } from './dev-sign-in.js';
@@ -69,6 +71,8 @@ export interface LocalServiceOptions {
   readonly workers?: boolean;
   /** Also seed a demo key with every MCP tool scope (`npm start`; tests make the keys they need). */
   readonly demoMcpKey?: boolean;
+  /** Resolves webhook URLs' hosts (tests make names resolve where they need); the system's by default. */
+  readonly hostLookup?: HostLookup;
 }
 
 /** A running local service. */
@@ -140,6 +144,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     baseUrl: () => where.baseUrl!,
     client: () => where.svc!.client,
     catalogTable: () => where.tableNames!.catalog,
+    // As list-webhook-deliveries authorizes: the service's own bearer verifier, then the org's membership.
+    authorize: async (authorization, orgId) => {
+      const admin = await bearerCore().bearer.verify(authorization);
+      await new AdminAccess(where.svc!.stores.catalog).authorize(admin, orgId, async () => undefined, {
+        anyTier: true,
+        permission: 'webhooks',
+      });
+    },
   });
   const server = createFront({
     loadHandler: async (fn) => {
@@ -203,6 +215,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       jwksCache: loopbackJwksCache(),
       local: true,
       queues,
+      ...(options.hostLookup && { hostLookup: options.hostLookup }),
     };
     overrideServices(overrides);
     const svc = (started.svc = where.svc = services());

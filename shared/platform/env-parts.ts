@@ -60,10 +60,13 @@ export const envParts = {
     'WEBHOOK_SECRET_KEY',
     'WEBHOOK_SECRET_KEY_ARN',
   ],
-  /** `shared/webhooks/admin-services.ts` (`webhookDeliveryAdminServices`): owners' and admins' deliveries (list, retry, test). */
+  /**
+   * `shared/webhooks/admin-services.ts` (`webhookDeliveryAdminServices`): owners' and admins'
+   * deliveries (list, retry, test; the org's budget of hand sends in the counters).
+   */
   webhookDeliveries: [
     ...CORE,
-    ...tableVars('catalog', 'audit', 'webhooks'),
+    ...tableVars('catalog', 'audit', 'webhooks', 'counters'),
     'AUDIT_RETENTION_DAYS',
     ...BEARER,
     'WEBHOOK_DELIVERY_QUEUE_URL',

@@ -91,6 +91,13 @@ export class Conflict extends DomainError {
     super(message, options);
   }
 }
+/**
+ * A webhook delivery already has an attempt due or under way (409): a retry by hand would make no
+ * attempt of its own, so it is refused rather than answered as if it had.
+ */
+export class DeliveryAttemptPending extends DomainError {
+  readonly name = 'DeliveryAttemptPending';
+}
 /** The request is well-formed but cannot be processed as sent (422): an `Idempotency-Key` reused with another body. */
 export class Unprocessable extends DomainError {
   readonly name = 'Unprocessable';
@@ -137,6 +144,7 @@ export const errorTable = {
   NotFound: [404, 'not_found'],
   MethodNotAllowed: [405, 'method_not_allowed'],
   Conflict: [409, 'conflict'],
+  DeliveryAttemptPending: [409, 'delivery_attempt_pending'],
   TokenGone: [410, 'session_gone'],
   PayloadTooLarge: [413, 'payload_too_large'],
   UriTooLong: [414, 'uri_too_long'],

@@ -42,6 +42,19 @@ export interface ServiceOverrides {
    * handlers (infra/local/). Absent: SQS at the queue's URL from the environment.
    */
   readonly queues?: Readonly<Partial<Record<QueueName, QueueSender>>>;
+  /**
+   * Resolves host names (webhook URLs, at registration and at every attempt): tests make a name
+   * resolve where they need (`vm` to 127.0.0.1) without touching the machine's. The system's by default.
+   */
+  readonly hostLookup?: HostLookup;
+}
+
+/** Resolves a host name to every address it has (as `dns.promises.lookup(host, { all: true })`). */
+export type HostLookup = (hostname: string) => Promise<readonly { readonly address: string; readonly family: number }[]>;
+
+/** The resolver the local runner or a test gave (`ServiceOverrides.hostLookup`); undefined: the system's. */
+export function hostLookupOverride(): HostLookup | undefined {
+  return overrides.hostLookup;
 }
 
 /** What a queue does for the code that sends to it (the feature's own port narrows the message). */

@@ -1,15 +1,6 @@
 /** The report stores the usage domain needs, as ports. */
 import { type TokenRecord } from '../sessions/index.js';
 
-/** Where the report requests of organizations are counted (`report-budget.ts`). */
-export interface ReportBudgetStore {
-  /**
-   * Count one report of the org in the minute starting at `minuteMs`, unless `limit` are counted
-   * already. @returns whether it was counted
-   */
-  takeReport(orgId: number, minuteMs: number, limit: number, ttl: number): Promise<boolean>;
-}
-
 /** A token as the session report counts it: who made it, for what, when, and its status. */
 export type ReportedToken = Pick<
   TokenRecord,

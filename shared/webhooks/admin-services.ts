@@ -6,7 +6,7 @@ import type { BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability.js';
 import { bearerCore, isLocalRun, part, type CoreServices } from '../platform/services.js';
-import { secretSealer, webhookDeliveries, webhookStore } from './services.js';
+import { hostLookup, secretSealer, webhookDeliveries, webhookStore } from './services.js';
 import { WebhookDeliveryAdmin } from './webhook-delivery-admin.js';
 import { WebhookAdmin } from './webhook-admin.js';
 
@@ -28,6 +28,7 @@ export const webhookAdminServices = /* @__PURE__ */ part((): WebhookAdminService
     webhookIds: new IdAllocator(counterStore(), { sequence: 'webhook_id', blockSize: 1 }),
     clock,
     deployment: isLocalRun() ? 'local' : 'deployed',
+    lookup: hostLookup(),
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),
   });

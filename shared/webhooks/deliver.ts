@@ -1,14 +1,18 @@
 /**
  * One queue message of the delivery worker, start to end (docs: the design's "Delivery"): a
  * message that came early goes back on the queue for what remains; a delivery or endpoint that is
- * gone, or a message that is stale (the delivery's attempt count moved on: SQS delivered it twice,
- * or a hand retry overtook it), is dropped; a paused endpoint's delivery ends exhausted without a
- * call; otherwise one attempt, within one of the endpoint's places (`EndpointGate`: a slow
- * receiver holds a few of the worker's instances, never all), signed with every secret in force,
- * recorded only if no other attempt was recorded first (compare-and-swap on the attempt count),
- * then the endpoint's health (and its disabling, with an audit record), then the next attempt on
- * the schedule. The rules themselves are `schedule.ts`'s; this file only sequences them. No AWS.
+ * gone, or a message that is stale (the delivery's attempt count moved on, or another copy's
+ * attempt is under way: SQS delivered it twice, or a hand retry overtook it), is dropped; a paused
+ * endpoint's delivery ends exhausted without a call; otherwise one attempt, within one of the
+ * endpoint's places (`EndpointGate`: a slow receiver holds a few of the worker's instances, never
+ * all). The attempt is claimed on the delivery BEFORE anything is sent (compare-and-swap on the
+ * attempt count, and no live claim: two copies of a message at once make one POST), signed with
+ * every secret in force, the next attempt enqueued on the schedule, then recorded by the claim's
+ * holder only (so every POST is in the attempts log), then the endpoint's health (and its
+ * disabling, with an audit record). The rules themselves are `schedule.ts`'s; this file only
+ * sequences them. No AWS.
  */
+import { randomUUID } from 'node:crypto';
 import { auditRecord, type AuditStore } from '../audit/index.js';
 import { isoTime, type Clock } from '../platform/time.js';
 import type { AttemptEntry, DeliveryMessage, DeliveryRecord } from './delivery-model.js';
@@ -16,6 +20,7 @@ import type { WebhookRecord } from './model.js';
 import type { AttemptSender, DeliveryQueue, DeliveryStore, EndpointGate, SecretSealer, WebhookStore } from './ports.js';
 import {
   afterAttempt,
+  ATTEMPT_TIMEOUT_MS,
   attemptResult,
   endpointAfterAttempt,
   type AttemptResult,
@@ -36,6 +41,14 @@ export function busyWaitMs(waits: number): number {
   return Math.min(1_000 * 2 ** waits, 60_000);
 }
 
+/**
+ * How long a claim on an attempt lasts: the attempt's limit (its address lookup included) and a
+ * margin for the enqueue and the record after it. A worker that crashed holding one leaves its
+ * message to come back after the queue's visibility timeout (minutes), by which time the claim
+ * has ended and the copy takes it again: nothing stays pending.
+ */
+export const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 15_000;
+
 /** The audit action of an endpoint the delivery worker disabled. */
 const DISABLE_ACTION = 'disable-webhook';
 
@@ -47,8 +60,10 @@ export type DeliveryStep =
   | 'busy'
   /** The delivery or its endpoint is gone (deleted; or the delivery expired). */
   | 'gone'
-  /** The delivery has moved on (another copy of the message, or a hand retry, made its attempt). */
+  /** The delivery has moved on, or another copy's attempt holds it (another copy of the message, or a hand retry, made its attempt). */
   | 'stale'
+  /** Sent again for when the claim ends: another copy's attempt is under way. */
+  | 'claimed'
   /** The endpoint is paused or disabled: the delivery ends exhausted, no call made. */
   | 'paused'
   /** An attempt was made and recorded. */
@@ -105,6 +120,14 @@ export class DeliveryAttempts {
     if (!endpoint) return 'gone';
     if (delivery.attempts !== message.attempts || delivery.status === 'succeeded' || delivery.status === 'exhausted') return 'stale';
     if (!endpoint.is_active) return this.endPaused(delivery);
+    if (delivery.claim_until !== undefined && delivery.claim_until > clock.now()) {
+      // Another copy's attempt is under way: this copy looks again once that claim has ended (no
+      // place taken, nothing sent). By then the attempt is recorded (the count has moved on: this
+      // copy is dropped), or its worker crashed, and this copy makes it, whenever the crashed
+      // one's own message comes back.
+      await queue.send([{ ...message, due_at: isoTime(delivery.claim_until + 1) }]);
+      return 'claimed';
+    }
 
     const lease = await this.deps.gate.acquire(endpoint.id, clock.now());
     if (lease === undefined) {
@@ -130,14 +153,16 @@ export class DeliveryAttempts {
       next_attempt_at: null,
     };
     const entry: AttemptEntry = { at: isoTime(nowMs), status_code: null, duration_ms: 0, error: 'endpoint disabled: not sent' };
-    const recorded = await this.deps.deliveries.recordAttempt(delivery, progress, entry);
+    const recorded = await this.deps.deliveries.endUnsent(delivery, progress, entry, nowMs);
     return recorded ? 'paused' : 'stale';
   }
 
   /** One attempt, its record, the endpoint's health and the next attempt. */
   private async attempt(delivery: DeliveryRecord, endpoint: WebhookRecord): Promise<DeliveryStep> {
     const { deliveries, clock } = this.deps;
+    const lease = randomUUID();
     const startedMs = clock.now();
+    if (!(await deliveries.claim(delivery, lease, startedMs, startedMs + CLAIM_MS))) return 'stale';
     const headers = deliveryHeaders({
       id: delivery.id,
       timestampSeconds: Math.floor(startedMs / 1000),
@@ -157,14 +182,16 @@ export class DeliveryAttempts {
       error: report.error ?? (tooLate ? 'answered too late' : null),
     };
     // The next attempt is enqueued before this one is recorded: if the record is then lost (a
-    // failure, the message handed again) the queue holds a copy too many, which the attempt count
-    // turns away; the other order could lose the schedule for good.
+    // failure or a crash: the message comes back once the claim has ended, and the attempt is made
+    // again) the queue holds a copy too many, which the attempt count turns away; the other order
+    // could lose the schedule for good.
     if (progress.status === 'failed' && progress.next_attempt_at !== null) {
       await this.deps.queue.send([
         { webhook_id: delivery.webhook_id, delivery_id: delivery.id, attempts: progress.attempts, due_at: progress.next_attempt_at },
       ]);
     }
-    if (!(await deliveries.recordAttempt(delivery, progress, entry))) return 'stale';
+    // False only when the claim ended before the record and another copy took it: that copy's own attempt is recorded.
+    if (!(await deliveries.recordAttempt(delivery, lease, progress, entry))) return 'stale';
     this.deps.onAttempt?.({
       result,
       elapsedMs: report.elapsedMs,

@@ -47,13 +47,21 @@ export interface DeliveryRecord {
   readonly next_attempt_at: string | null;
   /** Oldest first, at most {@link MAX_ATTEMPT_ENTRIES}. */
   readonly attempt_log: readonly AttemptEntry[];
+  /**
+   * The attempt under way, while one is: the delivery worker's lease on it (taken before the POST,
+   * cleared by the attempt's record) and when the lease ends (epoch ms), after which another copy of
+   * the message may take it (the holder crashed). Absent when no attempt is under way; never shown.
+   */
+  readonly claim_id?: string;
+  readonly claim_until?: number;
 }
 
 /**
  * The queue message that asks for a delivery's next attempt. `attempts` is the delivery's attempt
- * count when the message was sent: an attempt is recorded only while the delivery still has that
- * count (compare-and-swap), so a message delivered twice (SQS is at least once) or overtaken by a
- * hand retry makes no second attempt.
+ * count when the message was sent: an attempt is claimed only while the delivery still has that
+ * count and no other attempt holds it (compare-and-swap, before the POST), so a message delivered
+ * twice (SQS is at least once, even two copies at once) or overtaken by a hand retry makes no
+ * second attempt.
  */
 export interface DeliveryMessage {
   readonly webhook_id: number;

@@ -5,7 +5,7 @@ import { coreServices, isLocalRun, part, storeOptions, type CoreServices } from 
 import { DeliveryAttempts, type AttemptMetric } from './deliver.js';
 import { DynamoEndpointGate } from './endpoint-gate-store.js';
 import { HttpSender } from './sender.js';
-import { deliveryQueue, deliveryStore, secretSealer, webhookStore } from './services.js';
+import { deliveryQueue, deliveryStore, hostLookup, secretSealer, webhookStore } from './services.js';
 
 /** What the delivery worker needs. */
 export interface WebhookDeliveryServices extends CoreServices {
@@ -38,7 +38,7 @@ export const webhookDeliveryServices = /* @__PURE__ */ part((): WebhookDeliveryS
     gate: endpointGate(),
     sealer: secretSealer(),
     queue: deliveryQueue(),
-    sender: new HttpSender({ deployment: isLocalRun() ? 'local' : 'deployed' }),
+    sender: new HttpSender({ deployment: isLocalRun() ? 'local' : 'deployed', lookup: hostLookup() }),
     clock: core.clock,
     audit: auditStore(),
     auditRetentionDays: core.env.AUDIT_RETENTION_DAYS,

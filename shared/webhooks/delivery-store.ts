@@ -7,14 +7,23 @@
  * 1,000 writes a second.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type StoreOptions, unlessRefused } from '../platform/dynamo/client.js';
+import { oldItemOf, type StoreOptions, unlessRefused } from '../platform/dynamo/client.js';
+import { DeliveryAttemptPending } from '../platform/errors.js';
+import { isoTime } from '../platform/time.js';
 import { DELIVERY_RETENTION_DAYS, MAX_ATTEMPT_ENTRIES, type AttemptEntry, type DeliveryRecord } from './delivery-model.js';
 import type { DeliveryStore } from './ports.js';
-import type { DeliveryProgress } from './schedule.js';
+import { deliveryNotFound } from './refusals.js';
+import { STUCK_AFTER_MS, type DeliveryProgress } from './schedule.js';
 
 const DAY_SECONDS = 24 * 60 * 60;
 
 const deliveryKey = (webhookId: number, id: string) => ({ pk: `DELIVERY#${webhookId}`, sk: id });
+
+/** No attempt holds the delivery: no claim, or one whose lease has ended (`:now`, `#until`). */
+const NO_LIVE_CLAIM = '(attribute_not_exists(#until) OR #until <= :now)';
+
+/** The delivery's key and the attempt count it was read with. */
+type DeliveryRef = Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts'>;
 
 /** The fields of a delivery an attempt or a retry sets. */
 const PROGRESS_FIELDS = ['status', 'attempts', 'last_status_code', 'last_attempt_at', 'next_attempt_at'] as const;
@@ -65,49 +74,143 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return { deliveries, cursor: LastEvaluatedKey && deliveries.length > 0 ? deliveries[deliveries.length - 1]!.id : null };
   }
 
-  async recordAttempt(
-    delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts' | 'attempt_log'>,
-    progress: DeliveryProgress,
-    entry: AttemptEntry,
-  ): Promise<boolean> {
-    const attempt_log = [...delivery.attempt_log, entry].slice(-MAX_ATTEMPT_ENTRIES);
+  async claim(delivery: DeliveryRef, lease: string, nowMs: number, untilMs: number): Promise<boolean> {
     return unlessRefused(
-      this.setProgress(delivery.webhook_id, delivery.id, progress, { attempt_log }, delivery.attempts).then(() => true),
+      this.options.client
+        .send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: deliveryKey(delivery.webhook_id, delivery.id),
+            UpdateExpression: 'SET #claim = :lease, #until = :until',
+            // Only a delivery still waiting for this attempt (a succeeded one has moved its count on; an
+            // exhausted one with the same count was ended unsent), and no live claim of another copy.
+            ConditionExpression: `#attempts = :seen AND #status IN (:pending, :failed) AND ${NO_LIVE_CLAIM}`,
+            ExpressionAttributeNames: { '#claim': 'claim_id', '#until': 'claim_until', '#attempts': 'attempts', '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':lease': lease,
+              ':until': untilMs,
+              ':now': nowMs,
+              ':seen': delivery.attempts,
+              ':pending': 'pending',
+              ':failed': 'failed',
+            },
+          }),
+        )
+        .then(() => true),
       () => false,
     );
   }
 
-  async markRetried(webhookId: number, id: string, progress: DeliveryProgress): Promise<DeliveryRecord | undefined> {
-    const answer = await unlessRefused(this.setProgress(webhookId, id, progress, {}), () => undefined);
-    return answer?.Attributes ? toRecord(answer.Attributes) : undefined;
+  async recordAttempt(
+    delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>,
+    lease: string,
+    progress: DeliveryProgress,
+    entry: AttemptEntry,
+  ): Promise<boolean> {
+    // The holder alone records: its claim was taken at the count it read, and nobody else may change
+    // the count while the claim holds (a hand retry and an unsent end both wait for it to end).
+    return this.record(delivery, progress, entry, { condition: '#claim = :lease', values: { ':lease': lease } });
   }
 
-  /** Set a delivery's progress (and `extra`), while it exists and, when given, while it has `expectedAttempts`. */
-  private setProgress(
-    webhookId: number,
-    id: string,
+  async endUnsent(
+    delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>,
     progress: DeliveryProgress,
-    extra: Record<string, unknown>,
-    expectedAttempts?: number,
-  ) {
-    const fields = { ...pick(progress), ...extra };
+    entry: AttemptEntry,
+    nowMs: number,
+  ): Promise<boolean> {
+    return this.record(delivery, progress, entry, {
+      condition: `#attempts = :seen AND ${NO_LIVE_CLAIM}`,
+      values: { ':seen': delivery.attempts, ':now': nowMs },
+    });
+  }
+
+  async markRetried(
+    delivery: DeliveryRef & Pick<DeliveryRecord, 'org_id'>,
+    progress: DeliveryProgress,
+    nowMs: number,
+  ): Promise<DeliveryRecord> {
+    const fields = pick(progress);
     const names = Object.keys(fields);
-    return this.options.client.send(
-      new UpdateCommand({
-        TableName: this.options.tableName,
-        Key: deliveryKey(webhookId, id),
-        UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ConditionExpression: expectedAttempts === undefined ? 'attribute_exists(pk)' : '#attempts = :expected',
-        ExpressionAttributeNames: {
-          ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
-          ...(expectedAttempts === undefined ? {} : { '#attempts': 'attempts' }),
-        },
-        ExpressionAttributeValues: {
-          ...Object.fromEntries(names.map((name, i) => [`:v${i}`, fields[name]])),
-          ...(expectedAttempts === undefined ? {} : { ':expected': expectedAttempts }),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
+    const answer = await unlessRefused(
+      this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: deliveryKey(delivery.webhook_id, delivery.id),
+          UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          // Not due and not under way (docs/decisions.md#webhook-hand-sends): ended, or failed with its
+          // next attempt still ahead; or stuck (due long ago with no attempt since: its message lost).
+          ConditionExpression:
+            `#attempts = :seen AND ${NO_LIVE_CLAIM} AND ` +
+            '(#status IN (:succeeded, :exhausted) OR (#status = :failed AND #next > :nowIso) OR #next < :stuckIso)',
+          ExpressionAttributeNames: {
+            ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+            '#attempts': 'attempts',
+            '#status': 'status',
+            '#next': 'next_attempt_at',
+            '#until': 'claim_until',
+          },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(names.map((name, i) => [`:v${i}`, fields[name]])),
+            ':seen': delivery.attempts,
+            ':now': nowMs,
+            ':nowIso': isoTime(nowMs),
+            ':stuckIso': isoTime(nowMs - STUCK_AFTER_MS),
+            ':succeeded': 'succeeded',
+            ':exhausted': 'exhausted',
+            ':failed': 'failed',
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+      (error) => {
+        if (oldItemOf(error) === undefined) throw deliveryNotFound(delivery.org_id, delivery.id);
+        throw new DeliveryAttemptPending(
+          `Delivery ${delivery.id} already has an attempt due or under way: retry it once that attempt has ended ` +
+            '(list-webhook-deliveries shows its status and attempts)',
+        );
+      },
+    );
+    return toRecord(answer.Attributes!);
+  }
+
+  /**
+   * Set a delivery's progress after an attempt (or one ended unsent) with its entry appended to the
+   * log as it was read, while `guard` holds; the claim, if any, cleared.
+   */
+  private record(
+    delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>,
+    progress: DeliveryProgress,
+    entry: AttemptEntry,
+    guard: { readonly condition: string; readonly values: Record<string, unknown> },
+  ): Promise<boolean> {
+    const fields: Record<string, unknown> = {
+      ...pick(progress),
+      attempt_log: [...delivery.attempt_log, entry].slice(-MAX_ATTEMPT_ENTRIES),
+    };
+    const names = Object.keys(fields);
+    return unlessRefused(
+      this.options.client
+        .send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: deliveryKey(delivery.webhook_id, delivery.id),
+            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')} REMOVE #claim, #until`,
+            ConditionExpression: guard.condition,
+            ExpressionAttributeNames: {
+              ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+              ...(guard.condition.includes('#attempts') && { '#attempts': 'attempts' }),
+              '#claim': 'claim_id',
+              '#until': 'claim_until',
+            },
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(names.map((name, i) => [`:v${i}`, fields[name]])),
+              ...guard.values,
+            },
+          }),
+        )
+        .then(() => true),
+      () => false,
     );
   }
 }

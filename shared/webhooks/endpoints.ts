@@ -1,18 +1,20 @@
 /**
  * What every way of managing endpoints shares (owners and admins over REST, `webhook-admin.ts`;
- * API keys over MCP, `key-webhooks.ts`): the URL check, a new endpoint with its secret, an
- * update's changes, and the view that never shows a secret.
+ * API keys over MCP, `key-webhooks.ts`): the URL check (the URL's form, then its host resolved),
+ * a new endpoint with its secret, an update's changes, and the view that never shows a secret.
  */
 import { diffOf, type AuditDiff } from '../audit/index.js';
 import { isoTime } from '../platform/time.js';
 import { InvalidInput } from '../platform/errors.js';
-import { checkUrl, type Deployment } from './addresses.js';
+import type { HostLookup } from '../platform/services.js';
+import { checkResolved, checkUrl, type Deployment } from './addresses.js';
 import type { WebhookChanges, WebhookRecord } from './model.js';
 import type { SecretSealer } from './ports.js';
 import type { CreateWebhookBody, EndpointFilter, UpdateWebhookBody, WebhookView } from './schemas.js';
 import { normalizedFilter } from './endpoint-filter.js';
 import { sealingContext } from './secret-sealer.js';
 import { generateSecret } from './signing.js';
+import { resolveHost } from './sender.js';
 
 /** The fields an update may change, in the order its audit record lists them. */
 const CHANGEABLE = ['url', 'events', 'description', 'filter', 'is_active'] as const;
@@ -21,6 +23,33 @@ const CHANGEABLE = ['url', 'events', 'description', 'filter', 'is_active'] as co
 export function checkedUrl(url: string, deployment: Deployment): string {
   const checked = checkUrl(url, deployment);
   if (!checked.ok) throw new InvalidInput(`url: ${checked.reason}`, { param: 'url' });
+  return url;
+}
+
+/** How long a registration waits for the URL's host to resolve (beyond it, the URL is accepted: see {@link resolvedUrl}). */
+const REGISTRATION_LOOKUP_MS = 3_000;
+
+/**
+ * The URL (already through {@link checkedUrl}) once its host resolves only to addresses an attempt
+ * may use: the rule every attempt applies (`checkResolved`), so a name that points inside (`vm`
+ * to 127.0.0.1, a private or metadata address) is refused when it is registered rather than at
+ * every attempt after. A name that does not exist is refused too (a mistyped host, which no attempt
+ * could reach). A resolver that fails or is slow is the service's trouble, not the caller's: the URL
+ * is accepted, and the check at every attempt still refuses whatever it would resolve to then
+ * (docs/decisions.md#webhook-addresses). @throws InvalidInput on `url`
+ */
+export async function resolvedUrl(url: string, deployment: Deployment, lookup: HostLookup): Promise<string> {
+  const checked = checkUrl(url, deployment);
+  if (!checked.ok) throw new InvalidInput(`url: ${checked.reason}`, { param: 'url' });
+  const raw = checked.url.hostname;
+  const host = raw.startsWith('[') ? raw.slice(1, -1) : raw;
+  const resolution = await resolveHost(host, lookup, REGISTRATION_LOOKUP_MS);
+  if (!resolution.ok) {
+    if (resolution.noSuchHost) throw new InvalidInput(`url: ${host} does not resolve (no such host)`, { param: 'url' });
+    return url;
+  }
+  const verdict = checkResolved(resolution.addresses, checked.expect);
+  if (!verdict.ok) throw new InvalidInput(`url: ${host} ${verdict.reason}`, { param: 'url' });
   return url;
 }
 

@@ -13,11 +13,12 @@
  */
 import type { IdSource } from '../platform/ids.js';
 import { type Clock, isoTime } from '../platform/time.js';
+import type { HostLookup } from '../platform/services.js';
 import type { Deployment } from './addresses.js';
 import type { ApiKeyRecord } from '../keys/index.js';
 import { Forbidden } from '../platform/errors.js';
 import { boundFilter } from './endpoint-filter.js';
-import { checkedUrl, endpointChanges, newEndpoint, webhookView } from './endpoints.js';
+import { checkedUrl, endpointChanges, newEndpoint, resolvedUrl, webhookView } from './endpoints.js';
 import { MAX_WEBHOOKS_PER_ORG, type WebhookChanges, type WebhookRecord } from './model.js';
 import type { SecretSealer, WebhookStore } from './ports.js';
 import { webhookNotFound } from './refusals.js';
@@ -29,6 +30,8 @@ export interface KeyWebhooksDeps {
   readonly webhookIds: IdSource;
   readonly clock: Clock;
   readonly deployment: Deployment;
+  /** Resolves the URL's host (`endpoints.ts` `resolvedUrl`). */
+  readonly lookup: HostLookup;
 }
 
 /** See the module comment. */
@@ -40,29 +43,35 @@ export class KeyWebhooks {
     return (await this.deps.webhooks.listByOrg(orgId)).map(webhookView);
   }
 
-  /** The URL as given, when it may be used. @throws InvalidInput on `url` (checked before the call is metered) */
-  checkUrl(url: string): string {
-    return checkedUrl(url, this.deps.deployment);
+  /**
+   * The URL as given, when it may be used: its form, then its host resolved (the tools check it
+   * before the call is metered, then {@link create} takes it). @throws InvalidInput on `url`
+   */
+  async checkUrl(url: string): Promise<string> {
+    return resolvedUrl(checkedUrl(url, this.deps.deployment), this.deps.deployment, this.deps.lookup);
   }
 
-  /** The changes of an update, the URL checked. @throws InvalidInput on `url` */
-  changes(input: Pick<UpdateWebhookBody, 'url' | 'events' | 'description' | 'filter' | 'is_active'>): {
+  /** The changes of an update, the URL checked (its host resolved). @throws InvalidInput on `url` */
+  async changes(input: Pick<UpdateWebhookBody, 'url' | 'events' | 'description' | 'filter' | 'is_active'>): Promise<{
     changes: WebhookChanges;
     fields: (keyof WebhookChanges)[];
-  } {
-    return endpointChanges(input, this.deps.deployment);
+  }> {
+    const planned = endpointChanges(input, this.deps.deployment);
+    if (planned.changes.url !== undefined) await resolvedUrl(planned.changes.url, this.deps.deployment, this.deps.lookup);
+    return planned;
   }
 
   /**
    * Create an endpoint of the key's org, bound to the key: its filter within the key's allow-lists.
-   * Its secret is in this answer only. @throws Conflict (the org's maximum)
+   * Its secret is in this answer only. The URL's form is checked again here; its host was resolved
+   * by {@link checkUrl}, which the tool calls first. @throws Conflict (the org's maximum)
    */
   async create(key: ApiKeyRecord, input: Omit<CreateWebhookBody, 'org_id'>): Promise<CreatedWebhook> {
     const id = await this.deps.webhookIds.nextId();
     const endpoint = {
       ...input,
       org_id: key.org_id,
-      url: this.checkUrl(input.url),
+      url: checkedUrl(input.url, this.deps.deployment),
       filter: boundFilter(key, input.filter),
       key_id: key.id,
     };

@@ -54,18 +54,45 @@ export interface DeliveryStore {
   /** An endpoint's deliveries, newest first, a page at a time (`cursor`: the last id of the page before). */
   listByWebhook(webhookId: number, limit: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; cursor: string | null }>;
   /**
-   * Record an attempt (its progress, and its entry appended to the log of `delivery` as it was
-   * read), only while the delivery still has the attempt count it was read with: so no read is
-   * needed here, and no other attempt's entry can be lost (a recorded attempt changes the count).
-   * @returns false when another attempt was recorded first, or the delivery is gone
+   * Take the delivery's next attempt for `lease` until `untilMs`, before anything is sent: only
+   * while it still has the attempt count it was read with, is waiting for an attempt (`pending` or
+   * `failed`), and no other lease is live (none, or one ended by `nowMs`: its holder crashed). So
+   * two copies of a message at once make one attempt. @returns false when it may not be taken
+   */
+  claim(delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts'>, lease: string, nowMs: number, untilMs: number): Promise<boolean>;
+  /**
+   * Record the attempt `lease` made (its progress, its entry appended to the log of `delivery` as
+   * it was read) and clear the claim, only while `lease` still holds it: no read is needed here,
+   * and no other attempt's entry can be lost (only the holder records).
+   * @returns false when the lease was lost (it ended and another copy took it), or the delivery is gone
    */
   recordAttempt(
     delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts' | 'attempt_log'>,
+    lease: string,
     progress: DeliveryProgress,
     entry: AttemptEntry,
   ): Promise<boolean>;
-  /** Make a delivery due now (a retry by hand); the delivery as it is now, undefined when absent. */
-  markRetried(webhookId: number, id: string, progress: DeliveryProgress): Promise<DeliveryRecord | undefined>;
+  /**
+   * End a delivery without an attempt (its endpoint paused), its entry saying why, while it still has
+   * the count it was read with and no attempt holds it. @returns false otherwise
+   */
+  endUnsent(
+    delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts' | 'attempt_log'>,
+    progress: DeliveryProgress,
+    entry: AttemptEntry,
+    nowMs: number,
+  ): Promise<boolean>;
+  /**
+   * Make a delivery due now (a retry by hand), only while it still has the attempt count it was
+   * read with and no attempt of it is due or under way (`schedule.ts` `STUCK_AFTER_MS`).
+   * @returns the delivery as it is now
+   * @throws DeliveryAttemptPending (an attempt is due or under way, or one was recorded since the read), NotFound (gone)
+   */
+  markRetried(
+    delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts' | 'org_id'>,
+    progress: DeliveryProgress,
+    nowMs: number,
+  ): Promise<DeliveryRecord>;
 }
 
 /** Where delivery attempts wait their turn (SQS in AWS; an in-process queue in the local run). */

@@ -96,9 +96,19 @@ export function afterAttempt(delivery: Pick<DeliveryProgress, 'attempts'>, outco
 }
 
 /**
- * The delivery once an admin asks for a new attempt now (retry-webhook-delivery), whatever its
- * state: a succeeded one is sent again (receivers drop repeats by `webhook-id`), an exhausted one
- * gets one more attempt (past the eighth, a failure leaves it exhausted: no new schedule).
+ * How long past its `next_attempt_at` a delivery still counts as due: beyond it, no attempt is
+ * coming (its message was lost), so a retry by hand is accepted. Longer than anything that delays
+ * a message that still exists: a crashed worker's message comes back after the queue's visibility
+ * timeout (6 × the worker's 120 s), and a message waiting for its endpoint's places waits at most a
+ * minute at a time.
+ */
+export const STUCK_AFTER_MS = 15 * MINUTE;
+
+/**
+ * The delivery once an admin asks for a new attempt now (retry-webhook-delivery): accepted only
+ * while no attempt is due or under way (the store's condition, docs/decisions.md#webhook-hand-sends);
+ * a succeeded one is sent again (receivers drop repeats by `webhook-id`), an exhausted one gets one
+ * more attempt (past the eighth, a failure leaves it exhausted: no new schedule).
  */
 export function retriedByHand(delivery: DeliveryProgress, nowMs: number): DeliveryProgress {
   return { ...delivery, status: 'pending', next_attempt_at: isoTime(nowMs) };

@@ -16,15 +16,15 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import type { HostLookup } from '../platform/services.js';
+
+export type { HostLookup } from '../platform/services.js';
 import { checkResolved, checkUrl, classifyAddress, type Deployment } from './addresses.js';
 import type { AttemptReport, AttemptRequest, AttemptSender } from './ports.js';
 import { ATTEMPT_TIMEOUT_MS } from './schedule.js';
 
 /** How much of an answer is read (then dropped) before the connection is closed. */
 const MAX_ANSWER_BYTES = 64 * 1024;
-
-/** Resolves a host name to every address it has (as `dns.promises.lookup(host, { all: true })`). */
-export type HostLookup = (hostname: string) => Promise<readonly { readonly address: string; readonly family: number }[]>;
 
 /** What the sender is told of its surroundings. */
 export interface HttpSenderOptions {
@@ -35,7 +35,26 @@ export interface HttpSenderOptions {
   readonly timeoutMs?: number;
 }
 
-const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+/** The system's resolver. */
+export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** What resolving a host came to: its addresses; or why none, and whether the name is known not to exist. */
+export type Resolution =
+  | { readonly ok: true; readonly addresses: readonly string[] }
+  | { readonly ok: false; readonly error: string; readonly noSuchHost: boolean };
+
+/** The addresses of `host` (an address literal is its own), within `timeoutMs`. */
+export async function resolveHost(host: string, lookup: HostLookup, timeoutMs: number): Promise<Resolution> {
+  if (isIP(host) !== 0) return { ok: true, addresses: [host] };
+  try {
+    const resolved = await withinTime(lookup(host), timeoutMs);
+    if (resolved === undefined) return { ok: false, error: 'timeout', noSuchHost: false };
+    return { ok: true, addresses: resolved.map((entry) => entry.address) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, error: dnsFailure(error), noSuchHost: code === 'ENOTFOUND' || code === 'ENODATA' };
+  }
+}
 
 /** Our `User-Agent`, so a receiver's logs say who called. */
 const USER_AGENT = 'gsts-webhooks/1.0';
@@ -60,17 +79,9 @@ export class HttpSender implements AttemptSender {
     const { url } = check;
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 
-    let addresses: readonly string[];
-    if (isIP(host) !== 0) addresses = [host];
-    else {
-      try {
-        const resolved = await withinTime(this.lookup(host), this.timeoutMs);
-        if (resolved === undefined) return failed('timeout');
-        addresses = resolved.map((entry) => entry.address);
-      } catch (error) {
-        return failed(dnsFailure(error));
-      }
-    }
+    const resolution = await resolveHost(host, this.lookup, this.timeoutMs);
+    if (!resolution.ok) return failed(resolution.error);
+    const { addresses } = resolution;
     const verdict = checkResolved(addresses, check.expect);
     if (!verdict.ok) return failed(`address refused: ${verdict.addressClass ?? verdict.reason}`);
 

@@ -1,7 +1,8 @@
 /** The webhooks feature's parts: its adapters (endpoints in the catalog table, their secrets' sealer, deliveries and their queue). */
 import { env, required } from '../platform/env.js';
+import { OrgBudget } from '../platform/org-budget.js';
 import { secret } from '../platform/secrets.js';
-import { coreServices, isLocalRun, part, queueOverride, storeOptions } from '../platform/services.js';
+import { coreServices, hostLookupOverride, isLocalRun, part, queueOverride, storeOptions } from '../platform/services.js';
 import { IdAllocator } from '../platform/ids.js';
 import { counterStore } from '../keys/index.js';
 import { DynamoDeliveryStore } from './delivery-store.js';
@@ -9,13 +10,19 @@ import type { DeliveryQueue } from './ports.js';
 import { AesGcmSealer } from './secret-sealer.js';
 import { SqsDeliveryQueue } from './sqs-delivery-queue.js';
 import { KeyWebhooks } from './key-webhooks.js';
-import { WebhookDeliveries } from './webhook-deliveries.js';
+import { systemLookup, type HostLookup } from './sender.js';
+import { HAND_SENDS, WebhookDeliveries } from './webhook-deliveries.js';
 import { DynamoWebhookStore } from './webhook-store.js';
 
 export const webhookStore = /* @__PURE__ */ part(() => new DynamoWebhookStore(storeOptions('catalog')));
 
 /** Endpoint secrets sealed under `WEBHOOK_SECRET_KEY`, read on first use (in AWS: loaded at the container's first request). */
 export const secretSealer = /* @__PURE__ */ part(() => new AesGcmSealer(() => secret(env(), 'WEBHOOK_SECRET_KEY')));
+
+/** The resolver of webhook URLs' hosts (registration and attempts): the one a test or the local runner gave, else the system's. */
+export function hostLookup(): HostLookup {
+  return hostLookupOverride() ?? systemLookup;
+}
 
 /** Deliveries, in the webhooks table. */
 export const deliveryStore = /* @__PURE__ */ part(() => new DynamoDeliveryStore(storeOptions('webhooks')));
@@ -39,6 +46,7 @@ export const webhookDeliveries = /* @__PURE__ */ part(
       deliveries: deliveryStore(),
       queue: { send: (messages) => deliveryQueue().send(messages) },
       clock: coreServices().clock,
+      budget: new OrgBudget({ store: counterStore(), clock: coreServices().clock, policy: HAND_SENDS }),
     }),
 );
 
@@ -52,5 +60,6 @@ export const keyWebhooks = /* @__PURE__ */ part(
       webhookIds: new IdAllocator(counterStore(), { sequence: 'webhook_id', blockSize: 1 }),
       clock: coreServices().clock,
       deployment: isLocalRun() ? 'local' : 'deployed',
+      lookup: hostLookup(),
     }),
 );

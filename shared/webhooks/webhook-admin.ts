@@ -16,7 +16,8 @@ import { Conflict, statusOf } from '../platform/errors.js';
 import type { IdSource } from '../platform/ids.js';
 import type { CallContext } from '../platform/call.js';
 import type { Deployment } from './addresses.js';
-import { checkedUrl, endpointChanges, endpointDiff, newEndpoint, webhookView } from './endpoints.js';
+import type { HostLookup } from '../platform/services.js';
+import { checkedUrl, endpointChanges, endpointDiff, newEndpoint, resolvedUrl, webhookView } from './endpoints.js';
 import { normalizedFilter } from './endpoint-filter.js';
 import { MAX_WEBHOOKS_PER_ORG, type WebhookChanges, type WebhookRecord } from './model.js';
 import type { SecretSealer, WebhookStore } from './ports.js';
@@ -41,6 +42,8 @@ export interface WebhookAdminDeps {
   readonly clock: Clock;
   /** Which URLs are accepted (`addresses.ts`): locally also `http://localhost`. */
   readonly deployment: Deployment;
+  /** Resolves the URL's host at create and update (`endpoints.ts` `resolvedUrl`). */
+  readonly lookup: HostLookup;
   readonly auditRetentionDays: number;
   readonly onBackgroundError?: (error: unknown, what: string) => void;
 }
@@ -63,12 +66,20 @@ export class WebhookAdmin {
     return endpoints.map(webhookView);
   }
 
-  /** Create an endpoint; its secret is in this answer only. @throws InvalidInput (url), Conflict (the org's maximum) */
+  /**
+   * Create an endpoint; its secret is in this answer only. The URL's form is checked first, its host
+   * resolved once the caller may manage the org's webhooks (nobody else makes the service resolve
+   * names). @throws InvalidInput (url), Conflict (the org's maximum)
+   */
   async create(admin: AdminIdentity, input: CreateWebhookBody, call: CallContext): Promise<CreatedWebhook> {
     const url = checkedUrl(input.url, this.deps.deployment);
     let reserved: number | undefined;
     const { value: id } = await this.deps.access
       .authorize(admin, input.org_id, async () => (reserved = await this.deps.webhookIds.nextId()), { permission: 'webhooks' })
+      .then(async (authorized) => {
+        await resolvedUrl(url, this.deps.deployment, this.deps.lookup);
+        return authorized;
+      })
       .catch((refusal: unknown) => {
         if (reserved !== undefined) this.deps.webhookIds.release(reserved);
         throw refusal;
@@ -86,6 +97,7 @@ export class WebhookAdmin {
     const pauseOnly = changes.is_active === false && fields.length === 1;
     const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'update-webhook' };
     const endpoint = await this.find(adminCall, input.id, pauseOnly);
+    if (changes.url !== undefined) await resolvedUrl(changes.url, this.deps.deployment, this.deps.lookup);
     const diff = endpointDiff(endpoint, { ...endpoint, ...changes }, fields);
     const updated = await this.audited(adminCall, input.id, fields, diff, () =>
       this.deps.webhooks.update(input.org_id, input.id, changes, isoTime(this.deps.clock.now())),

@@ -8,12 +8,15 @@
  * A retry or a test does not attempt anything itself: it makes the delivery due now and puts its
  * message on the delivery queue, where the delivery worker attempts it as any other (signature,
  * address check, schedule). A paused endpoint is sent nothing: a retry or test for it is refused
- * (409) rather than queued to end `exhausted` without an attempt.
+ * (409) rather than queued to end `exhausted` without an attempt. Both spend the org's budget of
+ * hand sends ({@link HAND_SENDS}, docs/decisions.md#webhook-hand-sends), before anything is
+ * stored or queued; a retry is accepted only while no attempt of the delivery is due or under way
+ * (409 `delivery_attempt_pending`), so each accepted retry is one attempt, in the attempts log.
  */
 import { randomUUID } from 'node:crypto';
+import type { BudgetPolicy, OrgBudget } from '../platform/org-budget.js';
 import { isoTime, type Clock } from '../platform/time.js';
 import { Conflict } from '../platform/errors.js';
-import { deliveryNotFound } from './refusals.js';
 import type { DeliveryRecord } from './delivery-model.js';
 import { webhookOfDelivery } from './delivery-ids.js';
 import { WebhookFanOut } from './fan-out.js';
@@ -23,11 +26,28 @@ import type { DeliveryQueue, DeliveryStore, WebhookStore } from './ports.js';
 import { retriedByHand } from './schedule.js';
 import type { WebhookDelivery, WebhookDeliveryPage } from './schemas.js';
 
+/**
+ * The org's budget of hand sends: test-webhook and retry-webhook-delivery (REST and MCP) together,
+ * and any later hand-made resend, share it. 60 a minute is one a second, beyond anything a person
+ * clicking does and enough for a script re-driving a page of failures; 1,000 a day bounds what an
+ * org can make the service store (a test is a delivery kept 30 days: at most 30,000 of them, about
+ * 30 MB) and send on its behalf (docs/decisions.md#webhook-hand-sends).
+ */
+export const HAND_SENDS: BudgetPolicy = {
+  name: 'webhook-sends',
+  title: 'Webhook send limit exceeded',
+  what: 'hand-made webhook sends (test-webhook and retry-webhook-delivery together)',
+  perMinute: 60,
+  perDay: 1_000,
+};
+
 export interface WebhookDeliveriesDeps {
   readonly webhooks: WebhookStore;
   readonly deliveries: DeliveryStore;
   readonly queue: DeliveryQueue;
   readonly clock: Clock;
+  /** The org's budget of hand sends ({@link HAND_SENDS}). */
+  readonly budget: Pick<OrgBudget, 'take'>;
 }
 
 /** A delivery with its endpoint, both found in the org (what a retry acts on). */
@@ -71,26 +91,30 @@ export class WebhookDeliveries {
   }
 
   /**
-   * A new attempt of the delivery now (`retriedByHand`), whatever its state: the delivery is made
-   * due and its message queued with its current attempt count, so a scheduled message still on
-   * its way makes no second attempt (the worker's compare-and-swap on `attempts`).
-   * @throws Conflict (the endpoint is paused), NotFound (the delivery expired meanwhile)
+   * A new attempt of the delivery now (`retriedByHand`), while none is due or under way: the
+   * delivery is made due (compare-and-swap on its state and attempt count) and its message queued
+   * with that count, so a scheduled message still on its way makes no second attempt (the worker
+   * claims an attempt only at the count it was sent with).
+   * @throws Conflict (the endpoint is paused), RateLimited (the org's hand sends are spent),
+   * DeliveryAttemptPending (an attempt is due or under way), NotFound (the delivery expired meanwhile)
    */
   async retry({ endpoint, delivery }: FoundDelivery): Promise<WebhookDelivery> {
     refuseIfPaused(endpoint);
+    await this.deps.budget.take(endpoint.org_id);
     const now = this.deps.clock.now();
-    const retried = await this.deps.deliveries.markRetried(endpoint.id, delivery.id, retriedByHand(delivery, now));
-    if (!retried) throw deliveryNotFound(endpoint.org_id, delivery.id);
+    const retried = await this.deps.deliveries.markRetried(delivery, retriedByHand(delivery, now), now);
     await this.deps.queue.send([{ webhook_id: endpoint.id, delivery_id: retried.id, attempts: retried.attempts, due_at: isoTime(now) }]);
     return deliveryView(retried);
   }
 
   /**
    * A `webhook.test` event to this endpoint only, whatever it subscribes to: a delivery of its own
-   * (a fresh id each time: its source is this call), queued now. @throws Conflict (the endpoint is paused)
+   * (a fresh id each time: its source is this call), queued now.
+   * @throws Conflict (the endpoint is paused), RateLimited (the org's hand sends are spent)
    */
   async test(endpoint: WebhookRecord): Promise<WebhookDelivery> {
     refuseIfPaused(endpoint);
+    await this.deps.budget.take(endpoint.org_id);
     const event = webhookTest(endpoint.id, this.deps.clock.now());
     const sourced = { org_id: endpoint.org_id, source_id: `test:${randomUUID()}`, event };
     return deliveryView(await new WebhookFanOut(this.deps).deliverTo(endpoint, sourced));

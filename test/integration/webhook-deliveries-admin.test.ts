@@ -27,6 +27,7 @@ const DELIVERY_FIELDS = [
   'webhook_id',
 ];
 const URL_OK = 'https://partner.example/hooks/gsts';
+const MINUTE = 60_000;
 
 describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
   let queue: RecordingQueue;
@@ -177,6 +178,40 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
       expect((await store().find(id, delivery.id))!.status).toBe('failed');
     });
 
+    test('only while no attempt is due or under way: else 409 delivery_attempt_pending, nothing queued or changed', async () => {
+      const id = await endpoint();
+      const claimed = await stored(id, 1_000, 1);
+      await store().claim(claimed, 'another-worker', stack.clock.now(), stack.clock.now() + 30_000);
+      const refusals = [
+        ['due now (new)', await stored(id, 1_000)],
+        ['due again (failed, its next attempt time passed)', await stored(id, 120_000, 1)],
+        ['under way (claimed)', claimed],
+      ] as const;
+      const sent = queue.messages.length;
+      for (const [what, delivery] of refusals) {
+        const before = await store().find(id, delivery.id);
+        const res = await admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id });
+        expect([what, res.status, res.body.code]).toEqual([what, 409, 'delivery_attempt_pending']);
+        expect(res.body.error).toContain('already has an attempt due or under way');
+        expect(await store().find(id, delivery.id)).toEqual(before);
+      }
+      expect(queue.messages.length).toBe(sent);
+    });
+
+    test('accepted when ended, failed with its next attempt ahead, or stuck pending 15 minutes past due; each queued once', async () => {
+      const id = await endpoint();
+      const accepted = [await stored(id, 1_000, 1), await stored(id, 60_000, 8), await stored(id, 16 * 60_000)];
+      expect(accepted.map((d) => d.status)).toEqual(['failed', 'exhausted', 'pending']);
+      const sent = queue.messages.length;
+      for (const delivery of accepted) {
+        const res = await admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id });
+        expect([delivery.status, res.status]).toEqual([delivery.status, 200]);
+        // Accepted once: it is now due.
+        expect((await admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id })).status).toBe(409);
+      }
+      expect(queue.messages.slice(sent).map((m) => [m.delivery_id, m.attempts])).toEqual(accepted.map((d) => [d.id, d.attempts]));
+    });
+
     test('a paused endpoint: 409, nothing queued; below Business 403; an editor 403', async () => {
       const id = await endpoint();
       const delivery = await stored(id, 1_000, 1);
@@ -188,6 +223,41 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
       expect(queue.messages.length).toBe(sent);
       expect((await admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id }, 'acme-member')).status).toBe(403);
       expect((await admin.retryWebhookDelivery({ org_id: 3, delivery_id: delivery.id }, 'tiny-admin')).status).toBe(403);
+    });
+  });
+
+  describe('the org’s hand sends: 60 a minute, test-webhook and retry-webhook-delivery together', () => {
+    test('over the budget: 429 rate_limited with Retry-After to the minute’s end; nothing stored or queued for the refused', async () => {
+      const id = await endpoint({ events: ['*'] });
+      const retried = await stored(id, 60_000, 8);
+      // Two seconds into a minute of its own.
+      stack.clock.advance(MINUTE - (stack.clock.now() % MINUTE) + 2_000);
+      const sent = queue.messages.length;
+      const tests = await Promise.all(Array.from({ length: 59 }, () => admin.testWebhook({ id, org_id: 1 })));
+      expect(tests.map((res) => res.status)).toEqual(Array(59).fill(200));
+      expect((await admin.retryWebhookDelivery({ org_id: 1, delivery_id: retried.id })).status).toBe(200);
+
+      const refused = [
+        await admin.testWebhook({ id, org_id: 1 }),
+        await admin.retryWebhookDelivery({ org_id: 1, delivery_id: retried.id }),
+      ];
+      for (const res of refused) {
+        expect(res.status).toBe(429);
+        expect(res.body).toMatchObject({ success: false, code: 'rate_limited' });
+        expect(res.body.error).toContain('at most 60 hand-made webhook sends');
+        // The seconds left of the minute (the stack's clock moves with the wall clock meanwhile).
+        const retryAfter = Number(res.headers.get('retry-after'));
+        expect(retryAfter >= 1 && retryAfter <= 58).toBe(true);
+      }
+      // Stored: the 59 tests (and the retried delivery), nothing more; queued: 59 + 1.
+      const listed = await store().listByWebhook(id, 100);
+      expect(listed.deliveries.filter((d) => d.event_type === 'webhook.test')).toHaveLength(59);
+      expect(queue.messages.length - sent).toBe(60);
+      expect((await store().find(id, retried.id))!.status).toBe('pending');
+
+      // The next minute starts afresh.
+      stack.clock.advance(MINUTE);
+      expect((await admin.testWebhook({ id, org_id: 1 })).status).toBe(200);
     });
   });
 

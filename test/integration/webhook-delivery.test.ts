@@ -16,9 +16,10 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { LocalDeliveryQueue } from '../../infra/local/delivery-queue.js';
 import { overrideServices } from '../../shared/platform/services.js';
-import type { DeliveryRecord, SourcedEvent } from '../../shared/webhooks/delivery-model.js';
+import { MAX_ATTEMPT_ENTRIES, type DeliveryRecord, type SourcedEvent } from '../../shared/webhooks/delivery-model.js';
 import { webhookTest } from '../../shared/webhooks/events-from-records.js';
 import type { WebhookEvent } from '../../shared/webhooks/events.js';
+import { CLAIM_MS } from '../../shared/webhooks/deliver.js';
 import { ENDPOINT_PLACES } from '../../shared/webhooks/endpoint-gate-store.js';
 import { WebhookFanOut } from '../../shared/webhooks/fan-out.js';
 import { ATTEMPT_DELAYS_MS } from '../../shared/webhooks/schedule.js';
@@ -197,6 +198,69 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
       { at: delivery.last_attempt_at, status_code: 200, duration_ms: expect.any(Number), error: null },
     ]);
     expect((await deliveryStore().listByWebhook(other.id, 10)).deliveries).toEqual([]);
+    // The paused endpoint: nothing stored, nothing queued (not a delivery left to end exhausted).
+    expect((await deliveryStore().listByWebhook(paused.id, 10)).deliveries).toEqual([]);
+    expect(queue.pending().filter((m) => m.body.includes(`"webhook_id":${paused.id},`))).toEqual([]);
+  });
+
+  /** Two copies of a delivery's queued message handed to the worker at once, as two invocations. */
+  const twoCopiesAtOnce = async (delivery: Pick<DeliveryRecord, 'id'>) => {
+    const [message] = queue.pending().filter((m) => m.body.includes(delivery.id));
+    const copy = (messageId: string) => ({ messageId, body: message!.body }) as SQSEvent['Records'][number];
+    await Promise.all([handler({ Records: [copy('copy-1')] }), handler({ Records: [copy('copy-2')] })]);
+  };
+
+  test('two copies of one message at once (200): one POST, succeeded, 1 attempt, 1 entry', async () => {
+    const ep = await endpoint('/ok/at-once');
+    const delivery = await send(ep);
+    await twoCopiesAtOnce(delivery);
+    // The queued original too, after them: turned away by the attempt count.
+    await drain();
+    expect(receiver.to('/ok/at-once')).toHaveLength(1);
+    const now = await stored(delivery);
+    expect(now).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 200 });
+    expect(now.attempt_log).toEqual([{ at: now.last_attempt_at, status_code: 200, duration_ms: expect.any(Number), error: null }]);
+    // The attempt's claim is cleared by its record.
+    expect(now.claim_id).toBeUndefined();
+    expect(now.claim_until).toBeUndefined();
+  });
+
+  test('two copies of one message at once (500): one POST, failed, one next attempt queued', async () => {
+    const ep = await endpoint('/fail/at-once');
+    const delivery = await send(ep);
+    await twoCopiesAtOnce(delivery);
+    await drain();
+    expect(receiver.to('/fail/at-once')).toHaveLength(1);
+    const now = await stored(delivery);
+    expect(now).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 500 });
+    expect(now.attempt_log).toHaveLength(1);
+    // (A copy that found the other's claim may wait for its end, at the count it was sent with.)
+    const next = queue.pending().filter((m) => m.body.includes(delivery.id) && JSON.parse(m.body).attempts === 1);
+    expect(next.map((m) => JSON.parse(m.body))).toEqual([
+      { webhook_id: ep.id, delivery_id: delivery.id, attempts: 1, due_at: now.next_attempt_at },
+    ]);
+    // Its next attempt, due in 5 s, is the second POST: recorded as the second entry.
+    stack.clock.advance(ATTEMPT_DELAYS_MS[1]!);
+    await drain();
+    expect(receiver.to('/fail/at-once')).toHaveLength(2);
+    expect(await stored(delivery)).toMatchObject({ status: 'failed', attempts: 2 });
+    expect((await stored(delivery)).attempt_log).toHaveLength(2);
+  });
+
+  test('a claim whose worker crashed: once its lease has ended, a copy of the message makes the attempt', async () => {
+    const ep = await endpoint('/ok/crashed');
+    const delivery = await send(ep);
+    // A worker took the attempt, then died before sending (the claim is all it left).
+    expect(await deliveryStore().claim(delivery, 'crashed-lease', stack.clock.now(), stack.clock.now() + CLAIM_MS)).toBe(true);
+    await drain();
+    expect(receiver.to('/ok/crashed')).toEqual([]);
+    expect(await stored(delivery)).toMatchObject({ status: 'pending', attempts: 0 });
+    // The copy waits for the claim's end, then takes it.
+    expect(queue.pending().filter((m) => m.body.includes(delivery.id))).toHaveLength(1);
+    stack.clock.advance(CLAIM_MS + 1);
+    await drain();
+    expect(receiver.to('/ok/crashed')).toHaveLength(1);
+    expect(await stored(delivery)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
   test('rotation: two signatures, one per secret, each verifying with standardwebhooks', async () => {
@@ -254,6 +318,50 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     expect(received.get(delivery.id)).toBe(3);
     expect(await stored(delivery)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
+
+  test('100 concurrent hand retries: as many POSTs as accepted retries, each in the log; the rest 409 delivery_attempt_pending', async () => {
+    const ep = await endpoint('/ok/retried');
+    const delivery = await send(ep);
+    await drain();
+    expect(receiver.to('/ok/retried')).toHaveLength(1);
+    // The delivery worker runs beside the retries, as in AWS.
+    let pumping = true;
+    const pump = (async () => {
+      while (pumping) {
+        await queue.runDue();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    const answers: { status: number; code?: string }[] = [];
+    let accepted = 0;
+    for (let wave = 0; wave < 4; wave += 1) {
+      // A minute of its own per wave (the org's hand sends are 60 a minute).
+      stack.clock.advance(MINUTE);
+      const concurrent = await Promise.all(
+        Array.from({ length: 25 }, () => admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id })),
+      );
+      answers.push(...concurrent.map((res) => ({ status: res.status, code: res.body.code })));
+      accepted = answers.filter((a) => a.status === 200).length;
+      // Each accepted retry's attempt recorded before the next wave: so each wave has one to accept at least.
+      const end = Date.now() + 10_000;
+      while ((await stored(delivery)).attempts < 1 + accepted || (await stored(delivery)).status === 'pending') {
+        if (Date.now() > end) throw new Error('timed out waiting for the accepted retries to be attempted');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    pumping = false;
+    await pump;
+    await drain();
+
+    expect(answers.filter((a) => a.status !== 200 && !(a.status === 409 && a.code === 'delivery_attempt_pending'))).toEqual([]);
+    expect(answers).toHaveLength(100);
+    expect(accepted).toBeGreaterThanOrEqual(4);
+    const now = await stored(delivery);
+    expect(receiver.to('/ok/retried')).toHaveLength(1 + accepted);
+    expect(now).toMatchObject({ status: 'succeeded', attempts: 1 + accepted });
+    expect(now.attempt_log).toHaveLength(Math.min(1 + accepted, MAX_ATTEMPT_ENTRIES));
+    expect(now.attempt_log.every((entry) => entry.status_code === 200)).toBe(true);
+  }, 90_000);
 
   test('a paused endpoint: its due delivery ends exhausted without a call', async () => {
     const ep = await endpoint('/ok/paused');

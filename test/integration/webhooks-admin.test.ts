@@ -96,6 +96,29 @@ describeWithStack('webhook endpoints over HTTP', ({ stack, admin }) => {
       expect(res.body.error).toContain(words);
     });
 
+    test('the host is resolved: a name with a refused address (vm → 127.0.0.1) or none at all is 400 on url; a public one accepted', async () => {
+      const count = async () => ((await admin.listWebhooks(1)).body.data as unknown[]).length;
+      const before = await count();
+      for (const [url, words] of [
+        ['https://vm/', 'url: vm resolves to a loopback address'],
+        ['https://vm:8443/hooks', 'url: vm resolves to a loopback address'],
+        ['https://no-such-host.invalid/hooks', 'url: no-such-host.invalid does not resolve (no such host)'],
+      ]) {
+        const res = await admin.createWebhook({ org_id: 1, url, events: ['*'] });
+        expect([url, res.status, res.body.param, res.body.error]).toEqual([url, 400, 'url', words]);
+      }
+      expect(await count()).toBe(before);
+      const accepted = await create({ url: 'https://hooks.partner.example/in' });
+      expect(accepted.url).toBe('https://hooks.partner.example/in');
+      // update-webhook too: the URL stays as it was.
+      const data = await create();
+      const moved = await admin.updateWebhook({ id: data.id, org_id: 1, url: 'https://vm/' });
+      expect([moved.status, moved.body.param, moved.body.error]).toEqual([400, 'url', 'url: vm resolves to a loopback address']);
+      expect((await rawItem(1, data.id)).url).toBe(URL_OK);
+      // Room for the other tests of the org's 20.
+      for (const id of [data.id, accepted.id]) expect((await admin.deleteWebhook(id, 1)).status).toBe(200);
+    });
+
     test('locally, http://localhost and http://127.0.0.1 are accepted', async () => {
       expect((await create({ url: 'http://localhost:4000/hooks' })).url).toBe('http://localhost:4000/hooks');
       expect((await create({ url: 'http://127.0.0.1:4000/hooks' })).url).toBe('http://127.0.0.1:4000/hooks');

@@ -69,6 +69,12 @@ describe('webhook tools', () => {
     const refused = await callTool(client, 'create_webhook', { url: 'https://10.0.0.1/hook', events: ['*'] });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain('a private address');
+    // A name is resolved: `vm` is 127.0.0.1 (the test stacks' resolver), at create and at update.
+    const byName = await callTool(client, 'create_webhook', { url: 'https://vm/hook', events: ['*'] });
+    expect([byName.isError, textOf(byName)]).toEqual([true, 'url: vm resolves to a loopback address']);
+    const mine = (await callTool(client, 'create_webhook', { url: 'https://partner.example/moved', events: ['*'] })).structuredContent!;
+    const moved = await callTool(client, 'update_webhook', { webhook_id: mine.id as number, url: 'https://vm/hook' });
+    expect([moved.isError, textOf(moved)]).toEqual([true, 'url: vm resolves to a loopback address']);
     const theirs = (await admin.createWebhook({ org_id: 2, url: 'https://globex.example/h', events: ['*'] }, 'globex-admin')).body.data.id;
     for (const [name, args] of [
       ['update_webhook', { webhook_id: theirs, description: 'x' }],
@@ -89,6 +95,12 @@ describe('webhook tools', () => {
     const delivery = (await admin.testWebhook({ id, org_id: 1 })).body.data.id as string;
     const page = await callTool(client, 'list_webhook_deliveries', { webhook_id: id, limit: 5 });
     expect((page.structuredContent as any).deliveries.map((d: any) => [d.id, d.event_type])).toEqual([[delivery, 'webhook.test']]);
+    // Its first attempt is due (no worker runs here): a retry would add none.
+    const early = await callTool(client, 'retry_webhook_delivery', { delivery_id: delivery });
+    expect(early.isError).toBe(true);
+    expect(textOf(early)).toContain('already has an attempt due or under way');
+    // 15 minutes past due with no attempt: its message was lost, and a retry is accepted.
+    stack.clock.advance(16 * 60_000);
     const sent = queue.messages.length;
     const retried = await callTool(client, 'retry_webhook_delivery', { delivery_id: delivery });
     expect(retried.structuredContent).toMatchObject({ id: delivery, status: 'pending' });

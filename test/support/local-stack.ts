@@ -8,6 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lookup as systemLookup } from 'node:dns/promises';
+import type { HostLookup } from '../../shared/platform/services.js';
 import type { Clock } from '../../shared/platform/time.js';
 import { startLocalService, type LocalService } from '../../infra/local/service.js';
 import { addFigures } from './figures.js';
@@ -40,6 +42,21 @@ export interface Stack extends LocalService {
   stop(): Promise<void>;
 }
 
+/** A public address (outside every range `addresses.ts` refuses) that names under `.example` resolve to. */
+const PUBLIC_TEST_ADDRESS = '93.184.215.14';
+
+/**
+ * The stacks' resolver of webhook hosts: `vm` is this machine (127.0.0.1, as a VM's or container's
+ * name for its host can be), names under `.example` (RFC 2606: never real) a public address, names
+ * under `.invalid` no such host, any other name the system's answer.
+ */
+const testLookup: HostLookup = async (hostname) => {
+  if (hostname === 'vm') return [{ address: '127.0.0.1', family: 4 }];
+  if (/\.example\.?$/.test(hostname)) return [{ address: PUBLIC_TEST_ADDRESS, family: 4 }];
+  if (/\.invalid\.?$/.test(hostname)) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  return systemLookup(hostname, { all: true, verbatim: true });
+};
+
 /**
  * Start a fresh stack for one test file. Its workers (streams, delivery queue, schedule: the same
  * handlers `npm start` runs) start only when asked, `workers: true`: the webhook tests ask; the
@@ -60,6 +77,7 @@ export async function startStack(options: { readonly workers?: boolean } = {}): 
     scratchTables: true,
     // Off unless asked (the service's own default is on, as `npm start` runs them).
     workers: options.workers ?? false,
+    hostLookup: testLookup,
   });
   const secrets = new SecretLedger();
   secrets.noteRawKey(service.credentials.api_key);

@@ -268,7 +268,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Attempt a webhook delivery again now, whatever its state (same webhook-id: receivers drop repeats)
+         * Attempt a webhook delivery again now, unless an attempt is already due or under way (same webhook-id: receivers drop repeats)
          * @description Also served, identically, as `POST /api/org-api-keys?action=retry-webhook-delivery` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
          */
         post: operations["retry-webhook-delivery"];
@@ -675,7 +675,7 @@ export interface components {
              * @example invalid_input
              * @enum {string}
              */
-            code: "invalid_input" | "unknown_action" | "unauthenticated" | "tier_required" | "forbidden" | "out_of_scope" | "not_found" | "method_not_allowed" | "conflict" | "session_gone" | "payload_too_large" | "uri_too_long" | "idempotency_key_reused" | "rate_limited" | "overloaded" | "internal_error";
+            code: "invalid_input" | "unknown_action" | "unauthenticated" | "tier_required" | "forbidden" | "out_of_scope" | "not_found" | "method_not_allowed" | "conflict" | "delivery_attempt_pending" | "session_gone" | "payload_too_large" | "uri_too_long" | "idempotency_key_reused" | "rate_limited" | "overloaded" | "internal_error";
             /**
              * @description The request field at fault, when one is.
              * @example game_id
@@ -2750,7 +2750,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Attempt a webhook delivery again now, whatever its state (same webhook-id: receivers drop repeats) */
+            /** @description Attempt a webhook delivery again now, unless an attempt is already due or under way (same webhook-id: receivers drop repeats) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,6 +2821,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After tells when to retry) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2926,6 +2935,15 @@ export interface operations {
             };
             /** @description Query string over 2,048 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After tells when to retry) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -70,7 +70,7 @@ const createWebhook = defineTool({
   output: CreatedWebhookResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(args, { key, services, meter }) {
-    const refused = tryUrl(() => services.keyWebhooks.checkUrl(args.url));
+    const refused = await tryUrl(() => services.keyWebhooks.checkUrl(args.url));
     if (refused) await meter.refuse({}, refused);
     const created = await meter.run({}, { run: () => services.keyWebhooks.create(key, args) });
     return {
@@ -92,8 +92,8 @@ const updateWebhook = defineTool({
   output: WebhookResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ webhook_id, ...input }, { key, services, meter }) {
-    let planned: ReturnType<typeof services.keyWebhooks.changes> | undefined;
-    const refused = tryUrl(() => (planned = services.keyWebhooks.changes(input)));
+    let planned: Awaited<ReturnType<typeof services.keyWebhooks.changes>> | undefined;
+    const refused = await tryUrl(async () => (planned = await services.keyWebhooks.changes(input)));
     if (refused || !planned) return meter.refuse({ webhook_id }, refused!);
     const { changes, fields } = planned;
     const done = await meter.run(
@@ -159,8 +159,10 @@ const retryWebhookDelivery = defineTool({
   name: 'retry_webhook_delivery',
   title: 'Retry a webhook delivery',
   description:
-    'Attempt a delivery again now, whatever its status (the same webhook-id: receivers drop repeats). ' +
-    'delivery_id is the id list_webhook_deliveries shows (msg_…).',
+    'Attempt a delivery again now (the same webhook-id: receivers drop repeats), unless an attempt of it is already ' +
+    'due or under way (then a delivery_attempt_pending error: retry once it has ended). delivery_id is the id ' +
+    'list_webhook_deliveries shows (msg_…). Retries and tests are at most 60 a minute and 1,000 a day per ' +
+    'organization, REST and MCP together; beyond, the request is answered 429 with Retry-After.',
   scope: scopeOfTool('retry_webhook_delivery'),
   input: RetryDeliveryArgs,
   output: DeliveryResult,
@@ -184,10 +186,10 @@ export const webhookTools: readonly McpTool[] = [
   retryWebhookDelivery,
 ] as readonly McpTool[];
 
-/** The refusal of a URL check, or undefined when it passes. */
-function tryUrl(check: () => unknown): Error | undefined {
+/** The refusal of a URL check (its host resolved), or undefined when it passes. */
+async function tryUrl(check: () => Promise<unknown>): Promise<Error | undefined> {
   try {
-    check();
+    await check();
     return undefined;
   } catch (error) {
     if (error instanceof InvalidInput) return error;

@@ -10,8 +10,9 @@ import { api } from '../../platform/http/pipeline.js';
 export const retryWebhookDelivery = defineOperation({
   operation: 'retry-webhook-delivery',
   function: 'retry-webhook-delivery',
-  // catalog GetItem: membership, org and the endpoint; webhooks GetItem: the delivery, then UpdateItem: due now.
-  data: { catalog: ['GetItem'], webhooks: ['GetItem', 'UpdateItem'], audit: ['PutItem'] },
+  // catalog GetItem: membership, org and the endpoint; webhooks GetItem: the delivery; counters
+  // UpdateItem: the org's hand sends; then webhooks UpdateItem: due now (compare-and-swap).
+  data: { catalog: ['GetItem'], webhooks: ['GetItem', 'UpdateItem'], counters: ['UpdateItem'], audit: ['PutItem'] },
   sendsTo: ['webhook-deliveries'],
   parts: ['webhookDeliveries'],
   method: 'POST',
@@ -19,11 +20,11 @@ export const retryWebhookDelivery = defineOperation({
   action: 'retry-webhook-delivery',
   auth: 'bearer',
   capacity: 'admin',
-  summary: 'Attempt a webhook delivery again now, whatever its state (same webhook-id: receivers drop repeats)',
+  summary: 'Attempt a webhook delivery again now, unless an attempt is already due or under way (same webhook-id: receivers drop repeats)',
   body: RetryWebhookDeliveryBody,
   response: WebhookDelivery,
-  // 409: the endpoint is paused.
-  errors: [404, 409],
+  // 409: the endpoint is paused, or an attempt is due or under way; 429: the org's hand sends are spent.
+  errors: [404, 409, 429],
 });
 
 /** POST /api/org-api-keys?action=retry-webhook-delivery (bearer; owner or admin of `org_id`) */

@@ -10,8 +10,9 @@ import { api } from '../../platform/http/pipeline.js';
 export const testWebhook = defineOperation({
   operation: 'test-webhook',
   function: 'test-webhook',
-  // catalog GetItem: membership, org and the endpoint; webhooks PutItem: the delivery (conditional).
-  data: { catalog: ['GetItem'], webhooks: ['PutItem'], audit: ['PutItem'] },
+  // catalog GetItem: membership, org and the endpoint; counters UpdateItem: the org's hand sends;
+  // webhooks PutItem: the delivery (conditional).
+  data: { catalog: ['GetItem'], webhooks: ['PutItem'], counters: ['UpdateItem'], audit: ['PutItem'] },
   sendsTo: ['webhook-deliveries'],
   parts: ['webhookDeliveries'],
   method: 'POST',
@@ -22,8 +23,8 @@ export const testWebhook = defineOperation({
   summary: 'Send a webhook.test event to a webhook endpoint (whatever event types it subscribes to)',
   body: TestWebhookBody,
   response: WebhookDelivery,
-  // 409: the endpoint is paused.
-  errors: [404, 409],
+  // 409: the endpoint is paused; 429: the org's hand sends are spent.
+  errors: [404, 409, 429],
 });
 
 /** POST /api/org-api-keys?action=test-webhook (bearer; owner or admin of `org_id`) */
