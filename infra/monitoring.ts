@@ -239,6 +239,15 @@ export class ServiceMonitoring extends Construct {
       datapoints: { of: 3, breaching: 3 },
       runbook: 'webhook-failure-rate',
     });
+    // A record kept is an event no partner got: any in a period counts. Its message in the stream
+    // failures queue pages through the queue's alarm too; this one says which kind it is, and how many.
+    this.alarm('WebhookRecordsUnreadable', {
+      metric: metric(METRIC.webhookRecordsUnreadable, 'Sum', FIVE_MINUTES),
+      description: 'Stream records the webhook events worker could not turn into events (kept on the stream failures queue)',
+      threshold: 1,
+      datapoints: { of: 3, breaching: 2 },
+      runbook: 'webhook-records-unreadable',
+    });
   }
 
   /**
