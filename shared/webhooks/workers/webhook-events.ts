@@ -29,7 +29,8 @@ export const webhookEventsWorker = {
     keys: ['GetItem'],
     webhooks: ['PutItem'],
   },
-  sendsTo: ['webhook-deliveries'],
+  // The stream failures queue: where a record the rules cannot read is kept (`UnreadableRecords`).
+  sendsTo: ['webhook-deliveries', 'stream-failures'],
   parts: ['webhookEvents'],
   timeoutSeconds: 60,
 } as const satisfies WorkerDefinition;
