@@ -105,8 +105,8 @@ export function webhookEventsHandler(deps: () => EventsDeps): (event: DynamoDBSt
     const reads: Read[] = event.Records.map((record, index) => {
       try {
         return { index, outcome: changeOutcome(changeOf(record, services.streamedTables)) };
-      } catch (error) {
-        return { index, error: error as Error };
+      } catch (thrown) {
+        return { index, error: thrown instanceof Error ? thrown : new Error(String(thrown)) };
       }
     });
     const failedAt = await handleAll(services, event.Records, reads);
