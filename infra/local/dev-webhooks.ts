@@ -28,7 +28,7 @@ export const DEV_WEBHOOKS_PATH = '/dev/webhooks';
 const KEPT = 200;
 
 /** The path that replays the kept stream records. */
-export const REPLAY_PATH = `${DEV_WEBHOOKS_PATH}/failures/replay`;
+const REPLAY_PATH = `${DEV_WEBHOOKS_PATH}/failures/replay`;
 
 /** One delivery as it arrived. */
 export interface ArrivedDelivery {

@@ -26,7 +26,7 @@ export interface StreamRetries {
 }
 
 /** As Lambda's event source mapping (infra/workers.ts `STREAM_READING`): 10 retries, waits of 100 ms doubling to 2 s (about 11 s in all). */
-export const LAMBDA_LIKE_RETRIES: StreamRetries = { retries: 10, firstDelayMs: 100, maxDelayMs: 2_000 };
+const LAMBDA_LIKE_RETRIES: StreamRetries = { retries: 10, firstDelayMs: 100, maxDelayMs: 2_000 };
 /** DynamoDB Local's streams are settled after this many passes this far apart find nothing. */
 const QUIET_PASSES = 3;
 const QUIET_PASS_MS = 100;
