@@ -77,5 +77,6 @@ export const RUNBOOK_ENTRIES = [
   'worker-errors',
   'webhook-dead-letters',
   'webhook-failure-rate',
+  'webhook-records-unreadable',
 ] as const;
 export type RunbookEntry = (typeof RUNBOOK_ENTRIES)[number];

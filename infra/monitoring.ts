@@ -206,14 +206,15 @@ export class ServiceMonitoring extends Construct {
 
   /**
    * Webhooks: a message in any dead-letter queue (a delivery given up after five receives, a stream
-   * batch given up after ten tries: each is an event a partner will not get until on-call redrives
-   * it), and the share of delivery attempts that failed (the delivery worker's own metrics). A dead
+   * batch given up after ten tries, a stream record the events worker kept as unreadable: each is an
+   * event a partner will not get until on-call redrives or replays it), the unreadable records'
+   * count, and the share of delivery attempts that failed (the delivery worker's own metrics). A dead
    * letter stays until someone acts, so 2 of 3 periods still means one message, seen twice.
    */
   private watchWebhooks(queues: ServiceQueues, metric: ServiceMetric, thresholds: AlarmThresholds): void {
     const deadLetters = [
       ...Object.entries(queues.queues).map(([name, { deadLetters: queue }]) => [`${pascalCase(name)}DeadLetters`, name, queue] as const),
-      ['StreamFailures', 'stream batches', queues.streamFailures] as const,
+      ['StreamFailures', 'stream batches and unreadable stream records', queues.streamFailures] as const,
     ];
     for (const [id, name, queue] of deadLetters) {
       this.alarm(id, {
@@ -240,6 +241,15 @@ export class ServiceMonitoring extends Construct {
       threshold: percent,
       datapoints: { of: 3, breaching: 3 },
       runbook: 'webhook-failure-rate',
+    });
+    // A record kept is an event no partner got: any in a period counts. Its message in the stream
+    // failures queue pages through the queue's alarm too; this one says which kind it is, and how many.
+    this.alarm('WebhookRecordsUnreadable', {
+      metric: metric(METRIC.webhookRecordsUnreadable, 'Sum', FIVE_MINUTES),
+      description: 'Stream records the webhook events worker could not turn into events (kept on the stream failures queue)',
+      threshold: 1,
+      datapoints: { of: 3, breaching: 2 },
+      runbook: 'webhook-records-unreadable',
     });
   }
 

@@ -7,11 +7,17 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { EnvVar } from '../shared/platform/env-parts.js';
-import type { QueueName, WorkerDefinition } from '../shared/platform/worker.js';
+import type { QueueName, SendQueue, WorkerDefinition } from '../shared/platform/worker.js';
 import { pascalCase } from './construct-ids.js';
 
 /** The variable that carries each queue's URL to the functions that send to it or read it. */
 export const QUEUE_URL_VARS: Readonly<Record<QueueName, EnvVar>> = { 'webhook-deliveries': 'WEBHOOK_DELIVERY_QUEUE_URL' };
+
+/** The variable that carries the URL of each queue a worker may send to (`sendsTo`): the service's queues and the stream failures queue. */
+export const SEND_URL_VARS: Readonly<Record<SendQueue, EnvVar>> = {
+  ...QUEUE_URL_VARS,
+  'stream-failures': 'WEBHOOK_STREAM_FAILURES_QUEUE_URL',
+};
 
 /** Receives before a message goes to its queue's dead-letter queue (a delivery that failed five times in a row to be handled). */
 export const MAX_RECEIVE_COUNT = 5;
@@ -43,7 +49,11 @@ export interface ServiceQueue {
 /** The queues of the service, by their `QueueName`, and the stream triggers' dead-letter queue. */
 export class ServiceQueues extends Construct {
   readonly queues: Readonly<Record<QueueName, ServiceQueue>>;
-  /** Where a stream trigger records a batch it gave up on (its shard and sequence numbers, not the records). */
+  /**
+   * The stream failures queue: where the events worker keeps a record it cannot read (the record
+   * and the error), and where a stream trigger records a batch it gave up on (its shard and
+   * sequence numbers, not the records). No worker reads it: on-call does (docs/runbook.md).
+   */
   readonly streamFailures: Queue;
 
   constructor(scope: Construct, id: string, props: { readonly workers: readonly WorkerDefinition[] }) {
@@ -51,6 +61,11 @@ export class ServiceQueues extends Construct {
     const names = Object.keys(QUEUE_URL_VARS) as QueueName[];
     this.queues = Object.fromEntries(names.map((name) => [name, this.queueOf(name, props.workers)])) as Record<QueueName, ServiceQueue>;
     this.streamFailures = new Queue(this, 'StreamFailures', COMMON);
+  }
+
+  /** The queue a worker's `sendsTo` names. */
+  sendTarget(name: SendQueue): Queue {
+    return name === 'stream-failures' ? this.streamFailures : this.queues[name].queue;
   }
 
   /** A queue whose visibility timeout is {@link VISIBILITY_PER_TIMEOUT} times its slowest consumer's timeout. */

@@ -167,6 +167,7 @@ export class ServiceStack extends Stack {
       SESSION_ID_KEY_ARN: this.sessionIdKey.secretArn,
       WEBHOOK_SECRET_KEY_ARN: this.webhookSecretKey.secretArn,
       WEBHOOK_DELIVERY_QUEUE_URL: this.queues.queues['webhook-deliveries'].queue.queueUrl,
+      WEBHOOK_STREAM_FAILURES_QUEUE_URL: this.queues.streamFailures.queueUrl,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
@@ -200,7 +201,7 @@ export class ServiceStack extends Stack {
       new CfnOutput(this, `${id}Arn`, { description: `Dead-letter queue of ${name} (redrive source)`, value: deadLetters.queueArn });
     }
     new CfnOutput(this, 'WebhookStreamFailuresUrl', {
-      description: 'Where the stream triggers record the batches they gave up on',
+      description: 'Stream failures: the records the events worker could not read, and the batches the stream triggers gave up on',
       value: this.queues.streamFailures.queueUrl,
     });
     for (const [name, fn] of this.workers.functions) {

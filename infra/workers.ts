@@ -30,7 +30,7 @@ import {
   type FunctionSettings,
 } from './functions.js';
 import { pascalCase } from './construct-ids.js';
-import { QUEUE_URL_VARS, type ServiceQueues } from './queues.js';
+import { SEND_URL_VARS, type ServiceQueues } from './queues.js';
 import type { ServiceTables } from './tables.js';
 
 /**
@@ -89,7 +89,7 @@ export class ServiceWorkers extends Construct {
         reads,
         secrets: props.secrets,
       });
-      for (const queue of worker.sendsTo ?? []) role.addToPolicy(sendStatement(props.queues.queues[queue].queue));
+      for (const queue of worker.sendsTo ?? []) role.addToPolicy(sendStatement(props.queues.sendTarget(queue)));
       const suffix = ` (secrets revision ${props.secretsRevision})`;
       const fn = new NodejsFunction(
         this,
@@ -160,7 +160,7 @@ function streamSource(name: TableName, table: Table, trigger: Extract<WorkerTrig
 /** A worker that sends to a queue must have its URL in its environment (its parts): checked at synth, not at the first message. */
 function checkQueueVariables(worker: WorkerDefinition, reads: readonly EnvVar[]): void {
   for (const queue of worker.sendsTo ?? []) {
-    const variable = QUEUE_URL_VARS[queue];
+    const variable = SEND_URL_VARS[queue];
     if (!reads.includes(variable))
       throw new Error(`worker ${worker.function} uses queue ${queue}, but none of its parts reads ${variable}`);
   }

@@ -15,6 +15,12 @@
  * 127.0.0.1, which every user of the machine (and a page's DNS-rebinding trick) can reach; the
  * local data is the service's only (docs/decisions.md, "Local data").
  *
+ * The page and its JSON (`failures`) also list the stream records kept in the local failures list
+ * (`stream-failures.ts`: what the events worker could not turn into events), which
+ * `POST /dev/webhooks/failures/replay` hands to the worker again
+ * (docs/runbook.md#webhook-records-unreadable). They are the developer's own run's records, shown
+ * whole so that a broken one can be read and fixed.
+ *
  * The answer is 204, or the status named by `?status=` in the registered URL (e.g.
  * `/dev/webhooks/flaky?status=503`), so retries, a 410's disabling and the deliveries list can be
  * watched locally too.
@@ -28,11 +34,15 @@ import { escapeHtml } from '../../shared/platform/http/html.js';
 import { sealingContext } from '../../shared/webhooks/secret-sealer.js';
 import { secretSealer } from '../../shared/webhooks/services.js';
 
+import type { KeptStreamRecord, LocalStreamFailures } from './stream-failures.js';
 /** Where the receiver listens on the front. */
 export const DEV_WEBHOOKS_PATH = '/dev/webhooks';
 
 /** Deliveries kept in memory; older ones are dropped. */
 const KEPT = 200;
+
+/** The path that replays the kept stream records. */
+const REPLAY_PATH = `${DEV_WEBHOOKS_PATH}/failures/replay`;
 
 /** One delivery as it arrived. */
 export interface ArrivedDelivery {
@@ -68,6 +78,8 @@ export interface DevWebhooksOptions {
    * list-webhook-deliveries). @throws Unauthenticated, Forbidden
    */
   readonly authorize: (authorization: string | undefined, orgId: number) => Promise<void>;
+  /** The local failures list (once the workers run). */
+  readonly failures: () => LocalStreamFailures | undefined;
 }
 
 /** The receiver and its memory of what arrived. */
@@ -104,11 +116,12 @@ export function devWebhooks(options: DevWebhooksOptions) {
     const org = url.searchParams.get('org_id');
     if (org === null) {
       const listed = arrived.map(metadata);
-      if (json) res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ deliveries: listed }));
+      const failures = options.failures()?.list() ?? [];
+      if (json) res.writeHead(200, JSON_HEADERS).end(JSON.stringify({ deliveries: listed, failures }));
       else
         res
           .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-          .end(page(listed, options.baseUrl()));
+          .end(page(listed, failures, options.baseUrl()));
       return;
     }
     const orgId = Number(org);
@@ -169,6 +182,21 @@ export function devWebhooks(options: DevWebhooksOptions) {
     res.writeHead(answered).end();
   }
 
+  /** Hand the kept records to the worker again: JSON of what it did, or back to the page for the page's button (a form). */
+  async function replay(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const failures = options.failures();
+    if (!failures?.replaying()) {
+      res.writeHead(409, JSON_HEADERS).end(JSON.stringify({ error: 'the workers are not running' }));
+      return;
+    }
+    const outcome = await failures.replay();
+    if (req.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+      res.writeHead(303, { location: DEV_WEBHOOKS_PATH }).end();
+    } else {
+      res.writeHead(200, JSON_HEADERS).end(JSON.stringify(outcome));
+    }
+  }
+
   return {
     /** What arrived, newest first. */
     arrived: (): readonly ArrivedDelivery[] => arrived,
@@ -178,7 +206,9 @@ export function devWebhooks(options: DevWebhooksOptions) {
      */
     async serve(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<boolean> {
       if (url.pathname !== DEV_WEBHOOKS_PATH && !url.pathname.startsWith(`${DEV_WEBHOOKS_PATH}/`)) return false;
-      if (req.method === 'POST' && url.pathname.startsWith(`${DEV_WEBHOOKS_PATH}/`)) {
+      if (req.method === 'POST' && url.pathname === REPLAY_PATH) {
+        await replay(req, res);
+      } else if (req.method === 'POST' && url.pathname.startsWith(`${DEV_WEBHOOKS_PATH}/`)) {
         await receive(req, res, url, body);
       } else if (req.method === 'GET' && url.pathname === DEV_WEBHOOKS_PATH) {
         await show(req, res, url);
@@ -210,8 +240,28 @@ function typeOf(body: string): string | null {
   }
 }
 
-/** The page: what arrived, newest first, refreshed every few seconds; no body (see the module comment). */
-function page(arrived: readonly ArrivalMetadata[], baseUrl: string): string {
+/** The kept stream records, with their error and the button that replays them. */
+function failuresSection(failures: readonly KeptStreamRecord[]): string {
+  if (failures.length === 0) return '<p>No stream record is kept: every change became its events.</p>';
+  const rows = failures
+    .map(
+      (f) => `<tr>
+  <td>${escapeHtml(f.kept_at)}</td><td>${escapeHtml(f.kind)}</td><td><code>${escapeHtml(f.record.eventID ?? '')}</code></td>
+  <td>${escapeHtml(f.record.eventName ?? '')}</td><td>${escapeHtml(f.error)}</td>
+  <td><details><summary>record</summary><pre>${escapeHtml(JSON.stringify(f.record, null, 2))}</pre></details></td>
+</tr>`,
+    )
+    .join('\n');
+  return `<p><strong>${failures.length} stream record(s) kept</strong>: changes that did not become events (the stream failures queue of a deployment). Replay them once the cause is removed.</p>
+<form method="post" action="${REPLAY_PATH}"><button type="submit">Replay into webhook-events</button></form>
+<table><thead><tr><th>kept</th><th>kind</th><th>eventID</th><th>change</th><th>error</th><th></th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>`;
+}
+
+/** The page: what arrived, newest first, refreshed every few seconds, without bodies (see the module comment); then the kept stream records. */
+function page(arrived: readonly ArrivalMetadata[], failures: readonly KeptStreamRecord[], baseUrl: string): string {
   const rows = arrived
     .map(
       (d) => `<tr>
@@ -236,5 +286,7 @@ Each delivery is verified with the <code>standardwebhooks</code> library and the
 <tbody>
 ${rows || '<tr><td colspan="6">Nothing yet.</td></tr>'}
 </tbody></table>
+<h2>Stream records kept</h2>
+${failuresSection(failures)}
 </body></html>`;
 }

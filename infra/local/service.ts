@@ -29,7 +29,7 @@ import { serveConsole } from './console.js';
 import { serveDemoGame } from './demo-game.js';
 import { createFront, type HttpHandler } from './front.js';
 import { DEV_WEBHOOKS_PATH, devWebhooks, type DevWebhooks } from './dev-webhooks.js';
-import { localQueues, startLocalWorkers, type LocalWorkers } from './workers.js';
+import { localQueues, startLocalWorkers, type LocalQueues, type LocalWorkers } from './workers.js';
 import { createIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { loadLocalSecret } from './local-secret.js';
 import { loopbackJwksCache } from './loopback-jwks.js';
@@ -139,7 +139,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const dataDir = resolve(options.dataDir);
   // Requests that arrive while the service starts wait for it (as on a cold start).
   const ready = settleable<IdentityProvider>();
-  const where: { baseUrl?: string; tableNames?: Record<TableName, string>; svc?: Services } = {};
+  const where: { baseUrl?: string; tableNames?: Record<TableName, string>; svc?: Services; queues?: LocalQueues } = {};
   const receiver = devWebhooks({
     baseUrl: () => where.baseUrl!,
     client: () => where.svc!.client,
@@ -152,6 +152,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         permission: 'webhooks',
       });
     },
+    failures: () => where.queues?.['stream-failures'],
   });
   const server = createFront({
     loadHandler: async (fn) => {
@@ -208,7 +209,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // Local: with its access key), which no variable of the environment could say. The provider's
     // JWKS is served over plain HTTP on localhost, which the verifier's own fetcher (HTTPS) refuses.
     // The workers' queues stand in for SQS: the functions send to them, the workers take from them.
-    const queues = localQueues(options.clock ?? systemClock, dataDir);
+    const queues = (where.queues = localQueues(options.clock ?? systemClock, dataDir));
     const overrides: ServiceOverrides = {
       clock: options.clock,
       client: documentClient(connection),

@@ -2,7 +2,8 @@
  * The workers of THE workers table (shared/workers.ts) in the local run, each its own handler
  * (`functions/<name>.ts`, as Lambda runs it) on the local stand-in of its trigger:
  * - a stream worker reads the local streams (`streams/`: DynamoDB Local's own, or dynalite's
- *   stand-in made from the writes it applies);
+ *   stand-in made from the writes it applies); what it cannot turn into events is kept in the local
+ *   failures list (`stream-failures.ts`), replayable from `/dev/webhooks`;
  * - a queue worker takes the in-process queue's batches (`delivery-queue.ts`), which the functions'
  *   services send to in place of SQS (`ServiceOverrides.queues`);
  * - a scheduled worker runs on a timer.
@@ -16,6 +17,7 @@ import type { TableName } from '../../shared/tables.js';
 import { workers } from '../../shared/workers.js';
 import { LocalDeliveryQueue, type QueueHandler } from './delivery-queue.js';
 import type { DynamoConnection, EmbeddedDynamo } from './dynamo.js';
+import { LocalStreamFailures } from './stream-failures.js';
 import { startStreams, type LocalStreams, type OnRecords } from './streams/index.js';
 
 /** How often the local queue looks for due messages (SQS's long poll answers within milliseconds). */
@@ -26,15 +28,21 @@ const STREAM_POLL_MS = 250;
 /** The queues, made before the services are (they send to them). */
 export interface LocalQueues {
   readonly 'webhook-deliveries': LocalDeliveryQueue;
+  /** The stream failures queue's stand-in: what the events worker and the streams keep (`stream-failures.ts`). */
+  readonly 'stream-failures': LocalStreamFailures;
 }
 
 /**
- * The local queues on the run's clock; with a data folder, each keeps its messages in a journal
- * there (`<queue>.queue.jsonl`), so a restart hands again what was sent and not yet done.
+ * The local queues on the run's clock; with a data folder, the delivery queue keeps its messages in
+ * a journal there (`webhook-deliveries.queue.jsonl`), so a restart hands again what was sent and not
+ * yet done. The stream failures list is the run's own (shown on `/dev/webhooks`).
  */
 export function localQueues(clock: Clock, dataDir?: string): LocalQueues {
   const journal = dataDir === undefined ? undefined : join(dataDir, 'webhook-deliveries.queue.jsonl');
-  return { 'webhook-deliveries': new LocalDeliveryQueue({ clock, journal }) };
+  return {
+    'webhook-deliveries': new LocalDeliveryQueue({ clock, journal }),
+    'stream-failures': new LocalStreamFailures(() => clock.now()),
+  };
 }
 
 /** The running workers. */
@@ -74,12 +82,16 @@ export async function startLocalWorkers(options: LocalWorkersOptions): Promise<L
       const handler = await options.loadHandler(worker.function);
       const { trigger } = worker;
       if (trigger.kind === 'stream') {
+        const failures = options.queues['stream-failures'];
+        // A replay of what is kept goes to the same handler.
+        failures.setWorker(handler as OnRecords);
         streams.push(
           await startStreams({
             backend: options.backend,
             connection: options.connection,
             tableNames: options.tableNames,
             onRecords: handler as OnRecords,
+            failures,
             pollIntervalMs: STREAM_POLL_MS,
             log,
           }),

@@ -73,7 +73,12 @@ export const envParts = {
   ],
   /** `shared/webhooks/event-services.ts`: the stream and due workers (events to deliveries, due items). */
   // counters: only its name, which tells the counters stream's records from the others'.
-  webhookEvents: [...CORE, ...tableVars('tokens', 'keys', 'counters', 'catalog', 'webhooks'), 'WEBHOOK_DELIVERY_QUEUE_URL'],
+  webhookEvents: [
+    ...CORE,
+    ...tableVars('tokens', 'keys', 'counters', 'catalog', 'webhooks'),
+    'WEBHOOK_DELIVERY_QUEUE_URL',
+    'WEBHOOK_STREAM_FAILURES_QUEUE_URL',
+  ],
   /** `shared/webhooks/delivery-services.ts`: the delivery worker (attempts, endpoint health, its audit records). */
   webhookDelivery: [
     ...CORE,

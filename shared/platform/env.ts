@@ -106,6 +106,11 @@ export const EnvSchema = z.object({
    * in-process queue instead (`overrideServices`), and this stays unset.
    */
   WEBHOOK_DELIVERY_QUEUE_URL: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * The stream failures queue (SQS URL in AWS): where the events worker keeps a stream record it
+   * cannot read (docs/runbook.md#webhook-records-unreadable). Locally the runner's failures list.
+   */
+  WEBHOOK_STREAM_FAILURES_QUEUE_URL: z.optional(z.string().check(z.minLength(1))),
   ...loggingVars,
 });
 

@@ -252,6 +252,11 @@ export const METRIC = {
   webhookFailed: 'WebhookFailed',
   /** Each webhook attempt's time to the answer's status line (or the failure), for the service (Milliseconds; p50/p99). */
   webhookLatency: 'WebhookLatency',
+  /**
+   * Stream records the events worker could not turn into events and kept on the stream failures
+   * queue, for the service (Count; its alarm pages: docs/runbook.md#webhook-records-unreadable).
+   */
+  webhookRecordsUnreadable: 'WebhookRecordsUnreadable',
 } as const;
 
 /** A metric's name. */

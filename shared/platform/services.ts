@@ -14,7 +14,7 @@ import { env, type Env } from './env.js';
 import { createDocumentClient, type StoreOptions } from './dynamo/client.js';
 import { required } from './env.js';
 import { tables, type TableName } from '../tables.js';
-import type { QueueName } from './worker.js';
+import type { SendQueue } from './worker.js';
 
 /** What every part shares. */
 export interface CoreServices {
@@ -41,7 +41,7 @@ export interface ServiceOverrides {
    * The queues, in place of SQS: the local runner's in-process queues, which run the same worker
    * handlers (infra/local/). Absent: SQS at the queue's URL from the environment.
    */
-  readonly queues?: Readonly<Partial<Record<QueueName, QueueSender>>>;
+  readonly queues?: Readonly<Partial<Record<SendQueue, QueueSender>>>;
   /**
    * Resolves host names (webhook URLs, at registration and at every attempt): tests make a name
    * resolve where they need (`vm` to 127.0.0.1) without touching the machine's. The system's by default.
@@ -63,7 +63,7 @@ export interface QueueSender {
 }
 
 /** The local runner's stand-in for a queue, when it gave one (`ServiceOverrides.queues`). */
-export function queueOverride(queue: QueueName): QueueSender | undefined {
+export function queueOverride(queue: SendQueue): QueueSender | undefined {
   return overrides.queues?.[queue];
 }
 

@@ -12,6 +12,15 @@ import type { DataAccess } from './route.js';
 /** The queues of the service (SQS in AWS, with a dead-letter queue each; in-process locally). */
 export type QueueName = 'webhook-deliveries';
 
+/**
+ * The queue no worker reads: where the events worker keeps a stream record it cannot read, and where
+ * the stream triggers record a batch they gave up on (SQS in AWS, read by on-call; a list locally).
+ */
+export type FailureQueueName = 'stream-failures';
+
+/** A queue a worker may send to. */
+export type SendQueue = QueueName | FailureQueueName;
+
 /** What runs a worker. */
 export type WorkerTrigger =
   | {
@@ -44,7 +53,7 @@ export interface WorkerDefinition {
   /** DynamoDB actions per table (least-privilege IAM, as for routes). */
   readonly data: DataAccess;
   /** The queues it sends to. */
-  readonly sendsTo?: readonly QueueName[];
+  readonly sendsTo?: readonly SendQueue[];
   /** The parts of the services it builds (its environment, as for routes). */
   readonly parts: readonly Exclude<EnvPart, 'http'>[];
   /** Longest run of one invocation, in seconds. */

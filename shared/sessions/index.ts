@@ -10,5 +10,6 @@ export { ConsumedSession, CreateSessionFields, CreatedSession, IdempotencyKeyHea
 export { type SessionTokens } from './session-tokens.js';
 export { allowsItem, isAllowed, outOfScope, type KeyScope, type Target } from './scope.js';
 export { sessionServices, sessionTokens, tokenStore, type SessionServices } from './services.js';
+export { tokenRecordOf } from './token-item.js';
 export { REPORT_SHARDS } from './token-store.js';
 export { registerSessionDocs } from './schema-docs.js';

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { NotFound, TokenGone } from '../platform/errors.js';
 import { type TokenRecord } from './model.js';
 import type { TokenStore } from './ports.js';
+import { tokenRecordOf } from './token-item.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { idempotent, isConditionalFailure, oldItemOf, wireAttribute, type StoreOptions } from '../platform/dynamo/client.js';
 
@@ -45,7 +46,7 @@ export class DynamoTokenStore implements TokenStore {
     const { Item } = await this.options.client.send(
       new GetCommand({ TableName: this.options.tableName, Key: { token }, ConsistentRead: true }),
     );
-    return Item ? toRecord(Item) : undefined;
+    return Item ? tokenRecordOf(Item) : undefined;
   }
 
   async consume(token: string, nowIso: string, sessionId: number, playerUuid: string | null): Promise<TokenRecord> {
@@ -72,7 +73,7 @@ export class DynamoTokenStore implements TokenStore {
           }),
         ),
       );
-      return toRecord(Attributes!);
+      return tokenRecordOf(Attributes!);
     } catch (error) {
       if (isConditionalFailure(error)) throw new TokenGone({ cause: error });
       throw error;
@@ -97,7 +98,7 @@ export class DynamoTokenStore implements TokenStore {
           }),
         ),
       );
-      return toRecord(Attributes!);
+      return tokenRecordOf(Attributes!);
     } catch (error) {
       if (!isConditionalFailure(error)) throw error;
       // The token as the refusal returned it; a refusal without it is no such token (DynamoDB
@@ -111,14 +112,4 @@ export class DynamoTokenStore implements TokenStore {
   async delete(token: string): Promise<void> {
     await this.options.client.send(new DeleteCommand({ TableName: this.options.tableName, Key: { token } }));
   }
-}
-
-/** A stored item as the domain's record (without the storage-only attributes). */
-function toRecord(item: Record<string, unknown>): TokenRecord {
-  // `org_day` keyed a report index on items written before the report read audit records;
-  // `exchange_attempts` counted play-cookie exchanges by session id, which no request makes.
-  const { [TTL_ATTRIBUTE]: _ttl, revoked_by: _by, org_day: _day, org_shard: _shard, exchange_attempts: _attempts, ...record } = item;
-  // Metadata is JSON text (see `put`); items written as a map before that still read as they are.
-  if (typeof record.metadata === 'string') record.metadata = JSON.parse(record.metadata);
-  return record as unknown as TokenRecord;
 }

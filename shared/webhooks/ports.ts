@@ -117,6 +117,38 @@ export interface EventSink {
   publish(events: readonly SourcedEvent[]): Promise<void>;
 }
 
+/**
+ * A stream record the event rules cannot read (a deterministic failure: reading it again fails
+ * again), kept as the stream handed it, with why. Handing `record` to the events worker again
+ * (`{"Records":[record]}`) replays it.
+ */
+export interface UnreadableRecord {
+  /** Tells this message from the stream triggers' own on the same queue (their batch info). */
+  readonly kind: 'unreadable-record';
+  /** Why it could not become an event (the error's message). */
+  readonly error: string;
+  /** When it was kept (ISO 8601). */
+  readonly kept_at: string;
+  /** The record, in the stream's wire format (DynamoDB's attribute values). */
+  readonly record: StreamRecord;
+}
+
+/** A DynamoDB stream record (aws-lambda's `DynamoDBRecord`), as far as keeping one reads it. */
+export interface StreamRecord {
+  readonly eventID?: string;
+  readonly eventName?: string;
+  readonly dynamodb?: { readonly NewImage?: unknown; readonly OldImage?: unknown };
+}
+
+/**
+ * Where the events worker keeps what it cannot read, for an operator (docs/runbook.md#webhook-records-unreadable):
+ * the stream failures queue in AWS, the local run's failures list.
+ */
+export interface UnreadableRecords {
+  /** Keep one record. @throws when it was not kept (the batch then fails from it, and the stream hands it again) */
+  keep(record: UnreadableRecord): Promise<void>;
+}
+
 /** Events due by time (`due-store.ts`: items of the webhooks table by due minute, sharded), and how far the sweep has come. */
 export interface DueStore {
   add(items: readonly DueItem[]): Promise<void>;

@@ -1,6 +1,7 @@
 /**
  * The SQS adapter of {@link DeliveryQueue}: each message delayed until its `due_at`, at most the
  * 15 minutes SQS allows (the delivery worker sends a message that arrives early again with what
+<<<<<<< HEAD
  * remains), ten to a request.
  *
  * One SQS action is all it takes, so it is one signed HTTPS request (SQS's JSON protocol,
@@ -8,20 +9,18 @@
  * signer, SHA-256, the environment's credentials), not the SQS client: that would add about 50 KB
  * to each function that sends (test-webhook, retry, the MCP server and the workers) and its own
  * start-up to their cold starts (figures in BENCHMARKS.md).
+=======
+ * remains), ten to a signed `SendMessageBatch` request (`sqs-queue.ts`).
+>>>>>>> events
  */
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { request } from 'node:https';
 import type { DeliveryMessage } from './delivery-model.js';
 import type { DeliveryQueue } from './ports.js';
+import { SqsQueue } from './sqs-queue.js';
 
 /** SQS's longest message delay. */
 const MAX_QUEUE_DELAY_SECONDS = 900;
 /** SQS takes at most 10 messages a request. */
 const BATCH = 10;
-/** A send that takes longer failed (the caller's retry, or the stream or queue's, sends it again). */
-const SEND_TIMEOUT_MS = 5_000;
 
 /** The delay of a message due at `dueAt` (ISO 8601), sent at `nowMs`: within SQS's 0..900 s. */
 export function queueDelaySeconds(dueAt: string, nowMs: number): number {
@@ -43,53 +42,22 @@ export function sendBatchBody(queueUrl: string, messages: readonly DeliveryMessa
 
 /** See the module comment. */
 export class SqsDeliveryQueue implements DeliveryQueue {
-  private readonly url: URL;
-  private readonly signer: SignatureV4;
+  private readonly sqs: SqsQueue;
 
   constructor(
     private readonly queueUrl: string,
     region: string,
     private readonly now: () => number,
   ) {
-    this.url = new URL(queueUrl);
-    this.signer = new SignatureV4({ service: 'sqs', region, credentials: defaultProvider(), sha256: Sha256 });
+    this.sqs = new SqsQueue(queueUrl, region);
   }
 
   async send(messages: readonly DeliveryMessage[]): Promise<void> {
     for (let start = 0; start < messages.length; start += BATCH) {
       const batch = messages.slice(start, start + BATCH);
-      const answer = await this.post(sendBatchBody(this.queueUrl, batch, this.now()));
+      const answer = await this.sqs.post('SendMessageBatch', sendBatchBody(this.queueUrl, batch, this.now()));
       const failed = (JSON.parse(answer) as { Failed?: { Code?: string }[] }).Failed ?? [];
       if (failed.length > 0) throw new Error(`SQS refused ${failed.length} of ${batch.length} delivery messages: ${failed[0]!.Code}`);
     }
-  }
-
-  /** One signed request of SQS's JSON protocol; its answer's body. @throws on any answer but 200 */
-  private async post(body: string): Promise<string> {
-    const { hostname } = this.url;
-    const signed = await this.signer.sign({
-      method: 'POST',
-      protocol: 'https:',
-      hostname,
-      path: '/',
-      query: {},
-      headers: { host: hostname, 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch' },
-      body,
-    });
-    return new Promise((resolve, reject) => {
-      const req = request({ hostname, path: '/', method: 'POST', headers: signed.headers, timeout: SEND_TIMEOUT_MS }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode === 200) resolve(text);
-          else reject(new Error(`SQS answered ${res.statusCode}: ${text.slice(0, 300)}`));
-        });
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`SQS did not answer within ${SEND_TIMEOUT_MS} ms`)));
-      req.on('error', reject);
-      req.end(body);
-    });
   }
 }

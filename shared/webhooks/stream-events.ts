@@ -9,7 +9,7 @@
  * with the same `source_id` (its `eventID`): their deliveries get the same ids, made once.
  */
 import type { ApiKeyRecord } from '../keys/index.js';
-import type { TokenRecord } from '../sessions/index.js';
+import { tokenRecordOf } from '../sessions/index.js';
 import type { DueItem, SourcedEvent } from './delivery-model.js';
 import { keyChanged, keyRateLimited, sessionConsumed, sessionRevoked } from './events-from-records.js';
 
@@ -81,13 +81,14 @@ export function needsSubscriber(item: DueItem): boolean {
  */
 function tokenChange({ eventName, eventID, oldImage, newImage }: StreamChange): ChangeOutcome {
   if (eventName === 'INSERT' && newImage) {
-    const token = newImage as unknown as TokenRecord;
+    const token = tokenRecordOf(newImage);
     if (token.status !== 'active') return NOTHING;
     const item: DueItem = { kind: 'session.expired', org_id: token.org_id, ref: token.token, due_at: token.expires_at };
     return { ...NOTHING, due: [item] };
   }
   if (eventName !== 'MODIFY' || !oldImage || !newImage || oldImage.status !== 'active') return NOTHING;
-  const token = newImage as unknown as TokenRecord;
+  // Read as the token store reads it (metadata stored as text, absent fields null).
+  const token = tokenRecordOf(newImage);
   const sourced = (event: SourcedEvent['event']): ChangeOutcome => ({
     ...NOTHING,
     events: [{ org_id: token.org_id, source_id: eventID, event }],

@@ -30,6 +30,10 @@ const JWT = 'node_modules/aws-jwt-verify/';
 const PLAY = 'shared/play/play.ts';
 const AUDIT_LOG = 'shared/usage/audit-log.ts';
 const MCP = 'node_modules/@modelcontextprotocol/';
+/** The tokens table's one decoder, and where the events worker keeps what it cannot read (signed requests, not the SQS client). */
+const TOKEN_DECODER = 'shared/sessions/token-item.ts';
+const STREAM_FAILURES = 'shared/webhooks/sqs-stream-failures.ts';
+const SQS_CLIENT = 'node_modules/@aws-sdk/client-sqs/';
 
 describe.each([
   // function, what it must carry, what it must not
@@ -43,6 +47,7 @@ describe.each([
   ['play-page', [DYNAMODB, PLAY, TOKENS], [SESSIONS, KEY_CALLS, IDEMPOTENCY, ADMIN, JWT, MCP]],
   ['mcp', [DYNAMODB, SESSIONS, IDEMPOTENCY, MCP], [ADMIN, JWT, PLAY]],
   ['openapi', [], [DYNAMODB, SESSIONS, IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
+  ['webhook-events', [DYNAMODB, TOKEN_DECODER, STREAM_FAILURES], [SQS_CLIENT, SESSIONS, KEY_CALLS, IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],
 ] as const)('%s', (name, carries, lacks) => {
   test(`carries ${carries.join(', ') || 'no service part'} and nothing else of the services`, async () => {
     const modules = await bundledModules(name);

@@ -138,6 +138,7 @@ test('each worker bundle loads in Node 24 with only its own environment and expo
     DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     WEBHOOK_DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
+    WEBHOOK_STREAM_FAILURES_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/stream-failures',
     WEBHOOK_SECRET_KEY: 'w'.repeat(64),
   };
   const own = Object.fromEntries(

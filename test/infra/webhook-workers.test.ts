@@ -112,6 +112,8 @@ describe('functions', () => {
     for (const t of Object.keys(worker.data) as TableName[]) expect(variables).toHaveProperty(tables[t].envVar);
     // A worker that sends to the queue knows its URL; no request reaches a worker: no origin secret.
     if (worker.sendsTo?.includes('webhook-deliveries')) expect(variables.WEBHOOK_DELIVERY_QUEUE_URL).toEqual({ Ref: deliveryQueueId() });
+    if (worker.sendsTo?.includes('stream-failures'))
+      expect(variables.WEBHOOK_STREAM_FAILURES_QUEUE_URL).toEqual({ Ref: streamFailuresId() });
     expect(variables).not.toHaveProperty('ORIGIN_VERIFY_SECRET_ARN');
     expect(variables).not.toHaveProperty('WEBHOOK_SECRET_KEY');
     const resolved = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, typeof v === 'string' ? v : 'x'.repeat(64)]));
@@ -357,6 +359,11 @@ describe('least privilege', () => {
     expect(whoMay('sqs:SendMessage', `${deliveryQueueId()}.Arn`)).toEqual([...workerSenders, ...routeSenders].sort());
   });
 
+  test('the events worker may send to the stream failures queue (where it keeps a record it cannot read), and no other function may', () => {
+    expect(byName(EVENTS).sendsTo).toContain('stream-failures');
+    expect(whoMay('sqs:SendMessage', `${streamFailuresId()}.Arn`)).toEqual([EVENTS]);
+  });
+
   test('only the delivery worker consumes the delivery queue; nobody reads a dead-letter queue; only the stream worker records its failed batches', () => {
     for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
       expect(whoMay(action, `${deliveryQueueId()}.Arn`)).toEqual([DELIVERY]);
@@ -395,6 +402,20 @@ describe('monitoring', () => {
       });
       expect(onQueue[0]!.AlarmDescription).toMatch(/\(docs\/runbook\.md#webhook-dead-letters\)$/);
     }
+  });
+
+  test('a stream record the events worker could not read pages: WebhookRecordsUnreadable of the service, through the alarm topic', () => {
+    const onMetric = alarms().filter((a) => a.MetricName === METRIC.webhookRecordsUnreadable);
+    expect(onMetric).toHaveLength(1);
+    expect(onMetric[0]).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      Dimensions: [{ Name: DIMENSIONS.service, Value: 'game-session-token-service' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: topicId() }],
+    });
+    expect(onMetric[0]!.AlarmDescription).toMatch(/\(docs\/runbook\.md#webhook-records-unreadable\)$/);
   });
 
   test('the delivery failure rate: WebhookFailed over all attempts of the service’s own metrics, past a minimum of attempts', () => {

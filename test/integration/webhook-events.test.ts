@@ -6,6 +6,7 @@
  * below, so both tiers assert the same list.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { LocalStreamFailures } from '../../infra/local/stream-failures.js';
 import { startStreams, type LocalStreams } from '../../infra/local/streams/index.js';
 import { DynamoDueStore } from '../../shared/webhooks/due-store.js';
 import { DynamoTokenReads } from '../../shared/webhooks/event-services.js';
@@ -23,6 +24,7 @@ let streams: LocalStreams;
 let partner: TestKey;
 let sweep: () => Promise<void>;
 const published: SourcedEvent[] = [];
+const failures = new LocalStreamFailures();
 
 beforeAll(async () => {
   // Its own streams record the events; the stack's workers would deliver them too.
@@ -39,12 +41,14 @@ beforeAll(async () => {
     tokens: new DynamoTokenReads({ client, tableName: names.tokens }),
     streamedTables: { tokens: names.tokens, keys: names.keys, counters: names.counters },
     clock: stack.clock,
+    unreadable: failures,
   };
   streams = await startStreams({
     backend: stack.dynamoBackend,
     connection: stack.dynamoConnection,
     tableNames: names,
     onRecords: webhookEventsHandler(() => deps),
+    failures,
     pollIntervalMs: 50,
   });
   sweep = webhookDueHandler(() => deps);

@@ -45,6 +45,7 @@ const SAMPLE: Record<EnvVar, string> = {
   WEBHOOK_SECRET_KEY: 'w'.repeat(64),
   WEBHOOK_SECRET_KEY_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:webhook-secret-key',
   WEBHOOK_DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
+  WEBHOOK_STREAM_FAILURES_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/stream-failures',
   POWERTOOLS_SERVICE_NAME: 'game-session-token-service',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 };

@@ -4,19 +4,29 @@
  * (`dynalite-streams.ts`). Either way the records of the `webhook-events` worker's tables are handed
  * over as a DynamoDBStreamEvent, after the same key-prefix filter its event source mappings apply
  * in AWS (shared/webhooks/workers/webhook-events.ts), in the order of each table's writes. A batch
- * answered with a failure is handed over again from the failed record (at most
- * {@link MAX_DELIVERIES} times, then its records are logged as dropped).
+ * answered with a failure is handed over again from the failed record, after a growing wait, as
+ * Lambda retries a stream batch (infra/workers.ts: 10 retries); while it waits, the records after
+ * it wait too (a shard's order). Once the retries are spent, its records go to the local failures
+ * list (`../stream-failures.ts`), where a developer sees and replays them: none is dropped.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { tables, type TableName } from '../../../shared/tables.js';
 import { webhookEventsWorker } from '../../../shared/webhooks/index.js';
 import type { DynamoConnection, EmbeddedDynamo } from '../dynamo.js';
+import type { LocalStreamFailures } from '../stream-failures.js';
 import { followDynaliteWrites, type AppliedWrite } from './dynalite-streams.js';
 import { DynamoLocalStreams } from './dynamo-local-streams.js';
 
-/** Times a batch is handed over at most. */
-const MAX_DELIVERIES = 3;
+/** How a failed batch is handed over again: retries at most, and the waits before them (doubling from the first, up to the longest). */
+export interface StreamRetries {
+  readonly retries: number;
+  readonly firstDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/** As Lambda's event source mapping (infra/workers.ts `STREAM_READING`): 10 retries, waits of 100 ms doubling to 2 s (about 11 s in all). */
+const LAMBDA_LIKE_RETRIES: StreamRetries = { retries: 10, firstDelayMs: 100, maxDelayMs: 2_000 };
 /** DynamoDB Local's streams are settled after this many passes this far apart find nothing. */
 const QUIET_PASSES = 3;
 const QUIET_PASS_MS = 100;
@@ -41,7 +51,11 @@ export interface StreamOptions {
   readonly onRecords: OnRecords;
   /** DynamoDB Local: how often its streams are polled. */
   readonly pollIntervalMs?: number;
-  /** Where a dropped batch is told. */
+  /** Where the records of a batch whose retries are spent are kept. */
+  readonly failures: Pick<LocalStreamFailures, 'giveUp'>;
+  /** How a failed batch is handed over again ({@link LAMBDA_LIKE_RETRIES} unless given). */
+  readonly retries?: StreamRetries;
+  /** Where a failed batch is told. */
   readonly log?: (message: string) => void;
 }
 
@@ -68,11 +82,14 @@ export async function startStreams(options: StreamOptions): Promise<LocalStreams
   let running: Promise<void> | undefined;
   const log = options.log ?? ((message: string) => console.warn(message));
 
+  const retries = options.retries ?? LAMBDA_LIKE_RETRIES;
   const deliver = async (records: DynamoDBRecord[]) => {
     let rest = records;
-    for (let attempt = 1; rest.length > 0; attempt++) {
-      const answer = await options.onRecords({ Records: rest }).catch((error: unknown) => {
-        log(`webhook-events failed: ${String(error)}`);
+    for (let retry = 0; ; retry++) {
+      let error = 'the worker reported the record as failed';
+      const answer = await options.onRecords({ Records: rest }).catch((thrown: unknown) => {
+        error = String(thrown);
+        log(`webhook-events failed: ${error}`);
         return { batchItemFailures: [{ itemIdentifier: rest[0]!.dynamodb?.SequenceNumber ?? '' }] };
       });
       const failed = answer?.batchItemFailures[0]?.itemIdentifier;
@@ -82,10 +99,12 @@ export async function startStreams(options: StreamOptions): Promise<LocalStreams
         rest.findIndex((r) => r.dynamodb?.SequenceNumber === failed),
       );
       rest = rest.slice(from);
-      if (attempt >= MAX_DELIVERIES) {
-        log(`webhook-events: ${rest.length} stream records dropped after ${MAX_DELIVERIES} attempts`);
+      if (retry >= retries.retries) {
+        options.failures.giveUp(rest, `${error} (${retry + 1} tries)`);
+        log(`webhook-events: ${rest.length} stream records kept in the local failures list after ${retry + 1} tries (/dev/webhooks)`);
         return;
       }
+      await new Promise((done) => setTimeout(done, Math.min(retries.maxDelayMs, retries.firstDelayMs * 2 ** retry)));
     }
   };
   const drain = (): Promise<void> =>

@@ -5,7 +5,7 @@
  * `session.expired`, and a key with an `expires_at`, get a due item (`DueStore`).
  */
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../../platform/observability.js';
+import { logger, METRIC, writeWorkerMetrics } from '../../platform/observability.js';
 import type { WorkerDefinition } from '../../platform/worker.js';
 import type { DueItem } from '../delivery-model.js';
 import { eventServices, type EventServices } from '../event-services.js';
@@ -30,7 +30,8 @@ export const webhookEventsWorker = {
     keys: ['GetItem'],
     webhooks: ['PutItem'],
   },
-  sendsTo: ['webhook-deliveries'],
+  // The stream failures queue: where a record the rules cannot read is kept (`UnreadableRecords`).
+  sendsTo: ['webhook-deliveries', 'stream-failures'],
   parts: ['webhookEvents'],
   timeoutSeconds: 60,
 } as const satisfies WorkerDefinition;
@@ -81,39 +82,70 @@ function changeOf(record: DynamoDBRecord, names: Readonly<Record<StreamedTable, 
 }
 
 /** The services one stream batch runs on. */
-export type EventsDeps = Pick<EventServices, 'sink' | 'due' | 'webhooks' | 'keys' | 'streamedTables'>;
+export type EventsDeps = Pick<EventServices, 'sink' | 'due' | 'webhooks' | 'keys' | 'streamedTables' | 'unreadable' | 'clock'>;
+
+/** A record of the batch, read (what it makes) or not (why). */
+type Read = { readonly index: number; readonly outcome: ChangeOutcome } | { readonly index: number; readonly error: Error };
 
 /**
- * The handler of a stream batch: each record's events and due items (`stream-events.ts`), the
- * actors of deleted keys read from their tombstones, the orgs' endpoints read once per org (only
- * orgs that want `session.expired` get its due items), then the events published and the due items
- * stored. A record the rules cannot read fails the batch from it on (partial batch response: the
- * records before it are handled); a failure of the reads or writes fails the whole batch, which is
- * safe to read again (the same records make the same deliveries and due items).
+ * The handler of a stream batch. Each record is read on its own (`stream-events.ts`): what the
+ * readable ones make is handled together (the actors of deleted keys read from their tombstones,
+ * the orgs' endpoints read once per org, the events published and the due items stored), then each
+ * record the rules cannot read (reading it again fails again) is kept (`UnreadableRecords`),
+ * counted and logged, and the batch moves on: no record takes another with it
+ * (docs/decisions.md#unreadable-stream-records).
+ *
+ * A failure of the reads or writes fails the batch from its first record (partial batch response:
+ * nothing of it is known stored), and a record that could not be kept fails it from that record:
+ * either is safe to read again (a record makes the same deliveries, by its `eventID`, and the
+ * same due items; a kept record is not kept twice, as the records before it are not handed again).
  */
 export function webhookEventsHandler(deps: () => EventsDeps): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
   return async (event) => {
     const services = deps();
-    const outcomes: ChangeOutcome[] = [];
-    let failedAt: number | undefined;
-    for (const [index, record] of event.Records.entries()) {
+    const reads: Read[] = event.Records.map((record, index) => {
       try {
-        outcomes.push(changeOutcome(changeOf(record, services.streamedTables)));
-      } catch (error) {
-        logger.error('a stream record could not be read', { error: error as Error, eventID: record.eventID });
-        failedAt = index;
-        break;
+        return { index, outcome: changeOutcome(changeOf(record, services.streamedTables)) };
+      } catch (thrown) {
+        return { index, error: thrown instanceof Error ? thrown : new Error(String(thrown)) };
       }
-    }
-    try {
-      await handle(services, outcomes);
-    } catch (error) {
-      logger.error('a stream batch failed', { error: error as Error });
-      failedAt = 0;
-    }
-    if (failedAt === undefined || event.Records.length === 0) return { batchItemFailures: [] };
+    });
+    const failedAt = await handleAll(services, event.Records, reads);
+    if (failedAt === undefined) return { batchItemFailures: [] };
     return { batchItemFailures: [{ itemIdentifier: event.Records[failedAt]!.dynamodb?.SequenceNumber ?? '' }] };
   };
+}
+
+/** Handle the readable records, then keep the others; the index of the first record to hand again, if any. */
+async function handleAll(services: EventsDeps, records: readonly DynamoDBRecord[], reads: readonly Read[]): Promise<number | undefined> {
+  if (records.length === 0) return undefined;
+  try {
+    await handle(
+      services,
+      reads.flatMap((r) => ('outcome' in r ? [r.outcome] : [])),
+    );
+  } catch (error) {
+    logger.error('a stream batch failed', { error: error as Error });
+    return 0;
+  }
+  let kept = 0;
+  let failedAt: number | undefined;
+  for (const read of reads) {
+    if (!('error' in read)) continue;
+    const record = records[read.index]!;
+    try {
+      const at = new Date(services.clock.now()).toISOString();
+      await services.unreadable.keep({ kind: 'unreadable-record', error: read.error.message, kept_at: at, record });
+    } catch (error) {
+      logger.error('an unreadable stream record could not be kept', { error: error as Error, eventID: record.eventID });
+      failedAt = read.index;
+      break;
+    }
+    kept += 1;
+    logger.error('a stream record could not be read: kept on the stream failures queue', { error: read.error, eventID: record.eventID });
+  }
+  if (kept > 0) writeWorkerMetrics({ [METRIC.webhookRecordsUnreadable]: kept });
+  return failedAt;
 }
 
 /** Publish what the records made: deleted keys' events once their actors are read; due items of the orgs that want them. */
