@@ -106,6 +106,7 @@ describeWithStack(
       expect(page.body.failures).toEqual([]);
     }, 120_000);
   },
+  { workers: true },
 );
 
 function byToken(a: { token: string }, b: { token: string }): number {

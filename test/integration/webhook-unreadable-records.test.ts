@@ -110,4 +110,5 @@ describeWithStack(
       expect(consumedAt('poison')).not.toContain(poison);
     }, 60_000);
   },
+  { workers: true },
 );
