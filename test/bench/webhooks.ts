@@ -1,5 +1,5 @@
 /**
- * Webhooks in `npm run bench` (issue 27): on a local stack of their own with the workers running
+ * Webhooks in `npm run bench`: on a local stack of their own with the workers running
  * (embedded DynamoDB in this process, as `npm start` runs it: the stream stand-in needs to see the
  * writes), a receiver on 127.0.0.1 that answers 204 at once, and an endpoint of org 1 registered on it.
  * - **end-to-end delay**: from a consume's answer to the receiver holding its `session.consumed`
@@ -352,7 +352,7 @@ export function renderWebhooks(f: WebhookFigures, markdown: boolean): string[] {
   const usd = (n: number) => `$${n.toFixed(n < 0.1 ? 4 : 2)}`;
   return [
     '',
-    markdown ? '### Webhooks (issue 27)' : '== Webhooks (issue 27) ==',
+    markdown ? '### Webhooks' : '== Webhooks ==',
     '',
     ...table(
       markdown,

@@ -1,5 +1,5 @@
 /**
- * The admin console as a newcomer met it (issue 25, items 7 and 8): it draws its chart under any
+ * The admin console as a newcomer meets it: it draws its chart under any
  * locale the browser reports (Chromium under `LANG=C.UTF-8` says `en-US@posix`); the keys page
  * never scrolls sideways and shows every row's actions menu at 1280 and 390 px; a rotated key offers only what
  * the service allows and keeps its rotation visible; the audit log opens on changes and key usage

@@ -1,5 +1,5 @@
 /**
- * The admin console for members who may only read or only switch games (issue 19; docs/console.md,
+ * The admin console for members who may only read or only switch games (docs/console.md,
  * "Roles"): the role list-orgs gives decides up front what is offered, before any click. A viewer
  * sees the games with read-only switches and no key controls; an analyst lands on usage; an editor
  * switches games and streams but is refused the keys. An org the list does not name

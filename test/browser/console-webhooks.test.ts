@@ -1,5 +1,5 @@
 /**
- * The console's Webhooks page (issue 27; docs/console.md, "Webhooks"): an admin adds an endpoint
+ * The console's Webhooks page (docs/console.md, "Webhooks"): an admin adds an endpoint
  * at the local receiver and sees its secret once, edits its events, pauses and resumes it, sends a
  * test event and sees the delivery on the endpoint's page (then its attempt, answered 204 by the receiver), retries it,
  * rotates the secret and deletes the endpoint. A free-tier admin's registration shows the

@@ -1,5 +1,5 @@
 /**
- * The admin console in a real browser (issue 19): sign in through the local provider's login page;
+ * The admin console in a real browser: sign in through the local provider's login page;
  * create a key and mint with it, revoke it and see the next mint refused, reactivate and rotate it;
  * switch "Require API Session Token" and see the play page change; read usage (per day and per key)
  * and the audit entry. axe-core finds no serious or critical violation on any page, the console

@@ -43,7 +43,7 @@ describe.each([
   ['create-session', [DYNAMODB, SESSIONS, IDEMPOTENCY], [ADMIN, JWT, PLAY, MCP]],
   ['list-keys', [DYNAMODB, ADMIN, JWT], [SESSIONS, IDEMPOTENCY, PLAY, MCP]],
   ['audit-log', [DYNAMODB, AUDIT_LOG, JWT], [SESSIONS, IDEMPOTENCY, ADMIN, PLAY, MCP]],
-  // The page script's play session consumes as consume-session does (issue 28): the token part, no key calls.
+  // The page script's play session consumes as consume-session does: the token part, no key calls.
   ['play-page', [DYNAMODB, PLAY, TOKENS], [SESSIONS, KEY_CALLS, IDEMPOTENCY, ADMIN, JWT, MCP]],
   ['mcp', [DYNAMODB, SESSIONS, IDEMPOTENCY, MCP], [ADMIN, JWT, PLAY]],
   ['openapi', [], [DYNAMODB, SESSIONS, IDEMPOTENCY, ADMIN, JWT, PLAY, MCP]],

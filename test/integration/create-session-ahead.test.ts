@@ -1,5 +1,5 @@
 /**
- * create-session ahead of its key's read (issue 28): a key this container has read valid mints in
+ * create-session ahead of its key's read: a key this container has read valid mints in
  * one stage, its count, token and audit record written beside the key's read. What must hold
  * whatever the read then says, under 50 calls at once, on the configured backend: never over a
  * window (limit changes included), a revoked key refused on its very next call with nothing left

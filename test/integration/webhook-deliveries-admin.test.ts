@@ -1,5 +1,5 @@
 /**
- * The deliveries' operations over HTTP (issue 27): list-webhook-deliveries (newest first, a page
+ * The deliveries' operations over HTTP: list-webhook-deliveries (newest first, a page
  * at a time, every attempt with its response code), retry-webhook-delivery (due now, its message
  * queued with the current attempt count) and test-webhook (a `webhook.test` delivery of its own to
  * that endpoint only, whatever it subscribes to). The queue is a recording one, given through the

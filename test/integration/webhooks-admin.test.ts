@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints as org resources over HTTP (issue 27, the management half): create, list,
+ * Webhook endpoints as org resources over HTTP (their management): create, list,
  * update, delete and rotate-webhook-secret, each with its refusals (roles, tier, URL, unknown
  * endpoint, the 20-endpoint maximum); the secret shown only by create and rotate and stored sealed
  * (the raw item holds no `whsec_`), verifiable with the stock `standardwebhooks` library.

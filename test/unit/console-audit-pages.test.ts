@@ -1,5 +1,5 @@
 /**
- * The console's audit log pages (issue 25, item 8): changes and key usage by default, the reads
+ * The console's audit log pages: changes and key usage by default, the reads
  * (`list-keys`) one click away, and a first page full even when the newest records are reads.
  */
 import { describe, expect, test } from '@jest/globals';

@@ -1,5 +1,5 @@
 /**
- * The console's locale (issue 25, item 7): a browser may report a POSIX locale (Chromium under
+ * The console's locale: a browser may report a POSIX locale (Chromium under
  * `LANG=C.UTF-8` says `en-US@posix`), which Intl refuses; every number and date the console
  * formats uses a valid tag instead (infra/console/parts/locale.ts).
  */
