@@ -58,7 +58,7 @@ export class TextLogFormatter extends LogFormatter {
       ? [time, fields.method, fields.operation, fields.status, fields.error_name, ...mcpWords(fields), `${String(fields.duration_ms)}ms`]
       : [time, attributes.logLevel, attributes.message];
     const rest = Object.entries(fields)
-      .filter(([key, value]) => value !== undefined && value !== null && value !== '')
+      .filter(([, value]) => value !== undefined && value !== null && value !== '')
       .filter(([key]) => !(this.requestMessages.has(attributes.message) && (UNSHOWN.has(key) || this.isMetric(key))))
       .filter(([key]) => key !== 'error' || error === undefined)
       .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);

@@ -240,7 +240,8 @@ export function writeWorkerMetrics(
   for (const [name, value] of Object.entries(counts)) line.addMetric(name, MetricUnit.Count, value);
   // EMF takes at most 100 values of a metric on a line: a longer series keeps its latest 99, so
   // that Powertools does not publish the line early (it writes a metric reaching 100 at once).
-  for (const [name, values] of series) for (const value of values.slice(-(MAX_VALUES - 1))) line.addMetric(name, MetricUnit.Milliseconds, value);
+  for (const [name, values] of series)
+    for (const value of values.slice(-(MAX_VALUES - 1))) line.addMetric(name, MetricUnit.Milliseconds, value);
   line.publishStoredMetrics();
 }
 

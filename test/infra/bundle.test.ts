@@ -18,7 +18,7 @@ import { functionEnvVars, workerEnvVars } from '../../shared/platform/env-parts.
 import { workers } from '../../shared/workers.js';
 import { routes } from '../../shared/routes.js';
 import { tableEnv } from '../../shared/platform/env.js';
-import { cdkApp } from './fixture.js';
+import { cdkApp, withoutBundlingLines } from './fixture.js';
 
 const names = functionNames(routes);
 /** The workers' functions (shared/workers.ts), bundled the same way. */
@@ -35,7 +35,7 @@ beforeAll(() => {
   const functions = [...names, ...workerNames].map(
     (name) => [name, new NodejsFunction(stack, pascalCase(name), functionCode(name))] as const,
   );
-  const assembly = app.synth();
+  const assembly = withoutBundlingLines(() => app.synth());
   outdir = assembly.directory;
   const template = assembly.getStackByName('Bundles').template as {
     Resources: Record<string, { Properties: { Code: { S3Key: string } } }>;

@@ -57,6 +57,23 @@ export function workerEntry(worker: WorkerDefinition): string {
   return existsSync(entry) ? entry : join(PROJECT_ROOT, 'shared', 'webhooks', 'workers', `${worker.function}.ts`);
 }
 
+/**
+ * Run `synth` (a synthesis that bundles for real) without CDK's "Bundling asset <path>..." line per
+ * function: CDK writes it to stderr unconditionally (`AssetStaging`), one line per function in a
+ * passing run. Anything else written meanwhile (esbuild's warnings, a failure) still shows.
+ */
+export function withoutBundlingLines<T>(synth: () => T): T {
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
+    (typeof chunk === 'string' && /^Bundling asset \S+\.\.\.\n?$/.test(chunk)) ||
+    (write as (...args: unknown[]) => boolean).call(process.stderr, chunk, ...rest)) as typeof process.stderr.write;
+  try {
+    return synth();
+  } finally {
+    process.stderr.write = write;
+  }
+}
+
 /** Build and synthesize the service stack. */
 export function synthesize(props: Partial<ServiceStackProps> = {}, options: { bundle?: boolean } = {}): Synthesized {
   const app = cdkApp(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] });
@@ -66,7 +83,7 @@ export function synthesize(props: Partial<ServiceStackProps> = {}, options: { bu
     ...(options.bundle ? {} : { workerEntry }),
     ...props,
   });
-  const template = Template.fromStack(stack);
+  const template = options.bundle ? withoutBundlingLines(() => Template.fromStack(stack)) : Template.fromStack(stack);
   return { app, stack, template, json: template.toJSON() as Synthesized['json'] };
 }
 

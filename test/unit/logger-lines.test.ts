@@ -50,11 +50,12 @@ function answered(status: number, error?: unknown): AnsweredRequest {
   };
 }
 
-const parsed = (lines: Written) => lines.map(([stream, line]) => [stream, JSON.parse(line) as Record<string, unknown>] as const);
+type Parsed = [stream: 'out' | 'err', line: Record<string, unknown>];
+const parsed = (lines: Written): Parsed[] => lines.map(([stream, line]) => [stream, JSON.parse(line) as Record<string, unknown>]);
 
 describe('the request line (JSON, as in AWS)', () => {
   test('a success: INFO on stdout; the standard fields, then the request, then its metrics', () => {
-    const [[stream, line]] = parsed(written(() => logRequest(answered(201))));
+    const [stream, line] = parsed(written(() => logRequest(answered(201))))[0]!;
     expect(stream).toBe('out');
     expect(Object.keys(line!)).toEqual([
       'level',
@@ -106,12 +107,16 @@ describe('the request line (JSON, as in AWS)', () => {
       ['err', 'WARN', 403, 'Http403'],
       ['out', 'INFO', 404, 'Http404'],
     ]);
-    expect(lines[0]![1]).toMatchObject({ error_message: expect.stringMatching(/^Rate limit exceeded/), reason: 'RateLimited', [METRIC.refusals]: 1 });
+    expect(lines[0]![1]).toMatchObject({
+      error_message: expect.stringMatching(/^Rate limit exceeded/),
+      reason: 'RateLimited',
+      [METRIC.refusals]: 1,
+    });
   });
 
   test('a 5xx is ERROR on stderr, "request failed", with its error: name, location, message, stack, cause', () => {
     const failure = new Error('DynamoDB failed', { cause: new TypeError('socket hang up') });
-    const [[stream, line]] = parsed(written(() => logRequest(answered(500, failure))));
+    const [stream, line] = parsed(written(() => logRequest(answered(500, failure))))[0]!;
     expect(stream).toBe('err');
     expect(line).toMatchObject({
       level: 'ERROR',
@@ -173,8 +178,21 @@ describe('text (LOG_FORMAT=text, or a terminal off Lambda)', () => {
     const log = text();
     const lines = written(() => {
       log.info('request', { ...requestFields, status: 201, duration_ms: 4, org_id: 1 });
-      log.warn('request', { ...requestFields, status: 429, duration_ms: 2, error_name: 'RateLimited', error_message: 'Rate limit exceeded' });
-      log.info('request', { ...requestFields, operation: 'mcp', status: 200, duration_ms: 5, mcp_method: 'tools/call', mcp_tool: 'create_session' });
+      log.warn('request', {
+        ...requestFields,
+        status: 429,
+        duration_ms: 2,
+        error_name: 'RateLimited',
+        error_message: 'Rate limit exceeded',
+      });
+      log.info('request', {
+        ...requestFields,
+        operation: 'mcp',
+        status: 200,
+        duration_ms: 5,
+        mcp_method: 'tools/call',
+        mcp_tool: 'create_session',
+      });
     });
     expect(lines.map(([stream, line]) => [stream, line.replace(TIME, 'T ')])).toEqual([
       ['out', 'T POST create-session 201 4ms org_id=1\n'],
