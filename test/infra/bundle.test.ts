@@ -32,10 +32,11 @@ beforeAll(() => {
   process.env.CDK_DOCKER = 'false';
   const app = cdkApp();
   const stack = new Stack(app, 'Bundles');
-  const functions = [...names, ...workerNames].map(
-    (name) => [name, new NodejsFunction(stack, pascalCase(name), functionCode(name))] as const,
+  // CDK bundles each function as its construct is made.
+  const functions = withoutBundlingLines(() =>
+    [...names, ...workerNames].map((name) => [name, new NodejsFunction(stack, pascalCase(name), functionCode(name))] as const),
   );
-  const assembly = withoutBundlingLines(() => app.synth());
+  const assembly = app.synth();
   outdir = assembly.directory;
   const template = assembly.getStackByName('Bundles').template as {
     Resources: Record<string, { Properties: { Code: { S3Key: string } } }>;

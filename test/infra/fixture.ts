@@ -58,9 +58,10 @@ export function workerEntry(worker: WorkerDefinition): string {
 }
 
 /**
- * Run `synth` (a synthesis that bundles for real) without CDK's "Bundling asset <path>..." line per
- * function: CDK writes it to stderr unconditionally (`AssetStaging`), one line per function in a
- * passing run. Anything else written meanwhile (esbuild's warnings, a failure) still shows.
+ * Run `synth` (making functions that CDK bundles for real, as each is constructed) without CDK's
+ * "Bundling asset <path>..." line per function: CDK writes it to stderr unconditionally
+ * (`AssetStaging`), one line per function in a passing run. Anything else written meanwhile
+ * (esbuild's warnings, a failure) still shows.
  */
 export function withoutBundlingLines<T>(synth: () => T): T {
   const write = process.stderr.write;
@@ -77,13 +78,17 @@ export function withoutBundlingLines<T>(synth: () => T): T {
 /** Build and synthesize the service stack. */
 export function synthesize(props: Partial<ServiceStackProps> = {}, options: { bundle?: boolean } = {}): Synthesized {
   const app = cdkApp(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] });
-  const stack = new ServiceStack(app, 'Test', {
-    env: { account: '123456789012', region: 'eu-west-1' },
-    identity: TEST_IDENTITY,
-    ...(options.bundle ? {} : { workerEntry }),
-    ...props,
-  });
-  const template = options.bundle ? withoutBundlingLines(() => Template.fromStack(stack)) : Template.fromStack(stack);
+  // CDK bundles each function as its construct is made.
+  const stack = withoutBundlingLines(
+    () =>
+      new ServiceStack(app, 'Test', {
+        env: { account: '123456789012', region: 'eu-west-1' },
+        identity: TEST_IDENTITY,
+        ...(options.bundle ? {} : { workerEntry }),
+        ...props,
+      }),
+  );
+  const template = Template.fromStack(stack);
   return { app, stack, template, json: template.toJSON() as Synthesized['json'] };
 }
 
