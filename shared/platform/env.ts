@@ -31,9 +31,9 @@ const loggingVars = {
   POWERTOOLS_LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
 };
 /**
- * Off Lambda only (the local run, tools): `json` or `text` (one short line a request), read by the
- * logger alone; unset, text when stdout is a terminal. Lambda's lines are always JSON, so no
- * function is given it.
+ * Off Lambda only (the local run, tools): `json` (the default) or `text` (one short line a
+ * request), read by the logger alone; `npm start` in a terminal makes it `text` when unset. Lambda's
+ * lines are always JSON, so no function is given it.
  */
 const LOG_FORMAT = z.optional(z.enum(['json', 'text']));
 const LoggingSchema = z.object({ ...loggingVars, LOG_FORMAT });

@@ -1,5 +1,5 @@
 /**
- * The terminal's form of the service's log lines (`LOG_FORMAT=text`, or a terminal locally): a
+ * The terminal's form of the service's log lines (`LOG_FORMAT=text`; `npm start` in a terminal): a
  * Powertools Logger formatter that turns each line into one short line of text. A request reads
  * `12:03:04 POST create-session 201 4ms`, a refusal adds its reason (`... 429 RateLimited 2ms`),
  * a 5xx its error and the error's stack below it; any other line is its time, level, message and

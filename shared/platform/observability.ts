@@ -9,8 +9,8 @@
  * infra/functions.ts) first. While a request is served, every line carries its request id as
  * Powertools' `correlation_id` ({@link beginRequest}); the request's own line names it `request_id`,
  * as its answer and its audit record do. `POWERTOOLS_LOGGER_SAMPLE_RATE` logs that share of requests
- * at DEBUG. Off Lambda the lines may be text instead (`LOG_FORMAT`, `log-format.ts`); in AWS they are
- * always JSON. Nothing logs raw keys, whole tokens or bearer tokens (a key shows as its first 8
+ * at DEBUG. Off Lambda the lines may be text instead (`LOG_FORMAT=text`, `log-format.ts`); in AWS they
+ * are always JSON. Nothing logs raw keys, whole tokens or bearer tokens (a key shows as its first 8
  * characters).
  *
  * Metrics are Powertools Metrics' embedded metric format (EMF): CloudWatch extracts them from the
@@ -46,11 +46,10 @@ import { ServiceLogger, TextLogFormatter } from './log-format.js';
 const { POWERTOOLS_SERVICE_NAME: SERVICE, POWERTOOLS_LOG_LEVEL, LOG_FORMAT } = loggingEnv();
 
 /**
- * Whether lines are text: never in Lambda; elsewhere as `LOG_FORMAT` says, and when it says
- * nothing, when stdout is a terminal (`npm start` in a terminal; a pipe, a file or a test gets JSON).
+ * Whether lines are text: never in Lambda; elsewhere when `LOG_FORMAT` is `text` (`npm start` in a
+ * terminal sets it when unset: infra/local/log-format-default.ts). Otherwise JSON.
  */
-const TEXT =
-  process.env.AWS_LAMBDA_FUNCTION_NAME === undefined && (LOG_FORMAT === undefined ? process.stdout.isTTY === true : LOG_FORMAT === 'text');
+const TEXT = process.env.AWS_LAMBDA_FUNCTION_NAME === undefined && LOG_FORMAT === 'text';
 
 // === Names
 

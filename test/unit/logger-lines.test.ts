@@ -164,7 +164,7 @@ describe('levels', () => {
   });
 });
 
-describe('text (LOG_FORMAT=text, or a terminal off Lambda)', () => {
+describe('text (LOG_FORMAT=text off Lambda; npm start in a terminal)', () => {
   const text = () =>
     new ServiceLogger({
       serviceName: 'game-session-token-service',
