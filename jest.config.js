@@ -64,7 +64,9 @@ export default {
     ...localPass,
   ],
   // The reliability figures (requests fuzzed, faults injected, races, log lines scanned) after a run.
-  reporters: ['default', '<rootDir>/test/support/figures-reporter.js'],
+  // Each failure once, where its file reports it: jest's default would repeat every failure in a
+  // summary at the end of a run of more than 20 files.
+  reporters: [['default', { summaryThreshold: Number.MAX_SAFE_INTEGER }], '<rootDir>/test/support/figures-reporter.js'],
   testTimeout: 30_000,
   // One worker per core, in worker processes even on a 2-core machine (Jest would otherwise run in
   // band there): a worker that has grown past the limit after a file is replaced. Jest's ESM module

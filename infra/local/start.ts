@@ -2,6 +2,8 @@
  * `npm start`: the service with demo data on an embedded DynamoDB. PORT (3000), DATA_DIR (.local);
  * DYNAMODB_BACKEND, DYNAMODB_ENDPOINT and DYNAMODB_TABLE_PREFIX choose the DynamoDB (`docs/dynamodb-backends.md`).
  */
+// First, for its effect: the log form, before the logger's module loads.
+import './log-format-default.js';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localConsole } from './console.js';

@@ -30,7 +30,13 @@ const loggingVars = {
   /** The lowest level written; Lambda's `AWS_LAMBDA_LOG_LEVEL`, set from it by the stack, takes precedence. */
   POWERTOOLS_LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
 };
-const LoggingSchema = z.object(loggingVars);
+/**
+ * Off Lambda only (the local run, tools): `json` (the default) or `text` (one short line a
+ * request), read by the logger alone; `npm start` in a terminal makes it `text` when unset. Lambda's
+ * lines are always JSON, so no function is given it.
+ */
+const LOG_FORMAT = z.optional(z.enum(['json', 'text']));
+const LoggingSchema = z.object({ ...loggingVars, LOG_FORMAT });
 
 export const EnvSchema = z.object({
   ...tableNameVars,

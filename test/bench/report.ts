@@ -115,19 +115,7 @@ export function renderTables(r: BenchResult, markdown: boolean): string {
   );
 
   section('Cold start per function (bundle as CDK deploys it; module initialization, median of fresh processes)');
-  out.push(
-    ...table(
-      markdown,
-      ['function', 'bundle KB', 'init ms', 'unbundled init ms', 'unbundled / bundled'],
-      [...r.cold].map(([fn, c]) => [
-        fn,
-        fixed(c.bundleKb, 1),
-        fixed(c.initMs, 1),
-        fixed(c.unbundledInitMs, 1),
-        fixed(c.unbundledInitMs / c.initMs, 1),
-      ]),
-    ),
-  );
+  out.push(...renderColdStarts(r.cold, markdown));
 
   section(
     `Cost of one million lifecycles, all in (API: create + validate + consume; browser: create + play page + play session (consume and cookie)), prices of ${PRICES.date}, ${PRICES.region}`,
@@ -164,4 +152,19 @@ export function figuresJson(r: BenchResult): string {
 
 function fixed(n: number, digits: number): string {
   return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
+}
+
+/** The cold-start table: per function, its bundle, its init, and the same handler's init unbundled. */
+export function renderColdStarts(cold: ReadonlyMap<string, ColdStartFigures>, markdown: boolean): string[] {
+  return table(
+    markdown,
+    ['function', 'bundle KB', 'init ms', 'unbundled init ms', 'unbundled / bundled'],
+    [...cold].map(([fn, c]) => [
+      fn,
+      fixed(c.bundleKb, 1),
+      fixed(c.initMs, 1),
+      fixed(c.unbundledInitMs, 1),
+      fixed(c.unbundledInitMs / c.initMs, 1),
+    ]),
+  );
 }

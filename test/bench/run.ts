@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { benchBackend } from './dynamo-process.js';
 import { functionNames } from '../../infra/permissions.js';
 import { routes } from '../../shared/routes.js';
-import { measureColdStarts } from './cold-start.js';
+import { measureColdStarts, type ColdStartFigures } from './cold-start.js';
 import { API_LIFECYCLE, BROWSER_LIFECYCLE, measureCostInputs, priceLifecycles } from './lifecycles.js';
 import { measurePlayStart, playStartJson, renderBrowser, type PlayStartFigures } from './play-start.js';
 import { costJson } from './report-cost.js';
@@ -22,11 +22,11 @@ import { startBenchStack } from './harness.js';
 import { stopAllWhenRunFails, stopWhenRunFails } from './run-end.js';
 import { measureLatency } from './latency.js';
 import { benchOperations, mintTokens } from './operations.js';
-import { figuresJson, renderTables, snake, type BenchResult } from './report.js';
+import { figuresJson, renderColdStarts, renderTables, snake, type BenchResult } from './report.js';
 import { measureStages } from './stages.js';
 import { measureRefusals, refusalsJson, renderRefusals, type RefusalFigures } from './refusals.js';
 import { median, percentile } from './stats.js';
-import { checkTargets, rttTargets, webhookTargets } from './targets.js';
+import { bundleTargets, checkTargets, rttTargets, webhookTargets } from './targets.js';
 import { table } from './table.js';
 import { measureThroughput } from './throughput.js';
 import { DynamoProxy } from './proxy/dynamo-proxy.js';
@@ -59,9 +59,12 @@ const SETTINGS = {
 } as const;
 
 const markdown = process.argv.includes('--markdown');
-/** `--only=rtt`, `scale`, `refusals`, `usage-report`, `webhooks` or `browser`: just that phase (quick iteration); its tables and JSON keys only. */
+/**
+ * `--only=rtt`, `scale`, `refusals`, `usage-report`, `webhooks`, `browser` or `cold-start` (bundles
+ * and their init, no stack): just that phase (quick iteration); its tables and JSON keys only.
+ */
 const only = flag('only');
-const PHASES = ['rtt', 'scale', 'refusals', 'usage-report', 'webhooks', 'browser'] as const;
+const PHASES = ['rtt', 'scale', 'refusals', 'usage-report', 'webhooks', 'browser', 'cold-start'] as const;
 if (only !== undefined && !(PHASES as readonly string[]).includes(only)) throw new Error(`--only takes ${PHASES.join(', ')}`);
 /** The engine the run's DynamoDB is, as the report names it. */
 const BACKEND = benchBackend() === 'local' ? 'DynamoDB Local' : 'dynalite';
@@ -73,6 +76,34 @@ const progress = (what: string) => process.stderr.write(`bench [${((performance.
 
 // A run that fails or is interrupted still stops what it started (`run-end.ts`).
 stopAllWhenRunFails();
+if (only === 'cold-start') {
+  // Bundles and fresh processes only: no stack to start.
+  const fns = functionNames(routes);
+  progress(`cold starts: ${fns.length} functions, bundled and unbundled, ${SETTINGS.coldStartRuns} fresh processes each`);
+  const cold = await measureColdStarts(fns, SETTINGS.coldStartRuns);
+  progress('done');
+  const byFn = (pick: (c: ColdStartFigures) => number) =>
+    Object.fromEntries([...cold].map(([fn, c]) => [snake(fn), Number(pick(c).toFixed(1))]));
+  const figures = {
+    bundleKb: byFn((c) => c.bundleKb),
+    initMs: byFn((c) => c.initMs),
+    initRatio: byFn((c) => c.unbundledInitMs / c.initMs),
+  };
+  const checks = bundleTargets(figures);
+  const lines = [
+    ...renderColdStarts(cold, markdown),
+    '',
+    ...table(
+      markdown,
+      ['target', 'this run', 'met'],
+      checks.map((x) => [x.target, x.value, x.met ? 'yes' : 'NO']),
+    ),
+  ];
+  const json = { bundle_kb: figures.bundleKb, init_ms: figures.initMs, init_ratio_vs_unbundled: figures.initRatio };
+  process.stdout.write(lines.join('\n') + '\n\n' + JSON.stringify(json) + '\n');
+  process.exit(0);
+}
+
 progress(`starting the local stack on ${BACKEND}`);
 const stack = await startBenchStack();
 stopWhenRunFails(() => stack.close());
@@ -80,7 +111,7 @@ const proxy = await DynamoProxy.start(stack.service.dynamoConnection);
 stopWhenRunFails(() => proxy.close());
 if (only !== undefined) {
   try {
-    await runOnly(only as (typeof PHASES)[number]);
+    await runOnly(only as Exclude<(typeof PHASES)[number], 'cold-start'>);
   } finally {
     await proxy.close();
     await stack.close();
@@ -236,7 +267,7 @@ process.stdout.write(tables + '\n\n' + JSON.stringify(json) + '\n');
 process.exit(0);
 
 /** `--only=rtt` / `scale` / `refusals` / `usage-report` / `webhooks` / `browser`: one phase, its tables, and a JSON line with its keys and its targets. */
-async function runOnly(phase: (typeof PHASES)[number]): Promise<void> {
+async function runOnly(phase: Exclude<(typeof PHASES)[number], 'cold-start'>): Promise<void> {
   const lines: string[] = [];
   let json: Record<string, unknown>;
   let checks;

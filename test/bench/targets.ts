@@ -60,7 +60,11 @@ const RTT_TARGETS: Readonly<Record<string, number>> = {
   mcp_create_session: 2.3,
 };
 
-const BUNDLE_KB_TARGET = 300;
+/**
+ * Every bundle, KB: Powertools Logger and Metrics write the service's lines and cost every
+ * function about 30 KB (BENCHMARKS.md, "Bundles and cold starts"); mcp is above it (its SDK).
+ */
+const BUNDLE_KB_TARGET = 330;
 const INIT_MS_TARGET = 60;
 const INIT_RATIO_TARGET = 3;
 const LIFECYCLE_UNITS_TARGET = 6;
@@ -85,26 +89,7 @@ export function checkTargets(f: TargetInputs): TargetCheck[] {
       met: v !== undefined && Math.round(v * 100) / 100 <= max,
     });
   }
-  const worst = (r: Readonly<Record<string, number>>, pick: (a: number, b: number) => number) =>
-    Object.entries(r).reduce<[string, number] | undefined>((w, e) => (!w || pick(e[1], w[1]) === e[1] ? e : w), undefined);
-  const kb = worst(f.bundleKb, Math.max);
-  checks.push({
-    target: `every bundle <= ${BUNDLE_KB_TARGET} KB`,
-    value: kb ? `${fmt(kb[1], 0)} KB (${kb[0]})` : 'n/a',
-    met: !!kb && kb[1] <= BUNDLE_KB_TARGET,
-  });
-  const init = worst(f.initMs, Math.max);
-  checks.push({
-    target: `every init <= ${INIT_MS_TARGET} ms`,
-    value: init ? `${fmt(init[1], 1)} ms (${init[0]})` : 'n/a',
-    met: !!init && init[1] <= INIT_MS_TARGET,
-  });
-  const ratio = worst(f.initRatio, Math.min);
-  checks.push({
-    target: `every init >= ${INIT_RATIO_TARGET}x faster than unbundled`,
-    value: ratio ? `${fmt(ratio[1], 1)}x (${ratio[0]})` : 'n/a',
-    met: !!ratio && ratio[1] >= INIT_RATIO_TARGET,
-  });
+  checks.push(...bundleTargets(f));
   checks.push({
     target: `lifecycle <= ${LIFECYCLE_UNITS_TARGET} capacity units`,
     value: fmt(f.lifecycleUnits, 1),
@@ -139,4 +124,30 @@ export function rttTargets(r: { readonly byName: ReadonlyMap<string, { readonly 
       };
     }),
   );
+}
+
+/** The bundle and cold-start targets (`npm run bench -- --only=cold-start` checks them alone). */
+export function bundleTargets(f: Pick<TargetInputs, 'bundleKb' | 'initMs' | 'initRatio'>): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const worst = (r: Readonly<Record<string, number>>, pick: (a: number, b: number) => number) =>
+    Object.entries(r).reduce<[string, number] | undefined>((w, e) => (!w || pick(e[1], w[1]) === e[1] ? e : w), undefined);
+  const kb = worst(f.bundleKb, Math.max);
+  checks.push({
+    target: `every bundle <= ${BUNDLE_KB_TARGET} KB`,
+    value: kb ? `${fmt(kb[1], 0)} KB (${kb[0]})` : 'n/a',
+    met: !!kb && kb[1] <= BUNDLE_KB_TARGET,
+  });
+  const init = worst(f.initMs, Math.max);
+  checks.push({
+    target: `every init <= ${INIT_MS_TARGET} ms`,
+    value: init ? `${fmt(init[1], 1)} ms (${init[0]})` : 'n/a',
+    met: !!init && init[1] <= INIT_MS_TARGET,
+  });
+  const ratio = worst(f.initRatio, Math.min);
+  checks.push({
+    target: `every init >= ${INIT_RATIO_TARGET}x faster than unbundled`,
+    value: ratio ? `${fmt(ratio[1], 1)}x (${ratio[0]})` : 'n/a',
+    met: !!ratio && ratio[1] >= INIT_RATIO_TARGET,
+  });
+  return checks;
 }

@@ -57,15 +57,37 @@ export function workerEntry(worker: WorkerDefinition): string {
   return existsSync(entry) ? entry : join(PROJECT_ROOT, 'shared', 'webhooks', 'workers', `${worker.function}.ts`);
 }
 
+/**
+ * Run `synth` (making functions that CDK bundles for real, as each is constructed) without CDK's
+ * "Bundling asset <path>..." line per function: CDK writes it to stderr unconditionally
+ * (`AssetStaging`), one line per function in a passing run. Anything else written meanwhile
+ * (esbuild's warnings, a failure) still shows.
+ */
+export function withoutBundlingLines<T>(synth: () => T): T {
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
+    (typeof chunk === 'string' && /^Bundling asset \S+\.\.\.\n?$/.test(chunk)) ||
+    (write as (...args: unknown[]) => boolean).call(process.stderr, chunk, ...rest)) as typeof process.stderr.write;
+  try {
+    return synth();
+  } finally {
+    process.stderr.write = write;
+  }
+}
+
 /** Build and synthesize the service stack. */
 export function synthesize(props: Partial<ServiceStackProps> = {}, options: { bundle?: boolean } = {}): Synthesized {
   const app = cdkApp(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] });
-  const stack = new ServiceStack(app, 'Test', {
-    env: { account: '123456789012', region: 'eu-west-1' },
-    identity: TEST_IDENTITY,
-    ...(options.bundle ? {} : { workerEntry }),
-    ...props,
-  });
+  // CDK bundles each function as its construct is made.
+  const stack = withoutBundlingLines(
+    () =>
+      new ServiceStack(app, 'Test', {
+        env: { account: '123456789012', region: 'eu-west-1' },
+        identity: TEST_IDENTITY,
+        ...(options.bundle ? {} : { workerEntry }),
+        ...props,
+      }),
+  );
   const template = Template.fromStack(stack);
   return { app, stack, template, json: template.toJSON() as Synthesized['json'] };
 }

@@ -19,7 +19,7 @@ import {
 import { tableList } from '../../shared/tables.js';
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { wireItemBytes } from '../bench/proxy/wire-units.js';
-import { printFigures } from '../support/figures.js';
+import { addFigureLine } from '../support/figures.js';
 import { createTestKey, UNLIMITED } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { sessionsApi } from '../support/sessions-api.js';
@@ -132,7 +132,7 @@ describe('DynamoDB limits that dynalite does not enforce', () => {
       new GetItemCommand({ TableName: stack.tableNames.tokens, Key: { token: { S: token } }, ConsistentRead: true }),
     );
     const bytes = wireItemBytes(Item as Parameters<typeof wireItemBytes>[0]);
-    printFigures(`dynamodb-limits: the largest token item is ${bytes.toLocaleString('en-US')} bytes (limit 409,600)`);
+    addFigureLine(`dynamodb-limits: the largest token item is ${bytes.toLocaleString('en-US')} bytes (limit 409,600)`);
     expect(bytes).toBeGreaterThan(4094 + 2 * 765);
     expect(bytes).toBeLessThan(16 * 1024);
   });

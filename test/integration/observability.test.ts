@@ -115,7 +115,8 @@ describe('a create / validate / consume / 429 / 401 sequence', () => {
         ],
         Metrics: [{ Name: METRIC.refusals, Unit: 'Count' }],
       });
-    // One line per request: the log line is the metrics line.
+    // One line per request: the log line is the metrics line. (Powertools' ColdStart line is
+    // Lambda's alone: it is written only where AWS_LAMBDA_INITIALIZATION_TYPE is on-demand.)
     expect(emf.filter((l) => l.message === undefined)).toEqual([]);
     // No key, token or request id is a dimension (they are log fields of the same line, never metrics).
     const dimensionNames = new Set(

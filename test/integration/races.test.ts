@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
-import { addFigures, printFigures } from '../support/figures.js';
+import { addFigures, addFigureLine } from '../support/figures.js';
 import { auditOfKey, createTestKey, startOfNextMinute, tokensOfKey, UNLIMITED, windowCounts } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { sessionsApi } from '../support/sessions-api.js';
@@ -26,7 +26,7 @@ afterAll(() =>
   stopAll(
     () => {
       addFigures(figures);
-      printFigures(`races: ${figures.racesRun} races run with ${figures.raceRequests.toLocaleString('en-US')} concurrent requests`);
+      addFigureLine(`races: ${figures.racesRun} races run with ${figures.raceRequests.toLocaleString('en-US')} concurrent requests`);
     },
     () => stack?.stop(),
   ),

@@ -34,7 +34,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { describeWithStack } from '../support/describe-with-stack.js';
 import { FaultRain } from '../support/faults.js';
-import { printFigures } from '../support/figures.js';
+import { addFigureLine } from '../support/figures.js';
 import { createTestKey, roomInMinute, UNLIMITED, type TestKey } from '../support/keys.js';
 import { callTool, connectMcp, textOf } from '../support/mcp.js';
 import { startPlay } from '../support/play-pages.js';
@@ -477,7 +477,7 @@ describeWithStack(
         { seed, numRuns: sizes.numRuns, endOnFailure: true },
       );
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      printFigures(
+      addFigureLine(
         `webhooks invariant, ${name}, ${BACKEND}: ${lifecycles} lifecycles in ${batches} batches, seed ${seed}, ${seconds} s` +
           ` (attempts repeated after their batch settled, so far: ${lateRepeats})`,
       );
@@ -521,7 +521,7 @@ describeWithStack(
         });
       } finally {
         receiver.plan = () => [];
-        printFigures(`webhooks invariant, faults, ${BACKEND}: DynamoDB faults injected ${JSON.stringify(faults.injected)}`);
+        addFigureLine(`webhooks invariant, faults, ${BACKEND}: DynamoDB faults injected ${JSON.stringify(faults.injected)}`);
       }
       expect(faults.injected.throttle + faults.injected.network + faults.injected.timeout).toBeGreaterThan(0);
     }, 300_000);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { adminApi, type AdminApi } from './admin-api.js';
 import { FaultInjector, type FaultKind, type FaultOutcome } from './faults.js';
-import { addFigures, printFigures } from './figures.js';
+import { addFigures, addFigureLine } from './figures.js';
 import { auditOfRequest, createTestKey, roomInMinute, tokensOfKey, UNLIMITED, windowCounts, type TestKey } from './keys.js';
 import { capturedLogs, startStack, type Stack } from './local-stack.js';
 import { sessionsApi, type Reply } from './sessions-api.js';
@@ -64,12 +64,12 @@ class FaultRun {
     this.admin = adminApi(this.stack);
   }
 
-  /** Add this file's counts to the figures (summed over the fault files), print them, stop the stack (also after a failed start). */
+  /** Add this file's counts to the figures (summed over the fault files), stop the stack (also after a failed start). */
   async stop(file: string): Promise<void> {
     await stopAll(
       () => {
         addFigures(this.figures);
-        printFigures(
+        addFigureLine(
           `${file}: ${this.figures.faultsInjected.toLocaleString('en-US')} failed DynamoDB attempts injected into ` +
             `${this.figures.faultRequests.toLocaleString('en-US')} requests, ${this.figures.recoveredByRetry} recovered by a safe retry`,
         );

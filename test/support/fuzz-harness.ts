@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { generateRawKey } from '../../shared/keys/api-keys.js';
 import { adminApi } from './admin-api.js';
-import { addFigures, printFigures } from './figures.js';
+import { addFigures, addFigureLine } from './figures.js';
 import { checkAttribution, MCP_PATH, type Sent } from './fuzz-attribution.js';
 import { contentTypes, headerValue, target, weirdString, type FuzzRequest } from './fuzz-requests.js';
 import { createTestKey, putKeyRecord, UNLIMITED, type TestKey } from './keys.js';
@@ -86,16 +86,16 @@ class FuzzRun {
     expect((await stack.post('consume-session', { token })).status).toBe(200);
   }
 
-  /** Add this file's requests to the figures (summed over the fuzz files), print them, stop the stack (also after a failed start). */
+  /** Add this file's requests to the figures (summed over the fuzz files), stop the stack (also after a failed start). */
   async stop(file: string): Promise<void> {
     await stopAll(
       () => {
         addFigures({ requestsFuzzed: this.fuzzed }, { fuzzSeed: SEED });
-        printFigures(
+        addFigureLine(
           `${file}: ${this.fuzzed.toLocaleString('en-US')} generated requests over HTTP, seed ${SEED} (replay: FUZZ_SEED=${SEED})`,
         );
         for (const [name, counts] of Object.entries(this.statuses)) {
-          printFigures(
+          addFigureLine(
             `  ${name}: ${Object.entries(counts)
               .map(([status, n]) => `${status}×${n}`)
               .join(' ')}`,

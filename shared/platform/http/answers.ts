@@ -18,7 +18,7 @@ import type { CallContext, RateLimitState } from '../call.js';
 import { codeOf, Conflict, DomainError, Overloaded, RateLimited, statusOf } from '../errors.js';
 import type { RouteDefinition } from '../route.js';
 import type { ApiContext } from './pipeline.js';
-import { logRequest } from '../observability.js';
+import { beginRequest, logRequest } from '../observability.js';
 import { namedError } from './named-error.js';
 
 type Event = APIGatewayProxyEventV2;
@@ -199,6 +199,7 @@ export function respond(
     };
     logRequest({
       operation: typeof operation === 'function' ? operation(request.event) : operation.operation,
+      method: request.event.requestContext.http.method,
       status,
       requestId,
       durationMs: Date.now() - (started.get(request) ?? Date.now()),
@@ -224,6 +225,7 @@ export function respond(
         userAgent: requestContext.http.userAgent ?? '',
       };
       request.context.requestId = requestId;
+      beginRequest(requestId);
     },
     after: (request) => {
       request.response = finish(request, request.response!);
