@@ -54,6 +54,8 @@ export interface DeliveryRecord {
    */
   readonly claim_id?: string;
   readonly claim_until?: number;
+  /** The claim whose attempt was recorded last: a repeated record of it (its answer lost) is accepted, not refused. Never shown. */
+  readonly recorded_claim?: string;
 }
 
 /**

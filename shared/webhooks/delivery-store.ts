@@ -7,7 +7,7 @@
  * 1,000 writes a second.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { oldItemOf, type StoreOptions, unlessRefused } from '../platform/dynamo/client.js';
+import { idempotent, oldItemOf, type StoreOptions, unlessRefused } from '../platform/dynamo/client.js';
 import { DeliveryAttemptPending } from '../platform/errors.js';
 import { isoTime } from '../platform/time.js';
 import { DELIVERY_RETENTION_DAYS, MAX_ATTEMPT_ENTRIES, type AttemptEntry, type DeliveryRecord } from './delivery-model.js';
@@ -78,23 +78,26 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return unlessRefused(
       this.options.client
         .send(
-          new UpdateCommand({
-            TableName: this.options.tableName,
-            Key: deliveryKey(delivery.webhook_id, delivery.id),
-            UpdateExpression: 'SET #claim = :lease, #until = :until',
-            // Only a delivery still waiting for this attempt (a succeeded one has moved its count on; an
-            // exhausted one with the same count was ended unsent), and no live claim of another copy.
-            ConditionExpression: `#attempts = :seen AND #status IN (:pending, :failed) AND ${NO_LIVE_CLAIM}`,
-            ExpressionAttributeNames: { '#claim': 'claim_id', '#until': 'claim_until', '#attempts': 'attempts', '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':lease': lease,
-              ':until': untilMs,
-              ':now': nowMs,
-              ':seen': delivery.attempts,
-              ':pending': 'pending',
-              ':failed': 'failed',
-            },
-          }),
+          new UpdateCommand(
+            // Its own earlier application (an answer lost, a retry) holds the claim already: safe to repeat.
+            idempotent({
+              TableName: this.options.tableName,
+              Key: deliveryKey(delivery.webhook_id, delivery.id),
+              UpdateExpression: 'SET #claim = :lease, #until = :until',
+              // Only a delivery still waiting for this attempt (a succeeded one has moved its count on; an
+              // exhausted one with the same count was ended unsent), and no live claim of another copy.
+              ConditionExpression: `(#attempts = :seen AND #status IN (:pending, :failed) AND ${NO_LIVE_CLAIM}) OR #claim = :lease`,
+              ExpressionAttributeNames: { '#claim': 'claim_id', '#until': 'claim_until', '#attempts': 'attempts', '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':lease': lease,
+                ':until': untilMs,
+                ':now': nowMs,
+                ':seen': delivery.attempts,
+                ':pending': 'pending',
+                ':failed': 'failed',
+              },
+            }),
+          ),
         )
         .then(() => true),
       () => false,
@@ -108,8 +111,15 @@ export class DynamoDeliveryStore implements DeliveryStore {
     entry: AttemptEntry,
   ): Promise<boolean> {
     // The holder alone records: its claim was taken at the count it read, and nobody else may change
-    // the count while the claim holds (a hand retry and an unsent end both wait for it to end).
-    return this.record(delivery, progress, entry, { condition: '#claim = :lease', values: { ':lease': lease } });
+    // the count while the claim holds (a hand retry and an unsent end both wait for it to end). The
+    // record names the claim it ends (`recorded_claim`), so its own earlier application (an answer
+    // lost) passes the condition too: the write may be repeated, and the POST it records is never
+    // left out of the log for a lost answer.
+    return this.record(delivery, progress, entry, {
+      condition: '#claim = :lease OR #recorded = :lease',
+      values: { ':lease': lease },
+      stamp: lease,
+    });
   }
 
   async endUnsent(
@@ -182,34 +192,35 @@ export class DynamoDeliveryStore implements DeliveryStore {
     delivery: DeliveryRef & Pick<DeliveryRecord, 'attempt_log'>,
     progress: DeliveryProgress,
     entry: AttemptEntry,
-    guard: { readonly condition: string; readonly values: Record<string, unknown> },
+    guard: { readonly condition: string; readonly values: Record<string, unknown>; readonly stamp?: string },
   ): Promise<boolean> {
     const fields: Record<string, unknown> = {
       ...pick(progress),
       attempt_log: [...delivery.attempt_log, entry].slice(-MAX_ATTEMPT_ENTRIES),
+      ...(guard.stamp !== undefined && { recorded_claim: guard.stamp }),
     };
     const names = Object.keys(fields);
+    const input = {
+      TableName: this.options.tableName,
+      Key: deliveryKey(delivery.webhook_id, delivery.id),
+      UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')} REMOVE #claim, #until`,
+      ConditionExpression: guard.condition,
+      ExpressionAttributeNames: {
+        ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+        ...(guard.condition.includes('#attempts') && { '#attempts': 'attempts' }),
+        ...(guard.stamp !== undefined && { '#recorded': 'recorded_claim' }),
+        '#claim': 'claim_id',
+        '#until': 'claim_until',
+      },
+      ExpressionAttributeValues: {
+        ...Object.fromEntries(names.map((name, i) => [`:v${i}`, fields[name]])),
+        ...guard.values,
+      },
+    };
+    // A stamped record accepts its own earlier application: repeating it is harmless.
+    const command = new UpdateCommand(guard.stamp === undefined ? input : idempotent(input));
     return unlessRefused(
-      this.options.client
-        .send(
-          new UpdateCommand({
-            TableName: this.options.tableName,
-            Key: deliveryKey(delivery.webhook_id, delivery.id),
-            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')} REMOVE #claim, #until`,
-            ConditionExpression: guard.condition,
-            ExpressionAttributeNames: {
-              ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
-              ...(guard.condition.includes('#attempts') && { '#attempts': 'attempts' }),
-              '#claim': 'claim_id',
-              '#until': 'claim_until',
-            },
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(names.map((name, i) => [`:v${i}`, fields[name]])),
-              ...guard.values,
-            },
-          }),
-        )
-        .then(() => true),
+      this.options.client.send(command).then(() => true),
       () => false,
     );
   }
