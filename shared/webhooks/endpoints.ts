@@ -116,6 +116,7 @@ export function webhookView(record: WebhookRecord): WebhookView {
     filter: record.filter ?? null,
     key_id: record.key_id ?? null,
     is_active: record.is_active,
+    failing_since: record.failing_since ?? null,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };

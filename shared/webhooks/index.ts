@@ -24,5 +24,6 @@ export {
   Url,
   WebhookViewFields,
 } from './schemas.js';
+export type { WebhookDelivery } from './schemas.js';
 export { endpointDiff } from './endpoints.js';
 export { deliveryNotFound, webhookNotFound } from './refusals.js';

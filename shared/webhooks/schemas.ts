@@ -105,6 +105,10 @@ export const WebhookViewFields = {
       'The API key the endpoint was created with (MCP): its filter lies within that key’s allow-lists and it receives key events of that key only. Null for an endpoint an admin created.',
   }),
   is_active: z.boolean(),
+  failing_since: withMeta(z.nullable(Timestamp), {
+    description:
+      'When the endpoint’s current run of failed attempts began (its first failed attempt since the last success); null while its last attempt succeeded, or before any attempt. Five days of failures pause it.',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -210,9 +214,28 @@ export function deliveryViewFields<A extends z.ZodMiniType>(attemptsLog: A) {
 /** One attempt, inline (the MCP tools' schemas). */
 export const DeliveryAttemptInline = z.object(DeliveryAttemptFields);
 
-/** A delivery as admins see it: the event's type, its state and its attempts, never its body. */
+/**
+ * A delivery's payload: the event as its receiver got it, parsed (docs/decisions.md#delivery-payload).
+ * REST only: MCP's delivery views leave it out (a key's allow-lists do not bound an endpoint's events).
+ */
+const DeliveryPayload = withMeta(
+  z.object({
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    timestamp: Timestamp,
+    data: withMeta(z.record(z.string(), z.unknown()), { additionalProperties: true }),
+  }),
+  {
+    description:
+      'The event exactly as sent to the endpoint (`type`, `timestamp`, `data`), as JSON: serialized again (`JSON.stringify`, keys in this order) it is the signed body, byte for byte.',
+  },
+);
+
+/** A delivery as org owners and admins see it (REST): the event's type and payload, its state and its attempts. */
 export const WebhookDelivery = withMeta(
-  z.object(deliveryViewFields(withMeta(z.object(DeliveryAttemptFields), { id: 'WebhookDeliveryAttempt' }))),
+  z.object({
+    ...deliveryViewFields(withMeta(z.object(DeliveryAttemptFields), { id: 'WebhookDeliveryAttempt' })),
+    payload: DeliveryPayload,
+  }),
   { id: 'WebhookDelivery' },
 );
 export type WebhookDelivery = z.output<typeof WebhookDelivery>;

@@ -127,7 +127,10 @@ function refuseIfPaused(endpoint: WebhookRecord): void {
   }
 }
 
-/** A delivery as the deliveries list shows it: never its body. */
+/**
+ * A delivery as the REST deliveries list shows it: its stored body parsed as the payload (the
+ * service wrote that body with `JSON.stringify`, so it parses). MCP's tools leave the payload out.
+ */
 function deliveryView(record: DeliveryRecord): WebhookDelivery {
   return {
     id: record.id,
@@ -140,5 +143,6 @@ function deliveryView(record: DeliveryRecord): WebhookDelivery {
     last_attempt_at: record.last_attempt_at,
     next_attempt_at: record.next_attempt_at,
     attempts_log: record.attempt_log.map((entry) => ({ ...entry })),
+    payload: JSON.parse(record.body) as WebhookDelivery['payload'],
   };
 }

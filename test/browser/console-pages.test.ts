@@ -206,7 +206,13 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
       await page.locator('dl.facts dd', { hasText: /Succeeded webhook\.test, answered 204/ }).waitFor();
       await delivery.locator('summary', { hasText: '1 attempt' }).click();
       await delivery.locator('.attempts li', { hasText: /: 204, \d+ ms$/ }).waitFor();
-      await delivery.getByText(/The deliveries list does not return the body itself/).waitFor();
+      // The payload, pretty-printed: the event as the receiver got it.
+      const payload = delivery.getByRole('region', { name: /^Payload: the webhook\.test event, sent with webhook-id: msg_/ });
+      await payload.waitFor();
+      const listed = (await api.listWebhookDeliveries({ org_id: 1, webhook_id: id })).body.data.deliveries[0];
+      const shown = (await payload.textContent()) ?? '';
+      expect(JSON.parse(shown)).toEqual({ type: 'webhook.test', timestamp: listed.payload.timestamp, data: { webhook_id: id } });
+      expect(shown).toBe(JSON.stringify(listed.payload, null, 2));
       await expectNoSidewaysScroll(page, `endpoint page at ${width} px`);
       await expectAccessible(page, `endpoint page at ${width} px`);
       await page.screenshot({ path: `${OUTPUT}/console-page-endpoint-${width}.png`, fullPage: true });
@@ -235,6 +241,12 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
     await page.getByRole('heading', { level: 1, name: `Endpoint #${id}` }).waitFor();
     await page.locator('dl.facts dd', { hasText: /Paused by the service at .*: the endpoint answered 410 Gone/ }).waitFor();
     await page.locator('dl.facts dd', { hasText: /Exhausted webhook\.test, answered 410/ }).waitFor();
+    // The endpoint's own failing_since, exact (never "at least").
+    const since = (await api.listWebhooks(1)).body.data.find((w: { id: number }) => w.id === id).failing_since;
+    expect(since).toEqual(expect.any(String));
+    const failing = page.locator('dl.facts dd', { hasText: /\(every attempt since has failed\)$/ });
+    await expect(failing.locator('time').getAttribute('datetime')).resolves.toBe(since);
+    await expect(failing.textContent()).resolves.not.toContain('at least');
     await expect(page.getByRole('button', { name: 'Resume' }).count()).resolves.toBe(1);
     await expectAccessible(page, 'paused endpoint');
   }, 60_000);

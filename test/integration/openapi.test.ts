@@ -157,7 +157,11 @@ describe('OpenAPI document', () => {
       'last_attempt_at',
       'next_attempt_at',
       'attempts_log',
+      'payload',
     ]);
+    expect(Object.keys(schemas.WebhookDelivery.properties.payload.properties)).toEqual(['type', 'timestamp', 'data']);
+    expect(schemas.WebhookDelivery.required).toContain('payload');
+    expect(schemas.WebhookView.required).toContain('failing_since');
     expect(schemas.WebhookDelivery.properties.status.enum).toEqual(['pending', 'succeeded', 'failed', 'exhausted']);
     expect(schemas.WebhookDelivery.properties.event_type.enum).toContain('webhook.test');
     expect(Object.keys(schemas.WebhookDeliveryAttempt.properties)).toEqual(['at', 'status_code', 'duration_ms', 'error']);

@@ -23,6 +23,7 @@ const DELIVERY_FIELDS = [
   'last_attempt_at',
   'last_status_code',
   'next_attempt_at',
+  'payload',
   'status',
   'webhook_id',
 ];
@@ -59,7 +60,11 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
       org_id: 1,
       webhook_id: webhookId,
       event_type: 'session.consumed',
-      body: '{"type":"session.consumed"}',
+      body: JSON.stringify({
+        type: 'session.consumed',
+        timestamp: isoTime(at),
+        data: { token_id: `tok-${at}`, game_id: 101, metadata: { player: 'Zoë “Z”', level: 3, tags: ['a', 'b'] } },
+      }),
       ...progress,
       created_at: isoTime(at),
       attempt_log,
@@ -71,7 +76,7 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
     ((await admin.audit({ org_id: 1, audit_action: action })).body.data.records as any[]).filter((r) => r.action === action);
 
   describe('list-webhook-deliveries', () => {
-    test('newest first, every field, attempts with their response codes; never the body', async () => {
+    test('newest first, every field, attempts with their response codes; the payload as signed and sent (never a body field)', async () => {
       const id = await endpoint();
       const older = await stored(id, 60_000, 2);
       const newer = await stored(id, 1_000);
@@ -92,7 +97,10 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
         last_attempt_at: older.last_attempt_at,
         next_attempt_at: older.next_attempt_at,
         attempts_log: older.attempt_log,
+        payload: JSON.parse(older.body),
       });
+      // Serialized again, the payload is the signed body byte for byte.
+      expect(deliveries.map((d: any) => JSON.stringify(d.payload))).toEqual([newer.body, older.body]);
       expect(deliveries[0]).toMatchObject({ status: 'pending', attempts: 0, last_status_code: null, attempts_log: [] });
       expect(JSON.stringify(res.body)).not.toContain('"body"');
     });
@@ -149,6 +157,7 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
       const res = await admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery.id });
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.data).sort()).toEqual([...DELIVERY_FIELDS].sort());
+      expect(res.body.data.payload).toEqual(JSON.parse(delivery.body));
       expect(res.body.data).toMatchObject({ id: delivery.id, status: 'pending', attempts: 8, last_status_code: 503 });
       const due = Date.parse(res.body.data.next_attempt_at);
       expect(Math.abs(due - stack.clock.now())).toBeLessThan(5_000);
@@ -275,6 +284,8 @@ describeWithStack('webhook deliveries over HTTP', ({ stack, admin }) => {
       const record = (await store().find(id, delivery.id))!;
       const body = JSON.parse(record.body);
       expect(body).toEqual({ type: 'webhook.test', timestamp: expect.any(String), data: { webhook_id: id } });
+      expect(delivery.payload).toEqual(body);
+      expect(JSON.stringify(delivery.payload)).toBe(record.body);
       // The event is dated when test-webhook was called; the delivery, when it was stored just after.
       expect(Date.parse(body.timestamp)).toBeLessThanOrEqual(Date.parse(delivery.created_at));
       expect((await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id })).body.data.deliveries[0]).toEqual(delivery);

@@ -4,15 +4,32 @@
  * endpoint, the 20-endpoint maximum); the secret shown only by create and rotate and stored sealed
  * (the raw item holds no `whsec_`), verifiable with the stock `standardwebhooks` library.
  */
-import { beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { sortableId } from '../../shared/platform/dynamo/client.js';
 import { AesGcmSealer, sealingContext } from '../../shared/webhooks/secret-sealer.js';
 import { deliveryHeaders } from '../../shared/webhooks/signing.js';
+import { handler as deliveryWorker } from '../../shared/webhooks/workers/webhook-delivery.js';
 import { describeWithStack } from '../support/describe-with-stack.js';
+import { recordDeliveries } from '../support/recording-queue.js';
 
-const VIEW_FIELDS = ['created_at', 'description', 'events', 'filter', 'id', 'is_active', 'key_id', 'org_id', 'updated_at', 'url'];
+const VIEW_FIELDS = [
+  'created_at',
+  'description',
+  'events',
+  'failing_since',
+  'filter',
+  'id',
+  'is_active',
+  'key_id',
+  'org_id',
+  'updated_at',
+  'url',
+];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const URL_OK = 'https://partner.example/hooks/gsts';
 
@@ -346,6 +363,61 @@ describeWithStack('webhook endpoints over HTTP', ({ stack, admin }) => {
       const data = await create();
       expect((await admin.rotateWebhookSecret({ id: data.id, org_id: 1 }, 'acme-member')).status).toBe(403);
       expect((await admin.rotateWebhookSecret({ id: 1, org_id: 3 }, 'tiny-admin')).status).toBe(403);
+    });
+  });
+
+  describe('failing_since', () => {
+    /** A receiver on 127.0.0.1 that answers each POST with the next status of `answers` (then the last). */
+    let receiver: Server;
+    const answers: number[] = [];
+    beforeAll(async () => {
+      receiver = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(answers.length > 1 ? answers.shift()! : answers[0]!).end());
+      });
+      await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    });
+    afterAll(() => new Promise((done) => receiver.close(done)));
+
+    /** A test event to the endpoint, attempted once by the delivery worker (its queued message handed to it as SQS would). */
+    const attemptOnce = async (id: number) => {
+      const { queue, restore } = recordDeliveries(stack);
+      try {
+        expect((await admin.testWebhook({ id, org_id: 1 })).status).toBe(200);
+      } finally {
+        restore();
+      }
+      const [message] = queue.messages;
+      const event = { Records: [{ messageId: `m-${message!.delivery_id}`, body: JSON.stringify(message) }] } as unknown as SQSEvent;
+      expect(await deliveryWorker(event)).toEqual({ batchItemFailures: [] });
+      const deliveries = (await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id })).body.data.deliveries;
+      return deliveries.find((d: any) => d.id === message!.delivery_id);
+    };
+    const listed = async (id: number) => ((await admin.listWebhooks(1)).body.data as any[]).find((w) => w.id === id);
+
+    test('null for a new endpoint; from a failed attempt on, the first failure’s time; null again after a success', async () => {
+      const { port } = receiver.address() as AddressInfo;
+      const data = await create({ url: `http://127.0.0.1:${port}/hook` });
+      expect(data.failing_since).toBeNull();
+      expect((await listed(data.id)).failing_since).toBeNull();
+
+      answers.splice(0, answers.length, 500, 503, 204);
+      const first = await attemptOnce(data.id);
+      expect(first.last_status_code).toBe(500);
+      expect((await listed(data.id)).failing_since).toBe(first.last_attempt_at);
+      expect((await rawItem(1, data.id)).failing_since).toBe(first.last_attempt_at);
+
+      // A later failure keeps the streak's start; update answers it too.
+      stack.clock.advance(60_000);
+      const second = await attemptOnce(data.id);
+      expect(second.last_status_code).toBe(503);
+      expect((await listed(data.id)).failing_since).toBe(first.last_attempt_at);
+      const updated = await admin.updateWebhook({ id: data.id, org_id: 1, description: 'still failing' });
+      expect(updated.body.data.failing_since).toBe(first.last_attempt_at);
+
+      const third = await attemptOnce(data.id);
+      expect(third.last_status_code).toBe(204);
+      expect((await listed(data.id)).failing_since).toBeNull();
     });
   });
 });

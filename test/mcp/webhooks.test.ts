@@ -109,6 +109,37 @@ describe('webhook tools', () => {
     expect(textOf(unknown)).toContain('not found');
   });
 
+  test('an admin’s endpoint read by a key with allow-lists: no payload over MCP (list, retry), where REST shows it; failing_since shown', async () => {
+    const narrow = await createTestKey(stack, {
+      ...UNLIMITED,
+      mcp_scopes: ['mcp:connections:read', 'mcp:connections:write'],
+      allowed_game_ids: [101],
+    });
+    const c = await connectMcp(stack, narrow.raw);
+    clients.push(c);
+    const id = (await admin.createWebhook({ org_id: 1, url: 'https://partner.example/admins', events: ['*'] })).body.data.id as number;
+    const delivery = (await admin.testWebhook({ id, org_id: 1 })).body.data.id as string;
+    // REST (owners and admins) shows the payload: the MCP answers below are not empty of it by chance.
+    const rest = (await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id })).body.data.deliveries[0];
+    expect(rest.payload).toEqual({ type: 'webhook.test', timestamp: expect.any(String), data: { webhook_id: id } });
+
+    const page = await callTool(c, 'list_webhook_deliveries', { webhook_id: id });
+    expect(page.isError).toBeFalsy();
+    const listed = (page.structuredContent as any).deliveries;
+    expect(listed.map((d: any) => d.id)).toEqual([delivery]);
+    const { payload: _payload, ...withoutPayload } = rest;
+    expect(listed[0]).toEqual(withoutPayload);
+    expect(JSON.stringify(page)).not.toContain('payload');
+
+    stack.clock.advance(16 * 60_000);
+    const retried = await callTool(c, 'retry_webhook_delivery', { delivery_id: delivery });
+    expect(retried.structuredContent).toMatchObject({ id: delivery, status: 'pending' });
+    expect(JSON.stringify(retried)).not.toContain('payload');
+
+    const endpoints = (await callTool(c, 'list_webhooks')).structuredContent as any;
+    expect(endpoints.webhooks.find((w: any) => w.id === id)).toMatchObject({ id, key_id: null, failing_since: null });
+  });
+
   test('delete_webhook removes it', async () => {
     const id = (await callTool(client, 'create_webhook', { url: 'https://partner.example/gone', events: ['*'] })).structuredContent!
       .id as number;

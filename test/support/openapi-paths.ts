@@ -852,6 +852,8 @@ export interface components {
             /** @description The API key the endpoint was created with (MCP): its filter lies within that key’s allow-lists and it receives key events of that key only. Null for an endpoint an admin created. */
             key_id: number | null;
             is_active: boolean;
+            /** @description When the endpoint’s current run of failed attempts began (its first failed attempt since the last success); null while its last attempt succeeded, or before any attempt. Five days of failures pause it. */
+            failing_since: string | null;
             /**
              * Format: date-time
              * @example 2026-11-23T10:00:00.000Z
@@ -877,6 +879,8 @@ export interface components {
             /** @description The API key the endpoint was created with (MCP): its filter lies within that key’s allow-lists and it receives key events of that key only. Null for an endpoint an admin created. */
             key_id: number | null;
             is_active: boolean;
+            /** @description When the endpoint’s current run of failed attempts began (its first failed attempt since the last success); null while its last attempt succeeded, or before any attempt. Five days of failures pause it. */
+            failing_since: string | null;
             /**
              * Format: date-time
              * @example 2026-11-23T10:00:00.000Z
@@ -945,6 +949,19 @@ export interface components {
             next_attempt_at: string | null;
             /** @description The attempts, oldest first (the last 20). */
             attempts_log: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** @description The event exactly as sent to the endpoint (`type`, `timestamp`, `data`), as JSON: serialized again (`JSON.stringify`, keys in this order) it is the signed body, byte for byte. */
+            payload: {
+                /** @enum {string} */
+                type: "session.consumed" | "session.revoked" | "session.expired" | "key.created" | "key.updated" | "key.rotated" | "key.deleted" | "key.expiring" | "key.rate_limited" | "webhook.test";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-23T10:00:00.000Z
+                 */
+                timestamp: string;
+                data: {
+                    [key: string]: unknown;
+                };
+            };
         };
         WebhookDeliveryAttempt: {
             /**

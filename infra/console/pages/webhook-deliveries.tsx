@@ -3,8 +3,8 @@
  * with its event type, status, attempts and answers, the log of its attempts one click away, and
  * "Retry". A delivery still pending (a test event just sent, a retry) is followed: the page loads
  * again after 0.5, 1, 2, 4 and 8 s, until none on it is pending (at most those five times; then
- * "Refresh" goes on). The service does not return a delivery's payload (the event body it sent):
- * the page says so, and shows the id the receiver got it under (its `webhook-id` header).
+ * "Refresh" goes on). A delivery's details show its payload, the event as the receiver got it
+ * (pretty-printed), and the id it got it under (its `webhook-id` header).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { data, ofOrg, type Webhook, type WebhookAttempt, type WebhookDelivery } from '../api';
@@ -168,17 +168,21 @@ function DeliveriesTable({ deliveries, active, onRetry }: TableProps) {
   );
 }
 
-/** A delivery folded: its attempts, oldest first (the last 20), and what the service says of its payload. */
+/** A delivery folded: its attempts, oldest first (the last 20), and its payload as sent. */
 function DeliveryDetails({ delivery }: { delivery: WebhookDelivery }) {
   const attempts = delivery.attempts_log;
+  const payloadId = `payload-${delivery.id}`;
   return (
     <details>
       <summary>{attempts.length === 0 ? 'No attempt yet' : `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`}</summary>
       {attempts.length > 0 && <AttemptLog attempts={attempts} />}
-      <p class="payload">
-        Payload: a <code>{delivery.event_type}</code> event, sent with <code>webhook-id: {delivery.id}</code>. The deliveries list does not
-        return the body itself.
+      <p class="payload" id={payloadId}>
+        Payload: the <code>{delivery.event_type}</code> event, sent with <code>webhook-id: {delivery.id}</code>
       </p>
+      {/* A region named by the line above, focusable so that a keyboard scrolls a wide payload. */}
+      <pre class="payload-body" role="region" tabIndex={0} aria-labelledby={payloadId}>
+        <code>{JSON.stringify(delivery.payload, null, 2)}</code>
+      </pre>
     </details>
   );
 }

@@ -1,8 +1,9 @@
 /**
  * One endpoint's page (`#/org/1/webhooks/5`): its state and actions, its health (the last
- * delivery's outcome, since when its deliveries fail, and why it is paused: the service's own
- * disabling, a 410 or five days of failures, or an admin's pause, both from the audit log), the
- * event types it receives, and its deliveries (webhook-deliveries.tsx).
+ * delivery's outcome, since when its attempts fail, as the service keeps it on the endpoint, and
+ * why it is paused: the service's own disabling, a 410 or five days of failures, or an admin's
+ * pause, both from the audit log), the event types it receives, and its deliveries
+ * (webhook-deliveries.tsx).
  */
 import { useState } from 'preact/hooks';
 import { data, ofOrg, type AuditRecord, type OrgMembership, type Webhook, type WebhookDelivery } from '../api';
@@ -11,7 +12,6 @@ import { Badge } from '../parts/badge';
 import { shortValue } from '../parts/format';
 import { useLoad } from '../parts/load';
 import { Loading, Notice, PageHeading } from '../parts/page';
-import { failingSince } from '../parts/delivery-health';
 import { ActionButtons } from '../parts/row-menu';
 import { Time } from '../parts/time';
 import { ALL_EVENTS, EVENT_TYPES, filterText } from '../parts/webhook-events';
@@ -65,10 +65,9 @@ export function WebhookPage({ orgId, webhookId, org }: { orgId: number; webhookI
   );
 }
 
-/** The last delivery's outcome, since when deliveries fail, and why the endpoint is paused. */
+/** The last delivery's outcome, since when attempts fail (the endpoint's `failing_since`), and why the endpoint is paused. */
 function Health({ orgId, webhook, newest }: { orgId: number; webhook: Webhook; newest: readonly WebhookDelivery[] | undefined }) {
   const last = newest?.[0];
-  const failing = newest && failingSince(newest);
   return (
     <section aria-labelledby="endpoint-health">
       <h2 id="endpoint-health">Health</h2>
@@ -89,10 +88,9 @@ function Health({ orgId, webhook, newest }: { orgId: number; webhook: Webhook; n
         </dd>
         <dt>Failing since</dt>
         <dd>
-          {failing ? (
+          {webhook.failing_since ? (
             <>
-              {failing.atLeast ? 'at least ' : ''}
-              <Time iso={failing.since} /> (every attempt since has failed)
+              <Time iso={webhook.failing_since} /> (every attempt since has failed)
             </>
           ) : (
             'not failing'

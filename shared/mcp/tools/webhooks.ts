@@ -25,7 +25,7 @@ import {
   WebhookResult,
 } from '../schemas.js';
 import { defineTool, reading, type McpTool } from '../tool.js';
-import { deliveryNotFound, endpointDiff, webhookNotFound } from '../../webhooks/index.js';
+import { deliveryNotFound, endpointDiff, webhookNotFound, type WebhookDelivery } from '../../webhooks/index.js';
 import { InvalidInput } from '../../platform/errors.js';
 
 /** Deliveries per page when the tool is given no `limit` (as REST). */
@@ -144,7 +144,7 @@ const listWebhookDeliveries = defineTool({
       }),
     );
     return {
-      data: page,
+      data: { deliveries: page.deliveries.map(withoutPayload), next_cursor: page.next_cursor },
       summary: page.deliveries.length
         ? page.deliveries
             .map((d) => `${d.id} ${d.event_type}: ${d.status} after ${d.attempts} attempt(s), last status ${d.last_status_code ?? 'none'}`)
@@ -172,7 +172,7 @@ const retryWebhookDelivery = defineTool({
     const webhook_id = found?.endpoint.id ?? null;
     if (!found) return meter.refuse({ webhook_id }, deliveryNotFound(key.org_id, delivery_id));
     const retried = await meter.run({ webhook_id }, { run: () => services.webhookDeliveries.retry(found) });
-    return { data: retried, summary: `Delivery ${delivery_id} will be attempted again now.` };
+    return { data: withoutPayload(retried), summary: `Delivery ${delivery_id} will be attempted again now.` };
   },
 });
 
@@ -185,6 +185,16 @@ export const webhookTools: readonly McpTool[] = [
   listWebhookDeliveries,
   retryWebhookDelivery,
 ] as readonly McpTool[];
+
+/**
+ * A delivery without its payload, as MCP answers it: the SDK checks a tool's structured result
+ * against its output schema but sends the result as given, so a field the schema lacks would go
+ * out. A key may call these tools on any endpoint of its org, an admin's included, whose events
+ * may be of games and streams outside the key's allow-lists (docs/decisions.md#delivery-payload).
+ */
+function withoutPayload({ payload: _payload, ...delivery }: WebhookDelivery): Omit<WebhookDelivery, 'payload'> {
+  return delivery;
+}
 
 /** The refusal of a URL check (its host resolved), or undefined when it passes. */
 async function tryUrl(check: () => Promise<unknown>): Promise<Error | undefined> {
