@@ -160,7 +160,7 @@ inBrowser('the console’s Webhooks page', () => {
     await row.locator('td.events', { hasText: /^key\.rate_limited, key\.created$/ }).waitFor();
 
     // A filter: session events of game 101 only (no stream's); the list says so under the URL.
-    await row.getByRole('button', { name: `Edit endpoint #${id}` }).click();
+    await rowAction(row, 'Edit');
     await edit.getByRole('checkbox', { name: 'Only some games' }).check();
     await edit.getByLabel('Game ids').fill('101');
     await edit.getByRole('checkbox', { name: 'Only some streams' }).check();
@@ -276,7 +276,7 @@ inBrowser('the console’s Webhooks page', () => {
     await page.screenshot({ path: `${OUTPUT}/console-webhooks-390.png`, fullPage: true });
 
     await page.getByRole('group', { name: 'Endpoint actions' }).getByRole('button', { name: 'Edit' }).click();
-    await page.getByRole('dialog', { name: 'Edit the endpoint' }).getByRole('group', { name: 'Events' }).waitFor();
+    await page.getByRole('dialog', { name: 'Edit the endpoint' }).getByRole('group', { name: 'Events', exact: true }).waitFor();
     await expectNoSidewaysScroll(page, 'edit dialog at 390 px');
     await expectAccessible(page, 'edit dialog at 390 px');
     await page.screenshot({ path: `${OUTPUT}/console-webhooks-edit-390.png` });

@@ -171,7 +171,10 @@ describe('webhook tools', () => {
       const page = await tool('list_webhook_deliveries', { webhook_id: id });
       ok(page.value);
       expect(stageCount(page.calls)).toBe(2);
-      const retried = await tool('retry_webhook_delivery', { delivery_id: delivery });
+      // Its message stays in the recording queue, never attempted: due for more than 15 minutes, it
+      // counts as lost and may be retried (docs/decisions.md#webhook-hand-sends).
+      stack.clock.advance(16 * 60_000);
+      const retried = await tool('retry_webhook_delivery', { delivery_id: delivery }).finally(() => stack.clock.advance(-16 * 60_000));
       ok(retried.value);
       expect(recording.queue.messages.map((m) => m.delivery_id)).toEqual([delivery, delivery]);
       ok((await tool('delete_webhook', { webhook_id: id })).value);

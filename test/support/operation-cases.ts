@@ -37,6 +37,9 @@ const now = (send: Send) => async () => send;
 const statusOf = (reply: Promise<{ status: number }>) => reply.then((r) => r.status);
 
 /** Every operation's cases (a success first: the 503 sweep sends it). */
+/** Past a due delivery's 15 minutes without an attempt: retried as stuck (shared/webhooks/schedule.ts, `STUCK_AFTER_MS`). */
+const STUCK = 16 * 60_000;
+
 export function operationCases(env: CaseEnv): readonly Case[] {
   const { stack, admin, acme } = env;
   const get = (path: string, init?: RequestInit) => statusOf(stack.request(path, init));
@@ -57,6 +60,15 @@ export function operationCases(env: CaseEnv): readonly Case[] {
   };
 
   /** What `send` answers with a recording delivery queue in place of the stack's (nothing is delivered). */
+  /** Run `call` with the stack's clock `ms` ahead, then put the clock back. */
+  const later = async <T>(ms: number, call: () => Promise<T>): Promise<T> => {
+    stack.clock.advance(ms);
+    try {
+      return await call();
+    } finally {
+      stack.clock.advance(-ms);
+    }
+  };
   const queued = async <T>(send: () => Promise<T>): Promise<T> => {
     const recording = recordDeliveries(stack);
     try {
@@ -275,7 +287,15 @@ export function operationCases(env: CaseEnv): readonly Case[] {
       async () => {
         const id = await newWebhook();
         const delivery = await queued(async () => (await admin.testWebhook({ id, org_id: 1 })).body.data.id as string);
-        return () => queued(() => cleaned(admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery }), id));
+        // Its message stays in the recording queue, never attempted: a delivery due for more than
+        // 15 minutes counts as lost and may be retried (docs/decisions.md#webhook-hand-sends).
+        return () =>
+          queued(() =>
+            cleaned(
+              later(STUCK, () => admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery })),
+              id,
+            ),
+          );
       },
     ],
     [
