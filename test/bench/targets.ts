@@ -64,7 +64,7 @@ const RTT_TARGETS: Readonly<Record<string, number>> = {
  * Every bundle, KB: Powertools Logger and Metrics write the service's lines and cost every
  * function about 30 KB (BENCHMARKS.md, "Bundles and cold starts"); mcp is above it (its SDK).
  */
-const BUNDLE_KB_TARGET = 330;
+const BUNDLE_KB_TARGET = 340;
 const INIT_MS_TARGET = 60;
 const INIT_RATIO_TARGET = 3;
 const LIFECYCLE_UNITS_TARGET = 6;

