@@ -263,6 +263,24 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     expect(await stored(delivery)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
+  test('a count read before the last attempt is refused by each compare-and-swap (claim, unsent end, hand retry): nothing changes', async () => {
+    const ep = await endpoint('/fail/stale-count');
+    const delivery = await send(ep);
+    await drain();
+    const now = await stored(delivery);
+    expect(now).toMatchObject({ status: 'failed', attempts: 1 });
+    // A copy read the delivery before its first attempt: its count (0) is one behind the stored one.
+    const stale = { ...now, attempts: 0, attempt_log: [] };
+    const at = stack.clock.now();
+    expect(await deliveryStore().claim(stale, 'stale-lease', at, at + CLAIM_MS)).toBe(false);
+    const entry = { at: new Date(at).toISOString(), status_code: null, duration_ms: 0, error: 'endpoint paused' };
+    expect(await deliveryStore().endUnsent(stale, { ...now, status: 'exhausted', attempts: 0 }, entry, at)).toBe(false);
+    await expect(deliveryStore().markRetried(stale, { ...now, status: 'pending', attempts: 0 }, at)).rejects.toMatchObject({
+      name: 'DeliveryAttemptPending',
+    });
+    expect(await stored(delivery)).toEqual(now);
+  });
+
   test('rotation: two signatures, one per secret, each verifying with standardwebhooks', async () => {
     const ep = await endpoint('/ok/rotated');
     const rotated = await admin.rotateWebhookSecret({ id: ep.id, org_id: 1 });
