@@ -6,7 +6,8 @@
  * gets the reason instead of a failure or a hang. No jest here: the benchmark runs outside it.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -56,6 +57,38 @@ function onPath(names: readonly string[]): string | undefined {
  * running and would keep jest from exiting; the child is simply ended.
  */
 async function packagedChromium(): Promise<string> {
+  // Jest's workers start browsers at once: the package unpacks into one temp folder, and a worker
+  // that finds the executable still being written by another fails with ETXTBSY. One unpacks at a time.
+  const release = await unpackLock();
+  try {
+    return await unpackedChromium();
+  } finally {
+    release();
+  }
+}
+
+/** The unpack lock's folder (made atomically by `mkdir`) and when a holder is presumed dead. */
+const UNPACK_LOCK = join(tmpdir(), 'game-session-chromium-unpack.lock');
+const UNPACK_LOCK_STALE_MS = 180_000;
+
+/** Take the cross-process unpack lock, waiting for another holder; returns its release. */
+async function unpackLock(): Promise<() => void> {
+  for (;;) {
+    try {
+      mkdirSync(UNPACK_LOCK);
+      return () => rmSync(UNPACK_LOCK, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A holder that died (a killed run) leaves the folder: older than any unpack, it is taken over.
+      const age = Date.now() - (statSync(UNPACK_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > UNPACK_LOCK_STALE_MS) rmSync(UNPACK_LOCK, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** Unpack (or find unpacked) the packaged Chromium in a child; its executable's path. */
+async function unpackedChromium(): Promise<string> {
   const script =
     "const { default: c } = await import('@sparticuz/chromium');" +
     'c.executablePath().then((p) => { process.stdout.write(p); process.exit(0); },' +
