@@ -226,6 +226,9 @@ describe('data access of the mcp row of the routes table', () => {
           { 'x-api-key': apiKey, 'idempotency-key': idempotencyKey },
         ),
       );
+    // Both games read now, so that this container's catalog cache (PLAYABLE_CACHE_MS) holds them
+    // however long the file took so far: the stages below are the key's and the claim's alone.
+    for (const game_id of [101, 102]) ok((await tool('create_session', { game_id })).value);
     const first = await call(1, { game_id: 101 });
     expect(first.value.status).toBe(200);
     // The claim beside the key read, the count, token and audit; then the answer stored.
