@@ -129,7 +129,9 @@ inBrowser('the console for members who are not admins', () => {
       (route) =>
         route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ success: true, data: { orgs: [] } }) }),
     );
-    await page.reload();
+    // A new document at the picker: the single-org landing (`useOnlyOrg`) may already have left it.
+    await page.goto('about:blank');
+    await page.goto(`${stack.baseUrl}/console/#/`);
     await page.getByLabel('Organization id').fill('1');
     await page.getByRole('button', { name: 'Open' }).click();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
