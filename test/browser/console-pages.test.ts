@@ -120,7 +120,7 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
       await page.getByRole('heading', { name: 'Usage, last 14 days' }).waitFor();
       await page.locator('figure.chart [role="img"] canvas').waitFor();
       await page.getByText(/^2 sessions created; 1 call refused/).waitFor();
-      const calls = page.getByRole('region', { name: 'Recent calls' });
+      const calls = page.getByRole('region', { name: 'Recent calls', exact: true });
       await calls.locator('tbody th', { hasText: 'create-session' }).first().waitFor();
       await calls.locator('td.refused').first().waitFor();
       await page.getByRole('heading', { name: 'Settings' }).waitFor();

@@ -143,7 +143,9 @@ function RecentCalls({ orgId, keyId, known }: { orgId: number; keyId: number; kn
   return (
     <section aria-labelledby="key-calls">
       <h2 id="key-calls">Recent calls</h2>
-      <Loading loaded={loaded}>{(page) => <AuditTable records={page.records} known={known} label="Recent calls" />}</Loading>
+      <Loading loaded={loaded}>
+        {(page) => <AuditTable records={page.records} known={known} label="Audit records of the recent calls" />}
+      </Loading>
       <p>
         <a href={routeHash({ page: 'audit', orgId })}>The whole audit log</a> (filter it by this key for older records).
       </p>
