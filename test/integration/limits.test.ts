@@ -64,7 +64,7 @@ describe('request limits', () => {
     expect(pair.body.data.external_ref).toBe('🎮');
   });
 
-  test('metadata with numbers DynamoDB cannot hold as a map is kept exactly (it was a 500)', async () => {
+  test('metadata with numbers DynamoDB cannot hold as a map is kept exactly, not a 500', async () => {
     const metadata = { big: 2 ** 60, huge: 1e300, tiny: 1e-200, negative: -1.5e200, nested: { id: 123456789012345680000 } };
     const created = await api.create({ game_id: 101, metadata });
     expect(created.status).toBe(200);
