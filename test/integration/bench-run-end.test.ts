@@ -18,7 +18,10 @@ import type { DynamoConnection } from '../../infra/local/dynamo.js';
 const BACKEND = process.env.DYNAMODB_BACKEND === 'local' ? 'local' : 'dynalite';
 const module = (path: string) => new URL(path, import.meta.url).href;
 
-/** The run: its handlers as run.ts installs them, its DynamoDB process, then the end it is told. */
+/**
+ * The run: its handlers as run.ts installs them, its DynamoDB process, then the end it is told
+ * (an exception or a rejection once the test writes a line to it).
+ */
 const RUN = `
   import { startDynamoProcess } from '${module('../bench/dynamo-process.ts')}';
   import { stopAllWhenRunFails, stopWhenRunFails } from '${module('../bench/run-end.ts')}';
@@ -27,9 +30,11 @@ const RUN = `
   const dynamo = await startDynamoProcess(folder, backend);
   stopWhenRunFails(() => dynamo.close());
   process.stdout.write(JSON.stringify({ pid: dynamo.pid, connection: dynamo.connection }) + '\\n');
-  if (end === 'exception') setTimeout(() => { throw new Error('the run failed'); });
-  else if (end === 'rejection') void Promise.reject(new Error('the run failed'));
-  else setInterval(() => undefined, 1_000);
+  // It fails when the test has seen its DynamoDB answer (a line on its input); a signal may come first.
+  process.stdin.once('data', () => {
+    if (end === 'exception') throw new Error('the run failed');
+    if (end === 'rejection') void Promise.reject(new Error('the run failed'));
+  });
 `;
 
 /** Whether a process runs (a zombie waiting for its reaper does not). */
@@ -77,7 +82,7 @@ test.each(BACKEND === 'local' ? ENDS.filter((e) => e.end === 'exception' || e.en
   async ({ end, code, signal }) => {
     const folder = mkdtempSync(join(tmpdir(), 'gsts-bench-end-'));
     const run = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', RUN, folder, BACKEND, end], {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       // A run of its own, as `npm run bench` is: not on this test worker's DynamoDB Local (`-local` projects).
       env: { ...process.env, NODE_OPTIONS: '', DYNAMODB_LOCAL_ENDPOINTS: '', JEST_WORKER_ID: '' },
     });
@@ -97,6 +102,7 @@ test.each(BACKEND === 'local' ? ENDS.filter((e) => e.end === 'exception' || e.en
       expect(running(dynamo.pid)).toBe(true);
       expect(await answers(dynamo.connection)).toBe(true);
       if (end.startsWith('SIG')) run.kill(end as NodeJS.Signals);
+      else run.stdin.write('fail now\n');
       expect(await exited).toEqual({ code, signal });
       // The run has ended: its DynamoDB is stopping or stopped (a JVM takes a moment to let its port go).
       expect(await eventually(() => !running(dynamo.pid), 30_000)).toBe(true);
