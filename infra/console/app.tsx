@@ -126,7 +126,15 @@ function Page({ route, orgs }: { route: Route; orgs: Loaded<OrgMembership[]> }) 
       return <GamesPage key={route.orgId} orgId={route.orgId} org={org} />;
     case 'webhooks':
       if (route.itemId !== undefined) {
-        return <WebhookPage key={`${route.orgId}/${route.itemId}`} orgId={route.orgId} webhookId={route.itemId} org={org} />;
+        return (
+          <WebhookPage
+            key={`${route.orgId}/${route.itemId}`}
+            orgId={route.orgId}
+            webhookId={route.itemId}
+            org={org}
+            toDeliveries={route.section === 'deliveries'}
+          />
+        );
       }
       return <WebhooksPage key={route.orgId} orgId={route.orgId} org={org} />;
   }

@@ -107,6 +107,15 @@ async function refreshUntil(page: Page, shown: Locator): Promise<void> {
   }
 }
 
+/**
+ * How long a page follows a pending delivery by itself (webhook-deliveries.tsx: reloads after 0.5,
+ * 1, 2, 4 and 8 s), with a second for the last load to answer.
+ */
+const FOLLOWED_MS = 16_500;
+
+/** The id of the element that has the focus. */
+const focusedId = (page: Page) => page.evaluate('document.activeElement?.id') as Promise<string | undefined>;
+
 /** The delivery row's status cell when it says `status`. */
 const statusCell = (delivery: Locator, status: string) => delivery.locator('td.status', { hasText: new RegExp(`^${status}$`) });
 
@@ -174,19 +183,22 @@ inBrowser('the console’s Webhooks page', () => {
     // Pause: nothing is sent to it, so it offers no test; resume.
     await rowAction(row, 'Pause');
     await statusIs(row, 'Paused');
-    await expect(rowActions(row)).resolves.toEqual(['Edit', 'Resume', 'Rotate secret', 'Delete']);
+    await expect(rowActions(row)).resolves.toEqual(['Deliveries', 'Edit', 'Resume', 'Rotate secret', 'Delete']);
     await rowAction(row, 'Resume');
     await statusIs(row, 'Active');
 
-    // A test event: the endpoint's page opens on its deliveries, then its attempt (the receiver answers 204).
+    // A test event: the endpoint's page opens on its deliveries and follows the new one, untouched,
+    // until its attempt is in (the receiver answers 204): nobody presses Refresh.
     await rowAction(row, 'Send test event');
     await page.getByRole('heading', { level: 1, name: `Endpoint #${id}` }).waitFor();
+    expect(page.url()).toBe(`${stack.baseUrl}/console/#/org/1/webhooks/${id}/deliveries`);
     await page.getByText(`A webhook.test event is on its way to endpoint #${id}.`).waitFor();
     const deliveries = page.getByRole('region', { name: 'Deliveries', exact: true });
     const actions = page.getByRole('group', { name: 'Endpoint actions' });
     const delivery = deliveries.locator('tbody tr', { has: page.getByRole('rowheader', { name: /^webhook\.test/ }) });
     await delivery.waitFor();
-    await refreshUntil(page, statusCell(delivery, 'Succeeded'));
+    await expect(focusedId(page)).resolves.toBe('deliveries-heading');
+    await statusCell(delivery, 'Succeeded').waitFor({ timeout: FOLLOWED_MS });
     await delivery.locator('summary', { hasText: '1 attempt' }).click();
     await delivery.locator('.attempts li', { hasText: /: 204, \d+ ms$/ }).waitFor();
     const arrived = stack.devWebhooks.arrived().filter((a) => a.path === '/dev/webhooks/console' && a.type === 'webhook.test');
@@ -200,8 +212,8 @@ inBrowser('the console’s Webhooks page', () => {
     const deliveryId = (await delivery.getAttribute('data-delivery-id'))!;
     await delivery.getByRole('button', { name: `Retry webhook.test ${deliveryId}` }).click();
     await deliveries.getByText(`Delivery ${deliveryId} is attempted again now.`).waitFor();
-    // The list shows it again at once (pending, or already attempted): the second attempt follows.
-    await refreshUntil(page, delivery.filter({ has: page.locator('summary', { hasText: '2 attempts' }) }));
+    // The list loads again at once and follows the retried delivery until its second attempt is in.
+    await delivery.filter({ has: page.locator('summary', { hasText: '2 attempts' }) }).waitFor({ timeout: FOLLOWED_MS });
     await statusCell(delivery, 'Succeeded').waitFor();
     expect(stack.devWebhooks.arrived().filter((a) => a.webhook_id === deliveryId)).toHaveLength(2);
 
@@ -249,10 +261,22 @@ inBrowser('the console’s Webhooks page', () => {
     await row.locator('td.events', { hasText: /^All events$/ }).waitFor();
     await expectNoSidewaysScroll(page, 'endpoints at 390 px');
     await expect(cutOff(page, 'td.actions summary, tbody th[scope="row"]')).resolves.toEqual([]);
+    // The endpoint's link opens its page at the top; its menu's "Deliveries" opens it scrolled to
+    // the deliveries (below the health and the events on a phone), their heading focused.
     await row.getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: `Endpoint #${id}` }).waitFor();
     const deliveryRows = page.locator('tbody tr[data-delivery-id]');
     await deliveryRows.first().waitFor();
+    const deliveriesHeading = page.getByRole('heading', { level: 2, name: 'Deliveries' });
+    const below = (await deliveriesHeading.boundingBox())!.y;
+    expect(below).toBeGreaterThan(page.viewportSize()!.height);
+    await page.goBack();
+    await rowAction(endpointRow(page, id), 'Deliveries');
+    await deliveryRows.first().waitFor();
+    await expect(focusedId(page)).resolves.toBe('deliveries-heading');
+    const top = (await deliveriesHeading.boundingBox())!.y;
+    expect(top).toBeGreaterThan(-1);
+    expect(top).toBeLessThan(100);
     await expect(deliveryRows.count()).resolves.toBe(20);
     const pages = page.getByRole('navigation', { name: 'Delivery pages' });
     const newest = await deliveryRows.first().getAttribute('data-delivery-id');

@@ -6,7 +6,7 @@
  * "Refresh" goes on). A delivery's details show its payload, the event as the receiver got it
  * (pretty-printed), and the id it got it under (its `webhook-id` header).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { data, ofOrg, type Webhook, type WebhookAttempt, type WebhookDelivery } from '../api';
 import { useApi } from '../parts/api-context';
 import { Badge } from '../parts/badge';
@@ -36,12 +36,14 @@ export interface WebhookDeliveriesProps {
   readonly webhook: Webhook;
   /** Changes when a test event was sent from the page: the newest page loads again, and is followed. */
   readonly round: number;
+  /** Bring the section into view (and its heading into focus) when it is shown and at each new `round`. */
+  readonly reveal: boolean;
   /** The newest deliveries, each time the first page loads (the page's health reads them). */
   readonly onNewest?: (deliveries: readonly WebhookDelivery[]) => void;
 }
 
 /** The deliveries section of one endpoint. */
-export function WebhookDeliveries({ orgId, webhook, round, onNewest }: WebhookDeliveriesProps) {
+export function WebhookDeliveries({ orgId, webhook, round, reveal, onNewest }: WebhookDeliveriesProps) {
   const api = useApi();
   const at = useCursors();
   const [loaded, reload] = useLoad(
@@ -56,6 +58,16 @@ export function WebhookDeliveries({ orgId, webhook, round, onNewest }: WebhookDe
     }),
     [orgId, webhook.id, at.cursor, round],
   );
+  const heading = useRef<HTMLHeadingElement>(null);
+  const revealed = useRef<number | undefined>(undefined);
+  // Once per round, when the list is in (before, the page may be too short to scroll that far).
+  // Focus moves with the view, so that a keyboard or a screen reader goes on from the deliveries.
+  useEffect(() => {
+    if (!reveal || loaded.state !== 'ready' || revealed.current === round) return;
+    revealed.current = round;
+    heading.current?.scrollIntoView({ block: 'start' });
+    heading.current?.focus({ preventScroll: true });
+  }, [reveal, round, loaded]);
   const [follows, setFollows] = useState(0);
   // A test sent from the page starts following anew, on the newest page.
   useEffect(() => {
@@ -90,7 +102,9 @@ export function WebhookDeliveries({ orgId, webhook, round, onNewest }: WebhookDe
   };
   return (
     <section class="deliveries" aria-labelledby="deliveries-heading">
-      <h2 id="deliveries-heading">Deliveries</h2>
+      <h2 id="deliveries-heading" ref={heading} tabIndex={-1}>
+        Deliveries
+      </h2>
       <div class="buttons">
         <button
           type="button"

@@ -3,7 +3,9 @@
  * delivery's outcome, since when its attempts fail, as the service keeps it on the endpoint, and
  * why it is paused: the service's own disabling, a 410 or five days of failures, or an admin's
  * pause, both from the audit log), the event types it receives, and its deliveries
- * (webhook-deliveries.tsx).
+ * (webhook-deliveries.tsx). A test event sent, and the `…/deliveries` route (the list's
+ * "Deliveries", a test sent from the list), bring the deliveries into view: on a phone they are
+ * below the health and the events.
  */
 import { useState } from 'preact/hooks';
 import { data, ofOrg, type AuditRecord, type OrgMembership, type Webhook, type WebhookDelivery } from '../api';
@@ -20,8 +22,17 @@ import { routeHash } from '../router';
 import { useWebhookActions } from './webhook-actions';
 import { DELIVERY_STATUS, WebhookDeliveries } from './webhook-deliveries';
 
+/** Props of {@link WebhookPage}. */
+export interface WebhookPageProps {
+  readonly orgId: number;
+  readonly webhookId: number;
+  readonly org: OrgMembership | undefined;
+  /** The route names the deliveries: they are brought into view once shown. */
+  readonly toDeliveries: boolean;
+}
+
 /** The page of endpoint `webhookId` of `orgId`. */
-export function WebhookPage({ orgId, webhookId, org }: { orgId: number; webhookId: number; org: OrgMembership | undefined }) {
+export function WebhookPage({ orgId, webhookId, org, toDeliveries }: WebhookPageProps) {
   const api = useApi();
   const [loaded, reload] = useLoad(() => data(api.GET('/api/org-api-keys/list-webhooks', ofOrg(orgId))), [orgId]);
   // Bumped by each test event sent: the deliveries load again from the newest and follow it.
@@ -53,7 +64,7 @@ export function WebhookPage({ orgId, webhookId, org }: { orgId: number; webhookI
               {may(org, 'webhooks') && <ActionButtons label="Endpoint actions" items={actions.items(webhook)} />}
               <Health orgId={orgId} webhook={webhook} newest={newest} />
               <Events webhook={webhook} />
-              <WebhookDeliveries orgId={orgId} webhook={webhook} round={round} onNewest={setNewest} />
+              <WebhookDeliveries orgId={orgId} webhook={webhook} round={round} reveal={toDeliveries || round > 0} onNewest={setNewest} />
             </>
           ) : (
             <Notice kind="error">No endpoint #{webhookId} in this organization (it may have been deleted).</Notice>

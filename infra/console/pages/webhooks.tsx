@@ -3,7 +3,7 @@
  * link to the endpoint's page, its events and state) with its actions in one menu, and "Add an
  * endpoint" (the signing secret shown once). Every change reloads the list, so it always shows
  * what the service holds; a refusal shows the service's own message (the tier an operation needs,
- * "resume it first"). Deliveries are on each endpoint's page.
+ * "resume it first"). Deliveries are on each endpoint's page (the menu's "Deliveries" opens them).
  */
 import { data, ofOrg, type OrgMembership, type Webhook } from '../api';
 import { useApi } from '../parts/api-context';
@@ -31,9 +31,14 @@ export function WebhooksPage({ orgId, org }: { orgId: number; org: OrgMembership
     changed: reload,
     tested: (webhook) => {
       flash({ kind: 'success', text: testSent(webhook) });
-      location.hash = routeHash({ page: 'webhooks', orgId, itemId: webhook.id });
+      location.hash = routeHash({ page: 'webhooks', orgId, itemId: webhook.id, section: 'deliveries' });
     },
   });
+  // Each row's menu opens the endpoint's deliveries first, then its actions.
+  const items = (webhook: Webhook): MenuItem[] => [
+    { label: 'Deliveries', run: () => (location.hash = routeHash({ page: 'webhooks', orgId, itemId: webhook.id, section: 'deliveries' })) },
+    ...actions.items(webhook),
+  ];
   return (
     <>
       <PageHeading>Webhooks</PageHeading>
@@ -49,7 +54,7 @@ export function WebhooksPage({ orgId, org }: { orgId: number; org: OrgMembership
         </p>
       )}
       {actions.outcome && <Notice kind={actions.outcome.kind}>{actions.outcome.text}</Notice>}
-      <Loading loaded={loaded}>{(webhooks) => <WebhooksTable orgId={orgId} webhooks={webhooks} items={actions.items} />}</Loading>
+      <Loading loaded={loaded}>{(webhooks) => <WebhooksTable orgId={orgId} webhooks={webhooks} items={items} />}</Loading>
       {actions.dialog}
     </>
   );
