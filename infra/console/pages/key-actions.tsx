@@ -12,9 +12,9 @@ import { useApi } from '../parts/api-context';
 import { ConfirmDialog } from '../parts/confirm';
 import { Dialog, DialogButtons } from '../parts/dialog';
 import { keyName } from '../parts/format';
-import { flash, takeFlash } from '../parts/flash';
+import { useItemActions, type ItemActions, type ItemActionsProps } from '../parts/item-actions';
 import { failure } from '../parts/load';
-import { Notice, type Outcome } from '../parts/page';
+import { Notice } from '../parts/page';
 import type { MenuItem } from '../parts/row-menu';
 import { KeyForm } from './key-form';
 import { KeySecret } from './key-secret';
@@ -25,40 +25,19 @@ type Open =
   | { readonly kind: 'edit' | 'revoke' | 'rotate' | 'delete'; readonly key: ApiKey }
   | { readonly kind: 'secret'; readonly key: CreatedKey };
 
-/** The key actions of a page: the items of a key's menu, the dialog open over the page, and the last outcome. */
-export interface KeyActions {
-  /** The actions `key` offers, in order (Delete last). */
-  readonly items: (key: ApiKey) => MenuItem[];
-  readonly create: () => void;
-  /** The dialog open now, if any. */
-  readonly dialog: JSX.Element | null;
-  /** What the last change did (or why it was refused). */
-  readonly outcome: Outcome | undefined;
-}
-
-/**
- * The key actions on `orgId`. `changed` runs after every change the service made (the page loads
- * again); `deleted` after a deletion (a key's page leaves for the list).
- */
-export function useKeyActions(orgId: number, changed: () => void, deleted?: () => void): KeyActions {
+/** The key actions on `orgId`. */
+export function useKeyActions({ orgId, changed, deleted }: ItemActionsProps & { readonly orgId: number }): ItemActions<ApiKey> {
   const api = useApi();
-  const [open, setOpen] = useState<Open>();
-  const [outcome, setOutcome] = useState<Outcome | undefined>(takeFlash);
-  const close = () => setOpen(undefined);
-  const done = (text: string) => {
-    setOutcome({ kind: 'success', text });
-    setOpen(undefined);
-    changed();
-  };
-  const setActive = async (key: ApiKey, active: boolean) => {
-    await api.PATCH('/api/org-api-keys', { body: { id: key.id, org_id: orgId, is_active: active } });
-    done(`${keyName(key)} ${active ? 'reactivated' : 'revoked'}.`);
+  const { open, setOpen, close, outcome, done, show, act, removal } = useItemActions<Open>({ changed, deleted });
+  const setActive = (key: ApiKey, active: boolean) =>
+    api.PATCH('/api/org-api-keys', { body: { id: key.id, org_id: orgId, is_active: active } });
+  // Confirmed first; a refusal rejects, and the confirmation shows it.
+  const revoke = async (key: ApiKey) => {
+    await setActive(key, false);
+    done(`${keyName(key)} revoked.`);
   };
   // A new raw key replaces the dialog that made it, and the page behind it shows the new key.
-  const showSecret = (key: CreatedKey) => {
-    setOpen({ kind: 'secret', key });
-    changed();
-  };
+  const showSecret = (key: CreatedKey) => show({ kind: 'secret', key });
   const items = (key: ApiKey): MenuItem[] => [
     { label: 'Edit', run: () => setOpen({ kind: 'edit', key }) },
     ...(key.is_active ? [{ label: 'Revoke', run: () => setOpen({ kind: 'revoke', key }) }] : []),
@@ -67,7 +46,7 @@ export function useKeyActions(orgId: number, changed: () => void, deleted?: () =
       ? [
           {
             label: 'Reactivate',
-            run: () => void setActive(key, true).catch((e: unknown) => setOutcome({ kind: 'error', text: failure(e).message })),
+            run: () => act(() => setActive(key, true), `${keyName(key)} reactivated.`),
           },
         ]
       : []),
@@ -83,21 +62,14 @@ export function useKeyActions(orgId: number, changed: () => void, deleted?: () =
       dialog = <KeyForm orgId={orgId} existing={open.key} onClose={close} onSaved={(key) => done(`${key.name} saved.`)} />;
       break;
     case 'revoke':
-      dialog = <RevokeKeyDialog apiKey={open.key} onClose={close} onRevoke={() => setActive(open.key, false)} />;
+      dialog = <RevokeKeyDialog apiKey={open.key} onClose={close} onRevoke={() => revoke(open.key)} />;
       break;
     case 'rotate':
       dialog = <RotateKeyDialog orgId={orgId} apiKey={open.key} onClose={close} onRotated={showSecret} />;
       break;
     case 'delete': {
       const key = open.key;
-      const remove = async () => {
-        await api.DELETE('/api/org-api-keys', ofOrg(orgId, { id: String(key.id) }));
-        done(`${keyName(key)} deleted.`);
-        if (deleted) {
-          flash({ kind: 'success', text: `${keyName(key)} deleted.` });
-          deleted();
-        }
-      };
+      const remove = removal(() => api.DELETE('/api/org-api-keys', ofOrg(orgId, { id: String(key.id) })), `${keyName(key)} deleted.`);
       dialog = (
         <ConfirmDialog title={`Delete ${key.name}?`} confirm="Delete the key" danger onConfirm={remove} onClose={close}>
           <p>

@@ -32,7 +32,7 @@ const RECENT_CALLS = 10;
 export function KeyPage({ orgId, keyId, org }: { orgId: number; keyId: number; org: OrgMembership | undefined }) {
   const api = useApi();
   const [loaded, reload] = useLoad(() => data(api.GET('/api/org-api-keys', ofOrg(orgId))), [orgId]);
-  const actions = useKeyActions(orgId, reload, () => (location.hash = routeHash({ page: 'keys', orgId })));
+  const actions = useKeyActions({ orgId, changed: reload, deleted: () => (location.hash = routeHash({ page: 'keys', orgId })) });
   const known = useMemo(() => knownFrom(loaded.state === 'ready' ? loaded.data : []), [loaded]);
   const key = known.get(keyId);
   return (

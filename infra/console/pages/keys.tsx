@@ -23,7 +23,7 @@ import { useKeyActions } from './key-actions';
 export function KeysPage({ orgId, org }: { orgId: number; org: OrgMembership | undefined }) {
   const api = useApi();
   const [loaded, reload] = useLoad(() => data(api.GET('/api/org-api-keys', ofOrg(orgId))), [orgId]);
-  const actions = useKeyActions(orgId, reload);
+  const actions = useKeyActions({ orgId, changed: reload });
   return (
     <>
       <PageHeading>API keys</PageHeading>

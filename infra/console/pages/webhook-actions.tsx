@@ -5,13 +5,10 @@
  * sent nothing, so it offers no test (the service would answer 409: resume it first).
  */
 import type { JSX } from 'preact';
-import { useState } from 'preact/hooks';
 import { data, ofOrg, type CreatedWebhook, type RotatedWebhookSecret, type Webhook } from '../api';
 import { useApi } from '../parts/api-context';
 import { ConfirmDialog } from '../parts/confirm';
-import { flash, takeFlash } from '../parts/flash';
-import { failure } from '../parts/load';
-import type { Outcome } from '../parts/page';
+import { useItemActions, type ItemActions, type ItemActionsProps } from '../parts/item-actions';
 import type { MenuItem } from '../parts/row-menu';
 import { WebhookForm } from './webhook-form';
 import { WebhookSecret } from './webhook-secret';
@@ -22,53 +19,22 @@ type Open =
   | { readonly kind: 'edit' | 'rotate' | 'delete'; readonly webhook: Webhook }
   | { readonly kind: 'secret'; readonly made: CreatedWebhook | RotatedWebhookSecret };
 
-/** The endpoint actions of a page: a row's menu items, the dialog open over the page, and the last outcome. */
-export interface WebhookActions {
-  readonly items: (webhook: Webhook) => MenuItem[];
-  readonly create: () => void;
-  readonly dialog: JSX.Element | null;
-  readonly outcome: Outcome | undefined;
-}
-
 /** Props of {@link useWebhookActions}. */
-export interface WebhookActionsProps {
+export interface WebhookActionsProps extends ItemActionsProps {
   readonly orgId: number;
-  /** After every change the service made: the page loads again. */
-  readonly changed: () => void;
   /** After a test event was sent to `webhook` (its page follows the new delivery; a list moves to that page). */
   readonly tested?: (webhook: Webhook) => void;
-  /** After a deletion (an endpoint's page leaves for the list). */
-  readonly deleted?: () => void;
 }
 
 /** What a page says once a test event is sent to `webhook`. */
 export const testSent = (webhook: Webhook) => `A webhook.test event is on its way to endpoint #${webhook.id}.`;
 
 /** The endpoint actions on `orgId`. */
-export function useWebhookActions({ orgId, changed, tested, deleted }: WebhookActionsProps): WebhookActions {
+export function useWebhookActions({ orgId, changed, tested, deleted }: WebhookActionsProps): ItemActions<Webhook> {
   const api = useApi();
-  const [open, setOpen] = useState<Open>();
-  const [outcome, setOutcome] = useState<Outcome | undefined>(takeFlash);
-  const close = () => setOpen(undefined);
-  const done = (text: string) => {
-    setOutcome({ kind: 'success', text });
-    setOpen(undefined);
-    changed();
-  };
-  /** Make a call at once (pause, resume, test: nothing to confirm), then say it is done; a refusal shows the service's message. */
-  const act = (call: () => Promise<unknown>, text: string, then?: () => void) =>
-    void call().then(
-      () => {
-        done(text);
-        then?.();
-      },
-      (error: unknown) => setOutcome({ kind: 'error', text: failure(error).message }),
-    );
+  const { open, setOpen, close, outcome, done, show, act, removal } = useItemActions<Open>({ changed, deleted });
   // A new secret replaces the dialog that made it, and the page behind it shows the change.
-  const showSecret = (made: CreatedWebhook | RotatedWebhookSecret) => {
-    setOpen({ kind: 'secret', made });
-    changed();
-  };
+  const showSecret = (made: CreatedWebhook | RotatedWebhookSecret) => show({ kind: 'secret', made });
   const setActive = (webhook: Webhook, active: boolean) =>
     act(
       () => api.PATCH('/api/org-api-keys/update-webhook', { body: { id: webhook.id, org_id: orgId, is_active: active } }),
@@ -123,14 +89,10 @@ export function useWebhookActions({ orgId, changed, tested, deleted }: WebhookAc
     }
     case 'delete': {
       const { webhook } = open;
-      const remove = async () => {
-        await api.DELETE('/api/org-api-keys/delete-webhook', ofOrg(orgId, { id: String(webhook.id) }));
-        done(`Endpoint #${webhook.id} deleted.`);
-        if (deleted) {
-          flash({ kind: 'success', text: `Endpoint #${webhook.id} deleted.` });
-          deleted();
-        }
-      };
+      const remove = removal(
+        () => api.DELETE('/api/org-api-keys/delete-webhook', ofOrg(orgId, { id: String(webhook.id) })),
+        `Endpoint #${webhook.id} deleted.`,
+      );
       dialog = (
         <ConfirmDialog title={`Delete endpoint #${webhook.id}?`} confirm="Delete the endpoint" danger onConfirm={remove} onClose={close}>
           <p>
