@@ -137,33 +137,35 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
     }, 60_000);
   }
 
-  test('Revoke asks first, saying the consequence; Cancel leaves the key active; confirming revokes it', async () => {
-    const page = await admin(390);
-    const key = row(page, 'Checkout server');
-    await rowAction(key, 'Revoke');
-    const dialog = page.getByRole('dialog', { name: 'Revoke Checkout server?' });
-    await dialog.getByText(/the next call made with it is refused \(401\)/).waitFor();
-    await expectAccessible(page, 'revoke confirmation at 390 px');
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    await expect(isActive(keyId)).resolves.toBe(true);
-    await statusIs(key, 'Active');
-    await rowAction(key, 'Revoke');
-    await dialog.getByRole('button', { name: 'Revoke the key' }).click();
-    await statusIs(key, 'Revoked');
-    await expect(isActive(keyId)).resolves.toBe(false);
-    await rowAction(key, 'Reactivate');
-    await statusIs(key, 'Active');
-    await expect(isActive(keyId)).resolves.toBe(true);
-    // Rotate asks too, and says when the old key stops; Cancel rotates nothing.
-    await rowAction(key, 'Rotate');
-    const rotate = page.getByRole('dialog', { name: 'Rotate Checkout server?' });
-    await rotate.getByText(/then every call with it is refused \(401\)/).waitFor();
-    await rotate.getByRole('button', { name: 'Cancel' }).click();
-    await rotate.waitFor({ state: 'detached' });
-    const listed = (await api.list(1)).body.data as { id: number; rotated_to: number | null }[];
-    expect(listed.find((k) => k.id === keyId)!.rotated_to).toBeNull();
-  }, 60_000);
+  for (const width of [1280, 390]) {
+    test(`Revoke asks first, saying the consequence; Cancel leaves the key active; confirming revokes it, at ${width} px`, async () => {
+      const page = await admin(width);
+      const key = row(page, 'Checkout server');
+      await rowAction(key, 'Revoke');
+      const dialog = page.getByRole('dialog', { name: 'Revoke Checkout server?' });
+      await dialog.getByText(/the next call made with it is refused \(401\)/).waitFor();
+      await expectAccessible(page, `revoke confirmation at ${width} px`);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await expect(isActive(keyId)).resolves.toBe(true);
+      await statusIs(key, 'Active');
+      await rowAction(key, 'Revoke');
+      await dialog.getByRole('button', { name: 'Revoke the key' }).click();
+      await statusIs(key, 'Revoked');
+      await expect(isActive(keyId)).resolves.toBe(false);
+      await rowAction(key, 'Reactivate');
+      await statusIs(key, 'Active');
+      await expect(isActive(keyId)).resolves.toBe(true);
+      // Rotate asks too, and says when the old key stops; Cancel rotates nothing.
+      await rowAction(key, 'Rotate');
+      const rotate = page.getByRole('dialog', { name: 'Rotate Checkout server?' });
+      await rotate.getByText(/then every call with it is refused \(401\)/).waitFor();
+      await rotate.getByRole('button', { name: 'Cancel' }).click();
+      await rotate.waitFor({ state: 'detached' });
+      const listed = (await api.list(1)).body.data as { id: number; rotated_to: number | null }[];
+      expect(listed.find((k) => k.id === keyId)!.rotated_to).toBeNull();
+    }, 60_000);
+  }
 
   test('the key dialog’s Save is in view without scrolling at 1280x900 (and at 390 px); idle MCP scopes are folded', async () => {
     const page = await admin(1280);
@@ -228,63 +230,68 @@ inBrowser('the console’s item pages, menus and confirmations', () => {
     }, 60_000);
   }
 
-  test('an endpoint the service paused after a 410 says why on its page', async () => {
-    const id = await makeEndpoint(`${receiverUrl('gone')}?status=410`);
-    expect((await api.testWebhook({ id, org_id: 1 })).status).toBe(200);
-    const deadline = Date.now() + 15_000;
-    while ((await api.listWebhooks(1)).body.data.find((w: { id: number }) => w.id === id).is_active) {
-      if (Date.now() > deadline) throw new Error('endpoint not paused after 15 s');
-      await new Promise((done) => setTimeout(done, 250));
-    }
-    const page = await admin(1280);
-    await page.evaluate(`location.hash = '#/org/1/webhooks/${id}'`);
-    await page.getByRole('heading', { level: 1, name: `Endpoint #${id}` }).waitFor();
-    await page.locator('dl.facts dd', { hasText: /Paused by the service at .*: the endpoint answered 410 Gone/ }).waitFor();
-    await page.locator('dl.facts dd', { hasText: /Exhausted webhook\.test, answered 410/ }).waitFor();
-    // The endpoint's own failing_since, exact (never "at least").
-    const since = (await api.listWebhooks(1)).body.data.find((w: { id: number }) => w.id === id).failing_since;
-    expect(since).toEqual(expect.any(String));
-    const failing = page.locator('dl.facts dd', { hasText: /\(every attempt since has failed\)$/ });
-    await expect(failing.locator('time').getAttribute('datetime')).resolves.toBe(since);
-    await expect(failing.textContent()).resolves.not.toContain('at least');
-    await expect(page.getByRole('button', { name: 'Resume' }).count()).resolves.toBe(1);
-    await expectAccessible(page, 'paused endpoint');
-  }, 60_000);
+  for (const width of [1280, 390]) {
+    test(`an endpoint the service paused after a 410 says why on its page, at ${width} px`, async () => {
+      const id = await makeEndpoint(`${receiverUrl(`gone-${width}`)}?status=410`);
+      expect((await api.testWebhook({ id, org_id: 1 })).status).toBe(200);
+      const deadline = Date.now() + 15_000;
+      while ((await api.listWebhooks(1)).body.data.find((w: { id: number }) => w.id === id).is_active) {
+        if (Date.now() > deadline) throw new Error('endpoint not paused after 15 s');
+        await new Promise((done) => setTimeout(done, 250));
+      }
+      const page = await admin(width);
+      await page.evaluate(`location.hash = '#/org/1/webhooks/${id}'`);
+      await page.getByRole('heading', { level: 1, name: `Endpoint #${id}` }).waitFor();
+      await page.locator('dl.facts dd', { hasText: /Paused by the service at .*: the endpoint answered 410 Gone/ }).waitFor();
+      await page.locator('dl.facts dd', { hasText: /Exhausted webhook\.test, answered 410/ }).waitFor();
+      // The endpoint's own failing_since, exact (never "at least").
+      const since = (await api.listWebhooks(1)).body.data.find((w: { id: number }) => w.id === id).failing_since;
+      expect(since).toEqual(expect.any(String));
+      const failing = page.locator('dl.facts dd', { hasText: /\(every attempt since has failed\)$/ });
+      await expect(failing.locator('time').getAttribute('datetime')).resolves.toBe(since);
+      await expect(failing.textContent()).resolves.not.toContain('at least');
+      await expect(page.getByRole('button', { name: 'Resume' }).count()).resolves.toBe(1);
+      await expectNoSidewaysScroll(page, `paused endpoint at ${width} px`);
+      await expectAccessible(page, `paused endpoint at ${width} px`);
+    }, 60_000);
+  }
 
-  test('"All events" and chosen types exclude each other', async () => {
-    const page = await admin(1280);
-    await tab(page, 'Webhooks');
-    await page.getByRole('button', { name: 'Add an endpoint' }).click();
-    const form = page.getByRole('dialog', { name: 'Add an endpoint' });
-    await form.getByLabel('URL', { exact: true }).fill(receiverUrl('chosen'));
-    const all = form.getByRole('radio', { name: 'All events' });
-    const chosen = form.getByRole('radio', { name: 'Chosen types' });
-    await expect(all.isChecked()).resolves.toBe(true);
-    // No type reads as chosen while every event is (the events' group; the filter's boxes are its own).
-    const types = form.getByRole('group', { name: 'Events', exact: true });
-    await expect(types.getByRole('checkbox').count()).resolves.toBe(0);
-    await chosen.check();
-    await expect(types.getByRole('checkbox', { checked: true }).count()).resolves.toBe(0);
-    await form.getByRole('checkbox', { name: 'key.created', exact: true }).check();
-    await form.getByRole('checkbox', { name: 'key.deleted', exact: true }).check();
-    await expectAccessible(page, 'chosen event types');
-    await form.getByRole('button', { name: 'Add the endpoint' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Endpoint added' });
-    stack.secrets.noteText(await dialog.getByLabel(/^Signing secret/).inputValue());
-    await dialog.getByRole('button', { name: 'I have stored it' }).click();
-    const listed = (await api.listWebhooks(1)).body.data as { id: number; url: string; events: string[] }[];
-    const made = listed.find((w) => w.url === receiverUrl('chosen'))!;
-    expect(made.events).toEqual(['key.created', 'key.deleted']);
-    const endpoint = page.locator(`tbody tr[data-webhook-id="${made.id}"]`);
-    await endpoint.locator('td.events', { hasText: /^key\.created, key\.deleted$/ }).waitFor();
-    await rowAction(endpoint, 'Edit');
-    const edit = page.getByRole('dialog', { name: 'Edit the endpoint' });
-    await expect(edit.getByRole('radio', { name: 'Chosen types' }).isChecked()).resolves.toBe(true);
-    await edit.getByRole('radio', { name: 'All events' }).check();
-    await expect(edit.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox').count()).resolves.toBe(0);
-    await edit.getByRole('button', { name: 'Save' }).click();
-    await endpoint.locator('td.events', { hasText: /^All events$/ }).waitFor();
-  }, 60_000);
+  for (const width of [1280, 390]) {
+    test(`"All events" and chosen types exclude each other, at ${width} px`, async () => {
+      const page = await admin(width);
+      await tab(page, 'Webhooks');
+      await page.getByRole('button', { name: 'Add an endpoint' }).click();
+      const form = page.getByRole('dialog', { name: 'Add an endpoint' });
+      await form.getByLabel('URL', { exact: true }).fill(receiverUrl(`chosen-${width}`));
+      const all = form.getByRole('radio', { name: 'All events' });
+      const chosen = form.getByRole('radio', { name: 'Chosen types' });
+      await expect(all.isChecked()).resolves.toBe(true);
+      // No type reads as chosen while every event is (the events' group; the filter's boxes are its own).
+      const types = form.getByRole('group', { name: 'Events', exact: true });
+      await expect(types.getByRole('checkbox').count()).resolves.toBe(0);
+      await chosen.check();
+      await expect(types.getByRole('checkbox', { checked: true }).count()).resolves.toBe(0);
+      await form.getByRole('checkbox', { name: 'key.created', exact: true }).check();
+      await form.getByRole('checkbox', { name: 'key.deleted', exact: true }).check();
+      await expectAccessible(page, `chosen event types at ${width} px`);
+      await form.getByRole('button', { name: 'Add the endpoint' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Endpoint added' });
+      stack.secrets.noteText(await dialog.getByLabel(/^Signing secret/).inputValue());
+      await dialog.getByRole('button', { name: 'I have stored it' }).click();
+      const listed = (await api.listWebhooks(1)).body.data as { id: number; url: string; events: string[] }[];
+      const made = listed.find((w) => w.url === receiverUrl(`chosen-${width}`))!;
+      expect(made.events).toEqual(['key.created', 'key.deleted']);
+      const endpoint = page.locator(`tbody tr[data-webhook-id="${made.id}"]`);
+      await endpoint.locator('td.events', { hasText: /^key\.created, key\.deleted$/ }).waitFor();
+      await rowAction(endpoint, 'Edit');
+      const edit = page.getByRole('dialog', { name: 'Edit the endpoint' });
+      await expect(edit.getByRole('radio', { name: 'Chosen types' }).isChecked()).resolves.toBe(true);
+      await edit.getByRole('radio', { name: 'All events' }).check();
+      await expect(edit.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox').count()).resolves.toBe(0);
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await endpoint.locator('td.events', { hasText: /^All events$/ }).waitFor();
+    }, 60_000);
+  }
 
   for (const width of [1280, 390]) {
     test(`the audit log: seconds and the ISO time, the Action select, reads hidden, at ${width} px`, async () => {

@@ -300,7 +300,12 @@ inBrowser('the console’s Webhooks page', () => {
     await page.screenshot({ path: `${OUTPUT}/console-webhooks-390.png`, fullPage: true });
 
     await page.getByRole('group', { name: 'Endpoint actions' }).getByRole('button', { name: 'Edit' }).click();
-    await page.getByRole('dialog', { name: 'Edit the endpoint' }).getByRole('group', { name: 'Events', exact: true }).waitFor();
+    const edit = page.getByRole('dialog', { name: 'Edit the endpoint' });
+    await edit.getByRole('group', { name: 'Events', exact: true }).waitFor();
+    // The filter's fields fit too: game ids typed, streams ticked with none.
+    await edit.getByRole('checkbox', { name: 'Only some games' }).check();
+    await edit.getByLabel('Game ids').fill('101, 102, 103, 104, 105, 106, 107, 108, 109, 110');
+    await edit.getByRole('checkbox', { name: 'Only some streams' }).check();
     await expectNoSidewaysScroll(page, 'edit dialog at 390 px');
     await expectAccessible(page, 'edit dialog at 390 px');
     await page.screenshot({ path: `${OUTPUT}/console-webhooks-edit-390.png` });
