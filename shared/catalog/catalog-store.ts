@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
-import type { Org, Playable, Role, Tier } from './model.js';
+import type { Org, Playable, Role, StartMode, Tier } from './model.js';
 import { NotFound } from '../platform/errors.js';
 import type { CatalogStore, MembershipStore, PlayableChanges, PlayableStore } from './ports.js';
 import { sortableId, unlessRefused, type StoreOptions, batchGetMany, queryItems, whole } from '../platform/dynamo/client.js';
@@ -115,12 +115,8 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
     return this.updatePlayable(kind, id, { require_session_token: required });
   }
 
-  /** Change a playable's mutable fields (`name`, `require_session_token`); returns it as it is now. */
-  async updatePlayable(
-    kind: Playable['kind'],
-    id: number,
-    changes: Partial<Pick<Playable, 'name' | 'require_session_token'>>,
-  ): Promise<Playable | undefined> {
+  /** Change a playable's mutable fields (`name`, `require_session_token`, `start`); returns it as it is now. */
+  async updatePlayable(kind: Playable['kind'], id: number, changes: PlayableChanges): Promise<Playable | undefined> {
     if (Object.values(changes).every((v) => v === undefined)) return this.getPlayable(kind, id);
     return this.setFields(kind, id, changes, undefined, 'ALL_NEW');
   }
@@ -134,7 +130,7 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
     return this.setFields(kind, id, changes, orgId, 'ALL_OLD');
   }
 
-  /** One conditional update of a playable's fields; undefined when it is absent (from `orgId`). */
+  /** One conditional update of a playable's fields (a null removes its attribute); undefined when it is absent (from `orgId`). */
   private async setFields(
     kind: Playable['kind'],
     id: number,
@@ -143,18 +139,23 @@ export class DynamoCatalogStore implements CatalogStore, PlayableStore, Membersh
     returnValues: 'ALL_NEW' | 'ALL_OLD',
   ): Promise<Playable | undefined> {
     const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
+    const set = entries.flatMap(([, v], i) => (v === null ? [] : [`#f${i} = :v${i}`]));
+    const remove = entries.flatMap(([, v], i) => (v === null ? [`#f${i}`] : []));
     const answer = await unlessRefused(
       this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: playableKey(kind, id),
-          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
+            .join(' ')
+            .trim(),
           ConditionExpression: orgId === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND org_id = :org',
           ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-          ExpressionAttributeValues: {
+          // DynamoDB refuses an empty map: a REMOVE alone, without the org's condition, has no values.
+          ExpressionAttributeValues: nonEmpty({
             ...(orgId === undefined ? {} : { ':org': orgId }),
-            ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
-          },
+            ...Object.fromEntries(entries.flatMap(([, v], i) => (v === null ? [] : [[`:v${i}`, v]]))),
+          }),
           ReturnValues: returnValues,
         }),
       ),
@@ -200,6 +201,11 @@ function playableKey(kind: Playable['kind'], id: number): { pk: string; sk: stri
   return { pk: `${upper}#${id}`, sk: upper };
 }
 
+/** `values`, or undefined when it has none. */
+function nonEmpty(values: Record<string, unknown>): Record<string, unknown> | undefined {
+  return Object.keys(values).length === 0 ? undefined : values;
+}
+
 function toPlayable(item: Record<string, unknown>): Playable {
   return {
     kind: item.kind as Playable['kind'],
@@ -209,6 +215,7 @@ function toPlayable(item: Record<string, unknown>): Playable {
     name: item.name as string,
     require_session_token: item.require_session_token as boolean,
     content_url: item.content_url as string,
+    start: (item.start as StartMode | undefined) ?? null,
   };
 }
 

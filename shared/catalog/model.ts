@@ -28,6 +28,21 @@ export interface Org {
   readonly tier_version?: number;
 }
 
+/**
+ * How a play page that consumes a token starts the game: `click` on a person's click or key press on
+ * its Play button (a link scanner that runs the page's script consumes nothing), `auto` as soon as
+ * the page's script runs (a page a partner frames in its own, whose player already chose to play).
+ * docs/play-pages.md#starting-the-game.
+ */
+export const START_MODES = ['click', 'auto'] as const;
+
+export type StartMode = (typeof START_MODES)[number];
+
+/** The start mode a page shape has when its game or stream sets none: `auto` for `/embed`, else `click`. */
+export function startModeOf(setting: StartMode | null | undefined, embed: boolean): StartMode {
+  return setting ?? (embed ? 'auto' : 'click');
+}
+
 /** A game or a stream of the catalog: what a session token is minted for. */
 export interface Playable {
   readonly kind: 'game' | 'stream';
@@ -39,4 +54,6 @@ export interface Playable {
   readonly require_session_token: boolean;
   /** What the play page shows. */
   readonly content_url: string;
+  /** How its pages start the game ({@link START_MODES}); absent or null: by page shape ({@link startModeOf}). */
+  readonly start?: StartMode | null;
 }

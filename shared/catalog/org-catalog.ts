@@ -18,12 +18,13 @@ export function playableView<K extends Playable['kind']>(playable: Playable & { 
     [`${playable.kind}_id`]: playable.id,
     name: playable.name,
     require_session_token: playable.require_session_token,
+    start: playable.start ?? null,
     play_url: `${baseUrl}/play/${playable.kind}/${playable.id}`,
   } as PlayableView<K>;
 }
 
 /** The fields an update may change, in the order a record lists them. */
-const CHANGEABLE: readonly (keyof PlayableChanges & string)[] = ['name', 'require_session_token'];
+const CHANGEABLE: readonly (keyof PlayableChanges & string)[] = ['name', 'require_session_token', 'start'];
 
 /** A change made to a playable: how it was and how it is now. */
 export interface PlayableUpdate {
@@ -75,7 +76,7 @@ export class OrgCatalog {
   update(orgId: number, kind: Playable['kind'], id: number, requested: PlayableChanges): Effect<PlayableUpdate> {
     const fields = CHANGEABLE.filter((f) => requested[f] !== undefined);
     const changes: PlayableChanges = Object.fromEntries(fields.map((f) => [f, requested[f]]));
-    if (fields.length === 0) throw new InvalidInput('Nothing to change: give name or require_session_token');
+    if (fields.length === 0) throw new InvalidInput('Nothing to change: give name, require_session_token or start');
     return {
       run: async () => {
         const before = await this.store.updateInOrg(kind, id, orgId, changes);

@@ -28,4 +28,4 @@ export interface PlayableStore {
 }
 
 /** What an organization may change on its game or stream. */
-export type PlayableChanges = Partial<Pick<Playable, 'name' | 'require_session_token'>>;
+export type PlayableChanges = Partial<Pick<Playable, 'name' | 'require_session_token' | 'start'>>;

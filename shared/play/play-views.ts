@@ -1,6 +1,7 @@
 /**
  * The play pages as people see them: the game (started at once, or by the script that consumes
- * the token) and, for every refusal, a page that says what happened and what to do.
+ * the token: on the player's click on Play, or as soon as it runs) and, for every refusal, a page
+ * that says what happened and what to do.
  */
 import type { PlayDecision, PlayGranted, PlayRefusal, PlayRefused } from './play.js';
 import type { Playable } from '../catalog/index.js';
@@ -40,15 +41,22 @@ function gameView(decision: PlayGranted, framing: Pick<PageView, 'chrome' | 'fra
       main: `${title}<div class="stage">${frame}</div>`,
     };
   }
-  // Nothing is consumed until this script runs: a scanner that fetches the page never burns the token.
+  // Nothing is consumed until this script runs (a scanner that fetches the page never burns the
+  // token), and in `click` mode not until a person clicks Play (nor one that runs the script).
   const data = { token: decision.token, contentUrl: playable.content_url, title: playable.name, embed: !framing.chrome, ...endpoints };
+  const name = escapeHtml(playable.name);
+  const opening =
+    decision.mode === 'click'
+      ? `<div class="cover" id="play-cover"><p class="name" aria-hidden="true">${name}</p><button type="button" class="start" id="play-start">Play ${name}</button>
+<p class="status" id="play-status" role="status"></p></div>`
+      : `<p class="status" id="play-status" role="status">Starting ${name}…</p>`;
   return {
     status: 200,
     title: playable.name,
     layout: 'play',
     ...framing,
     frameSrc: [content],
-    main: `${title}<div class="stage"><p class="status" id="play-status" role="status">Starting ${escapeHtml(playable.name)}…</p>
+    main: `${title}<div class="stage">${opening}
 <noscript><p class="status">This ${playable.kind} needs JavaScript to start.</p></noscript></div>
 <script type="application/json" id="play-data">${scriptJson(data)}</script>`,
     script: CONSUME_SCRIPT,
@@ -145,10 +153,12 @@ function contentSource(contentUrl: string): string {
 /**
  * The page's script (runs under the nonce): one request consumes the token and sets the play
  * cookie; its answer is the consumption's (consume-session's data), whose session id the game's
- * frame carries (`data-session-id`); then the game starts. A 410 means the token was used or
- * expired since the page was served; reloading shows the server's page that says which, or plays
- * again when this browser's cookie says it was this browser (another tab): it never offers to
- * consume again.
+ * frame carries (`data-session-id`); then the game starts. With a Play button (`click` mode) the
+ * request is sent only from a person's activation of it: a trusted click or key press
+ * (`event.isTrusted`, and `navigator.userActivation.isActive` where the browser has it), never on
+ * load and never from a script's `click()`. A 410 means the token was used or expired since the
+ * page was served; reloading shows the server's page that says which, or plays again when this
+ * browser's cookie says it was this browser (another tab): it never offers to consume again.
  */
 const CONSUME_SCRIPT = `(() => {
   const data = JSON.parse(document.getElementById('play-data').textContent);
@@ -162,9 +172,9 @@ const CONSUME_SCRIPT = `(() => {
     frame.allow = 'fullscreen; autoplay; gamepad';
     frame.referrerPolicy = 'no-referrer';
     frame.src = data.contentUrl;
-    status.replaceWith(frame);
+    (document.getElementById('play-cover') || status).replaceWith(frame);
   };
-  (async () => {
+  const consume = () => (async () => {
     const answer = await fetch(data.sessionUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -174,4 +184,14 @@ const CONSUME_SCRIPT = `(() => {
     if (!answer.ok) return fail('The game could not start (error ' + answer.status + '). Reload the page to try again.');
     start((await answer.json()).data);
   })().catch(() => fail('The game could not start. Check your connection, then reload the page.'));
+  const button = document.getElementById('play-start');
+  if (!button) return consume();
+  button.focus();
+  button.addEventListener('click', (event) => {
+    const person = event.isTrusted && (!navigator.userActivation || navigator.userActivation.isActive);
+    if (!person || button.disabled) return;
+    button.disabled = true;
+    status.textContent = 'Starting ' + data.title + '…';
+    consume();
+  });
 })();`;

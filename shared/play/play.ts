@@ -1,12 +1,14 @@
 /**
  * What a play page shows. The page validates the token read-only here; the page's own script
- * starts the play session afterwards (so a link scanner that runs no script never burns it): one
- * request that consumes the token and answers with the signed play pass a refresh needs.
+ * starts the play session afterwards, on the player's click on Play (`click`: a link scanner
+ * that runs the script but clicks nothing consumes nothing) or as soon as it runs (`auto`, the
+ * `/embed` shape's default): one request that consumes the token and answers with the signed play
+ * pass a refresh needs.
  */
 import { SessionToken } from '../platform/schemas.js';
 import type { Clock } from '../platform/time.js';
 import { errorStatus, type DomainErrorName } from '../platform/errors.js';
-import type { Playable } from '../catalog/index.js';
+import { startModeOf, type Playable, type StartMode } from '../catalog/index.js';
 import { type SessionTokens, type TokenRecord } from '../sessions/index.js';
 import type { PlayPass, PlayPassSigner } from './play-pass.js';
 import type { CatalogStore } from '../catalog/index.js';
@@ -71,6 +73,8 @@ export interface PlayGranted extends DecisionBase {
   readonly start: PlayStart;
   /** The token the script starts its play session with (`consume` only). */
   readonly token: string | null;
+  /** `consume` only: whether the script waits for the player's click on Play, or starts at once (the game's start mode for this page shape). */
+  readonly mode: StartMode;
 }
 
 /** The page explains why it does not play. */
@@ -140,6 +144,7 @@ export class PlayPages {
       outcome: 'play',
       start,
       token: start === 'consume' ? token! : null,
+      mode: startModeOf(playable!.start, request.embed),
       playable: playable!,
       frameAncestors,
     });

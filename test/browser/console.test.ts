@@ -27,6 +27,7 @@ import {
   type ConsoleTab,
 } from '../support/console-page.js';
 import { startStack, type Stack } from '../support/local-stack.js';
+import { partner } from '../support/play-pages.js';
 import { stopAll } from '../support/teardown.js';
 
 const launched = await launchBrowser();
@@ -197,6 +198,30 @@ inBrowser('the admin console in a browser', () => {
     await page.getByLabel('Key', { exact: true }).selectOption({ label: labels[0]! });
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByRole('heading', { name: `Per day, ${labels[0]}` }).waitFor();
+  }, 60_000);
+
+  test('"Start" sets how a play page starts: at once, then by page shape again (the Play button)', async () => {
+    const { page } = admin;
+    const acme = await partner(stack);
+    /** Whether a fresh token's page of game 101 shows the Play button (its HTML, as the page function serves it now). */
+    const hasPlayButton = async () => {
+      stack.clock.advance(PLAY_CATALOG_STALENESS_MS + 1_000);
+      const token = await acme.mint({ game_id: 101 });
+      const res = await fetch(`${stack.baseUrl}/play/game/101?session_token=${token}`);
+      return (await res.text()).includes('id="play-start"');
+    };
+    await tab(page, 'Games & streams');
+    const start = page.getByRole('combobox', { name: 'Start Acme Spin-to-Win' });
+    await expect(start.inputValue()).resolves.toBe('shape');
+    await expect(hasPlayButton()).resolves.toBe(true);
+    await start.selectOption({ label: 'At once' });
+    await page.getByText(/Acme Spin-to-Win: play pages start at once\. Play pages follow within 5 seconds\./).waitFor();
+    await expect(start.inputValue()).resolves.toBe('auto');
+    await expect(hasPlayButton()).resolves.toBe(false);
+    await start.selectOption({ value: 'shape' });
+    await page.getByText(/Acme Spin-to-Win: play pages start by page shape/).waitFor();
+    await expect(hasPlayButton()).resolves.toBe(true);
+    await expectAccessible(page, 'games, a start mode chosen');
   }, 60_000);
 
   test('the audit log shows the revocation with its before and after; filters by action and outcome', async () => {

@@ -1,8 +1,9 @@
 /**
  * The play pages in a real browser (the system's Chromium, else `@sparticuz/chromium`'s, driven by
  * playwright-core; skipped with its reason when neither starts: `../support/browser.ts`): a tokened link
+ * waits for a person's click (or key press) on Play, whatever a scanner's script does meanwhile, then
  * plays once, a refresh keeps playing, another browser is refused; an open game plays with no
- * token; embed pages play inside a partner's iframe while the other shapes refuse to be framed.
+ * token; embed pages start at once inside a partner's iframe while the other shapes refuse to be framed.
  * Screenshots go to test-output/.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -11,6 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page, Route } from 'playwright-core';
 import { launchBrowser } from '../support/browser.js';
+import { expectAccessible } from '../support/console-page.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { partner, statusOf, type Partner } from '../support/play-pages.js';
 import { stopAll } from '../support/teardown.js';
@@ -31,6 +33,15 @@ async function gameStarted(page: Page): Promise<string> {
   const status = page.frameLocator('iframe#game').locator('#status[data-state="running"]');
   await status.waitFor({ timeout: 10_000 });
   return (await status.textContent()) ?? '';
+}
+
+/** The Play button of a `click` page (the game's name in its label). */
+const playButton = (page: Page) => page.getByRole('button', { name: /^Play / });
+
+/** Press Play as a person does (a real click), then wait for the game. */
+async function play(page: Page): Promise<string> {
+  await playButton(page).click();
+  return gameStarted(page);
 }
 
 inBrowser('play pages in a browser', () => {
@@ -60,7 +71,7 @@ inBrowser('play pages in a browser', () => {
           posts.push(`${request.method()} ${new URL(request.url()).pathname}${new URL(request.url()).search}`);
       });
       expect((await page.goto(url))!.status()).toBe(200);
-      expect(await gameStarted(page)).toContain('Game started');
+      expect(await play(page)).toContain('Game started');
       expect(await page.title()).toBe('Acme Spin-to-Win');
       // The page's script consumed the token before starting the game, in one request that also set the cookie.
       expect(await statusOf(stack, token)).toBe('consumed');
@@ -100,6 +111,8 @@ inBrowser('play pages in a browser', () => {
       await context.route('**/play/session', (route) => void held.push(route));
       const [first, second] = [await context.newPage(), await context.newPage()];
       await Promise.all([first.goto(url), second.goto(url)]);
+      await playButton(first).click();
+      await playButton(second).click();
       for (let waited = 0; held.length < 2 && waited < 10_000; waited += 50) await new Promise((done) => setTimeout(done, 50));
       expect(held).toHaveLength(2);
       const of = (page: Page) => held.find((route) => route.request().frame().page() === page)!;
@@ -126,9 +139,50 @@ inBrowser('play pages in a browser', () => {
       const person = await browser.newContext();
       const page = await person.newPage();
       await page.goto(url);
-      expect(await gameStarted(page)).toContain('Game started');
+      expect(await play(page)).toContain('Game started');
       expect(await statusOf(stack, token)).toBe('consumed');
       await Promise.all([scanner.close(), person.close()]);
+    }, 60_000);
+
+    test('a scanner that runs the script but clicks nothing consumes nothing in 10 s; a person’s click plays, with one POST', async () => {
+      const token = await acme.mint({ game_id: 101 });
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const posts: string[] = [];
+      page.on('request', (request) => void (request.method() === 'POST' && posts.push(new URL(request.url()).pathname)));
+      expect((await page.goto(`${stack.baseUrl}/play/game/101?session_token=${token}`))!.status()).toBe(200);
+      // The cover: the game's name and one Play button, focused; axe finds nothing.
+      await expect(playButton(page).textContent()).resolves.toBe('Play Acme Spin-to-Win');
+      await expect(page.evaluate('document.activeElement?.id')).resolves.toBe('play-start');
+      await expectAccessible(page, 'the Play cover');
+      await page.screenshot({ path: `${OUTPUT}/play-page-cover.png` });
+      // What a scanner's script may do: click it from script, dispatch a synthetic click, press Enter on it.
+      await page.evaluate(`document.getElementById('play-start').click()`);
+      await page.evaluate(`document.getElementById('play-start').dispatchEvent(new MouseEvent('click', { bubbles: true }))`);
+      await page.evaluate(
+        `document.getElementById('play-start').dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }))`,
+      );
+      await page.waitForTimeout(10_000);
+      expect(posts).toEqual([]);
+      expect(await statusOf(stack, token)).toBe('active');
+      expect(await page.locator('iframe').count()).toBe(0);
+      // A person's click: exactly one POST, and the game.
+      expect(await play(page)).toContain('Game started');
+      expect(posts).toEqual(['/play/session']);
+      expect(await statusOf(stack, token)).toBe('consumed');
+      await context.close();
+    }, 60_000);
+
+    test('the keyboard starts it too: Enter on the focused Play button', async () => {
+      const token = await acme.mint({ stream_id: 201 });
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${stack.baseUrl}/stream/acme/201?session_token=${token}`);
+      await playButton(page).waitFor();
+      await page.keyboard.press('Enter');
+      expect(await gameStarted(page)).toContain('Game started');
+      expect(await statusOf(stack, token)).toBe('consumed');
+      await context.close();
     }, 60_000);
 
     test('a game that requires no token plays without one', async () => {
@@ -158,7 +212,7 @@ inBrowser('play pages in a browser', () => {
     });
     afterAll(() => new Promise<void>((done) => (partnerSite ? partnerSite.close(() => done()) : done())));
 
-    test('the embed page plays (and consumes its token) inside the iframe; the game page refuses to be framed', async () => {
+    test('the embed page starts at once (auto: it consumes its token) inside the iframe; the game page refuses to be framed', async () => {
       const context = await browser.newContext();
       const page = await context.newPage();
       await page.goto(partnerUrl);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
+import { createTestKey, UNLIMITED, type TestKey } from '../support/keys.js';
 import { startStack, type Stack } from '../support/local-stack.js';
 import { failure } from '../support/sessions-api.js';
 
@@ -17,17 +18,23 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
+let partner: TestKey | undefined;
+/** A key of org 1 that mints for the play pages' checks. */
+const partnerKey = async () => (partner ??= await createTestKey(stack, UNLIMITED));
+
 const base = () => stack.baseUrl.replace(/\/+$/, '');
 const game = (id: number, name: string, required: boolean) => ({
   game_id: id,
   name,
   require_session_token: required,
+  start: null,
   play_url: `${base()}/play/game/${id}`,
 });
 const stream = (id: number, name: string, required: boolean) => ({
   stream_id: id,
   name,
   require_session_token: required,
+  start: null,
   play_url: `${base()}/play/stream/${id}`,
 });
 const auditOf = async (action: string) =>
@@ -95,6 +102,41 @@ describe('update-game and update-stream', () => {
     await admin.updatePlayable('game', { org_id: 1, game_id: 101, require_session_token: true });
     stack.clock.advance(6_000);
     expect((await stack.request('/play/game/101')).status).not.toBe(200);
+  });
+
+  test('start: `auto` and `click` hold on every page shape, null gives each shape its default back; audited, 400 for another value', async () => {
+    const token = async () => {
+      const key = await stack.post('create-session', { game_id: 101 }, { 'x-api-key': (await partnerKey()).raw });
+      return key.body.data.token as string;
+    };
+    /** Whether a fresh token's page at `path` waits for Play (`click`) rather than starting at once (`auto`). */
+    const waitsForPlay = async (path: string) => {
+      stack.clock.advance(6_000); // past the play page's 5-second view of the game
+      return (await stack.request(`${path}?session_token=${await token()}`)).body.includes('id="play-start"');
+    };
+    const shapes = async () => ({
+      play: await waitsForPlay('/play/game/101'),
+      game: await waitsForPlay('/game/101'),
+      embed: await waitsForPlay('/embed/101'),
+    });
+    expect(await shapes()).toEqual({ play: true, game: true, embed: false });
+
+    const auto = await admin.updatePlayable('game', { org_id: 1, game_id: 101, start: 'auto' });
+    expect(auto.body).toEqual({ success: true, data: { ...game(101, 'Acme Spin-to-Win', true), start: 'auto' } });
+    expect(await shapes()).toEqual({ play: false, game: false, embed: false });
+    expect(await auditOf('update-game')).toContainEqual(
+      expect.objectContaining({ changes: ['start'], diff: { start: { before: null, after: 'auto' } } }),
+    );
+    expect((await admin.updatePlayable('game', { org_id: 1, game_id: 101, start: 'click' })).status).toBe(200);
+    expect(await shapes()).toEqual({ play: true, game: true, embed: true });
+    const reset = await admin.updatePlayable('game', { org_id: 1, game_id: 101, start: null });
+    expect(reset.body.data).toEqual(game(101, 'Acme Spin-to-Win', true));
+    expect((await stack.services.stores.catalog.getPlayable('game', 101))?.start).toBeNull();
+    expect(await shapes()).toEqual({ play: true, game: true, embed: false });
+
+    const refused = await admin.updatePlayable('game', { org_id: 1, game_id: 101, start: 'sometimes' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ success: false, code: 'invalid_input', param: 'start' });
   });
 
   test('an editor renames a stream; only the changed field is in the record', async () => {

@@ -119,11 +119,11 @@ describe('game and stream tools: the key’s own organization only', () => {
     const games = await callTool(client, 'list_games');
     expect(games.structuredContent).toEqual({
       games: [
-        { game_id: 101, name: 'Acme Spin-to-Win', require_session_token: true, play_url: `${stack.baseUrl}/play/game/101` },
-        { game_id: 102, name: 'Acme Memory (open)', require_session_token: false, play_url: `${stack.baseUrl}/play/game/102` },
+        { game_id: 101, name: 'Acme Spin-to-Win', require_session_token: true, start: null, play_url: `${stack.baseUrl}/play/game/101` },
+        { game_id: 102, name: 'Acme Memory (open)', require_session_token: false, start: null, play_url: `${stack.baseUrl}/play/game/102` },
       ],
     });
-    expect(textOf(games)).toContain('Game 101 "Acme Spin-to-Win": session token required');
+    expect(textOf(games)).toContain('Game 101 "Acme Spin-to-Win": session token required, starts by page shape');
     const streams = await callTool(client, 'list_streams');
     expect((streams.structuredContent as any).streams.map((s: any) => s.stream_id)).toEqual([201, 202]);
   });
@@ -168,6 +168,16 @@ describe('game and stream tools: the key’s own organization only', () => {
     expect((await stack.request('/play/game/102')).status).toBe(200);
   });
 
+  test('update_stream sets how its pages start (`click`, then null: by page shape); the text says it', async () => {
+    const click = await callTool(client, 'update_stream', { stream_id: 202, start: 'click' });
+    expect(click.structuredContent).toMatchObject({ stream_id: 202, start: 'click', require_session_token: false });
+    expect(textOf(click)).toContain('starts on a click on Play');
+    expect((await stack.services.stores.catalog.getPlayable('stream', 202))?.start).toBe('click');
+    const reset = await callTool(client, 'update_stream', { stream_id: 202, start: null });
+    expect(reset.structuredContent).toMatchObject({ stream_id: 202, start: null });
+    expect((await stack.services.stores.catalog.getPlayable('stream', 202))?.start).toBeNull();
+  });
+
   test('update_stream renames; the other setting stays', async () => {
     const result = await callTool(client, 'update_stream', { stream_id: 202, name: 'Acme Open Stream (renamed)' });
     expect(result.structuredContent).toMatchObject({ stream_id: 202, name: 'Acme Open Stream (renamed)', require_session_token: false });
@@ -175,10 +185,11 @@ describe('game and stream tools: the key’s own organization only', () => {
   });
 
   test.each([
-    [{ game_id: 102 }, /give name or require_session_token/],
+    [{ game_id: 102 }, /give name, require_session_token or start/],
     [{ game_id: 102, name: '  ' }, /must not be blank/],
     [{ game_id: 102, name: 'x'.repeat(101) }, /Invalid arguments/],
     [{ game_id: 102, require_session_token: 'yes' }, /Invalid arguments/],
+    [{ game_id: 102, start: 'sometimes' }, /Invalid arguments/],
   ])('update_game with invalid arguments %p is a tool error', async (args, message) => {
     const result = await callTool(client, 'update_game', args);
     expect(result.isError).toBe(true);

@@ -372,7 +372,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a game of the organization: its name or its “Require API Session Token” setting
+         * Change a game of the organization: its name, its “Require API Session Token” setting or how its play pages start
          * @description Also served, identically, as `PATCH /api/org-api-keys?action=update-game` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
          */
         patch: operations["update-game"];
@@ -392,7 +392,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a stream of the organization: its name or its “Require API Session Token” setting
+         * Change a stream of the organization: its name, its “Require API Session Token” setting or how its play pages start
          * @description Also served, identically, as `PATCH /api/org-api-keys?action=update-stream` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
          */
         patch: operations["update-stream"];
@@ -641,6 +641,8 @@ export interface components {
             name?: string;
             /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
             require_session_token?: boolean;
+            /** @description How a play page that consumes a token starts the game: `click` on the player’s click or key press on its Play button (a link scanner that runs the page’s script consumes nothing), `auto` as soon as the page’s script runs. null: by page shape, `auto` for `/embed/<id>` and `click` for the others (docs/play-pages.md#starting-the-game). An update with null goes back to that. */
+            start?: ("click" | "auto") | null;
         };
         UpdateStreamRequest: {
             org_id: number;
@@ -649,6 +651,8 @@ export interface components {
             name?: string;
             /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
             require_session_token?: boolean;
+            /** @description How a play page that consumes a token starts the game: `click` on the player’s click or key press on its Play button (a link scanner that runs the page’s script consumes nothing), `auto` as soon as the page’s script runs. null: by page shape, `auto` for `/embed/<id>` and `click` for the others (docs/play-pages.md#starting-the-game). An update with null goes back to that. */
+            start?: ("click" | "auto") | null;
         };
         CreatedSession: {
             /**
@@ -1127,6 +1131,8 @@ export interface components {
             name: string;
             /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
             require_session_token: boolean;
+            /** @description How a play page that consumes a token starts the game: `click` on the player’s click or key press on its Play button (a link scanner that runs the page’s script consumes nothing), `auto` as soon as the page’s script runs. null: by page shape, `auto` for `/embed/<id>` and `click` for the others (docs/play-pages.md#starting-the-game). An update with null goes back to that. */
+            start: ("click" | "auto") | null;
             /**
              * Format: uri
              * @description The canonical play page (add `?session_token=` when a token is required).
@@ -1138,6 +1144,8 @@ export interface components {
             name: string;
             /** @description The "Require API Session Token" setting: when true, the play page needs a session token. */
             require_session_token: boolean;
+            /** @description How a play page that consumes a token starts the game: `click` on the player’s click or key press on its Play button (a link scanner that runs the page’s script consumes nothing), `auto` as soon as the page’s script runs. null: by page shape, `auto` for `/embed/<id>` and `click` for the others (docs/play-pages.md#starting-the-game). An update with null goes back to that. */
+            start: ("click" | "auto") | null;
             /**
              * Format: uri
              * @description The canonical play page (add `?session_token=` when a token is required).
@@ -3236,7 +3244,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Change a game of the organization: its name or its “Require API Session Token” setting */
+            /** @description Change a game of the organization: its name, its “Require API Session Token” setting or how its play pages start */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3329,7 +3337,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Change a stream of the organization: its name or its “Require API Session Token” setting */
+            /** @description Change a stream of the organization: its name, its “Require API Session Token” setting or how its play pages start */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -4,8 +4,8 @@ import { catalogAdminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /**
- * update-game: an owner, admin or editor renames a game of the organization or turns its "Require API
- * Session Token" setting on or off (bearer): the MCP update_game tool's domain. The game is read
+ * update-game: an owner, admin or editor renames a game of the organization, turns its "Require API
+ * Session Token" setting on or off or sets how its play pages start (bearer): the MCP update_game tool's domain. The game is read
  * alongside the membership and the org, then changed (one conditional write) beside its audit record.
  */
 export const updateGame = defineOperation({
@@ -18,7 +18,7 @@ export const updateGame = defineOperation({
   action: 'update-game',
   auth: 'bearer',
   capacity: 'admin',
-  summary: 'Change a game of the organization: its name or its “Require API Session Token” setting',
+  summary: 'Change a game of the organization: its name, its “Require API Session Token” setting or how its play pages start',
   body: UpdateGameBody,
   response: GameView,
   errors: [404],

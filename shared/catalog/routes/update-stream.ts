@@ -4,8 +4,8 @@ import { catalogAdminServices } from '../admin-services.js';
 import { api } from '../../platform/http/pipeline.js';
 
 /**
- * update-stream: an owner, admin or editor renames a stream of the organization or turns its "Require API
- * Session Token" setting on or off (bearer): the MCP update_stream tool's domain. The stream is read
+ * update-stream: an owner, admin or editor renames a stream of the organization, turns its "Require API
+ * Session Token" setting on or off or sets how its play pages start (bearer): the MCP update_stream tool's domain. The stream is read
  * alongside the membership and the org, then changed (one conditional write) beside its audit record.
  */
 export const updateStream = defineOperation({
@@ -18,7 +18,7 @@ export const updateStream = defineOperation({
   action: 'update-stream',
   auth: 'bearer',
   capacity: 'admin',
-  summary: 'Change a stream of the organization: its name or its “Require API Session Token” setting',
+  summary: 'Change a stream of the organization: its name, its “Require API Session Token” setting or how its play pages start',
   body: UpdateStreamBody,
   response: StreamView,
   errors: [404],

@@ -67,13 +67,15 @@ const getTool = (kind: Kind): McpTool => ({
   },
 });
 
-/** update_game, update_stream: rename one, or turn its session-token requirement on or off. */
+/** update_game, update_stream: rename one, turn its session-token requirement on or off, or set how its pages start. */
 const updateTool = (kind: Kind): McpTool => ({
   name: `update_${kind}`,
   title: `Update a ${kind}`,
   description:
     `Rename a ${kind} of your organization, or turn its "Require API Session Token" setting on or off ` +
-    `(require_session_token). While it is off, the ${kind}'s play page plays without any session token.`,
+    `(require_session_token), or set how its play pages start (start: "click", the player presses Play, so a mail scanner ` +
+    `that runs the page's script consumes nothing; "auto", at once; null, by page shape: auto for /embed, click for the others). ` +
+    `While require_session_token is off, the ${kind}'s play page plays without any session token.`,
   scope: scopeOfTool(`update_${kind}`),
   input: PlayableSchemas[kind].update,
   output: PlayableSchemas[kind].view,
@@ -85,7 +87,11 @@ const updateTool = (kind: Kind): McpTool => ({
   async run(args, { key, services, meter, prefetched }) {
     const id = args[`${kind}_id`] as number;
     await refuseUnlessAllowed(key, meter, kind, id);
-    const changes = { name: args.name as string | undefined, require_session_token: args.require_session_token as boolean | undefined };
+    const changes = {
+      name: args.name as string | undefined,
+      require_session_token: args.require_session_token as boolean | undefined,
+      start: args.start as Playable['start'],
+    };
     const effect = services.orgCatalog.update(key.org_id, kind, id, changes);
     const audit = services.orgCatalog.expectedAudit(key.org_id, (await prefetched) as Playable | undefined, changes);
     const { after } = await meter.run({ [`${kind}_id`]: id, ...audit }, effect);
@@ -102,6 +108,9 @@ async function refuseUnlessAllowed(key: ApiKeyRecord, meter: RequestMeter, kind:
 /** A game or stream as the tools answer it, with its play page (as REST list-games does). */
 const view = (playable: Playable, services: McpServices) => playableView(playable, baseUrl(services));
 
+/** How the start setting reads in the text summary (docs/play-pages.md#starting-the-game). */
+const START_TEXT = { click: 'starts on a click on Play', auto: 'starts at once', shape: 'starts by page shape' } as const;
+
 /** One line of the text summary a model reads. */
 const describe = (playable: Playable) =>
-  `${playable.kind === 'game' ? 'Game' : 'Stream'} ${playable.id} "${playable.name}": session token ${playable.require_session_token ? 'required' : 'not required'}`;
+  `${playable.kind === 'game' ? 'Game' : 'Stream'} ${playable.id} "${playable.name}": session token ${playable.require_session_token ? 'required' : 'not required'}, ${START_TEXT[playable.start ?? 'shape']}`;

@@ -82,4 +82,9 @@ main{flex:1;display:flex;flex-direction:column;min-height:0}
 .stage{flex:1;display:flex;align-items:center;justify-content:center;min-height:0}
 .stage iframe{width:100%;height:100%;border:0;display:block}
 .status{color:#4a5068}
+.cover{display:flex;flex-direction:column;align-items:center;gap:1rem;padding:2rem;text-align:center}
+.cover .name{margin:0;font-size:1.4rem;font-weight:600}
+.start{font:inherit;font-size:1.15rem;padding:.75rem 2.4rem;border:0;border-radius:999px;background:#2f5bd3;color:#fff;cursor:pointer}
+.start:focus-visible{outline:3px solid #1d2330;outline-offset:3px}
+.start:disabled{opacity:.65;cursor:default}
 `;
