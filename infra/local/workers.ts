@@ -50,7 +50,8 @@ export interface LocalWorkers {
   readonly queues: LocalQueues;
   /**
    * Resolves once everything the writes so far cause has run: stream records read, deliveries
-   * attempted that are due now (tests; the timers do it by themselves).
+   * attempted that are due now (tests; the timers do it by themselves). A delivery the worker put
+   * off waits for its time on the clock, an endpoint's pacing as a retry: tests move the clock.
    */
   settle(): Promise<void>;
   /** Run the scheduled workers now (tests move the clock, then call this instead of waiting a minute). */

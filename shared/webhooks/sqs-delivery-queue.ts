@@ -1,17 +1,7 @@
 /**
  * The SQS adapter of {@link DeliveryQueue}: each message delayed until its `due_at`, at most the
  * 15 minutes SQS allows (the delivery worker sends a message that arrives early again with what
-<<<<<<< HEAD
- * remains), ten to a request.
- *
- * One SQS action is all it takes, so it is one signed HTTPS request (SQS's JSON protocol,
- * `AmazonSQS.SendMessageBatch`) made with the pieces the DynamoDB client already brings (SigV4
- * signer, SHA-256, the environment's credentials), not the SQS client: that would add about 50 KB
- * to each function that sends (test-webhook, retry, the MCP server and the workers) and its own
- * start-up to their cold starts (figures in BENCHMARKS.md).
-=======
  * remains), ten to a signed `SendMessageBatch` request (`sqs-queue.ts`).
->>>>>>> events
  */
 import type { DeliveryMessage } from './delivery-model.js';
 import type { DeliveryQueue } from './ports.js';

@@ -53,9 +53,13 @@ async function consumeEach(...targets: Record<string, number>[]): Promise<string
   return tokens;
 }
 
-/** What reached `/dev/webhooks/<name>`, oldest first, once the workers settled: type, and the token or key id. */
+/**
+ * What reached `/dev/webhooks/<name>`, oldest first, once every delivery so far had its attempt
+ * (the control endpoint hears every event: more at once than its places, on a loaded machine):
+ * type, and the token or key id.
+ */
 async function arrivedAt(name: string): Promise<{ type: string; about: unknown; webhook_id: string }[]> {
-  await stack.workers.settle();
+  await stack.settleDeliveries();
   return stack.devWebhooks
     .arrived()
     .filter((d) => d.path === `/dev/webhooks/${name}`)

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { lookup as systemLookup } from 'node:dns/promises';
 import type { HostLookup } from '../../shared/platform/services.js';
 import type { Clock } from '../../shared/platform/time.js';
+import type { LocalDeliveryQueue } from '../../infra/local/delivery-queue.js';
 import { startLocalService, type LocalService } from '../../infra/local/service.js';
+import type { DeliveryMessage } from '../../shared/webhooks/delivery-model.js';
 import { addFigures } from './figures.js';
 import { SecretLedger } from './secrets.js';
 
@@ -37,9 +39,28 @@ export interface Stack extends LocalService {
   readonly secrets: SecretLedger;
   /** `fetch` relative to the base URL. */
   request(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  /**
+   * `workers.settle()`, then the clock moved through each wait an endpoint's pacing put a delivery
+   * to (a burst beyond its places: shared/webhooks/deliver.ts `busyWaitMs`), settling after each:
+   * resolves once every delivery the writes so far caused has had its attempt, whatever the machine's
+   * load bunched together. Retries on the attempt schedule are left to wait for their time.
+   * @throws when deliveries are still paced after {@link PACED_TURNS} turns
+   */
+  settleDeliveries(): Promise<void>;
   /** POST JSON to `/api/org-api-keys?action=<action>`. */
   post(action: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
   stop(): Promise<void>;
+}
+
+/**
+ * Turns of an endpoint's pacing {@link Stack.settleDeliveries} follows: each frees every place (the
+ * clock moves a second or more, a place's hold is 100 ms), so at least 5 more deliveries per endpoint.
+ */
+const PACED_TURNS = 20;
+
+/** When the soonest delivery message an endpoint's pacing put off is due (epoch ms on the queue's clock); undefined when none is. */
+function nextPacedAt(queue: LocalDeliveryQueue): number | undefined {
+  return queue.pending().find((m) => (JSON.parse(m.body) as Partial<DeliveryMessage>).waits !== undefined)?.dueMs;
 }
 
 /** A public address (outside every range `addresses.ts` refuses) that names under `.example` resolve to. */
@@ -104,6 +125,17 @@ export async function startStack(options: { readonly workers?: boolean } = {}): 
     }
     return { status: res.status, headers: res.headers, body };
   };
+  const settleDeliveries = async () => {
+    const queue = service.workers.queues['webhook-deliveries'];
+    await service.workers.settle();
+    for (let turn = 0; turn < PACED_TURNS; turn++) {
+      const next = nextPacedAt(queue);
+      if (next === undefined) return;
+      clock.advance(Math.max(0, next - clock.now()));
+      await service.workers.settle();
+    }
+    if (nextPacedAt(queue) !== undefined) throw new Error(`deliveries still wait for their endpoints' places after ${PACED_TURNS} turns`);
+  };
   return {
     ...service,
     issuer,
@@ -111,6 +143,7 @@ export async function startStack(options: { readonly workers?: boolean } = {}): 
     dataDir,
     secrets,
     request,
+    settleDeliveries,
     post: (action, body, headers = {}) =>
       request(`/api/org-api-keys?action=${action}`, {
         method: 'POST',
