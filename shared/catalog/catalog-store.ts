@@ -215,7 +215,7 @@ function toPlayable(item: Record<string, unknown>): Playable {
     name: item.name as string,
     require_session_token: item.require_session_token as boolean,
     content_url: item.content_url as string,
-    start: (item.start as StartMode | undefined) ?? null,
+    ...(item.start === undefined ? {} : { start: item.start as StartMode }),
   };
 }
 
