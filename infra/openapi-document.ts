@@ -47,7 +47,9 @@ const ERROR_TEXTS: Record<number, string> = {
  * `Retry-After` nor `request_id` (`infra/waf.ts`).
  */
 const ANONYMOUS_TEXTS: Record<number, string> = {
-  403: 'Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream',
+  403:
+    'Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; ' +
+    'or the token is bound to a player (`player_mismatch`): consume-session named another `player_uuid` or none, a play page names none',
   429: 'Too many anonymous requests from this address (the edge firewall, where the deployment has one: docs/deploy.md#waf); retry in a few minutes',
 };
 

@@ -47,7 +47,7 @@ export async function serveDemoGame(req: IncomingMessage, res: ServerResponse, u
 
 /** Mint a token for game 101 with the demo key (as a partner's server would) and return its play URL. */
 export async function demoPlayUrl(services: Services, apiKey: string, baseUrl: string): Promise<string> {
-  const input = { game_id: 101, stream_id: null, external_ref: 'npm-start', metadata: null, expires_in_minutes: 1440 };
+  const input = { game_id: 101, stream_id: null, external_ref: 'npm-start', metadata: null, player_ref: null, expires_in_minutes: 1440 };
   const key = await services.keyCalls.authenticate(keyCredential(apiKey));
   const call = { requestId: `npm-start-${Date.now()}`, sourceIp: '127.0.0.1', userAgent: 'npm start' };
   const created = await services.sessions.create(key, input, call, 'create-session', await services.sessions.readTarget(input));

@@ -60,7 +60,10 @@ export const CreateSessionArgs = CreateSessionFields;
 export const CreateSessionResult = z.extend(CreatedSession, {
   // Output schemas are published as they answer: the plain string, not the input's lower-casing transform.
   token: withMeta(z.uuid(), { description: 'The single-use session token.' }),
-  play_url: withMeta(PlayUrl, { description: 'The play page with this token: send the player here. The link works once.' }),
+  play_url: withMeta(z.optional(PlayUrl), {
+    description:
+      'The play page with this token: send the player here. The link works once. Absent for a token bound to a player (play pages refuse it).',
+  }),
 });
 
 /** revoke_session: the token. */

@@ -54,6 +54,16 @@ export class Forbidden extends DomainError {
 export class OutOfScope extends DomainError {
   readonly name = 'OutOfScope';
 }
+/**
+ * The token is bound to a player (`player_ref` at create-session) and the consumption names another
+ * or none (403): the token stays active for the consumption that names its player.
+ */
+export class PlayerMismatch extends DomainError {
+  readonly name = 'PlayerMismatch';
+  constructor(message = 'This session token is bound to another player', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
 /** The addressed record does not exist for this caller (404). */
 export class NotFound extends DomainError {
   readonly name = 'NotFound';
@@ -141,6 +151,7 @@ export const errorTable = {
   TierRequired: [403, 'tier_required'],
   Forbidden: [403, 'forbidden'],
   OutOfScope: [403, 'out_of_scope'],
+  PlayerMismatch: [403, 'player_mismatch'],
   NotFound: [404, 'not_found'],
   MethodNotAllowed: [405, 'method_not_allowed'],
   Conflict: [409, 'conflict'],

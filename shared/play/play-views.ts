@@ -113,6 +113,11 @@ const REFUSAL_WORDS: Readonly<Record<PlayRefusal, (name: string, kind: Playable[
     what: `The session token in this link was issued for another game or stream, not for ${name}.`,
     todo: `Open the link exactly as you received it, or ${NEW_LINK}.`,
   }),
+  'player-bound': (name, kind) => ({
+    title: 'Start this from the app that sent you',
+    what: `This link to ${name} is reserved for one player, and only the app that gave it to you can start it: this page cannot.`,
+    todo: `Go back to that app and start the ${kind} there.`,
+  }),
   consumed: (name) => ({
     title: 'This link has already been used',
     what: `Each link starts one play session and works only once. This one was already used, perhaps in another browser or on another device.`,

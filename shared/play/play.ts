@@ -7,7 +7,7 @@
  */
 import { SessionToken } from '../platform/schemas.js';
 import type { Clock } from '../platform/time.js';
-import { errorStatus, type DomainErrorName } from '../platform/errors.js';
+import { errorStatus, PlayerMismatch, type DomainErrorName } from '../platform/errors.js';
 import { startModeOf, type Playable, type StartMode } from '../catalog/index.js';
 import { type SessionTokens, type TokenRecord } from '../sessions/index.js';
 import type { PlayPass, PlayPassSigner } from './play-pass.js';
@@ -17,13 +17,23 @@ import { statusAt } from '../sessions/index.js';
 
 /** Why a page refuses to play. */
 export type PlayRefusal =
-  'unknown-playable' | 'missing-token' | 'malformed-token' | 'unknown-token' | 'wrong-resource' | 'consumed' | 'expired' | 'revoked';
+  | 'unknown-playable'
+  | 'missing-token'
+  | 'malformed-token'
+  | 'unknown-token'
+  | 'wrong-resource'
+  | 'player-bound'
+  | 'consumed'
+  | 'expired'
+  | 'revoked';
 
 /**
  * The named error each refusal is; its status comes from THE error table (`errors.ts`). A missing
  * token and a token for another game or stream are Forbidden (403): RFC 9110 ties 401 to an HTTP
  * authentication challenge, which a link's query parameter is not. Unknown games, streams and
  * tokens are NotFound (404); used, expired and revoked tokens are gone for good: TokenGone (410).
+ * A token bound to a player is PlayerMismatch (403): a page names no player, so it can never consume
+ * one, and the partner's app that knows the player starts the game.
  */
 export const refusalError = {
   'unknown-playable': 'NotFound',
@@ -31,6 +41,7 @@ export const refusalError = {
   'malformed-token': 'InvalidInput',
   'unknown-token': 'NotFound',
   'wrong-resource': 'Forbidden',
+  'player-bound': 'PlayerMismatch',
   consumed: 'TokenGone',
   expired: 'TokenGone',
   revoked: 'TokenGone',
@@ -159,7 +170,7 @@ export class PlayPages {
     if (!isFor(record, playable)) return refuse('wrong-resource');
     const now = clock.now();
     const status = statusAt(record, now);
-    if (status === 'active') return play('consume');
+    if (status === 'active') return record.player_ref === null ? play('consume') : refuse('player-bound');
     const pass = passes.read(request.pass, now);
     if (status === 'consumed' && pass && pass.sid === record.session_id && pass.kind === playable.kind && pass.id === playable.id) {
       return play('resume');
@@ -173,17 +184,26 @@ export class PlayPages {
    * its session id and to the game or stream the token was minted for. Only the request whose
    * write consumed the token gets a pass: a token used (by this browser too), expired, revoked or
    * unknown is TokenGone and gets none, so a token yields one pass, and there is nothing to guess.
-   * @throws TokenGone (unknown, used, expired, revoked)
+   * A token bound to a player is refused by the same write (the page names no player) and stays active.
+   * @throws TokenGone (unknown, used, expired, revoked), PlayerMismatch (bound to a player)
    */
   async start(token: string): Promise<StartedPlay> {
     const { sessions, clock, passes, passSeconds } = this.deps;
-    const session = await sessions.consume(token, null);
+    const session = await sessions.consume(token, null).catch((error: unknown) => {
+      // The page's words (its refusals are pages), not the partner API's.
+      if (error instanceof PlayerMismatch) throw new PlayerMismatch(PLAYER_BOUND_MESSAGE, { cause: error });
+      throw error;
+    });
     const target =
       session.game_id !== null ? { kind: 'game' as const, id: session.game_id } : { kind: 'stream' as const, id: session.stream_id! };
     const pass: PlayPass = { sid: session.session_id, ...target, exp: Math.floor(clock.now() / 1000) + passSeconds };
     return { session, issued: { pass, value: passes.sign(pass), maxAgeSeconds: passSeconds } };
   }
 }
+
+/** Why a page cannot start a token bound to a player: the partner's app, which knows the player, starts it. */
+const PLAYER_BOUND_MESSAGE =
+  'This session is reserved for one player, so it can only be started from the app that gave you this link, not from this page.';
 
 /** Whether a token was minted for this game or stream. */
 function isFor(record: TokenRecord, playable: Playable): boolean {

@@ -16,8 +16,8 @@ const PAGE_DATA = { catalog: ['GetItem'], tokens: ['GetItem'] } as const satisfi
 const PLAY_PARTS = ['play'] as const;
 /**
  * What a page answers besides 200 and those its query, path and data imply (400 malformed token,
- * 404 unknown game, stream or token, 503): 403 a token required but missing, or one for another
- * game or stream; 410 a token used, expired or revoked (`refusalError` in `shared/play/play.ts`).
+ * 404 unknown game, stream or token, 503): 403 a token required but missing, one for another
+ * game or stream, or one bound to a player; 410 a token used, expired or revoked (`refusalError` in `shared/play/play.ts`).
  */
 const PAGE_REFUSALS = [403, 410] as const;
 
@@ -89,8 +89,9 @@ export const playSession = defineOperation({
   response: ConsumedSession,
   // Its refusals are pages like the pages' (the page function's pipeline); the script reads only their status.
   refusals: 'html',
-  // 410: the token is used (in this browser too: a reload then resumes with the cookie), expired, revoked or unknown.
-  errors: [410],
+  // 403: the token is bound to a player (the page names none); 410: the token is used (in this
+  // browser too: a reload then resumes with the cookie), expired, revoked or unknown.
+  errors: [403, 410],
 });
 
 /** Every operation the play-page function serves, in the routes table's order. */

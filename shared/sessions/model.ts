@@ -13,6 +13,11 @@ export interface TokenRecord {
   readonly stream_id: number | null;
   readonly external_ref: string | null;
   readonly metadata: Record<string, unknown> | null;
+  /**
+   * The player the token is bound to (create-session's `player_ref`): only a consumption whose
+   * `player_uuid` equals it may consume the token. Null: unbound, any player or none.
+   */
+  readonly player_ref: string | null;
   readonly status: StoredTokenStatus;
   readonly created_at: string;
   readonly expires_at: string;

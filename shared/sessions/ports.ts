@@ -7,8 +7,9 @@ export interface TokenStore {
   /** Strongly consistent read. */
   get(token: string): Promise<TokenRecord | undefined>;
   /**
-   * One conditional write: active and not expired at `nowIso` -> consumed with the session id.
-   * @throws TokenGone when the condition fails, whatever the reason.
+   * One conditional write: active, not expired at `nowIso` and, for a token bound to a player
+   * (`player_ref`), `playerUuid` its player -> consumed with the session id.
+   * @throws PlayerMismatch when only the player failed (the token stays active); TokenGone otherwise.
    */
   consume(token: string, nowIso: string, sessionId: number, playerUuid: string | null): Promise<TokenRecord>;
   /**

@@ -20,6 +20,11 @@ export function registerSessionDocs(): void {
   describe(fields.game_id, 'The game to play. Give exactly one of game_id or stream_id (the other absent or null).');
   describe(fields.stream_id, 'The stream to watch. Give exactly one of game_id or stream_id (the other absent or null).');
   describe(fields.external_ref, 'Your own reference (an order, a player), at most 255 characters; returned on validate and consume.');
+  describe(
+    fields.player_ref,
+    'Binds the token to one player: 1 to 128 printable ASCII characters. Only a consume-session whose player_uuid equals it ' +
+      'consumes the token (another or none: 403 player_mismatch, the token stays active); play pages refuse it, so your app starts the game.',
+  );
   describe(fields.metadata, 'Arbitrary JSON object, at most 4,096 bytes serialized; returned on validate and consume.');
 
   /**

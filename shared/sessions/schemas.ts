@@ -29,6 +29,13 @@ const JsonObject = withMeta(z.record(z.string(), z.unknown()), { additionalPrope
  */
 const NullableRef = z.nullable(z.string().check(z.maxLength(255)));
 
+/**
+ * The player a token is bound to: 1 to 128 printable ASCII characters (space to `~`). It is compared
+ * byte for byte with the consumption's `player_uuid`, so text that looks alike in other encodings or
+ * Unicode normalizations is kept out rather than refused later as another player.
+ */
+const PlayerRef = z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x20-\x7e]*$/, 'must be printable ASCII (space to ~)'));
+
 const Metadata = withMeta(
   z.record(z.string(), z.unknown()).check(
     // A number too large for a double (`1e400`) parses as Infinity, which JSON would store as null.
@@ -51,6 +58,7 @@ export const CreateSessionFields = z
     stream_id: absentable(Id),
     external_ref: absentable(z.string().check(z.maxLength(255))),
     metadata: absentable(Metadata),
+    player_ref: absentable(PlayerRef),
     // null is absent here too (as for every optional field): the default lifetime.
     expires_in_minutes: withMeta(
       z.pipe(
@@ -96,6 +104,10 @@ export const SessionView = withMeta(
     expires_at: Timestamp,
     external_ref: NullableRef,
     metadata: z.nullable(JsonObject),
+    player_bound: withMeta(z.boolean(), {
+      description:
+        'The token is bound to a player (`player_ref` at create-session): only that `player_uuid` consumes it. The ref is never shown.',
+    }),
   }),
   { id: 'SessionView' },
 );

@@ -3,7 +3,7 @@
  * from minting and revoking (`sessions.ts`), so that those functions carry no key calls.
  */
 import { isoTime, type Clock } from '../platform/time.js';
-import { NotFound, TokenGone } from '../platform/errors.js';
+import { NotFound, PlayerMismatch, TokenGone } from '../platform/errors.js';
 import { statusAt, type TokenRecord } from './model.js';
 import type { TokenStore } from './ports.js';
 import type { IdSource } from '../platform/ids.js';
@@ -49,6 +49,8 @@ export class SessionReads {
       expires_at: record.expires_at,
       external_ref: record.external_ref,
       metadata: record.metadata,
+      // Whether a player is bound, never which: the token is read without a credential.
+      player_bound: record.player_ref !== null,
     };
   }
 }
@@ -59,12 +61,16 @@ export class SessionTokens extends SessionReads {
     super(deps);
   }
 
-  /** Consume a token: one conditional write. @throws TokenGone (unknown, used, expired, revoked) */
+  /**
+   * Consume a token: one conditional write. A token bound to a player (`player_ref`) is consumed
+   * only with `playerUuid` equal to it; otherwise it stays active.
+   * @throws TokenGone (unknown, used, expired, revoked), PlayerMismatch (bound to another player)
+   */
   async consume(token: string, playerUuid: string | null): Promise<ConsumedSession> {
     const sessionId = await this.deps.sessionIds.nextId();
     const record = await this.deps.tokens.consume(token, isoTime(this.deps.clock.now()), sessionId, playerUuid).catch((error: unknown) => {
-      // A refused consumption stored nothing: its id goes back, so 410s never cost a reservation write.
-      if (error instanceof TokenGone) this.deps.sessionIds.release(sessionId);
+      // A refused consumption stored nothing: its id goes back, so refusals never cost a reservation write.
+      if (error instanceof TokenGone || error instanceof PlayerMismatch) this.deps.sessionIds.release(sessionId);
       throw error;
     });
     return {

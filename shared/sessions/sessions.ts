@@ -108,6 +108,7 @@ export class Sessions extends SessionReads {
       stream_id: target.stream_id,
       external_ref: input.external_ref,
       metadata: input.metadata,
+      player_ref: input.player_ref,
       status: 'active',
       created_at: isoTime(now),
       expires_at: isoTime(now + input.expires_in_minutes * 60_000),

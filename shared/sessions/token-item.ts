@@ -9,7 +9,7 @@ import type { TokenRecord } from './model.js';
 /**
  * A stored token item as the domain's record, without the storage-only attributes. Metadata is kept
  * as JSON text (`DynamoTokenStore.put`); an item written with a map reads as it is. An absent
- * nullable field (`game_id`, `stream_id`, `external_ref`, `metadata`) reads as null.
+ * nullable field (`game_id`, `stream_id`, `external_ref`, `metadata`, `player_ref`) reads as null.
  * @throws on metadata text that is not the JSON of an object (an item no store wrote)
  */
 export function tokenRecordOf(item: Readonly<Record<string, unknown>>): TokenRecord {
@@ -21,6 +21,8 @@ export function tokenRecordOf(item: Readonly<Record<string, unknown>>): TokenRec
     game_id: record.game_id ?? null,
     stream_id: record.stream_id ?? null,
     external_ref: record.external_ref ?? null,
+    // Stored only when given (`DynamoTokenStore.put`): an unbound token has no such attribute.
+    player_ref: record.player_ref ?? null,
     metadata: metadataOf(record.metadata),
   } as TokenRecord;
 }

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFound, TokenGone } from '../platform/errors.js';
+import { NotFound, PlayerMismatch, TokenGone } from '../platform/errors.js';
 import { type TokenRecord } from './model.js';
 import type { TokenStore } from './ports.js';
 import { tokenRecordOf } from './token-item.js';
@@ -19,16 +19,38 @@ export function reportPartition(orgId: number, token: string): string {
   return `${orgId}#${parseInt(token.slice(0, 2), 16) % REPORT_SHARDS}`;
 }
 
+/** The consumption's condition on a token that names no player: it is bound to none. */
+const UNBOUND = 'attribute_not_exists(player_ref)';
+
+/**
+ * Whether a refused consumption was refused only for its player: the token as the refusal returned
+ * it is active, unexpired and bound (so the player was the one term that failed). Anything else,
+ * no item included (an unknown token), is gone: used, expired or revoked outranks another player.
+ */
+function isPlayerRefusal(old: Record<string, unknown> | undefined, nowIso: string): boolean {
+  if (!old) return false;
+  const expiresAt = wireAttribute(old, 'expires_at');
+  return (
+    wireAttribute(old, 'status') === 'active' &&
+    typeof expiresAt === 'string' &&
+    expiresAt > nowIso &&
+    typeof wireAttribute(old, 'player_ref') === 'string'
+  );
+}
+
 /** Session tokens in DynamoDB, one item per token. */
 export class DynamoTokenStore implements TokenStore {
   constructor(private readonly options: StoreOptions) {}
 
   async put(token: TokenRecord, ttl: number): Promise<void> {
+    const { player_ref, ...fields } = token;
     await this.options.client.send(
       new PutCommand({
         TableName: this.options.tableName,
         Item: {
-          ...token,
+          ...fields,
+          // Only a bound token has the attribute: the consumption's condition reads its absence as unbound.
+          ...(player_ref === null ? {} : { player_ref }),
           // Stored as JSON text: "arbitrary JSON" includes numbers DynamoDB cannot hold (beyond 2^53 for
           // the SDK, below 1e-130 or above 1e126 for DynamoDB), which as a map would fail the write.
           metadata: token.metadata === null ? null : JSON.stringify(token.metadata),
@@ -57,10 +79,11 @@ export class DynamoTokenStore implements TokenStore {
             TableName: this.options.tableName,
             Key: { token },
             UpdateExpression: 'SET #status = :consumed, session_id = :sid, player_uuid = :player, consumed_at = :now',
-            // A missing item fails the condition too: unknown tokens are gone like used ones. Session
-            // ids are unique per consumption, so `session_id = :sid` only accepts this very call
-            // applied once already (its answer lost): the retry then succeeds instead of a false 410.
-            ConditionExpression: '(#status = :active AND expires_at > :now) OR session_id = :sid',
+            // A missing item fails the condition too: unknown tokens are gone like used ones. A bound
+            // token (`player_ref`) takes only its player; no player never matches one. Session ids
+            // are unique per consumption, so `session_id = :sid` only accepts this very call applied
+            // once already (its answer lost): the retry then succeeds instead of a false 410.
+            ConditionExpression: `(#status = :active AND expires_at > :now AND ${playerUuid === null ? UNBOUND : `(${UNBOUND} OR player_ref = :player)`}) OR session_id = :sid`,
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
               ':consumed': 'consumed',
@@ -70,13 +93,16 @@ export class DynamoTokenStore implements TokenStore {
               ':now': nowIso,
             },
             ReturnValues: 'ALL_NEW',
+            // The refusal carries the item, which tells "another player" from "gone" without a read.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
       );
       return tokenRecordOf(Attributes!);
     } catch (error) {
-      if (isConditionalFailure(error)) throw new TokenGone({ cause: error });
-      throw error;
+      if (!isConditionalFailure(error)) throw error;
+      if (isPlayerRefusal(oldItemOf(error), nowIso)) throw new PlayerMismatch(undefined, { cause: error });
+      throw new TokenGone({ cause: error });
     }
   }
 

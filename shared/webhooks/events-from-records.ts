@@ -29,7 +29,14 @@ export function sessionConsumed(token: TokenRecord): WebhookEvent<'session.consu
   if (status !== 'consumed' || session_id === undefined || consumed_at === undefined) {
     throw new Error('session.consumed is for a consumed token');
   }
-  const data = { ...tokenFields(token), session_id, metadata: token.metadata, player_uuid: token.player_uuid ?? null, consumed_at };
+  const data = {
+    ...tokenFields(token),
+    session_id,
+    metadata: token.metadata,
+    player_uuid: token.player_uuid ?? null,
+    player_ref: token.player_ref,
+    consumed_at,
+  };
   return event('session.consumed', consumed_at, data);
 }
 

@@ -48,6 +48,10 @@ const EVENT_DATA = {
     external_ref: SessionFields.external_ref,
     metadata: Metadata,
     player_uuid: z.nullable(z.string()),
+    player_ref: withMeta(z.nullable(z.string()), {
+      description:
+        'The player the token was bound to at create-session (`player_ref`), which is then also `player_uuid`; null for an unbound token.',
+    }),
     key_id: KeyId,
     consumed_at: Timestamp,
   }),

@@ -46,6 +46,7 @@ export function floors(stack: BenchStack): Timed[] {
       stream_id: null,
       external_ref: CREATE_BODY.external_ref,
       metadata: CREATE_BODY.metadata,
+      player_ref: null,
       status: 'active',
       created_at: isoTime(now),
       expires_at: isoTime(now + 86_400_000),

@@ -316,6 +316,7 @@ function sampleEvent(i: number): WebhookEvent {
       external_ref: 'order-bench',
       metadata: null,
       player_uuid: null,
+      player_ref: null,
       key_id: 1,
       consumed_at: at,
     },

@@ -20,10 +20,10 @@ const run = useFuzzRun('fuzz-sessions');
 
 describe('fuzz', () => {
   test(`create-session: ${RUNS.create} generated requests`, async () => {
-    const body = mutated({ game_id: 301, external_ref: 'fuzz', metadata: { a: [1, 'b'] }, expires_in_minutes: 60 }, [
-      'stream_id',
-      'player_uuid',
-    ]);
+    const body = mutated(
+      { game_id: 301, external_ref: 'fuzz', metadata: { a: [1, 'b'] }, player_ref: 'fuzz-player', expires_in_minutes: 60 },
+      ['stream_id', 'player_uuid'],
+    );
     await run.fuzz(
       'create-session',
       RUNS.create,

@@ -123,8 +123,8 @@ describe('OpenAPI document', () => {
     expect(start.responses['200'].content['application/json'].schema.properties.data).toEqual({
       $ref: '#/components/schemas/ConsumedSession',
     });
-    expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '410', '413', '414', '429', '503']);
-    for (const status of ['400', '410', '503']) expect(Object.keys(start.responses[status].content)).toEqual(['text/html']);
+    expect(Object.keys(start.responses).sort()).toEqual(['200', '400', '403', '410', '413', '414', '429', '503']);
+    for (const status of ['400', '403', '410', '503']) expect(Object.keys(start.responses[status].content)).toEqual(['text/html']);
     expect(Object.keys(document.paths['/game/{game_id}'].get.responses['410'].content)).toEqual(['text/html']);
     // The edge firewall's 429 is its JSON envelope, on a page too.
     expect(Object.keys(document.paths['/game/{game_id}'].get.responses['429'].content)).toEqual(['application/json']);

@@ -85,6 +85,8 @@ const SITUATIONS: {
   title: RegExp;
   token: (shape: (typeof REQUIRED)[number]) => Promise<string | undefined>;
   during?: number;
+  /** What the page says to do, when it is not to ask for a new link. */
+  todo?: RegExp;
 }[] = [
   { situation: 'missing', status: 403, title: /This link is missing its session token/, token: async () => undefined },
   { situation: 'malformed', status: 400, title: /This link is damaged/, token: async () => 'not-a-token' },
@@ -122,9 +124,17 @@ const SITUATIONS: {
     title: /This link is for a different (game|stream)/,
     token: ({ other }) => acme.mint(other),
   },
+  {
+    // A page names no player: the partner's app, which knows it, starts the game.
+    situation: 'player-bound',
+    status: 403,
+    title: /Start this from the app that sent you/,
+    token: ({ target }) => acme.mint(target, { player_ref: 'player-7' }),
+    todo: /Go back to that app and start the (game|stream) there/,
+  },
 ];
 
-describe.each(SITUATIONS)('a $situation token: a friendly $status page', ({ status, title, token: make, during }) => {
+describe.each(SITUATIONS)('a $situation token: a friendly $status page', ({ status, title, token: make, during, todo }) => {
   test.each(REQUIRED)('$path', async (shape) => {
     const token = await make(shape);
     stack.clock.advance(during ?? 0);
@@ -133,7 +143,7 @@ describe.each(SITUATIONS)('a $situation token: a friendly $status page', ({ stat
       expect(page.status).toBe(status);
       expect(page.body).toMatch(title);
       expect(page.body).toContain(`<p class="code">Error ${status}</p>`);
-      expect(page.body).toMatch(NEW_LINK);
+      expect(page.body).toMatch(todo ?? NEW_LINK);
       expect(page.body).not.toContain('id="play-data"');
       expect(page.body).not.toContain('<iframe');
       expect(page.headers.get('cache-control')).toBe('no-store');

@@ -31,7 +31,16 @@ describe('revoke-session', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       success: true,
-      data: { valid: false, status: 'revoked', game_id: 101, stream_id: null, expires_at, external_ref: 'o-1', metadata: { m: 1 } },
+      data: {
+        valid: false,
+        status: 'revoked',
+        game_id: 101,
+        stream_id: null,
+        expires_at,
+        external_ref: 'o-1',
+        metadata: { m: 1 },
+        player_bound: false,
+      },
     });
   });
 

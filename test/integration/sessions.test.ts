@@ -33,6 +33,7 @@ describe('lifecycle', () => {
       expires_at,
       external_ref: 'order-1',
       metadata: { user: 7 },
+      player_bound: false,
     });
 
     const c = await consume(token, { player_uuid: 'player-1' });
@@ -64,6 +65,7 @@ describe('lifecycle', () => {
       expires_at,
       external_ref: 'viewer-1',
       metadata: null,
+      player_bound: false,
     });
     const c = await consume(token);
     expect(c.status).toBe(200);

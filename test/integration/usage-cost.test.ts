@@ -164,6 +164,7 @@ describe('a report of an org with more sessions than a report counts', () => {
               stream_id: null,
               external_ref: null,
               metadata: null,
+              player_ref: null,
               status: 'active',
               created_at: created,
               expires_at: expires,

@@ -41,6 +41,7 @@ describe('validate-session', () => {
           expires_at: expect.any(String),
           external_ref: 'r-1',
           metadata: { a: 1 },
+          player_bound: false,
         },
       });
       expect(reply.headers.get('ratelimit')).toBeNull();

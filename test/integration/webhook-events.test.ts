@@ -126,6 +126,21 @@ describe(`webhook events from the streams, on ${process.env.DYNAMODB_BACKEND ===
     expect(await step(async () => expect((await api.revoke({ token: revoked })).status).toBe(410))).toEqual([]);
   });
 
+  test('a bound token: refused players say nothing; its player’s consume is session.consumed with player_ref (null when unbound)', async () => {
+    const api = sessionsApi(stack, () => partner.raw);
+    let bound = '';
+    expect(await step(async () => (bound = await api.mint({ stream_id: 201, player_ref: 'player-a' })))).toEqual([]);
+    expect(await step(async () => expect((await api.consume({ token: bound, player_uuid: 'player-b' })).status).toBe(403))).toEqual([]);
+    expect(await step(async () => expect((await api.consume({ token: bound })).status).toBe(403))).toEqual([]);
+    expect(await step(async () => expect((await api.consume({ token: bound, player_uuid: 'player-a' })).status).toBe(200))).toEqual([
+      expect.objectContaining({ type: 'session.consumed', token: bound, player_uuid: 'player-a', player_ref: 'player-a' }),
+    ]);
+    const unbound = await api.mint({ game_id: 101 });
+    expect(await step(async () => expect((await api.consume({ token: unbound, player_uuid: 'anyone' })).status).toBe(200))).toEqual([
+      expect.objectContaining({ type: 'session.consumed', token: unbound, player_uuid: 'anyone', player_ref: null }),
+    ]);
+  });
+
   test('a key over its minute limit: key.rate_limited once for the window, however many refusals', async () => {
     const limited = await createTestKey(stack, { rate_limit_per_minute: 1 });
     const api = sessionsApi(stack, () => limited.raw);

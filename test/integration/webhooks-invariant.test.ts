@@ -14,7 +14,7 @@
  * what the deliveries list stores:
  * - each consumed token made exactly one `session.consumed` per active endpoint that subscribes to
  *   it and whose filter passes its game or stream, with its data (metadata equal to the object
- *   given, external_ref, player_uuid, key_id, game and stream); each revoked one `session.revoked`;
+ *   given, external_ref, player_uuid, player_ref, key_id, game and stream); each revoked one `session.revoked`;
  *   each token left to expire one `session.expired`; and nothing else: no event outside a filter,
  *   none of another type for the token, none for a token no call handed out (taken back);
  * - the endpoint bound to its key gets key events of that key only;
@@ -343,6 +343,7 @@ describeWithStack(
         ...common,
         session_id: o.sessionId,
         player_uuid: (o.lifecycle.consume.player_uuid as string | null | undefined) ?? null,
+        player_ref: (fields.player_ref as string | null | undefined) ?? null,
         consumed_at: expect.any(String),
       };
     }

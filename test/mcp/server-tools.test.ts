@@ -53,6 +53,24 @@ describe('session tools', () => {
     expect((await api.consume({ token: data.token })).status).toBe(410);
   });
 
+  test('create_session with player_ref binds the token to that player: no play link, only that player_uuid consumes it', async () => {
+    const result = await callTool(client, 'create_session', { game_id: 101, player_ref: 'player-a' });
+    expect(result.isError).toBeFalsy();
+    const data = result.structuredContent as Record<string, any>;
+    expect(data).toMatchObject({ game_id: 101, stream_id: null, token: expect.stringMatching(UUID) });
+    // A play page names no player, so it never plays a bound token: there is no link to hand out.
+    expect(data).not.toHaveProperty('play_url');
+    expect(textOf(result)).toContain('Bound to its player');
+    expect((await api.validate(data.token)).body.data).toMatchObject({ status: 'active', player_bound: true });
+    const other = await api.consume({ token: data.token, player_uuid: 'player-b' });
+    expect([other.status, other.body.code]).toEqual([403, 'player_mismatch']);
+    expect((await api.consume({ token: data.token, player_uuid: 'player-a' })).status).toBe(200);
+    // Its bounds are REST's: a tool error naming the field.
+    const tooLong = await callTool(client, 'create_session', { game_id: 101, player_ref: 'p'.repeat(129) });
+    expect(tooLong).toMatchObject({ isError: true });
+    expect(textOf(tooLong)).toContain('player_ref');
+  });
+
   test('create_session for a stream links the stream page', async () => {
     const result = await callTool(client, 'create_session', { stream_id: 201, expires_in_minutes: 5 });
     const data = result.structuredContent as Record<string, any>;

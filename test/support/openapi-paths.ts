@@ -569,6 +569,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+            /** @description Binds the token to one player: 1 to 128 printable ASCII characters. Only a consume-session whose player_uuid equals it consumes the token (another or none: 403 player_mismatch, the token stays active); play pages refuse it, so your app starts the game. */
+            player_ref?: string | null;
             /** @description Minutes until expiry, 1 to 43,200. Default 1440 (24 hours). */
             expires_in_minutes?: number | null;
         } & ({
@@ -679,7 +681,7 @@ export interface components {
              * @example invalid_input
              * @enum {string}
              */
-            code: "invalid_input" | "unknown_action" | "unauthenticated" | "tier_required" | "forbidden" | "out_of_scope" | "not_found" | "method_not_allowed" | "conflict" | "delivery_attempt_pending" | "session_gone" | "payload_too_large" | "uri_too_long" | "idempotency_key_reused" | "rate_limited" | "overloaded" | "internal_error";
+            code: "invalid_input" | "unknown_action" | "unauthenticated" | "tier_required" | "forbidden" | "out_of_scope" | "player_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "delivery_attempt_pending" | "session_gone" | "payload_too_large" | "uri_too_long" | "idempotency_key_reused" | "rate_limited" | "overloaded" | "internal_error";
             /**
              * @description The request field at fault, when one is.
              * @example game_id
@@ -703,6 +705,8 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             } | null;
+            /** @description The token is bound to a player (`player_ref` at create-session): only that `player_uuid` consumes it. The ref is never shown. */
+            player_bound: boolean;
         };
         ConsumedSession: {
             session_id: number;
@@ -1418,6 +1422,15 @@ export interface operations {
             };
             /** @description Missing or invalid parameters (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; or the token is bound to a player (`player_mismatch`): consume-session named another `player_uuid` or none, a play page names none */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3623,7 +3636,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; or the token is bound to a player (`player_mismatch`): consume-session named another `player_uuid` or none, a play page names none */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3711,7 +3724,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; or the token is bound to a player (`player_mismatch`): consume-session named another `player_uuid` or none, a play page names none */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3799,7 +3812,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; or the token is bound to a player (`player_mismatch`): consume-session named another `player_uuid` or none, a play page names none */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3887,7 +3900,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; or the token is bound to a player (`player_mismatch`): consume-session named another `player_uuid` or none, a play page names none */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3976,7 +3989,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream */
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; or the token is bound to a player (`player_mismatch`): consume-session named another `player_uuid` or none, a play page names none */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4071,6 +4084,15 @@ export interface operations {
             };
             /** @description Missing or invalid parameters (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused: the game or stream requires a session token and the link has none, or its token is for another game or stream; or the token is bound to a player (`player_mismatch`): consume-session named another `player_uuid` or none, a play page names none */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

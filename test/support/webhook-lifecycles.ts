@@ -2,8 +2,9 @@
  * Token lifecycles for the webhook invariant (test/integration/webhooks-invariant.test.ts): their
  * generators, with every optional field of create-session and consume-session drawn from its whole
  * range, and what the events of a lifecycle must be. A lifecycle is a token created through REST
- * create-session or MCP `create_session`, then consumed (consume-session, or the play page's
- * `POST /play/session`), revoked, or left to expire.
+ * create-session or MCP `create_session`, bound to a player or not, then consumed (consume-session,
+ * by its player when bound; or the play page's `POST /play/session`, which plays unbound tokens
+ * only), revoked, or left to expire.
  */
 import fc from 'fast-check';
 
@@ -17,10 +18,10 @@ type Fate = 'consume' | 'play' | 'revoke' | 'expire';
 export interface Lifecycle {
   readonly via: 'rest' | 'mcp';
   readonly target: Target;
-  /** The optional create-session fields as sent: external_ref, metadata, expires_in_minutes (each absent, null or a value). */
+  /** The optional create-session fields as sent: external_ref, metadata, player_ref, expires_in_minutes (each absent, null or a value). */
   readonly fields: Readonly<Record<string, unknown>>;
   readonly fate: Fate;
-  /** consume-session's optional player_uuid (absent key: not sent). */
+  /** consume-session's optional player_uuid (absent key: not sent); a bound token's player when it has one. */
   readonly consume: Readonly<Record<string, unknown>>;
 }
 
@@ -102,31 +103,45 @@ const externalRef: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('', 'order-1', 'x'.repeat(255), 'é'.repeat(255), '🎮'.repeat(127), `${'a'.repeat(254)}é`, '\u0000\t\n', ' '),
 );
 
+/** player_ref: 1 to 128 printable ASCII characters, its bounds included. */
+const playerRef: fc.Arbitrary<string> = fc.oneof(
+  fc.uuid(),
+  fc.stringMatching(/^[\x20-\x7e]{1,128}$/),
+  fc.constantFrom(' ', '~', 'p'.repeat(128), 'player "7" \\ <b>'),
+);
+
 /** A lifecycle whose token ends by `fates`. A token left to expire lives 1 to 3 minutes; the others any lifetime, expiry included. */
 export function lifecycle(fates: readonly Fate[] = ['consume', 'play', 'revoke', 'expire']): fc.Arbitrary<Lifecycle> {
   return fc.constantFrom(...fates).chain((fate) =>
-    fc.record({
-      via: fc.constantFrom<'rest' | 'mcp'>('rest', 'mcp'),
-      // The play page starts sessions of token-required games and streams; consume-session any.
-      target:
-        fate === 'play'
-          ? fc.constantFrom<Target>({ game_id: 101 }, { stream_id: 201 })
-          : fc.oneof(
-              fc.constantFrom(...GAMES).map((game_id) => ({ game_id })),
-              fc.constantFrom(...STREAMS).map((stream_id) => ({ stream_id })),
-            ),
-      fields: fc
-        .tuple(
-          optional('external_ref', externalRef),
-          optional('metadata', metadataObject),
-          fate === 'expire'
-            ? fc.integer({ min: 1, max: 3 }).map((m) => ({ expires_in_minutes: m }))
-            : optional('expires_in_minutes', fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 4, max: 43_200 }))),
-        )
-        .map((parts) => Object.assign({}, ...parts) as Record<string, unknown>),
-      fate: fc.constant(fate),
-      consume: fate === 'consume' ? optional('player_uuid', fc.oneof(fc.uuid(), text(40))) : fc.constant({}),
-    }),
+    fc
+      .record({
+        via: fc.constantFrom<'rest' | 'mcp'>('rest', 'mcp'),
+        // The play page starts sessions of token-required games and streams; consume-session any.
+        target:
+          fate === 'play'
+            ? fc.constantFrom<Target>({ game_id: 101 }, { stream_id: 201 })
+            : fc.oneof(
+                fc.constantFrom(...GAMES).map((game_id) => ({ game_id })),
+                fc.constantFrom(...STREAMS).map((stream_id) => ({ stream_id })),
+              ),
+        fields: fc
+          .tuple(
+            optional('external_ref', externalRef),
+            optional('metadata', metadataObject),
+            // A play page never starts a bound token (it names no player): those lifecycles have none.
+            fate === 'play' ? fc.constant({}) : optional('player_ref', playerRef),
+            fate === 'expire'
+              ? fc.integer({ min: 1, max: 3 }).map((m) => ({ expires_in_minutes: m }))
+              : optional('expires_in_minutes', fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 4, max: 43_200 }))),
+          )
+          .map((parts) => Object.assign({}, ...parts) as Record<string, unknown>),
+        fate: fc.constant(fate),
+        consume: fate === 'consume' ? optional('player_uuid', fc.oneof(fc.uuid(), text(40))) : fc.constant({}),
+      })
+      // A bound token is consumed by its player (another is refused and leaves it active).
+      .map((l) =>
+        typeof l.fields.player_ref === 'string' && fate === 'consume' ? { ...l, consume: { player_uuid: l.fields.player_ref } } : l,
+      ),
   );
 }
 

@@ -84,6 +84,7 @@ describe('answers read the table', () => {
       'malformed-token': 400,
       'unknown-token': 404,
       'wrong-resource': 403,
+      'player-bound': 403,
       consumed: 410,
       expired: 410,
       revoked: 410,

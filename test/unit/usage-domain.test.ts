@@ -81,6 +81,7 @@ describe('SessionReports with refusals', () => {
     stream_id: null,
     external_ref: null,
     metadata: null,
+    player_ref: null,
     status: 'active',
     created_at: '2026-03-10T08:00:00.000Z',
     expires_at: '2026-03-11T08:00:00.000Z',

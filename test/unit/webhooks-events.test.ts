@@ -60,6 +60,7 @@ const CONTRACT: Record<string, string[]> = {
     'external_ref',
     'metadata',
     'player_uuid',
+    'player_ref',
     'key_id',
     'consumed_at',
   ],
@@ -85,6 +86,7 @@ function token(overrides: Partial<TokenRecord> = {}): TokenRecord {
     stream_id: null,
     external_ref: 'order-7',
     metadata: { level: 2 },
+    player_ref: null,
     status: 'active',
     created_at: iso(NOW - 3_600_000),
     expires_at: iso(NOW + 3_600_000),
@@ -133,12 +135,16 @@ describe('events from domain records', () => {
         external_ref: 'order-7',
         metadata: { level: 2 },
         player_uuid: 'p-1',
+        player_ref: null,
         key_id: 42,
         consumed_at: iso(NOW),
       },
     });
     // No player given at consume: null, as the contract's field is always present.
     expect(sessionConsumed({ ...consumed, player_uuid: undefined }).data.player_uuid).toBeNull();
+    // A bound token, consumed by its player: both name it.
+    const bound = sessionConsumed({ ...consumed, player_ref: 'p-1' }).data;
+    expect([bound.player_uuid, bound.player_ref]).toEqual(['p-1', 'p-1']);
   });
 
   test('session.revoked and session.expired: the token, dated when it happened', () => {

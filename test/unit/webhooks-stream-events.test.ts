@@ -31,6 +31,7 @@ function token(overrides: Partial<TokenRecord> = {}): TokenRecord & Record<strin
     stream_id: null,
     external_ref: 'order-7',
     metadata: { level: 2 },
+    player_ref: null,
     status: 'active',
     created_at: iso(NOW - 60_000),
     expires_at: iso(NOW + 3_600_000),

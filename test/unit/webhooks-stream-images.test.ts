@@ -2,7 +2,7 @@
  * The `webhook-events` worker on stream records as the tables' streams carry them (DynamoDB's wire
  * format): for any stored token image (each optional field absent, null or present; metadata as
  * the stored JSON text or a legacy map, of any JSON object within 4,096 bytes, unicode and numbers
- * beyond 2^53 included; external_ref up to 255 characters) the `session.consumed` built says what
+ * beyond 2^53 included; external_ref up to 255 characters; bound to a player or not) the `session.consumed` built says what
  * the token store reads, metadata the object given; any key image makes its key event with the key
  * as the key list shows it. A record the rules cannot read is kept with its error, counted, and
  * takes no other record with it; replayed once its cause is gone, it makes its event.
@@ -109,11 +109,15 @@ const storedToken = fc
     metadata: optional(fc.oneof(metadata, fc.constant({}))),
     legacyMap: fc.boolean(),
     player_uuid: optional(text(255)),
+    // Bound or not; a bound token is consumed with its player (the store's condition), any stored text read as it is.
+    player_ref: optional(fc.oneof(fc.stringMatching(/^[\x20-\x7e]{1,128}$/), text(128))),
+    byItsPlayer: fc.boolean(),
     session_id: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
   })
-  .map(({ legacyMap, metadata, ...token }) => {
+  .map(({ legacyMap, metadata, byItsPlayer, ...token }) => {
     const stored = {
       ...token,
+      ...(byItsPlayer && typeof token.player_ref === 'string' ? { player_uuid: token.player_ref } : {}),
       // As DynamoTokenStore.put writes it (JSON text); a legacy item holds a map.
       metadata: metadata === undefined || metadata === null ? metadata : legacyMap ? metadata : JSON.stringify(metadata),
       status: 'consumed',
@@ -151,6 +155,7 @@ describe('session.consumed from any stored token image', () => {
                 // The object given, as JSON carries it (what the partner's parser reads).
                 metadata: given == null ? null : JSON.parse(JSON.stringify(given)),
                 player_uuid: stored.player_uuid ?? null,
+                player_ref: stored.player_ref ?? null,
                 key_id: stored.key_id,
                 consumed_at: iso(NOW),
               },

@@ -12,7 +12,9 @@ export const createSession = defineTool({
     'Mint a single-use session token for one game (game_id) or one stream (stream_id) of your organization, ' +
     'and get the play link to send a player to. Give exactly one of game_id or stream_id (not both, not neither). ' +
     'The link works once; it expires after expires_in_minutes ' +
-    '(default 1440). Optional external_ref and metadata are returned when the session is consumed.',
+    '(default 1440). Optional external_ref and metadata are returned when the session is consumed. ' +
+    'With player_ref the token is bound to that player: only consume-session with that player_uuid consumes it, ' +
+    'play pages refuse it, and no play link is returned.',
   scope: scopeOfTool('create_session'),
   input: CreateSessionArgs,
   output: CreateSessionResult,
@@ -23,11 +25,13 @@ export const createSession = defineTool({
     const playable = await prefetched;
     const created = await meter.delegate((action) => services.sessions.create(key, args, call, action, playable));
     const page = created.game_id !== null ? `game/${created.game_id}` : `stream/${created.stream_id}`;
+    const made = `Session for ${page.replace('/', ' ')} created, valid until ${created.expires_at}.`;
+    // A page names no player, so it never plays a bound token: no link that could only be refused.
+    if (args.player_ref !== null) {
+      return { data: created, summary: `${made} Bound to its player: your app consumes it with that player_uuid.` };
+    }
     const play_url = `${baseUrl(services)}/play/${page}?session_token=${created.token}`;
-    return {
-      data: { ...created, play_url },
-      summary: `Session for ${page.replace('/', ' ')} created, valid until ${created.expires_at}. Play link (works once): ${play_url}`,
-    };
+    return { data: { ...created, play_url }, summary: `${made} Play link (works once): ${play_url}` };
   },
 });
 

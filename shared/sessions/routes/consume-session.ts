@@ -3,7 +3,7 @@ import { API_PATH, defineOperation } from '../../platform/route.js';
 import { sessionTokens } from '../services.js';
 import { api } from '../../platform/http/pipeline.js';
 
-/** consume-session: use a session token, atomically and once (no credential). */
+/** consume-session: use a session token, atomically and once (no credential); a bound token only by its player. */
 export const consumeSession = defineOperation({
   operation: 'consume-session',
   function: 'consume-session',
@@ -17,7 +17,8 @@ export const consumeSession = defineOperation({
   summary: 'Consume a session token, atomically and once',
   body: ConsumeSessionBody,
   response: ConsumedSession,
-  errors: [410],
+  // 403 player_mismatch: the token is bound to another player (it stays active).
+  errors: [403, 410],
 });
 
 /** POST /api/org-api-keys?action=consume-session (no credential; atomic, once) */
