@@ -37,7 +37,7 @@ import { updateStream } from './catalog/index.js';
 import { usage } from './usage/index.js';
 import { validateSession } from './sessions/index.js';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks/index.js';
-import { listWebhookDeliveries, retryWebhookDelivery, testWebhook } from './webhooks/index.js';
+import { listWebhookDeliveries, recoverWebhook, retryWebhookDelivery, testWebhook } from './webhooks/index.js';
 
 /** Every operation of the service, in the order the edge rewrite tries them and OpenAPI lists them. */
 export const routes = [
@@ -59,6 +59,7 @@ export const routes = [
   listWebhookDeliveries,
   retryWebhookDelivery,
   testWebhook,
+  recoverWebhook,
   auditLog,
   usage,
   listGames,

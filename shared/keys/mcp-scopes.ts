@@ -39,7 +39,7 @@ export const MCP_SCOPE_TOOLS = {
   'mcp:streams:read': ['list_streams', 'get_stream'],
   'mcp:streams:write': ['update_stream'],
   'mcp:connections:read': ['list_webhooks', 'list_webhook_deliveries'],
-  'mcp:connections:write': ['create_webhook', 'update_webhook', 'delete_webhook', 'retry_webhook_delivery'],
+  'mcp:connections:write': ['create_webhook', 'update_webhook', 'delete_webhook', 'retry_webhook_delivery', 'recover_webhook_deliveries'],
   'mcp:gallery:read': [],
   'mcp:gallery:write': [],
   'mcp:vouchers:read': [],

@@ -15,10 +15,13 @@ import {
   Description,
   deliveryViewFields,
   GivenFilter,
+  recoveryResultFields,
+  recoveryWindowFields,
   Secret,
   SubscribedEvents,
   Url,
   WebhookViewFields,
+  windowInOrder,
 } from '../webhooks/index.js';
 
 // The create-session fields' descriptions, for this document only (not every function's bundle).
@@ -156,3 +159,7 @@ export const DeliveryPageResult = z.object({
 });
 export const RetryDeliveryArgs = z.object({ delivery_id: DeliveryId });
 export const DeliveryResult = Delivery;
+
+/** recover_webhook_deliveries: what an endpoint has not received in a window, sent again. */
+export const RecoverDeliveriesArgs = z.object({ webhook_id: WebhookId, ...recoveryWindowFields }).check(windowInOrder);
+export const RecoveryResult = z.object(recoveryResultFields);

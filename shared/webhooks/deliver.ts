@@ -118,7 +118,9 @@ export class DeliveryAttempts {
     if (!delivery) return 'gone';
     const endpoint = await webhooks.find(delivery.org_id, delivery.webhook_id);
     if (!endpoint) return 'gone';
-    if (delivery.attempts !== message.attempts || delivery.status === 'succeeded' || delivery.status === 'exhausted') return 'stale';
+    if (delivery.attempts !== message.attempts || delivery.status === 'succeeded') return 'stale';
+    // Only a recovery sends what was skipped or has no attempt left.
+    if ((delivery.status === 'exhausted' || delivery.status === 'skipped') && !message.recover) return 'stale';
     if (!endpoint.is_active) return this.endPaused(delivery);
     if (delivery.claim_until !== undefined && delivery.claim_until > clock.now()) {
       // Another copy's attempt is under way: this copy looks again once that claim has ended (no
@@ -136,7 +138,7 @@ export class DeliveryAttempts {
       return 'busy';
     }
     try {
-      return await this.attempt(delivery, endpoint);
+      return await this.attempt(delivery, endpoint, message.recover === true);
     } finally {
       await this.deps.gate.release(endpoint.id, lease);
     }
@@ -158,11 +160,11 @@ export class DeliveryAttempts {
   }
 
   /** One attempt, its record, the endpoint's health and the next attempt. */
-  private async attempt(delivery: DeliveryRecord, endpoint: WebhookRecord): Promise<DeliveryStep> {
+  private async attempt(delivery: DeliveryRecord, endpoint: WebhookRecord, recovering: boolean): Promise<DeliveryStep> {
     const { deliveries, clock } = this.deps;
     const lease = randomUUID();
     const startedMs = clock.now();
-    if (!(await deliveries.claim(delivery, lease, startedMs, startedMs + CLAIM_MS))) return 'stale';
+    if (!(await deliveries.claim(delivery, lease, startedMs, startedMs + CLAIM_MS, recovering))) return 'stale';
     const headers = deliveryHeaders({
       id: delivery.id,
       timestampSeconds: Math.floor(startedMs / 1000),

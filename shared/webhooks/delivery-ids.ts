@@ -52,3 +52,21 @@ export function webhookOfDelivery(id: string): number | undefined {
   const webhookId = Number(match[1]);
   return Number.isSafeInteger(webhookId) ? webhookId : undefined;
 }
+
+/**
+ * The smallest and largest delivery id an endpoint's event of `[sinceMs, untilMs)` can have: its
+ * deliveries of that window are the sort keys between them (both inclusive), in event-time order.
+ */
+export function deliveryIdBounds(webhookId: number, sinceMs: number, untilMs: number): { readonly from: string; readonly to: string } {
+  const at = (ms: number) => crockford(BigInt(Math.min(Math.max(ms, 0), MAX_TIME)), 10);
+  return { from: `msg_${webhookId}_${at(sinceMs)}${'0'.repeat(16)}`, to: `msg_${webhookId}_${at(untilMs - 1)}${'Z'.repeat(16)}` };
+}
+
+/** When the event of a delivery id happened (its ULID's time, epoch ms); undefined when `id` is not a delivery id. */
+export function eventTimeOf(id: string): number | undefined {
+  if (webhookOfDelivery(id) === undefined) return undefined;
+  const ulid = id.slice(id.lastIndexOf('_') + 1);
+  let ms = 0;
+  for (const digit of ulid.slice(0, 10)) ms = ms * 32 + CROCKFORD.indexOf(digit);
+  return ms;
+}

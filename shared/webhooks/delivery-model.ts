@@ -73,6 +73,11 @@ export interface DeliveryMessage {
   readonly due_at: string;
   /** How many times it found its endpoint's places all taken (absent: none): each wait is twice the last. */
   readonly waits?: number;
+  /**
+   * Sent by recover-webhook (absent: a scheduled attempt): it may also take a delivery that is
+   * `skipped` or `exhausted`, which no scheduled message does (docs/webhooks.md#recovery).
+   */
+  readonly recover?: true;
 }
 
 /** An event on its way to the endpoints of its organization that subscribe to its type. */

@@ -74,7 +74,26 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return { deliveries, cursor: LastEvaluatedKey && deliveries.length > 0 ? deliveries[deliveries.length - 1]!.id : null };
   }
 
-  async claim(delivery: DeliveryRef, lease: string, nowMs: number, untilMs: number): Promise<boolean> {
+  async listRange(
+    webhookId: number,
+    range: { readonly from: string; readonly to: string },
+    limit: number,
+    after?: string,
+  ): Promise<{ deliveries: DeliveryRecord[]; cursor: string | null }> {
+    const { Items = [], LastEvaluatedKey } = await this.options.client.send(
+      new QueryCommand({
+        TableName: this.options.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': `DELIVERY#${webhookId}`, ':from': range.from, ':to': range.to },
+        Limit: limit,
+        ...(after === undefined ? {} : { ExclusiveStartKey: deliveryKey(webhookId, after) }),
+      }),
+    );
+    const deliveries = Items.map(toRecord);
+    return { deliveries, cursor: LastEvaluatedKey && deliveries.length > 0 ? deliveries[deliveries.length - 1]!.id : null };
+  }
+
+  async claim(delivery: DeliveryRef, lease: string, nowMs: number, untilMs: number, recovering = false): Promise<boolean> {
     return unlessRefused(
       this.options.client
         .send(
@@ -85,8 +104,9 @@ export class DynamoDeliveryStore implements DeliveryStore {
               Key: deliveryKey(delivery.webhook_id, delivery.id),
               UpdateExpression: 'SET #claim = :lease, #until = :until',
               // Only a delivery still waiting for this attempt (a succeeded one has moved its count on; an
-              // exhausted one with the same count was ended unsent), and no live claim of another copy.
-              ConditionExpression: `(#attempts = :seen AND #status IN (:pending, :failed) AND ${NO_LIVE_CLAIM}) OR #claim = :lease`,
+              // exhausted one with the same count was ended unsent), and no live claim of another copy. A
+              // recovery's attempt may take any but a succeeded one.
+              ConditionExpression: `(#attempts = :seen AND #status IN (${recovering ? ':pending, :failed, :exhausted, :skipped' : ':pending, :failed'}) AND ${NO_LIVE_CLAIM}) OR #claim = :lease`,
               ExpressionAttributeNames: { '#claim': 'claim_id', '#until': 'claim_until', '#attempts': 'attempts', '#status': 'status' },
               ExpressionAttributeValues: {
                 ':lease': lease,
@@ -95,6 +115,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
                 ':seen': delivery.attempts,
                 ':pending': 'pending',
                 ':failed': 'failed',
+                ...(recovering && { ':exhausted': 'exhausted', ':skipped': 'skipped' }),
               },
             }),
           ),
@@ -151,7 +172,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
           // next attempt still ahead; or stuck (due long ago with no attempt since: its message lost).
           ConditionExpression:
             `#attempts = :seen AND ${NO_LIVE_CLAIM} AND ` +
-            '(#status IN (:succeeded, :exhausted) OR (#status = :failed AND #next > :nowIso) OR #next < :stuckIso)',
+            '(#status IN (:succeeded, :exhausted, :skipped) OR (#status = :failed AND #next > :nowIso) OR #next < :stuckIso)',
           ExpressionAttributeNames: {
             ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
             '#attempts': 'attempts',
@@ -167,6 +188,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
             ':stuckIso': isoTime(nowMs - STUCK_AFTER_MS),
             ':succeeded': 'succeeded',
             ':exhausted': 'exhausted',
+            ':skipped': 'skipped',
             ':failed': 'failed',
           },
           ReturnValues: 'ALL_NEW',

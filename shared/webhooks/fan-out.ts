@@ -1,7 +1,9 @@
 /**
- * Events to deliveries: each event goes to every active endpoint of its organization that
- * subscribes to its type and whose filter and binding let it through (`endpoint-filter.ts`), as
- * one delivery per endpoint (stored, then its first attempt enqueued, due now). An endpoint bound
+ * Events to deliveries: each event goes to every endpoint of its organization that subscribes to
+ * its type and whose filter and binding let it through (`endpoint-filter.ts`), as one delivery per
+ * endpoint: for an active endpoint stored, then its first attempt enqueued, due now; for a paused
+ * one stored as `skipped`, nothing enqueued, so that recover-webhook can send it once the endpoint
+ * is back (docs/webhooks.md#recovery). An endpoint bound
  * to a key receives session events only while that key works (not revoked, expired or deleted:
  * docs/decisions.md#endpoint-filters); each such key is read once per org per batch, only when a
  * session event would go to its endpoint. The org's endpoints are read once per org per batch. A
@@ -17,7 +19,7 @@ import { admitsEvent, isSessionEvent } from './endpoint-filter.js';
 import { subscribes } from './events.js';
 import type { WebhookRecord } from './model.js';
 import type { DeliveryQueue, DeliveryStore, EventSink, WebhookStore } from './ports.js';
-import { newDelivery } from './schedule.js';
+import { newDelivery, skippedDelivery, type DeliveryProgress } from './schedule.js';
 
 /** Deliveries stored (conditional puts side by side) and enqueued at a time. */
 const CREATES_AT_ONCE = 25;
@@ -50,7 +52,7 @@ export class WebhookFanOut implements EventSink {
     const nowMs = this.deps.clock.now();
     const perOrg = await Promise.all(
       [...byOrg].map(async ([orgId, orgEvents]) => {
-        const endpoints = (await this.deps.webhooks.listByOrg(orgId)).filter((endpoint) => endpoint.is_active);
+        const endpoints = await this.deps.webhooks.listByOrg(orgId);
         const wanted = orgEvents.flatMap((sourced) =>
           endpoints
             .filter((endpoint) => subscribes(endpoint.events, sourced.event.type) && admitsEvent(endpoint, sourced.event))
@@ -64,7 +66,7 @@ export class WebhookFanOut implements EventSink {
         );
         return wanted
           .filter((w) => !needKey(w) || working.has(w.endpoint.key_id!))
-          .map(({ endpoint, sourced }) => delivery(endpoint, sourced, nowMs));
+          .map(({ endpoint, sourced }) => delivery(endpoint, sourced, nowMs, endpoint.is_active ? newDelivery(nowMs) : skippedDelivery()));
       }),
     );
     await this.start(perOrg.flat(), nowMs);
@@ -77,7 +79,7 @@ export class WebhookFanOut implements EventSink {
    */
   async deliverTo(endpoint: WebhookRecord, sourced: SourcedEvent): Promise<DeliveryRecord> {
     const nowMs = this.deps.clock.now();
-    const record = delivery(endpoint, sourced, nowMs);
+    const record = delivery(endpoint, sourced, nowMs, newDelivery(nowMs));
     await this.start([record], nowMs);
     return record;
   }
@@ -95,7 +97,7 @@ export class WebhookFanOut implements EventSink {
 
   /**
    * Store the deliveries, then enqueue their first attempts (in that order: a message always finds
-   * its delivery), {@link CREATES_AT_ONCE} at a time: a batch of 100 events for 20 endpoints is 2,000
+   * its delivery; a skipped one has none), {@link CREATES_AT_ONCE} at a time: a batch of 100 events for 20 endpoints is 2,000
    * conditional puts, which all at once would queue on the client's connections and heat the
    * endpoints' partitions in one burst.
    */
@@ -103,12 +105,14 @@ export class WebhookFanOut implements EventSink {
     for (let from = 0; from < deliveries.length; from += CREATES_AT_ONCE) {
       const slice = deliveries.slice(from, from + CREATES_AT_ONCE);
       await this.deps.deliveries.create(slice);
-      const messages: DeliveryMessage[] = slice.map((d) => ({
-        webhook_id: d.webhook_id,
-        delivery_id: d.id,
-        attempts: 0,
-        due_at: isoTime(nowMs),
-      }));
+      const messages: DeliveryMessage[] = slice
+        .filter((d) => d.status !== 'skipped')
+        .map((d) => ({
+          webhook_id: d.webhook_id,
+          delivery_id: d.id,
+          attempts: 0,
+          due_at: isoTime(nowMs),
+        }));
       await this.deps.queue.send(messages);
     }
   }
@@ -119,8 +123,8 @@ function keyWorks(key: ApiKeyRecord, nowMs: number): boolean {
   return key.is_active && (key.expires_at === null || Date.parse(key.expires_at) > nowMs);
 }
 
-/** The delivery of one event to one endpoint, new at `nowMs`. */
-function delivery(endpoint: WebhookRecord, sourced: SourcedEvent, nowMs: number): DeliveryRecord {
+/** The delivery of one event to one endpoint, new at `nowMs`, with its first progress. */
+function delivery(endpoint: WebhookRecord, sourced: SourcedEvent, nowMs: number, progress: DeliveryProgress): DeliveryRecord {
   const { event } = sourced;
   return {
     id: deliveryId(endpoint.id, event.timestamp, sourced.source_id),
@@ -128,7 +132,7 @@ function delivery(endpoint: WebhookRecord, sourced: SourcedEvent, nowMs: number)
     webhook_id: endpoint.id,
     event_type: event.type,
     body: JSON.stringify(event),
-    ...newDelivery(nowMs),
+    ...progress,
     created_at: isoTime(nowMs),
     attempt_log: [],
   };

@@ -3,6 +3,7 @@ export { createWebhook } from './routes/create-webhook.js';
 export { deleteWebhook } from './routes/delete-webhook.js';
 export { listWebhookDeliveries } from './routes/list-webhook-deliveries.js';
 export { listWebhooks } from './routes/list-webhooks.js';
+export { recoverWebhook } from './routes/recover-webhook.js';
 export { retryWebhookDelivery } from './routes/retry-webhook-delivery.js';
 export { rotateWebhookSecret } from './routes/rotate-webhook-secret.js';
 export { testWebhook } from './routes/test-webhook.js';
@@ -20,9 +21,12 @@ export {
   Description,
   deliveryViewFields,
   GivenFilter,
+  recoveryResultFields,
+  recoveryWindowFields,
   Secret,
   Url,
   WebhookViewFields,
+  windowInOrder,
 } from './schemas.js';
 export type { WebhookDelivery } from './schemas.js';
 export { endpointDiff } from './endpoints.js';

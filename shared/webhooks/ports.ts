@@ -54,12 +54,30 @@ export interface DeliveryStore {
   /** An endpoint's deliveries, newest first, a page at a time (`cursor`: the last id of the page before). */
   listByWebhook(webhookId: number, limit: number, cursor?: string): Promise<{ deliveries: DeliveryRecord[]; cursor: string | null }>;
   /**
+   * An endpoint's deliveries whose ids are between `from` and `to` (inclusive), oldest first, a
+   * page of at most `limit` at a time (`after`: the last id of the page before; the answer's
+   * cursor is null when no more are in the range).
+   */
+  listRange(
+    webhookId: number,
+    range: { readonly from: string; readonly to: string },
+    limit: number,
+    after?: string,
+  ): Promise<{ deliveries: DeliveryRecord[]; cursor: string | null }>;
+  /**
    * Take the delivery's next attempt for `lease` until `untilMs`, before anything is sent: only
    * while it still has the attempt count it was read with, is waiting for an attempt (`pending` or
    * `failed`), and no other lease is live (none, or one ended by `nowMs`: its holder crashed). So
    * two copies of a message at once make one attempt. @returns false when it may not be taken
    */
-  claim(delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts'>, lease: string, nowMs: number, untilMs: number): Promise<boolean>;
+  claim(
+    delivery: Pick<DeliveryRecord, 'webhook_id' | 'id' | 'attempts'>,
+    lease: string,
+    nowMs: number,
+    untilMs: number,
+    /** A recovery's attempt: `skipped` and `exhausted` deliveries may be taken too. */
+    recovering?: boolean,
+  ): Promise<boolean>;
   /**
    * Record the attempt `lease` made (its progress, its entry appended to the log of `delivery` as
    * it was read) and clear the claim, only while `lease` still holds it: no read is needed here,

@@ -35,11 +35,15 @@ export function nextAttemptAt(attemptsMade: number, nowMs: number): number | nul
 }
 
 /**
- * A delivery's state: `pending` (an attempt is due now or under way), `succeeded`, `failed` (the
- * last attempt failed and another is scheduled) or `exhausted` (no attempt left, or the endpoint
- * answered 410).
+ * The states of a delivery: `pending` (an attempt is due now or under way), `succeeded`, `failed` (the
+ * last attempt failed and another is scheduled), `exhausted` (no attempt left, or the endpoint
+ * answered 410) or `skipped` (its event happened while the endpoint was paused: kept, never
+ * attempted, until a recovery or a retry sends it).
  */
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted', 'skipped'] as const;
+
+/** One of {@link DELIVERY_STATUSES}. */
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** What the deliveries list shows of a delivery's attempts. */
 export interface DeliveryProgress {
@@ -74,6 +78,11 @@ export function attemptResult(outcome: AttemptOutcome): AttemptResult {
 /** A new delivery: no attempt yet, the first due at once. */
 export function newDelivery(nowMs: number): DeliveryProgress {
   return { status: 'pending', attempts: 0, last_status_code: null, last_attempt_at: null, next_attempt_at: isoTime(nowMs) };
+}
+
+/** A delivery of an event that happened while its endpoint was paused: kept for a recovery, nothing due. */
+export function skippedDelivery(): DeliveryProgress {
+  return { status: 'skipped', attempts: 0, last_status_code: null, last_attempt_at: null, next_attempt_at: null };
 }
 
 /**

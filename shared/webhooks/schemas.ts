@@ -7,6 +7,7 @@
 import * as z from 'zod/mini';
 import { Id, QueryId, Timestamp, withMeta } from '../platform/schemas.js';
 import { SubscribedEvents, WEBHOOK_EVENT_TYPES } from './events.js';
+import { DELIVERY_STATUSES } from './schedule.js';
 
 const WEBHOOK_BOUNDS = { url: 2048, description: 500, filterIds: 1000 } as const;
 
@@ -180,6 +181,57 @@ export const TestWebhookBody = withMeta(z.strictObject({ id: Id, org_id: Id }), 
 });
 export type TestWebhookBody = z.output<typeof TestWebhookBody>;
 
+// --- Recovery: what an endpoint has not received, sent again
+
+/** The fields of a recovery request, for the REST body below and MCP's recover_webhook_deliveries. */
+export const recoveryWindowFields = {
+  since: withMeta(Timestamp, {
+    description:
+      'The window’s start: events that happened at or after it. Events are kept 30 days: an earlier `since` is read as 30 days ago.',
+  }),
+  until: withMeta(z.optional(Timestamp), {
+    description: 'The window’s end (exclusive): events that happened before it. Now when left out; a later time is read as now.',
+  }),
+  dry_run: withMeta(z.optional(z.boolean()), {
+    description: 'true: count what would be sent, send nothing (and spend no hand send). Allowed while the endpoint is paused.',
+  }),
+};
+
+/** `until`, when given, must be after `since`: an empty or reversed window is most likely a mistake. */
+export const windowInOrder = z.refine<{ since: string; until?: string | undefined }>(
+  (body) => body.until === undefined || Date.parse(body.until) > Date.parse(body.since),
+  { message: 'until must be later than since', path: ['until'] },
+);
+
+export const RecoverWebhookBody = withMeta(
+  z.strictObject({ org_id: Id, id: withMeta(Id, { description: 'The endpoint.' }), ...recoveryWindowFields }).check(windowInOrder),
+  {
+    description:
+      'Send again every event of the window that the endpoint has not received with a 2xx (skipped while it was paused, failed, exhausted), with the same `webhook-id` as before.',
+  },
+);
+export type RecoverWebhookBody = z.output<typeof RecoverWebhookBody>;
+
+/** What a recovery sent (or, in a dry run, would send): the REST component below and MCP's inline result. */
+export const recoveryResultFields = {
+  webhook_id: Id,
+  since: withMeta(Timestamp, { description: 'The window’s start as read (at most 30 days ago).' }),
+  until: withMeta(Timestamp, { description: 'The window’s end as read (at most now).' }),
+  dry_run: z.boolean(),
+  count: withMeta(z.int(), {
+    description:
+      'Events of the window the endpoint has not received with a 2xx, queued now (a dry run: that would be): at most 1,000 a call.',
+  }),
+  next_since: withMeta(z.nullable(Timestamp), {
+    description:
+      'The window holds more than one call sends: call again with this as `since` (and the same `until`). Null: the window is done.',
+  }),
+};
+
+/** What a recovery sent (or, in a dry run, would send). */
+export const WebhookRecovery = withMeta(z.object(recoveryResultFields), { id: 'WebhookRecovery' });
+export type WebhookRecovery = z.output<typeof WebhookRecovery>;
+
 const DeliveryAttemptFields = {
   at: withMeta(Timestamp, { description: 'When the attempt ended.' }),
   status_code: withMeta(z.nullable(z.int()), { description: 'The answer’s HTTP status; null when none came.' }),
@@ -198,9 +250,9 @@ export function deliveryViewFields<A extends z.ZodMiniType>(attemptsLog: A) {
     id: DeliveryId,
     webhook_id: Id,
     event_type: z.enum(WEBHOOK_EVENT_TYPES),
-    status: withMeta(z.enum(['pending', 'succeeded', 'failed', 'exhausted']), {
+    status: withMeta(z.enum(DELIVERY_STATUSES), {
       description:
-        '`pending` (an attempt is due or under way), `succeeded`, `failed` (the last attempt failed; another is scheduled) or `exhausted` (no attempt left, the endpoint answered 410, or it was paused).',
+        '`pending` (an attempt is due or under way), `succeeded`, `failed` (the last attempt failed; another is scheduled), `exhausted` (no attempt left, the endpoint answered 410, or it was paused when an attempt came due) or `skipped` (the event happened while the endpoint was paused: kept 30 days, sent by recover-webhook or a retry).',
     }),
     attempts: withMeta(z.int(), { description: 'Attempts made so far.' }),
     last_status_code: withMeta(z.nullable(z.int()), { description: 'The last answer’s HTTP status; null before any, or when none came.' }),

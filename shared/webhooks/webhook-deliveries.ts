@@ -24,11 +24,12 @@ import { webhookTest } from './events-from-records.js';
 import type { WebhookRecord } from './model.js';
 import type { DeliveryQueue, DeliveryStore, WebhookStore } from './ports.js';
 import { retriedByHand } from './schedule.js';
-import type { WebhookDelivery, WebhookDeliveryPage } from './schemas.js';
+import { recover, type RecoveryWindow } from './recovery.js';
+import type { WebhookDelivery, WebhookDeliveryPage, WebhookRecovery } from './schemas.js';
 
 /**
- * The org's budget of hand sends: test-webhook and retry-webhook-delivery (REST and MCP) together,
- * and any later hand-made resend, share it. 60 a minute is one a second, beyond anything a person
+ * The org's budget of hand sends: test-webhook, retry-webhook-delivery and recover-webhook (REST and
+ * MCP) share it; a recovery is one send, however many events it queues (at most 1,000). 60 a minute is one a second, beyond anything a person
  * clicking does and enough for a script re-driving a page of failures; 1,000 a day bounds what an
  * org can make the service store (a test is a delivery kept 30 days: at most 30,000 of them, about
  * 30 MB) and send on its behalf (docs/decisions.md#webhook-hand-sends).
@@ -36,7 +37,7 @@ import type { WebhookDelivery, WebhookDeliveryPage } from './schemas.js';
 export const HAND_SENDS: BudgetPolicy = {
   name: 'webhook-sends',
   title: 'Webhook send limit exceeded',
-  what: 'hand-made webhook sends (test-webhook and retry-webhook-delivery together)',
+  what: 'hand-made webhook sends (test-webhook, retry-webhook-delivery and recover-webhook together)',
   perMinute: 60,
   perDay: 1_000,
 };
@@ -105,6 +106,21 @@ export class WebhookDeliveries {
     const retried = await this.deps.deliveries.markRetried(delivery, retriedByHand(delivery, now), now);
     await this.deps.queue.send([{ webhook_id: endpoint.id, delivery_id: retried.id, attempts: retried.attempts, due_at: isoTime(now) }]);
     return deliveryView(retried);
+  }
+
+  /**
+   * Every event of the window the endpoint has not received with a 2xx, sent again at its normal
+   * pace with its first `webhook-id` (`recovery.ts`). A dry run counts them and is allowed while
+   * the endpoint is paused; a recovery is refused then (it would send nothing) and spends one of the
+   * org's hand sends, however many events it queues.
+   * @throws Conflict (the endpoint is paused), RateLimited (the org's hand sends are spent)
+   */
+  async recover(endpoint: WebhookRecord, window: RecoveryWindow): Promise<WebhookRecovery> {
+    if (window.dry_run !== true) {
+      refuseIfPaused(endpoint);
+      await this.deps.budget.take(endpoint.org_id);
+    }
+    return recover(this.deps, endpoint.id, window, this.deps.clock.now());
   }
 
   /**

@@ -14,10 +14,12 @@ import type { CallContext } from '../platform/call.js';
 import { webhookOfDelivery } from './delivery-ids.js';
 import type {
   ListWebhookDeliveriesQuery,
+  RecoverWebhookBody,
   RetryWebhookDeliveryBody,
   TestWebhookBody,
   WebhookDelivery,
   WebhookDeliveryPage,
+  WebhookRecovery,
 } from './schemas.js';
 import { deliveryNotFound, webhookNotFound } from './refusals.js';
 import type { WebhookDeliveries } from './webhook-deliveries.js';
@@ -82,6 +84,19 @@ export class WebhookDeliveryAdmin {
     );
     if (!endpoint) return this.missing(adminCall, input.id, webhookNotFound(input.org_id, input.id));
     return this.audit.audited(adminCall, { webhook_id: input.id }, () => this.deps.deliveries.test(endpoint));
+  }
+
+  /** Send again what the endpoint has not received in a window. @throws NotFound (not the org's endpoint), Conflict (paused) */
+  async recover(admin: AdminIdentity, input: RecoverWebhookBody, call: CallContext): Promise<WebhookRecovery> {
+    const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'recover-webhook' };
+    const { value: endpoint } = await this.deps.access.authorize(
+      admin,
+      input.org_id,
+      () => this.deps.deliveries.endpoint(input.org_id, input.id),
+      { permission: 'webhooks' },
+    );
+    if (!endpoint) return this.missing(adminCall, input.id, webhookNotFound(input.org_id, input.id));
+    return this.audit.audited(adminCall, { webhook_id: input.id }, () => this.deps.deliveries.recover(endpoint, input));
   }
 
   /** Audit a 404 (like any refused call), then throw it. */

@@ -103,6 +103,7 @@ describe.each(CONFIGURATIONS)('bundled session lifecycle, $configuration configu
         expires_at: steps.created!.body.data.expires_at,
         external_ref: 'order-1',
         metadata: { source: 'bundle-lifecycle' },
+        player_bound: false,
       },
     });
   });

@@ -134,9 +134,11 @@ describe.each(CONFIGURATIONS)('bundled MCP function, $configuration configuratio
     }
     const create = tools.find((t) => t.name === 'create_session')!;
     expect(Object.keys(create.inputSchema.properties)).toEqual(
-      expect.arrayContaining(['game_id', 'stream_id', 'external_ref', 'metadata', 'expires_in_minutes']),
+      expect.arrayContaining(['game_id', 'stream_id', 'external_ref', 'metadata', 'expires_in_minutes', 'player_ref']),
     );
-    expect(create.outputSchema.required).toEqual(expect.arrayContaining(['token', 'play_url', 'expires_at']));
+    // A token bound to a player has no play link (a play page cannot consume it): play_url is optional.
+    expect(create.outputSchema.required).toEqual(expect.arrayContaining(['token', 'expires_at']));
+    expect(Object.keys(create.outputSchema.properties)).toContain('play_url');
     expect(tools).toEqual(await unbundledTools(DEMO_MCP_KEY.mcp_scopes as McpScope[]));
   });
 

@@ -35,7 +35,7 @@ describe('routing', () => {
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual(
       failure(
-        'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, list-webhooks, create-webhook, update-webhook, delete-webhook, rotate-webhook-secret, list-webhook-deliveries, retry-webhook-delivery, test-webhook, audit-log, usage, list-games, update-game, update-stream, list-orgs',
+        'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, list-webhooks, create-webhook, update-webhook, delete-webhook, rotate-webhook-secret, list-webhook-deliveries, retry-webhook-delivery, test-webhook, recover-webhook, audit-log, usage, list-games, update-game, update-stream, list-orgs',
       ),
     );
   });

@@ -193,7 +193,7 @@ describe('game and stream tools: the key’s own organization only', () => {
     expect((await stack.services.stores.catalog.getPlayable('stream', 202))?.start).toBe('click');
     const reset = await callTool(client, 'update_stream', { stream_id: 202, start: null });
     expect(reset.structuredContent).toMatchObject({ stream_id: 202, start: null });
-    expect((await stack.services.stores.catalog.getPlayable('stream', 202))?.start).toBeNull();
+    expect((await stack.services.stores.catalog.getPlayable('stream', 202))?.start).toBeUndefined();
   });
 
   test('update_stream renames; the other setting stays', async () => {

@@ -39,6 +39,8 @@ export interface AdminApi {
   retryWebhookDelivery(body: unknown, as?: string): Promise<Reply>;
   /** `POST ?action=test-webhook` with this body. */
   testWebhook(body: unknown, as?: string): Promise<Reply>;
+  /** `POST ?action=recover-webhook` with this body. */
+  recoverWebhook(body: unknown, as?: string): Promise<Reply>;
   /** `Authorization` header value for a subject. */
   bearer(as: string): Promise<string>;
 }
@@ -83,6 +85,7 @@ export function adminApi(stack: Stack, defaultSubject = 'acme-admin'): AdminApi 
     listWebhookDeliveries: (params, as = defaultSubject) => get('list-webhook-deliveries', params, as),
     retryWebhookDelivery: (body, as = defaultSubject) => call('POST', `${API}?action=retry-webhook-delivery`, as, body),
     testWebhook: (body, as = defaultSubject) => call('POST', `${API}?action=test-webhook`, as, body),
+    recoverWebhook: (body, as = defaultSubject) => call('POST', `${API}?action=recover-webhook`, as, body),
     audit: (params, as = defaultSubject) =>
       call(
         'GET',

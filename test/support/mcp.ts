@@ -36,6 +36,7 @@ export const ALL_TOOLS = [
   'delete_webhook',
   'list_webhook_deliveries',
   'retry_webhook_delivery',
+  'recover_webhook_deliveries',
 ];
 
 /** How the key is presented. */

@@ -298,6 +298,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org-api-keys/recover-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every event of a window that a webhook endpoint has not received with a 2xx (same webhook-id), or count them
+         * @description Also served, identically, as `POST /api/org-api-keys?action=recover-webhook` (the interface's contract; this path is the same operation without the query parameter, for generated clients).
+         */
+        post: operations["recover-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org-api-keys/audit-log": {
         parameters: {
             query?: never;
@@ -939,10 +959,10 @@ export interface components {
             /** @enum {string} */
             event_type: "session.consumed" | "session.revoked" | "session.expired" | "key.created" | "key.updated" | "key.rotated" | "key.deleted" | "key.expiring" | "key.rate_limited" | "webhook.test";
             /**
-             * @description `pending` (an attempt is due or under way), `succeeded`, `failed` (the last attempt failed; another is scheduled) or `exhausted` (no attempt left, the endpoint answered 410, or it was paused).
+             * @description `pending` (an attempt is due or under way), `succeeded`, `failed` (the last attempt failed; another is scheduled), `exhausted` (no attempt left, the endpoint answered 410, or it was paused when an attempt came due) or `skipped` (the event happened while the endpoint was paused: kept 30 days, sent by recover-webhook or a retry).
              * @enum {string}
              */
-            status: "pending" | "succeeded" | "failed" | "exhausted";
+            status: "pending" | "succeeded" | "failed" | "exhausted" | "skipped";
             /** @description Attempts made so far. */
             attempts: number;
             /** @description The last answer’s HTTP status; null before any, or when none came. */
@@ -983,6 +1003,26 @@ export interface components {
             duration_ms: number;
             /** @description Why no usable answer came (`timeout`, `connection refused`, `address refused: loopback`); null when one did. */
             error: string | null;
+        };
+        WebhookRecovery: {
+            webhook_id: number;
+            /**
+             * Format: date-time
+             * @description The window’s start as read (at most 30 days ago).
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The window’s end as read (at most now).
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            until: string;
+            dry_run: boolean;
+            /** @description Events of the window the endpoint has not received with a 2xx, queued now (a dry run: that would be): at most 1,000 a call. */
+            count: number;
+            /** @description The window holds more than one call sends: call again with this as `since` (and the same `until`). Null: the window is done. */
+            next_since: string | null;
         };
         AuditLogPage: {
             records: components["schemas"]["AuditRecord"][];
@@ -2912,6 +2952,135 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credential */
+            401: {
+                headers: {
+                    /** @description The credential to send: `Bearer realm="game-session-token-service"` (with `error="invalid_token"` when one was presented) */
+                    "www-authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No access: tier below Business, outside the key’s scope, not an owner/admin of the organization, or (MCP) a browser Origin outside the allow-list */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: the request is still being processed (Retry-After), the record was changed meanwhile, or a rotated or revoked key cannot take this change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Query string over 2,048 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After tells when to retry) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service busy or its database unreachable (Retry-After tells when to retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "recover-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    org_id: number;
+                    /** @description The endpoint. */
+                    id: number;
+                    /**
+                     * Format: date-time
+                     * @description The window’s start: events that happened at or after it. Events are kept 30 days: an earlier `since` is read as 30 days ago.
+                     * @example 2026-11-23T10:00:00.000Z
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description The window’s end (exclusive): events that happened before it. Now when left out; a later time is read as now.
+                     * @example 2026-11-23T10:00:00.000Z
+                     */
+                    until?: string;
+                    /** @description true: count what would be sent, send nothing (and spend no hand send). Allowed while the endpoint is paused. */
+                    dry_run?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Send again every event of a window that a webhook endpoint has not received with a 2xx (same webhook-id), or count them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookRecovery"];
                     };
                 };
             };

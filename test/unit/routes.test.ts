@@ -72,7 +72,7 @@ describe('matchRoute on the service’s routes', () => {
       'unknown-action': {
         status: 400,
         error:
-          'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, list-webhooks, create-webhook, update-webhook, delete-webhook, rotate-webhook-secret, list-webhook-deliveries, retry-webhook-delivery, test-webhook, audit-log, usage, list-games, update-game, update-stream, list-orgs',
+          'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, list-webhooks, create-webhook, update-webhook, delete-webhook, rotate-webhook-secret, list-webhook-deliveries, retry-webhook-delivery, test-webhook, recover-webhook, audit-log, usage, list-games, update-game, update-stream, list-orgs',
       },
       'method-not-allowed': { status: 405, error: 'Method not allowed' },
     });

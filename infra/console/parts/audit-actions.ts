@@ -24,6 +24,7 @@ export const ROUTE_AUDIT_ACTIONS = [
   'list-webhook-deliveries',
   'retry-webhook-delivery',
   'test-webhook',
+  'recover-webhook',
   'update-game',
   'update-stream',
 ] as const;

@@ -1,6 +1,7 @@
 /**
  * Webhook tools: list the org's endpoints and an endpoint's deliveries (mcp:connections:read);
- * create, update and delete endpoints and retry a delivery (mcp:connections:write). They act on the
+ * create, update and delete endpoints, retry a delivery and recover what an endpoint missed
+ * (mcp:connections:write). They act on the
  * key's own organization only (another org's endpoint is "not found", like a missing one), with the
  * REST operations' rules (`shared/webhooks/`: the URL check, at most 20 endpoints, the secret
  * answered once by create_webhook and never again, a paused endpoint sent nothing). An endpoint
@@ -18,6 +19,8 @@ import {
   DeliveryResult,
   ListDeliveriesArgs,
   NoArgs,
+  RecoverDeliveriesArgs,
+  RecoveryResult,
   RetryDeliveryArgs,
   UpdateWebhookArgs,
   WebhookIdArgs,
@@ -176,6 +179,34 @@ const retryWebhookDelivery = defineTool({
   },
 });
 
+/** recover_webhook_deliveries: what an endpoint has not received in a window, sent again (or counted). */
+const recoverWebhookDeliveries = defineTool({
+  name: 'recover_webhook_deliveries',
+  title: 'Recover missed webhook events',
+  description:
+    'Send again every event of a window (since, until: ISO 8601; until defaults to now) that a webhook endpoint of your ' +
+    'organization has not received with a 2xx: those that happened while it was paused or disabled, and those whose ' +
+    'attempts failed. Each goes with the same webhook-id as before (receivers drop repeats), at the endpoint’s normal ' +
+    'pace. Events are kept 30 days; at most 1,000 are sent a call (next_since: call again from there). dry_run: true ' +
+    'counts them and sends nothing. The endpoint must be active; a recovery counts as one of the organization’s ' +
+    'retries and tests (60 a minute, 1,000 a day).',
+  scope: scopeOfTool('recover_webhook_deliveries'),
+  input: RecoverDeliveriesArgs,
+  output: RecoveryResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run({ webhook_id, ...window }, { key, services, meter }) {
+    const endpoint = await services.webhookDeliveries.endpoint(key.org_id, webhook_id);
+    if (!endpoint) return meter.refuse({ webhook_id }, webhookNotFound(key.org_id, webhook_id));
+    const recovery = await meter.run({ webhook_id }, { run: () => services.webhookDeliveries.recover(endpoint, window) });
+    const what = recovery.dry_run ? 'would be sent' : 'queued to be sent again';
+    const more = recovery.next_since === null ? '' : ` More remain: call again with since ${recovery.next_since}.`;
+    return {
+      data: recovery,
+      summary: `${recovery.count} event(s) of webhook ${webhook_id} between ${recovery.since} and ${recovery.until} ${what}.${more}`,
+    };
+  },
+});
+
 /** The webhook tools, in the order tools/list shows them. */
 export const webhookTools: readonly McpTool[] = [
   listWebhooks,
@@ -184,6 +215,7 @@ export const webhookTools: readonly McpTool[] = [
   deleteWebhook,
   listWebhookDeliveries,
   retryWebhookDelivery,
+  recoverWebhookDeliveries,
 ] as readonly McpTool[];
 
 /**

@@ -33,6 +33,7 @@ const Message = z.object({
   attempts: z.int().check(z.minimum(0)),
   due_at: z.iso.datetime(),
   waits: z.optional(z.int().check(z.minimum(0))),
+  recover: z.optional(z.literal(true)),
 });
 
 /** A record's body as a message; undefined when it is not one (never retried: it would not parse the next time either). */

@@ -1,0 +1,1 @@
+export { handler } from '../shared/webhooks/routes/recover-webhook.js';
