@@ -117,6 +117,7 @@ export function webhookView(record: WebhookRecord): WebhookView {
     key_id: record.key_id ?? null,
     is_active: record.is_active,
     failing_since: record.failing_since ?? null,
+    paused_at: record.paused_at ?? null,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };

@@ -33,6 +33,13 @@ export interface WebhookRecord {
    * null or absent when its last attempt succeeded, or none was made yet. Written by the delivery worker.
    */
   readonly failing_since?: string | null;
+  /**
+   * ISO 8601: when `is_active` last went from true to false (an admin's or a key's pause, a 410, the
+   * 5-days-of-failures rule). Stored only while the endpoint is paused, and absent otherwise (never
+   * null), so that a pause can keep an earlier one with `if_not_exists` in the same write.
+   * Absent on an endpoint paused before the field existed: unknown.
+   */
+  readonly paused_at?: string;
 }
 
 /** What an update may change. */

@@ -14,7 +14,11 @@ export interface WebhookStore {
    * @throws Conflict when the org already has `max`
    */
   create(record: WebhookRecord, max: number): Promise<void>;
-  /** Change an endpoint of the org; undefined when absent. Returns it as it was and as it is now. */
+  /**
+   * Change an endpoint of the org; undefined when absent. Returns it as it was and as it is now. A
+   * pause sets `paused_at` when the endpoint was active and keeps it when it was already paused; a
+   * resume removes it.
+   */
   update(
     orgId: number,
     id: number,
@@ -30,7 +34,7 @@ export interface WebhookStore {
   remove(orgId: number, id: number): Promise<boolean>;
   /**
    * Record an endpoint's health after an attempt (`failing_since`), and with `disable` turn it off
-   * (`is_active` false), only while it exists and, to disable, while it is still active (so of two
+   * (`is_active` false, `paused_at` then), only while it exists and, to disable, while it is still active (so of two
    * attempts that both disable it, one does). @returns false when nothing was written for that reason
    */
   recordHealth(orgId: number, id: number, failingSince: string | null, disable: boolean, atIso: string): Promise<boolean>;

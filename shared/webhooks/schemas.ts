@@ -110,6 +110,10 @@ export const WebhookViewFields = {
     description:
       'When the endpoint’s current run of failed attempts began (its first failed attempt since the last success); null while its last attempt succeeded, or before any attempt. Five days of failures pause it.',
   }),
+  paused_at: withMeta(z.nullable(Timestamp), {
+    description:
+      'When the endpoint last stopped receiving deliveries (is_active went from true to false: paused by an admin or a key, a 410 answer, or five days of failures); null while it is active, or when it was paused before this was recorded.',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 };

@@ -90,12 +90,16 @@ export class DynamoWebhookStore implements WebhookStore {
     const names = Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k]));
     const values = Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v]));
     const sets = [...entries.map((_, i) => `#f${i} = :v${i}`), 'updated_at = :at'];
+    // paused_at marks the last change from active to paused. It exists only while paused, so a pause
+    // of an endpoint already paused keeps its time, decided in this one write (no read before it).
+    if (changes.is_active === false) sets.push('paused_at = if_not_exists(paused_at, :at)');
+    const removes = changes.is_active === true ? ' REMOVE paused_at' : '';
     const answer = await unlessRefused(
       this.options.client.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: endpointKey(orgId, id),
-          UpdateExpression: `SET ${sets.join(', ')}`,
+          UpdateExpression: `SET ${sets.join(', ')}${removes}`,
           ConditionExpression: 'attribute_exists(pk)',
           ...(entries.length > 0 && { ExpressionAttributeNames: names }),
           ExpressionAttributeValues: { ...values, ':at': atIso },
@@ -106,7 +110,9 @@ export class DynamoWebhookStore implements WebhookStore {
     );
     if (!answer) return undefined;
     const before = toRecord(answer.Attributes!);
-    return { before, after: { ...before, ...written, updated_at: atIso } as WebhookRecord };
+    const { paused_at: _pausedAt, ...after } = { ...before, ...written, updated_at: atIso } as WebhookRecord;
+    const pausedAt = changes.is_active === true ? undefined : changes.is_active === false ? (before.paused_at ?? atIso) : before.paused_at;
+    return { before, after: { ...after, ...(pausedAt !== undefined && { paused_at: pausedAt }) } };
   }
 
   async replaceSecrets(orgId: number, id: number, expected: string, secrets: SealedSecrets, atIso: string): Promise<boolean> {
@@ -139,7 +145,9 @@ export class DynamoWebhookStore implements WebhookStore {
           new UpdateCommand({
             TableName: this.options.tableName,
             Key: endpointKey(orgId, id),
-            UpdateExpression: disable ? 'SET failing_since = :since, is_active = :false, updated_at = :at' : 'SET failing_since = :since',
+            UpdateExpression: disable
+              ? 'SET failing_since = :since, is_active = :false, paused_at = :at, updated_at = :at'
+              : 'SET failing_since = :since',
             ConditionExpression: disable ? 'attribute_exists(pk) AND is_active = :true' : 'attribute_exists(pk)',
             ExpressionAttributeValues: {
               ':since': failingSince,

@@ -425,8 +425,17 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     const ep = await endpoint('/gone/now');
     const delivery = await send(ep);
     await drain();
-    expect(await stored(delivery)).toMatchObject({ status: 'exhausted', attempts: 1, last_status_code: 410, next_attempt_at: null });
-    expect(await ep.record()).toMatchObject({ is_active: false, failing_since: expect.any(String) });
+    const ended = await stored(delivery);
+    expect(ended).toMatchObject({ status: 'exhausted', attempts: 1, last_status_code: 410, next_attempt_at: null });
+    // Paused at the attempt that heard the 410.
+    const pausedAt = ended.attempt_log[0]!.at;
+    expect(await ep.record()).toMatchObject({
+      is_active: false,
+      failing_since: expect.any(String),
+      paused_at: pausedAt,
+      updated_at: pausedAt,
+    });
+    expect(((await admin.listWebhooks(1)).body.data as any[]).find((w) => w.id === ep.id).paused_at).toBe(pausedAt);
     const [record, ...more] = await disableRecords(ep.id);
     expect(more).toEqual([]);
     expect(record).toMatchObject({
@@ -475,6 +484,7 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     await drain();
     const failingSince = (await stored(first)).last_attempt_at;
     expect(await ep.record()).toMatchObject({ is_active: true, failing_since: failingSince });
+    expect((await ep.record()).paused_at).toBeUndefined();
 
     stack.clock.advance(4 * DAY);
     await drain();
@@ -483,8 +493,11 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
 
     stack.clock.advance(DAY);
     await drain();
-    expect((await stored(first)).attempts).toBe(3);
-    expect(await ep.record()).toMatchObject({ is_active: false, failing_since: failingSince });
+    const third = await stored(first);
+    expect(third.attempts).toBe(3);
+    // Paused at the attempt that made it 5 days, not when the failures began.
+    const pausedAt = third.attempt_log[2]!.at;
+    expect(await ep.record()).toMatchObject({ is_active: false, failing_since: failingSince, paused_at: pausedAt });
     const [record, ...more] = await disableRecords(ep.id);
     expect(more).toEqual([]);
     expect(record).toMatchObject({
@@ -505,6 +518,7 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
     // Turned on again by its admin: the failure streak starts afresh (one failure does not disable it again).
     expect((await admin.updateWebhook({ id: ep.id, org_id: 1, is_active: true })).status).toBe(200);
     expect(await ep.record()).toMatchObject({ is_active: true, failing_since: null });
+    expect((await ep.record()).paused_at).toBeUndefined();
     await send(ep);
     await drain();
     expect(receiver.to('/fail/days')).toHaveLength(calls + 1);

@@ -5,7 +5,7 @@
  * (the raw item holds no `whsec_`), verifiable with the stock `standardwebhooks` library.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +27,7 @@ const VIEW_FIELDS = [
   'is_active',
   'key_id',
   'org_id',
+  'paused_at',
   'updated_at',
   'url',
 ];
@@ -56,6 +57,7 @@ describeWithStack('webhook endpoints over HTTP', ({ stack, admin }) => {
       )
     ).Item!;
   const sealer = () => new AesGcmSealer(() => process.env.WEBHOOK_SECRET_KEY!);
+  const listed = async (id: number) => ((await admin.listWebhooks(1)).body.data as any[]).find((w) => w.id === id);
   const auditRecords = async (action: string) =>
     ((await admin.audit({ org_id: 1 })).body.data.records as any[]).filter((r) => r.action === action);
 
@@ -252,6 +254,7 @@ describeWithStack('webhook endpoints over HTTP', ({ stack, admin }) => {
       expect(Object.keys(res.body.data).sort()).toEqual(VIEW_FIELDS);
       expect(res.body.data).toMatchObject({ url: 'https://partner.example/v2', events: ['*'], description: 'moved', is_active: false });
       expect(res.body.data.updated_at > data.updated_at).toBe(true);
+      expect(res.body.data.paused_at).toBe(res.body.data.updated_at);
       expect(JSON.stringify(res.body)).not.toContain('whsec_');
       // The secret stays as it was.
       expect(sealer().open((await rawItem(1, data.id)).secret_sealed, sealingContext(1, data.id))).toBe(data.secret);
@@ -264,6 +267,67 @@ describeWithStack('webhook endpoints over HTTP', ({ stack, admin }) => {
         description: { before: null, after: 'moved' },
         is_active: { before: true, after: false },
       });
+    });
+
+    test('paused_at: null when created, the pause’s time, kept by changes while paused (a second pause too), null once resumed', async () => {
+      const data = await create();
+      expect(data.paused_at).toBeNull();
+      expect((await rawItem(1, data.id)).paused_at).toBeUndefined();
+
+      stack.clock.advance(1_000);
+      const from = stack.clock.now();
+      const paused = await admin.updateWebhook({ id: data.id, org_id: 1, is_active: false });
+      const to = stack.clock.now();
+      expect(paused.status).toBe(200);
+      const pausedAt = paused.body.data.paused_at;
+      expect(pausedAt).toBe(paused.body.data.updated_at);
+      expect(Date.parse(pausedAt)).toBeGreaterThanOrEqual(from);
+      expect(Date.parse(pausedAt)).toBeLessThanOrEqual(to);
+      expect((await listed(data.id)).paused_at).toBe(pausedAt);
+      expect((await rawItem(1, data.id)).paused_at).toBe(pausedAt);
+
+      stack.clock.advance(1_000);
+      const described = await admin.updateWebhook({ id: data.id, org_id: 1, description: 'while paused' });
+      expect(described.body.data).toMatchObject({ is_active: false, description: 'while paused', paused_at: pausedAt });
+      stack.clock.advance(1_000);
+      const again = await admin.updateWebhook({ id: data.id, org_id: 1, is_active: false, description: 'paused again' });
+      expect(again.body.data).toMatchObject({ is_active: false, paused_at: pausedAt });
+      expect(again.body.data.updated_at > pausedAt).toBe(true);
+      expect((await listed(data.id)).paused_at).toBe(pausedAt);
+
+      stack.clock.advance(1_000);
+      const resumed = await admin.updateWebhook({ id: data.id, org_id: 1, is_active: true });
+      expect(resumed.body.data).toMatchObject({ is_active: true, paused_at: null });
+      expect((await listed(data.id)).paused_at).toBeNull();
+      expect((await rawItem(1, data.id)).paused_at).toBeUndefined();
+      const renamed = await admin.updateWebhook({ id: data.id, org_id: 1, description: 'active' });
+      expect(renamed.body.data.paused_at).toBeNull();
+
+      // Paused again: a new time.
+      stack.clock.advance(1_000);
+      const repaused = await admin.updateWebhook({ id: data.id, org_id: 1, is_active: false });
+      expect(repaused.body.data.paused_at).toBe(repaused.body.data.updated_at);
+      expect(repaused.body.data.paused_at > pausedAt).toBe(true);
+      expect((await listed(data.id)).paused_at).toBe(repaused.body.data.paused_at);
+      // Room for the other tests of the org's 20.
+      expect((await admin.deleteWebhook(data.id, 1)).status).toBe(200);
+    });
+
+    test('an endpoint stored without paused_at (before the field) reads null, and a change keeps it so', async () => {
+      const data = await create();
+      expect((await admin.updateWebhook({ id: data.id, org_id: 1, is_active: false })).status).toBe(200);
+      await stack.services.client.send(
+        new UpdateCommand({
+          TableName: stack.tableNames.catalog,
+          Key: { pk: 'ORG#1', sk: `WEBHOOK#${sortableId(data.id)}` },
+          UpdateExpression: 'REMOVE paused_at',
+        }),
+      );
+      expect(await listed(data.id)).toMatchObject({ is_active: false, paused_at: null });
+      const described = await admin.updateWebhook({ id: data.id, org_id: 1, description: 'old' });
+      expect(described.body.data).toMatchObject({ is_active: false, paused_at: null });
+      expect((await listed(data.id)).paused_at).toBeNull();
+      expect((await admin.deleteWebhook(data.id, 1)).status).toBe(200);
     });
 
     test('description null clears it; a field left out stays', async () => {
@@ -393,7 +457,6 @@ describeWithStack('webhook endpoints over HTTP', ({ stack, admin }) => {
       const deliveries = (await admin.listWebhookDeliveries({ org_id: 1, webhook_id: id })).body.data.deliveries;
       return deliveries.find((d: any) => d.id === message!.delivery_id);
     };
-    const listed = async (id: number) => ((await admin.listWebhooks(1)).body.data as any[]).find((w) => w.id === id);
 
     test('null for a new endpoint; from a failed attempt on, the first failure’s time; null again after a success', async () => {
       const { port } = receiver.address() as AddressInfo;

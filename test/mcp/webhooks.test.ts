@@ -41,7 +41,13 @@ describe('webhook tools', () => {
     const created = await callTool(client, 'create_webhook', { url: 'https://partner.example/mcp', events: ['session.consumed'] });
     expect(created.isError).toBeFalsy();
     const data = created.structuredContent as Record<string, any>;
-    expect(data).toMatchObject({ org_id: 1, url: 'https://partner.example/mcp', events: ['session.consumed'], is_active: true });
+    expect(data).toMatchObject({
+      org_id: 1,
+      url: 'https://partner.example/mcp',
+      events: ['session.consumed'],
+      is_active: true,
+      paused_at: null,
+    });
     expect(data.secret).toMatch(/^whsec_/);
     expect(textOf(created)).toContain(data.secret);
 
@@ -53,6 +59,9 @@ describe('webhook tools', () => {
 
     const paused = await callTool(client, 'update_webhook', { webhook_id: data.id, is_active: false, description: 'paused by agent' });
     expect(paused.structuredContent).toMatchObject({ id: data.id, is_active: false, description: 'paused by agent' });
+    const pausedAt = (paused.structuredContent as any).paused_at;
+    expect(pausedAt).toBe((paused.structuredContent as any).updated_at);
+    expect((await admin.listWebhooks(1)).body.data.find((w: any) => w.id === data.id).paused_at).toBe(pausedAt);
     expect(JSON.stringify(paused)).not.toContain('whsec_');
 
     const audit = await auditOfKey(stack, writer.record.id);
@@ -137,7 +146,7 @@ describe('webhook tools', () => {
     expect(JSON.stringify(retried)).not.toContain('payload');
 
     const endpoints = (await callTool(c, 'list_webhooks')).structuredContent as any;
-    expect(endpoints.webhooks.find((w: any) => w.id === id)).toMatchObject({ id, key_id: null, failing_since: null });
+    expect(endpoints.webhooks.find((w: any) => w.id === id)).toMatchObject({ id, key_id: null, failing_since: null, paused_at: null });
   });
 
   test('delete_webhook removes it', async () => {

@@ -882,6 +882,8 @@ export interface components {
             is_active: boolean;
             /** @description When the endpoint’s current run of failed attempts began (its first failed attempt since the last success); null while its last attempt succeeded, or before any attempt. Five days of failures pause it. */
             failing_since: string | null;
+            /** @description When the endpoint last stopped receiving deliveries (is_active went from true to false: paused by an admin or a key, a 410 answer, or five days of failures); null while it is active, or when it was paused before this was recorded. */
+            paused_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-23T10:00:00.000Z
@@ -909,6 +911,8 @@ export interface components {
             is_active: boolean;
             /** @description When the endpoint’s current run of failed attempts began (its first failed attempt since the last success); null while its last attempt succeeded, or before any attempt. Five days of failures pause it. */
             failing_since: string | null;
+            /** @description When the endpoint last stopped receiving deliveries (is_active went from true to false: paused by an admin or a key, a 410 answer, or five days of failures); null while it is active, or when it was paused before this was recorded. */
+            paused_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-23T10:00:00.000Z
