@@ -198,8 +198,10 @@ describeWithStack('webhook delivery', ({ stack, admin }) => {
       { at: delivery.last_attempt_at, status_code: 200, duration_ms: expect.any(Number), error: null },
     ]);
     expect((await deliveryStore().listByWebhook(other.id, 10)).deliveries).toEqual([]);
-    // The paused endpoint: nothing stored, nothing queued (not a delivery left to end exhausted).
-    expect((await deliveryStore().listByWebhook(paused.id, 10)).deliveries).toEqual([]);
+    // The paused endpoint: the event kept as skipped (for a recovery), never attempted, nothing queued.
+    expect((await deliveryStore().listByWebhook(paused.id, 10)).deliveries).toEqual([
+      expect.objectContaining({ event_type: 'key.rate_limited', status: 'skipped', attempts: 0, next_attempt_at: null, attempt_log: [] }),
+    ]);
     expect(queue.pending().filter((m) => m.body.includes(`"webhook_id":${paused.id},`))).toEqual([]);
   });
 

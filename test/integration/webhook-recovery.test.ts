@@ -32,7 +32,9 @@ describeWithStack(
     const recover = (body: Record<string, unknown>) => admin.recoverWebhook({ org_id: 1, id: webhookId, ...body });
 
     /** The endpoint's deliveries made since `sinceIso`, every page. */
-    async function deliveriesSince(sinceIso: string): Promise<{ id: string; status: string; attempts: number; payload: { data: { token: string } } }[]> {
+    async function deliveriesSince(
+      sinceIso: string,
+    ): Promise<{ id: string; status: string; attempts: number; payload: { data: { token: string } } }[]> {
       const all = [];
       let cursor: string | null = null;
       do {
@@ -49,7 +51,8 @@ describeWithStack(
       const tokens: string[] = [];
       for (let from = 0; from < count; from += 10) {
         const batch = await Promise.all(Array.from({ length: Math.min(10, count - from) }, () => api().mint({ game_id: 101 })));
-        for (const token of batch) expect((await api().consume({ token, player_uuid: 'b1c9e5a2-0000-4000-8000-000000000001' })).status).toBe(200);
+        for (const token of batch)
+          expect((await api().consume({ token, player_uuid: 'b1c9e5a2-0000-4000-8000-000000000001' })).status).toBe(200);
         tokens.push(...batch);
       }
       await stack.workers.settle();
