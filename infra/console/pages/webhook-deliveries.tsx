@@ -28,6 +28,7 @@ export const DELIVERY_STATUS: Record<WebhookDelivery['status'], { text: string; 
   succeeded: { text: 'Succeeded', tone: 'ok' },
   failed: { text: 'Failed, will retry', tone: 'bad' },
   exhausted: { text: 'Exhausted', tone: 'bad' },
+  skipped: { text: 'Skipped while paused', tone: 'off' },
 };
 
 /** Props of {@link WebhookDeliveries}. */
