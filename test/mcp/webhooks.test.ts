@@ -118,6 +118,40 @@ describe('webhook tools', () => {
     expect(textOf(unknown)).toContain('not found');
   });
 
+  test('recover_webhook_deliveries: refused while paused, a dry run counts; resumed, what was not received is queued as recovery messages; audited', async () => {
+    const id = (await callTool(client, 'create_webhook', { url: 'https://partner.example/recover', events: ['*'] })).structuredContent!
+      .id as number;
+    const since = new Date(stack.clock.now() - 60_000).toISOString();
+    // A delivery not yet received (no worker runs here: it stays pending).
+    const delivery = (await admin.testWebhook({ id, org_id: 1 })).body.data.id as string;
+    expect((await callTool(client, 'update_webhook', { webhook_id: id, is_active: false })).isError).toBeFalsy();
+
+    const refused = await callTool(client, 'recover_webhook_deliveries', { webhook_id: id, since });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('paused');
+    const counted = await callTool(client, 'recover_webhook_deliveries', { webhook_id: id, since, dry_run: true });
+    expect(counted.structuredContent).toMatchObject({ webhook_id: id, since, dry_run: true, count: 1, next_since: null });
+    expect(textOf(counted)).toContain('1 event(s)');
+
+    expect((await callTool(client, 'update_webhook', { webhook_id: id, is_active: true })).isError).toBeFalsy();
+    const sent = queue.messages.length;
+    const recovered = await callTool(client, 'recover_webhook_deliveries', { webhook_id: id, since });
+    expect(recovered.structuredContent).toMatchObject({ webhook_id: id, dry_run: false, count: 1, next_since: null });
+    expect(queue.messages.slice(sent)).toEqual([
+      expect.objectContaining({ webhook_id: id, delivery_id: delivery, attempts: 0, recover: true }),
+    ]);
+
+    const reversed = await callTool(client, 'recover_webhook_deliveries', { webhook_id: id, since, until: since });
+    expect(reversed.isError).toBe(true);
+    expect(textOf(reversed)).toContain('until must be later than since');
+    const unknown = await callTool(client, 'recover_webhook_deliveries', { webhook_id: 999_999, since });
+    expect(textOf(unknown)).toBe('Webhook 999999 not found in organization 1');
+    const statuses = (await auditOfKey(stack, writer.record.id))
+      .filter((r) => r.action === 'mcp:tools/call:recover_webhook_deliveries')
+      .map((r) => r.status);
+    expect(statuses).toEqual(expect.arrayContaining([409, 200, 200, 404]));
+  });
+
   test('an admin’s endpoint read by a key with allow-lists: no payload over MCP (list, retry), where REST shows it; failing_since shown', async () => {
     const narrow = await createTestKey(stack, {
       ...UNLIMITED,
