@@ -31,6 +31,7 @@ import { handler as deliveryHandler } from '../../functions/webhook-delivery.js'
 import type { SourcedEvent } from '../../shared/webhooks/delivery-model.js';
 import type { WebhookEvent } from '../../shared/webhooks/events.js';
 import { WebhookFanOut } from '../../shared/webhooks/fan-out.js';
+import { recover } from '../../shared/webhooks/recovery.js';
 import { deliveryStore, webhookStore } from '../../shared/webhooks/services.js';
 import { RoundTripRecorder } from '../support/round-trips.js';
 import { CapacityProbe, type CapacityUse } from './capacity.js';
@@ -78,12 +79,23 @@ export interface WebhookFigures {
   readonly events: EventCounts;
   readonly e2eMs: { readonly p50: number; readonly p99: number };
   readonly deliveredPerSecond: number;
-  readonly units: { readonly fanOut: CapacityUse; readonly attempt: CapacityUse };
+  readonly units: {
+    readonly fanOut: CapacityUse;
+    readonly attempt: CapacityUse;
+    /** Per event kept for a paused endpoint (the fan-out's skipped delivery). */
+    readonly skipped: CapacityUse;
+    /** Per event a recovery queues (its range queries over the window). */
+    readonly recovery: CapacityUse;
+    /** Per recovered event's attempt (the delivery worker's claim and record). */
+    readonly recoveredAttempt: CapacityUse;
+  };
   /** Handler time per `webhook-events` batch of 100 events (fan-out), and per delivery batch of 10, ms. */
   readonly eventsBatchMs: number;
   readonly deliveryBatchMs: number;
   readonly deliveryItemBytes: number;
   readonly cost: { readonly items: Readonly<Record<string, number>>; readonly total: number };
+  /** A million events to a paused endpoint: kept 30 days, and recovered. */
+  readonly pausedCost: { readonly kept: number; readonly recovered: number };
 }
 
 /** A receiver on 127.0.0.1 that answers 204 at once and notes when each token's event came. */
@@ -210,16 +222,54 @@ export async function measureWebhooks(progress: (what: string) => void): Promise
     if (delivered !== WEBHOOK_SETTINGS.queued) throw new Error(`${delivered} of ${WEBHOOK_SETTINGS.queued} queued deliveries arrived`);
     const deliveryBatchMs = (seconds * 1000 * DELIVERY_BATCH) / delivered;
 
+    progress(`webhooks: ${samples} events to paused endpoints (kept skipped), then recovered and attempted`);
+    // The same endpoints, read as paused: the fan-out keeps each event as a skipped delivery.
+    const endpoints = webhookStore();
+    const pausedView = Object.assign(Object.create(endpoints) as typeof endpoints, {
+      listByOrg: async (orgId: number) => (await endpoints.listByOrg(orgId)).map((e) => ({ ...e, is_active: false })),
+    });
+    const pausedQueue = new LocalDeliveryQueue({ clock: s.clock });
+    const pausedFanOut = new WebhookFanOut({ webhooks: pausedView, deliveries: deliveryStore(), queue: pausedQueue, clock: s.clock });
+    const since = new Date(Date.now() - 1).toISOString();
+    const skipped = await recorder.measure(() =>
+      pausedFanOut.publish(Array.from({ length: samples / ENDPOINTS }, (_, i) => event(2_000_000 + i))),
+    );
+    if (pausedQueue.pending().length !== 0) throw new Error('a paused endpoint was sent a delivery');
+    const skippedUnits = per(probe.total(skipped.calls), samples);
+    const org2 = (await endpoints.listByOrg(2)).map((e) => e.id);
+    const recoveryQueue = new LocalDeliveryQueue({ clock: s.clock });
+    const recovered = await recorder.measure(async () => {
+      let count = 0;
+      for (const id of org2)
+        count += (await recover({ deliveries: deliveryStore(), queue: recoveryQueue }, id, { since }, s.clock.now())).count;
+      return count;
+    });
+    if (recovered.value !== samples) throw new Error(`recovery queued ${recovered.value} of ${samples} skipped deliveries`);
+    const recoveryUnits = per(probe.total(recovered.calls), samples);
+    const recoveryFunction = new LocalDeliveryQueue({ clock: s.clock, handler: deliveryHandler, maxConcurrency: 1 });
+    await recoveryFunction.send(recoveryQueue.pending().map((m) => JSON.parse(m.body)));
+    const beforeRecovery = receiver.count();
+    const recoveredAttempts = await recorder.measure(() => recoveryFunction.runDue());
+    if (receiver.count() - beforeRecovery !== samples)
+      throw new Error(`${receiver.count() - beforeRecovery} of ${samples} recovered events arrived`);
+    const recoveredAttemptUnits = per(probe.total(recoveredAttempts.calls), samples);
+
     const figures = {
       events,
       e2eMs: { p50: percentile(delays, 50), p99: percentile(delays, 99) },
       deliveredPerSecond: delivered / seconds,
-      units: { fanOut: fanOutUnits, attempt: attemptUnits },
+      units: {
+        fanOut: fanOutUnits,
+        attempt: attemptUnits,
+        skipped: skippedUnits,
+        recovery: recoveryUnits,
+        recoveredAttempt: recoveredAttemptUnits,
+      },
       eventsBatchMs,
       deliveryBatchMs,
       deliveryItemBytes,
     };
-    return { ...figures, cost: priceEvents(figures) };
+    return { ...figures, cost: priceEvents(figures), pausedCost: pricePaused(figures) };
   } finally {
     await service?.close();
     receiver.server.close();
@@ -324,7 +374,7 @@ function sampleEvent(i: number): WebhookEvent {
 }
 
 /** What a million events cost, each to one endpoint, delivered at the first attempt. */
-function priceEvents(f: Omit<WebhookFigures, 'cost'>): WebhookFigures['cost'] {
+function priceEvents(f: Omit<WebhookFigures, 'cost' | 'pausedCost'>): WebhookFigures['cost'] {
   const M = 1_000_000;
   const gb = FUNCTION_MEMORY_MB / 1024;
   const units = { read: f.units.fanOut.read + f.units.attempt.read, write: f.units.fanOut.write + f.units.attempt.write };
@@ -346,6 +396,31 @@ function priceEvents(f: Omit<WebhookFigures, 'cost'>): WebhookFigures['cost'] {
     stream_reads: 0,
   };
   return { items, total: Object.values(items).reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * What a million events to a paused endpoint cost: `kept`, each stored as a skipped delivery for 30
+ * days (the fan-out's units, the events worker's share, the storage); `recovered`, each then sent by
+ * a recovery (its queries, a recovery message through SQS, the delivery worker's attempt).
+ */
+function pricePaused(f: Omit<WebhookFigures, 'cost' | 'pausedCost'>): WebhookFigures['pausedCost'] {
+  const M = 1_000_000;
+  const gb = FUNCTION_MEMORY_MB / 1024;
+  const unitsUsd = (u: CapacityUse) => u.read * PRICES.dynamodbReadPerMillion + u.write * PRICES.dynamodbWritePerMillion;
+  const billedMs = (ms: number) => Math.max(1, Math.ceil(ms));
+  const kept =
+    unitsUsd(f.units.skipped) +
+    ((M / EVENTS_BATCH) * billedMs(f.eventsBatchMs) * gb * PRICES.lambdaArmPerGbSecond) / 1000 +
+    (M / EVENTS_BATCH / M) * PRICES.lambdaPerMillionRequests +
+    ((M * f.deliveryItemBytes) / 1e9) * DELIVERY_RETENTION_MONTHS * (PRICES.dynamodbStoragePerGbMonth + PRICES.dynamodbPitrPerGbMonth);
+  const deliveryInvocations = M / DELIVERY_BATCH;
+  const recovered =
+    unitsUsd(f.units.recovery) +
+    unitsUsd(f.units.recoveredAttempt) +
+    ((3 * M) / DELIVERY_BATCH / M) * SQS_PER_MILLION +
+    (deliveryInvocations / M) * PRICES.lambdaPerMillionRequests +
+    ((deliveryInvocations * billedMs(f.deliveryBatchMs + RECEIVER_MS)) / 1000) * gb * PRICES.lambdaArmPerGbSecond;
+  return { kept, recovered };
 }
 
 /** The report's webhook table. */
@@ -376,6 +451,14 @@ export function renderWebhooks(f: WebhookFigures, markdown: boolean): string[] {
         ],
         ...Object.entries(f.cost.items).map(([k, v]) => [`cost per million events: ${k.replace(/_/g, ' ')}`, usd(v)]),
         ['cost per million events, total', usd(f.cost.total)],
+        [
+          'DynamoDB units per event kept for a paused endpoint / per event recovered (query) / per recovered attempt',
+          `${round(f.units.skipped.write)} write / ${round(f.units.recovery.read)} read / ${round(f.units.recoveredAttempt.read)} + ${round(f.units.recoveredAttempt.write)}`,
+        ],
+        [
+          'cost per million events to a paused endpoint: kept 30 days (skipped) / then recovered',
+          `${usd(f.pausedCost.kept)} / ${usd(f.pausedCost.recovered)}`,
+        ],
       ],
     ),
   ];
@@ -395,6 +478,8 @@ export function webhooksJson(f: WebhookFigures): Record<string, unknown> {
         read: round(f.units.fanOut.read + f.units.attempt.read),
         write: round(f.units.fanOut.write + f.units.attempt.write),
       },
+      cost_per_million_events_usd: round(f.cost.total),
+      paused_cost_per_million_events_usd: { kept_30_days: round(f.pausedCost.kept), recovered: round(f.pausedCost.recovered) },
     },
   };
 }

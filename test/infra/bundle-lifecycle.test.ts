@@ -139,6 +139,7 @@ describe.each(CONFIGURATIONS)('bundled session lifecycle, $configuration configu
         expires_at: steps.second!.body.data.expires_at,
         external_ref: null,
         metadata: null,
+        player_bound: false,
       },
     });
     expect(steps.validatedRevoked).toMatchObject({ status: 200, body: { success: true, data: { valid: false, status: 'revoked' } } });

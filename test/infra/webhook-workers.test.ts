@@ -348,13 +348,13 @@ describe('least privilege', () => {
     expect(reads.map((x) => x.resource)).toEqual([logicalId(s.stack, s.stack.webhookSecretKey)]);
   });
 
-  test('sqs:SendMessage on the delivery queue: exactly the workers and the route functions that declare sending to it (the events and due workers, the delivery worker’s next attempts; retry, test and the MCP server)', () => {
+  test('sqs:SendMessage on the delivery queue: exactly the workers and the route functions that declare sending to it (the events and due workers, the delivery worker’s next attempts; retry, test, recover and the MCP server)', () => {
     const workerSenders = workers.filter((w) => w.sendsTo?.includes('webhook-deliveries')).map((w) => w.function);
     const routeSenders = [
       ...new Set((routes as readonly RouteDefinition[]).filter((r) => r.sendsTo?.includes('webhook-deliveries')).map((r) => r.function)),
     ];
     expect(workerSenders.sort()).toEqual([EVENTS, DUE, DELIVERY].sort());
-    expect(routeSenders.sort()).toEqual(['mcp', 'retry-webhook-delivery', 'test-webhook']);
+    expect(routeSenders.sort()).toEqual(['mcp', 'recover-webhook', 'retry-webhook-delivery', 'test-webhook']);
     // list-webhook-deliveries has the queue's URL (its part can send) but declares no sending: no grant.
     expect(whoMay('sqs:SendMessage', `${deliveryQueueId()}.Arn`)).toEqual([...workerSenders, ...routeSenders].sort());
   });

@@ -321,6 +321,39 @@ export function operationCases(env: CaseEnv): readonly Case[] {
         return () => cleaned(admin.retryWebhookDelivery({ org_id: 1, delivery_id: delivery }), id);
       },
     ],
+    [
+      'recover-webhook',
+      'recover',
+      200,
+      async () => {
+        const id = await newWebhook();
+        await queued(() => admin.testWebhook({ id, org_id: 1 }));
+        const since = new Date(stack.clock.now() - 60 * 60_000).toISOString();
+        return () => queued(() => cleaned(admin.recoverWebhook({ org_id: 1, id, since }), id));
+      },
+    ],
+    [
+      'recover-webhook',
+      'until before since',
+      400,
+      now(() => statusOf(admin.recoverWebhook({ org_id: 1, id: 1, since: '2026-12-07T10:00:00Z', until: '2026-12-07T09:00:00Z' }))),
+    ],
+    [
+      'recover-webhook',
+      'unknown endpoint',
+      404,
+      now(() => statusOf(admin.recoverWebhook({ org_id: 1, id: 999_999, since: '2026-12-07T10:00:00Z' }))),
+    ],
+    [
+      'recover-webhook',
+      'a paused endpoint',
+      409,
+      async () => {
+        const id = await newWebhook();
+        await admin.updateWebhook({ id, org_id: 1, is_active: false });
+        return () => cleaned(admin.recoverWebhook({ org_id: 1, id, since: '2026-12-07T10:00:00Z' }), id);
+      },
+    ],
     ['audit-log', 'own org', 200, now(() => statusOf(admin.audit({ org_id: 1, limit: 1 })))],
     ['audit-log', 'limit 0', 400, now(() => statusOf(admin.audit({ org_id: 1, limit: 0 })))],
     ['usage', 'today', 200, now(() => statusOf(admin.usage({ org_id: 1, from: today, to: today })))],
