@@ -78,7 +78,7 @@ describeWithStack('errors a partner can program against', ({ stack, admin }) => 
       expect(unknown.body).toEqual({
         success: false,
         error:
-          'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, list-webhooks, create-webhook, update-webhook, delete-webhook, rotate-webhook-secret, list-webhook-deliveries, retry-webhook-delivery, test-webhook, audit-log, usage, list-games, update-game, update-stream, list-orgs',
+          'Unknown action; the valid actions are create-session, validate-session, consume-session, revoke-session, rotate-key, list-webhooks, create-webhook, update-webhook, delete-webhook, rotate-webhook-secret, list-webhook-deliveries, retry-webhook-delivery, test-webhook, recover-webhook, audit-log, usage, list-games, update-game, update-stream, list-orgs',
         code: 'unknown_action',
         param: 'action',
         request_id: unknown.headers.get('x-request-id'),

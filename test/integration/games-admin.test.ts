@@ -131,7 +131,7 @@ describe('update-game and update-stream', () => {
     expect(await shapes()).toEqual({ play: true, game: true, embed: true });
     const reset = await admin.updatePlayable('game', { org_id: 1, game_id: 101, start: null });
     expect(reset.body.data).toEqual(game(101, 'Acme Spin-to-Win', true));
-    expect((await stack.services.stores.catalog.getPlayable('game', 101))?.start).toBeNull();
+    expect((await stack.services.stores.catalog.getPlayable('game', 101))?.start).toBeUndefined();
     expect(await shapes()).toEqual({ play: true, game: true, embed: false });
 
     const refused = await admin.updatePlayable('game', { org_id: 1, game_id: 101, start: 'sometimes' });

@@ -162,7 +162,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(schemas.WebhookDelivery.properties.payload.properties)).toEqual(['type', 'timestamp', 'data']);
     expect(schemas.WebhookDelivery.required).toContain('payload');
     expect(schemas.WebhookView.required).toContain('failing_since');
-    expect(schemas.WebhookDelivery.properties.status.enum).toEqual(['pending', 'succeeded', 'failed', 'exhausted']);
+    expect(schemas.WebhookDelivery.properties.status.enum).toEqual(['pending', 'succeeded', 'failed', 'exhausted', 'skipped']);
     expect(schemas.WebhookDelivery.properties.event_type.enum).toContain('webhook.test');
     expect(Object.keys(schemas.WebhookDeliveryAttempt.properties)).toEqual(['at', 'status_code', 'duration_ms', 'error']);
     for (const [action, required] of [
@@ -182,6 +182,17 @@ describe('OpenAPI document', () => {
       document.paths[`${API_PATH}/retry-webhook-delivery`].post.requestBody.content['application/json'].schema.properties.delivery_id
         .pattern,
     ).toBe('^msg_[1-9][0-9]{0,15}_[0-9A-HJKMNP-TV-Z]{26}$');
+    // recover-webhook: its window in the body, what it sent in the answer.
+    const recover = document.paths[`${API_PATH}/recover-webhook`].post;
+    const recoverBody = recover.requestBody.content['application/json'].schema;
+    expect(recoverBody.required).toEqual(['org_id', 'id', 'since']);
+    expect(Object.keys(recoverBody.properties)).toEqual(['org_id', 'id', 'since', 'until', 'dry_run']);
+    expect(recoverBody.additionalProperties).toBe(false);
+    expect(recover.responses['200'].content['application/json'].schema.properties.data).toEqual({
+      $ref: '#/components/schemas/WebhookRecovery',
+    });
+    expect(Object.keys(schemas.WebhookRecovery.properties)).toEqual(['webhook_id', 'since', 'until', 'dry_run', 'count', 'next_since']);
+    expect(Object.keys(recover.responses)).toEqual(expect.arrayContaining(['400', '403', '404', '409', '429']));
   });
 
   test('bearer and API-key security schemes are declared', () => {
