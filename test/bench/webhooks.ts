@@ -28,7 +28,7 @@ import { startLocalService, type LocalService } from '../../infra/local/service.
 import { LocalDeliveryQueue } from '../../infra/local/delivery-queue.js';
 import { FUNCTION_MEMORY_MB } from '../../infra/functions.js';
 import { handler as deliveryHandler } from '../../functions/webhook-delivery.js';
-import type { SourcedEvent } from '../../shared/webhooks/delivery-model.js';
+import type { DeliveryMessage, SourcedEvent } from '../../shared/webhooks/delivery-model.js';
 import type { WebhookEvent } from '../../shared/webhooks/events.js';
 import { WebhookFanOut } from '../../shared/webhooks/fan-out.js';
 import { recover } from '../../shared/webhooks/recovery.js';
@@ -228,6 +228,7 @@ export async function measureWebhooks(progress: (what: string) => void): Promise
     const pausedView = Object.assign(Object.create(endpoints) as typeof endpoints, {
       listByOrg: async (orgId: number) => (await endpoints.listByOrg(orgId)).map((e) => ({ ...e, is_active: false })),
     });
+    const detachPaused = recorder.attach(s.client);
     const pausedQueue = new LocalDeliveryQueue({ clock: s.clock });
     const pausedFanOut = new WebhookFanOut({ webhooks: pausedView, deliveries: deliveryStore(), queue: pausedQueue, clock: s.clock });
     const since = new Date(Date.now() - 1).toISOString();
@@ -247,12 +248,19 @@ export async function measureWebhooks(progress: (what: string) => void): Promise
     if (recovered.value !== samples) throw new Error(`recovery queued ${recovered.value} of ${samples} skipped deliveries`);
     const recoveryUnits = per(probe.total(recovered.calls), samples);
     const recoveryFunction = new LocalDeliveryQueue({ clock: s.clock, handler: deliveryHandler, maxConcurrency: 1 });
-    await recoveryFunction.send(recoveryQueue.pending().map((m) => JSON.parse(m.body)));
+    // Each recovery's messages are its endpoint's; interleaved, a batch of 10 goes to 10 endpoints (as the bulk figure's).
+    const byEndpoint = new Map<number, DeliveryMessage[]>();
+    for (const m of recoveryQueue.pending().map((p) => JSON.parse(p.body) as DeliveryMessage)) {
+      byEndpoint.set(m.webhook_id, [...(byEndpoint.get(m.webhook_id) ?? []), m]);
+    }
+    const lanes = [...byEndpoint.values()];
+    await recoveryFunction.send(lanes[0]!.flatMap((_, i) => lanes.map((lane) => lane[i]).filter((m) => m !== undefined)));
     const beforeRecovery = receiver.count();
     const recoveredAttempts = await recorder.measure(() => recoveryFunction.runDue());
     if (receiver.count() - beforeRecovery !== samples)
       throw new Error(`${receiver.count() - beforeRecovery} of ${samples} recovered events arrived`);
     const recoveredAttemptUnits = per(probe.total(recoveredAttempts.calls), samples);
+    detachPaused();
 
     const figures = {
       events,
