@@ -23,6 +23,7 @@ import type {
 } from './schemas.js';
 import { deliveryNotFound, webhookNotFound } from './refusals.js';
 import type { WebhookDeliveries } from './webhook-deliveries.js';
+import type { WebhookRecord } from './model.js';
 
 export interface WebhookDeliveryAdminDeps {
   readonly access: AdminAccess;
@@ -72,23 +73,27 @@ export class WebhookDeliveryAdmin {
   }
 
   /** A `webhook.test` event to the endpoint. @throws NotFound (not the org's endpoint), Conflict (paused) */
-  async test(admin: AdminIdentity, input: TestWebhookBody, call: CallContext): Promise<WebhookDelivery> {
-    const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'test-webhook' };
-    const { value: endpoint } = await this.deps.access.authorize(
-      admin,
-      input.org_id,
-      () => this.deps.deliveries.endpoint(input.org_id, input.id),
-      {
-        permission: 'webhooks',
-      },
-    );
-    if (!endpoint) return this.missing(adminCall, input.id, webhookNotFound(input.org_id, input.id));
-    return this.audit.audited(adminCall, { webhook_id: input.id }, () => this.deps.deliveries.test(endpoint));
+  test(admin: AdminIdentity, input: TestWebhookBody, call: CallContext): Promise<WebhookDelivery> {
+    return this.onEndpoint(admin, input, call, 'test-webhook', (endpoint) => this.deps.deliveries.test(endpoint));
   }
 
   /** Send again what the endpoint has not received in a window. @throws NotFound (not the org's endpoint), Conflict (paused) */
-  async recover(admin: AdminIdentity, input: RecoverWebhookBody, call: CallContext): Promise<WebhookRecovery> {
-    const adminCall: AdminCall = { admin, orgId: input.org_id, call, action: 'recover-webhook' };
+  recover(admin: AdminIdentity, input: RecoverWebhookBody, call: CallContext): Promise<WebhookRecovery> {
+    return this.onEndpoint(admin, input, call, 'recover-webhook', (endpoint) => this.deps.deliveries.recover(endpoint, input));
+  }
+
+  /**
+   * An audited action on one endpoint of the org: authorized with the endpoint's read beside it,
+   * 404 (audited) when it is not the org's, else `work` on it, audited with the endpoint.
+   */
+  private async onEndpoint<T>(
+    admin: AdminIdentity,
+    input: { readonly org_id: number; readonly id: number },
+    call: CallContext,
+    action: string,
+    work: (endpoint: WebhookRecord) => Promise<T>,
+  ): Promise<T> {
+    const adminCall: AdminCall = { admin, orgId: input.org_id, call, action };
     const { value: endpoint } = await this.deps.access.authorize(
       admin,
       input.org_id,
@@ -96,7 +101,7 @@ export class WebhookDeliveryAdmin {
       { permission: 'webhooks' },
     );
     if (!endpoint) return this.missing(adminCall, input.id, webhookNotFound(input.org_id, input.id));
-    return this.audit.audited(adminCall, { webhook_id: input.id }, () => this.deps.deliveries.recover(endpoint, input));
+    return this.audit.audited(adminCall, { webhook_id: input.id }, () => work(endpoint));
   }
 
   /** Audit a 404 (like any refused call), then throw it. */
