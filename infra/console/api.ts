@@ -116,6 +116,8 @@ export type Webhook = Schemas['WebhookView'];
 export type CreatedWebhook = Schemas['CreatedWebhook'];
 /** A rotated secret, shown once, and until when the previous one signs too. */
 export type RotatedWebhookSecret = Schemas['RotatedWebhookSecret'];
+/** What a recovery sent (or, in a dry run, would send). */
+export type WebhookRecovery = Schemas['WebhookRecovery'];
 /** One delivery of an event to an endpoint, with its attempts. */
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 /** One attempt of a delivery. */

@@ -2,7 +2,8 @@
  * The console's Webhooks page (docs/console.md, "Webhooks"): an admin adds an endpoint
  * at the local receiver and sees its secret once, edits its events, pauses and resumes it, sends a
  * test event and sees the delivery on the endpoint's page (then its attempt, answered 204 by the receiver), retries it,
- * rotates the secret and deletes the endpoint. A free-tier admin's registration shows the
+ * rotates the secret and deletes the endpoint. An endpoint that missed events while paused is
+ * offered their recovery when resumed: the window's count, then each sent once, verified. A free-tier admin's registration shows the
  * service's refusal; members of the other roles get no tab, and the page opened by its address
  * shows the refusal without a control. Nothing scrolls sideways at 1280 or 390 px. Deliveries go
  * through the stack's own workers (the local delivery queue, `webhook-delivery`) to its
@@ -13,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { adminApi, type AdminApi } from '../support/admin-api.js';
+import { createTestKey, UNLIMITED } from '../support/keys.js';
+import { sessionsApi } from '../support/sessions-api.js';
 import { launchBrowser } from '../support/browser.js';
 import {
   expectAccessible,
@@ -183,9 +186,14 @@ inBrowser('the console’s Webhooks page', () => {
     // Pause: nothing is sent to it, so it offers no test; resume.
     await rowAction(row, 'Pause');
     await statusIs(row, 'Paused');
-    await expect(rowActions(row)).resolves.toEqual(['Deliveries', 'Edit', 'Resume', 'Rotate secret', 'Delete']);
+    await expect(rowActions(row)).resolves.toEqual(['Deliveries', 'Recover missed events…', 'Edit', 'Resume', 'Rotate secret', 'Delete']);
+    // Nothing happened while it was paused (its events are key.rate_limited and key.created): the
+    // resume counts what it missed, none, and offers nothing.
+    const counted = page.waitForResponse((r) => r.url().includes('action=recover-webhook'));
     await rowAction(row, 'Resume');
     await statusIs(row, 'Active');
+    expect((await (await counted).json()).data).toMatchObject({ dry_run: true, count: 0 });
+    await expect(page.getByRole('dialog').count()).resolves.toBe(0);
 
     // A test event: the endpoint's page opens on its deliveries and follows the new one, untouched,
     // until its attempt is in (the receiver answers 204): nobody presses Refresh.
@@ -313,6 +321,90 @@ inBrowser('the console’s Webhooks page', () => {
     await pages.getByRole('button', { name: 'Newer' }).click();
     await pages.getByText('Page 1').waitFor();
     await expect(deliveryRows.first().getAttribute('data-delivery-id')).resolves.toBe(newest);
+    expect((await api.deleteWebhook(id, 1)).status).toBe(200);
+  }, 90_000);
+
+  test('resuming an endpoint that missed events offers their recovery: the count, then each sent once with its webhook-id; the dialog fits at 390 px', async () => {
+    const made = await api.createWebhook({ org_id: 1, url: receiverUrl('recover'), events: ['session.consumed'] });
+    expect(made.status).toBe(200);
+    stack.secrets.noteText(made.body.data.secret);
+    const id = made.body.data.id as number;
+    expect((await api.updateWebhook({ id, org_id: 1, is_active: false })).status).toBe(200);
+    // Three plays while it is paused: kept as skipped deliveries, nothing sent.
+    const partner = await createTestKey(stack, UNLIMITED);
+    const sessions = sessionsApi(stack, () => partner.raw);
+    for (let i = 0; i < 3; i++) {
+      const token = await sessions.mint({ game_id: 101 });
+      expect((await sessions.consume({ token, player_uuid: 'b1c9e5a2-0000-4000-8000-000000000001' })).status).toBe(200);
+    }
+    const arrivedHere = () => stack.devWebhooks.arrived().filter((a) => a.path === '/dev/webhooks/recover');
+    const pausedAt = (await api.listWebhooks(1)).body.data.find((w: { id: number }) => w.id === id).paused_at as string;
+    expect(pausedAt).toEqual(expect.any(String));
+
+    // While paused the menu counts what recovering would send, and waits for the resume.
+    const page = await webhooksPage(1280);
+    const row = endpointRow(page, id);
+    await statusIs(row, 'Paused');
+    await expect(rowActions(row)).resolves.toEqual(['Deliveries', 'Recover missed events…', 'Edit', 'Resume', 'Rotate secret', 'Delete']);
+    await rowAction(row, 'Recover missed events…');
+    const dialog = page.getByRole('dialog', { name: `Recover missed events of endpoint #${id}` });
+    await dialog.getByText('3 events will be sent again.').waitFor();
+    await dialog.getByText(/The endpoint is paused: resume it first/).waitFor();
+    await expect(dialog.getByRole('button', { name: 'Recover' }).isDisabled()).resolves.toBe(true);
+    await expectAccessible(page, 'recover while paused');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    // Resume: the dialog opens by itself, its window from the pause (to the second, shown to the minute).
+    await rowAction(row, 'Resume');
+    await dialog.getByText(`Endpoint #${id} is resumed. Its events since it was paused were kept: send them now?`).waitFor();
+    const shownSince = await dialog.getByLabel('Since (your local time)').inputValue();
+    expect(new Date(shownSince).getTime()).toBe(Math.floor(Date.parse(pausedAt) / 60_000) * 60_000);
+    await dialog.getByText('3 events will be sent again.').waitFor();
+    await expectAccessible(page, 'recover after resume');
+    await page.screenshot({ path: `${OUTPUT}/console-webhooks-recover-1280.png` });
+    // Nothing was sent while it was paused, nor by the resume alone.
+    expect(arrivedHere()).toHaveLength(0);
+    await dialog.getByRole('button', { name: 'Recover' }).click();
+    await dialog.getByText(`3 events queued for endpoint #${id}.`).waitFor();
+    await expect(page.evaluate('document.activeElement?.textContent')).resolves.toBe('Close');
+    // Sent at the endpoint's pace by the stack's own workers: each skipped delivery once, verified, under its own id.
+    const deadline = Date.now() + 15_000;
+    while (arrivedHere().length < 3 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    const kept = (await api.listWebhookDeliveries({ org_id: 1, webhook_id: id })).body.data.deliveries as { id: string }[];
+    expect(kept).toHaveLength(3);
+    expect(
+      arrivedHere()
+        .map((a) => [a.webhook_id, a.type, a.verified])
+        .sort(),
+    ).toEqual(kept.map((d) => [d.id, 'session.consumed', true]).sort());
+    await dialog.getByRole('link', { name: 'See them in the deliveries' }).click();
+    await page.getByRole('heading', { level: 1, name: `Endpoint #${id}` }).waitFor();
+    expect(page.url()).toBe(`${stack.baseUrl}/console/#/org/1/webhooks/${id}/deliveries`);
+
+    // Received: a second recovery has nothing to send, and says so. At 390 px the dialog fits.
+    const phone = await webhooksPage(390);
+    await rowAction(endpointRow(phone, id), 'Recover missed events…');
+    const again = phone.getByRole('dialog', { name: `Recover missed events of endpoint #${id}` });
+    await again.getByLabel('Since (your local time)').fill(shownSince);
+    await again.getByText('0 events will be sent again.').waitFor();
+    await expect(again.getByRole('button', { name: 'Recover' }).isDisabled()).resolves.toBe(true);
+    await expectNoSidewaysScroll(phone, 'recover dialog at 390 px');
+    // The endpoint's URL (no spaces to break at) wraps inside the dialog.
+    await expect(
+      phone.evaluate("(() => { const d = document.querySelector('dialog'); return d.scrollWidth - d.clientWidth; })()"),
+    ).resolves.toBe(0);
+    await expectAccessible(phone, 'recover dialog at 390 px');
+    await phone.screenshot({ path: `${OUTPUT}/console-webhooks-recover-390.png` });
+    // A window that ends before it starts: the service's refusal, and nothing to send.
+    await again.getByLabel('Until (optional, your local time)').fill('2020-01-01T00:00');
+    await again
+      .getByRole('alert')
+      .filter({ hasText: /until must be later than since/ })
+      .waitFor();
+    await expect(again.getByRole('button', { name: 'Recover' }).isDisabled()).resolves.toBe(true);
+    await phone.keyboard.press('Escape');
+    expect(arrivedHere()).toHaveLength(3);
     expect((await api.deleteWebhook(id, 1)).status).toBe(200);
   }, 90_000);
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { consoleCsp } from '../../infra/console-build.js';
-import { allowList, expiryOf, idsText, parseIds, shortValue, toLocalInput } from '../../infra/console/parts/format.js';
+import { allowList, instantOf, idsText, parseIds, shortValue, toLocalInput } from '../../infra/console/parts/format.js';
 import {
   afterUnauthorized,
   beforeCall,
@@ -20,15 +20,15 @@ describe('the expiry field of the key form (minutes only)', () => {
 
   test('left as shown, the key keeps its own expiry, seconds included (an edit of another field moves nothing)', () => {
     expect(toLocalInput(expiresAt)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
-    expect(expiryOf(toLocalInput(expiresAt), expiresAt)).toBe(expiresAt);
-    expect(expiryOf('', null)).toBeNull();
+    expect(instantOf(toLocalInput(expiresAt), expiresAt)).toBe(expiresAt);
+    expect(instantOf('', null)).toBeNull();
   });
 
   test('changed, it is the minute typed; cleared, no expiry', () => {
     const typed = toLocalInput('2027-01-02T03:04:00.000Z');
-    expect(expiryOf(typed, expiresAt)).toBe('2027-01-02T03:04:00.000Z');
-    expect(expiryOf('', expiresAt)).toBeNull();
-    expect(expiryOf(typed, null)).toBe('2027-01-02T03:04:00.000Z');
+    expect(instantOf(typed, expiresAt)).toBe('2027-01-02T03:04:00.000Z');
+    expect(instantOf('', expiresAt)).toBeNull();
+    expect(instantOf(typed, null)).toBe('2027-01-02T03:04:00.000Z');
   });
 });
 

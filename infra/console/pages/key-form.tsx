@@ -8,7 +8,7 @@ import { MCP_SCOPES, toolsOfScope } from '../../../shared/keys/mcp-scopes.js';
 import { data, type ApiKey, type CreatedKey } from '../api';
 import { useApi } from '../parts/api-context';
 import { Dialog, DialogButtons } from '../parts/dialog';
-import { expiryOf, idsText, parseIds, toLocalInput } from '../parts/format';
+import { instantOf, idsText, parseIds, toLocalInput } from '../parts/format';
 import { failure } from '../parts/load';
 import { Notice } from '../parts/page';
 
@@ -55,7 +55,7 @@ function properties(fields: Fields, existing: ApiKey | undefined) {
     allowed_stream_ids: parseIds(fields.streams),
     rate_limit_per_minute: Number(fields.perMinute),
     rate_limit_per_day: Number(fields.perDay),
-    expires_at: expiryOf(fields.expires, existing?.expires_at ?? null),
+    expires_at: instantOf(fields.expires, existing?.expires_at ?? null),
     mcp_scopes: fields.scopes,
   };
 }

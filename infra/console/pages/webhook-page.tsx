@@ -42,6 +42,7 @@ export function WebhookPage({ orgId, webhookId, org, toDeliveries }: WebhookPage
     orgId,
     changed: reload,
     tested: () => setRound((n) => n + 1),
+    sent: () => setRound((n) => n + 1),
     deleted: () => (location.hash = routeHash({ page: 'webhooks', orgId })),
   });
   const webhook = loaded.state === 'ready' ? loaded.data.find((w) => w.id === webhookId) : undefined;

@@ -62,12 +62,13 @@ export function toLocalInput(iso: string | null): string {
 }
 
 /**
- * A `datetime-local` value as the expiry to send. The field holds minutes only, so a value the
- * admin left as shown keeps the key's own expiry, seconds included: an edit of another field must
- * not move the expiry (down by up to 59 s, into the past for a key about to expire).
- * @param value the field's text ('' for none) @param current the key's `expires_at` (null on create)
+ * A `datetime-local` value as the instant to send (a key's expiry, a recovery's window). The field
+ * holds minutes only, so a value the admin left as shown keeps the instant it showed, seconds
+ * included: an edit of another field must not move a key's expiry (down by up to 59 s, into the past
+ * for a key about to expire), nor a recovery's start past the second its endpoint was paused.
+ * @param value the field's text ('' for none) @param current the instant the field showed first (null: none)
  */
-export function expiryOf(value: string, current: string | null): string | null {
+export function instantOf(value: string, current: string | null): string | null {
   if (value === toLocalInput(current)) return current;
   return value ? new Date(value).toISOString() : null;
 }
