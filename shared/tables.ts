@@ -113,8 +113,9 @@ export const tables = {
   /**
    * Small atomic counter items: rate-limit windows (`rate#<key>#<day>#<shard>`, `…#L<n>#<shard>`
    * after a limit change) and each key's counter layout of the day (`rate#<key>#<day>#layout`,
-   * shared/keys/counter-store.ts), the organizations' report budgets (`reports#<org>#<minute>`)
-   * and the id-block sequences (`seq#<sequence>`).
+   * shared/keys/counter-store.ts), the organizations' budgets (`reports#<org>#<minute>`, webhook
+   * hand sends: shared/platform/dynamo/budget-store.ts) and the id-block sequences (`seq#<sequence>`,
+   * shared/platform/dynamo/sequence-store.ts).
    */
   counters: {
     id: 'Counters',

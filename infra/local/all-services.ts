@@ -8,7 +8,7 @@ import { catalogStore } from '../../shared/catalog/services.js';
 import { adminServices, type AdminServices } from '../../shared/keys/admin-services.js';
 import { counterStore, keyStore } from '../../shared/keys/services.js';
 import { mcpServices, type McpServices } from '../../shared/mcp/services.js';
-import { part } from '../../shared/platform/services.js';
+import { part, sequenceStore } from '../../shared/platform/services.js';
 import { playServices, type PlayServices } from '../../shared/play/services.js';
 import { tokenStore } from '../../shared/sessions/services.js';
 import { auditLogServices, type AuditLogServices } from '../../shared/usage/admin-services.js';
@@ -29,6 +29,7 @@ export type Services = McpServices &
       readonly keys: ReturnType<typeof keyStore>;
       readonly catalog: ReturnType<typeof catalogStore>;
       readonly counters: ReturnType<typeof counterStore>;
+      readonly sequences: ReturnType<typeof sequenceStore>;
       readonly audit: ReturnType<typeof auditStore>;
       readonly tokenReports: ReturnType<typeof tokenReportStore>;
       readonly webhooks: ReturnType<typeof webhookStore>;
@@ -47,6 +48,7 @@ export const services = part((): Services => ({
     keys: keyStore(),
     catalog: catalogStore(),
     counters: counterStore(),
+    sequences: sequenceStore(),
     audit: auditStore(),
     tokenReports: tokenReportStore(),
     webhooks: webhookStore(),

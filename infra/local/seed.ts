@@ -82,7 +82,7 @@ export async function ensureDemoKey(
 ): Promise<string> {
   if (known && (await services.stores.keys.getByHash(hashApiKey(known)))) return known;
   const raw = generateRawKey();
-  const id = await new IdAllocator(services.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
+  const id = await new IdAllocator(services.stores.sequences, { sequence: 'key_id', blockSize: 1 }).nextId();
   await services.stores.keys.create(newKeyRecord(raw, id, acme, settings, services.clock.now()));
   return raw;
 }

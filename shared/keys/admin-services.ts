@@ -5,9 +5,9 @@ import { catalogStore } from '../catalog/index.js';
 import type { BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability.js';
-import { bearerCore, part, type CoreServices } from '../platform/services.js';
+import { bearerCore, part, sequenceStore, type CoreServices } from '../platform/services.js';
 import { KeyAdmin } from './key-admin.js';
-import { counterStore, keyStore } from './services.js';
+import { keyStore } from './services.js';
 
 /** What the key-management functions need. */
 export interface AdminServices extends CoreServices, BearerServices {
@@ -23,7 +23,7 @@ export const adminServices = /* @__PURE__ */ part((): AdminServices => {
     keys: keyStore(),
     audit: auditStore(),
     // Block size 1, as the seed uses: key ids stay dense and unique across containers.
-    keyIds: new IdAllocator(counterStore(), { sequence: 'key_id', blockSize: 1 }),
+    keyIds: new IdAllocator(sequenceStore(), { sequence: 'key_id', blockSize: 1 }),
     clock,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     onBackgroundError: (error, what) => logger.error(`write failed after the change took effect: ${what}`, { error: error as Error }),

@@ -1,6 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CountedLayout, CounterLayoutStore, CounterStore, RateLimitNotice, RateNoticeStore } from './ports.js';
-import type { BudgetCount, OrgBudgetStore } from '../platform/org-budget.js';
 import type { CarriedCounts, CounterLayout, CounterSlot, SlotCount } from './rate-limit.js';
 import { TTL_ATTRIBUTE } from '../tables.js';
 import { isConditionalFailure, oldItemOf, type StoreOptions } from '../platform/dynamo/client.js';
@@ -22,8 +21,8 @@ const UNCARRY_WAIT_MS = 25;
 /** The item holding a key's counter layout of a UTC day (absent: the day's first is in force). */
 const layoutKey = (keyId: number, dayStart: number): string => `rate#${keyId}#${dayStart}#layout`;
 
-/** Rate-limit counter shards and their layouts, id sequences and the organizations' budgets (`OrgBudget`) as atomic counter items. */
-export class DynamoCounterStore implements CounterStore, CounterLayoutStore, OrgBudgetStore, RateNoticeStore {
+/** Rate-limit counter shards and their layouts, and the notices of exhausted windows, as atomic counter items. */
+export class DynamoCounterStore implements CounterStore, CounterLayoutStore, RateNoticeStore {
   constructor(private readonly options: StoreOptions) {}
 
   /**
@@ -226,47 +225,6 @@ export class DynamoCounterStore implements CounterStore, CounterLayoutStore, Org
       new GetCommand({ TableName: this.options.tableName, Key: { pk }, ConsistentRead: true }),
     );
     return Item;
-  }
-
-  /**
-   * One item per org and budget window (`<budget>#<org>#<window start>`, `OrgBudget`): a conditional
-   * ADD of every count at once, refused once any has reached its limit (refusals beyond are answered
-   * from memory by `OrgBudget`, so the item never runs hot). The refused write's old item says which.
-   */
-  async takeBudget(pk: string, counts: readonly BudgetCount[], ttl: number): Promise<readonly string[] | undefined> {
-    const names = Object.fromEntries(counts.map((count, i) => [`#c${i}`, count.field]));
-    try {
-      await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: { pk },
-          UpdateExpression: `ADD ${counts.map((_, i) => `#c${i} :one`).join(', ')} SET #ttl = :ttl`,
-          ConditionExpression: counts.map((_, i) => `(attribute_not_exists(#c${i}) OR #c${i} < :l${i})`).join(' AND '),
-          ExpressionAttributeNames: { ...names, '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':one': 1, ':ttl': ttl, ...Object.fromEntries(counts.map((count, i) => [`:l${i}`, count.limit])) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return undefined;
-    } catch (error) {
-      if (!isConditionalFailure(error)) throw error;
-      const old = oldItemOf(error);
-      return counts.filter((count) => countOf(old, count.field) >= count.limit).map((count) => count.field);
-    }
-  }
-
-  async reserve(sequence: string, size: number): Promise<number> {
-    const { Attributes } = await this.options.client.send(
-      new UpdateCommand({
-        TableName: this.options.tableName,
-        Key: { pk: `seq#${sequence}` },
-        UpdateExpression: 'ADD #count :size',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':size': size },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Attributes!.count as number;
   }
 }
 

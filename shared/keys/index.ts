@@ -9,7 +9,7 @@ export { deleteKey } from './routes/delete-key.js';
 export { listKeys } from './routes/list-keys.js';
 export { rotateKey } from './routes/rotate-key.js';
 export { updateKey } from './routes/update-key.js';
-export { counterStore, keyCalls, keyStore } from './services.js';
+export { keyCalls, keyStore } from './services.js';
 export type { KeyDeletion } from './ports.js';
 // The webhooks feature's key events: the key as the list shows it, and a rate window.
 export { keyView } from './key-views.js';

@@ -27,8 +27,6 @@ export interface CounterStore {
    * layout (`CounterLayouts`, `rate-limit.ts`): it is taken back from what that layout carries.
    */
   uncount(slot: CounterSlot, layout: CountedLayout): Promise<void>;
-  /** Reserve `size` consecutive ids of a sequence; returns the last one. */
-  reserve(sequence: string, size: number): Promise<number>;
 }
 
 /** The layout a call was counted in: the key, its UTC day and the layout's index that day. */

@@ -2,11 +2,10 @@
 import { OrgCatalog } from '../catalog/index.js';
 import { ReportBudget } from '../usage/index.js';
 import { SessionReports } from '../usage/index.js';
-import { part } from '../platform/services.js';
+import { budgetStore, part } from '../platform/services.js';
 import { idempotencyServices, type IdempotencyServices } from '../keys/index.js';
 import { sessionServices, type SessionServices } from '../sessions/index.js';
 import { catalogStore } from '../catalog/index.js';
-import { counterStore } from '../keys/index.js';
 import { tokenReportStore, usageRollupReader } from '../usage/index.js';
 import { keyWebhooks, webhookDeliveries, type KeyWebhooks, type WebhookDeliveries } from '../webhooks/index.js';
 
@@ -37,7 +36,7 @@ export const mcpServices = /* @__PURE__ */ part((): McpServices => {
       clock,
       tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
     }),
-    reportBudget: new ReportBudget({ store: counterStore(), clock }),
+    reportBudget: new ReportBudget({ store: budgetStore(), clock }),
     keyWebhooks: keyWebhooks(),
     webhookDeliveries: webhookDeliveries(),
   };

@@ -38,7 +38,7 @@ export interface BudgetCount {
   readonly limit: number;
 }
 
-/** Where budgets are counted (the counter table: shared/keys/counter-store.ts). */
+/** Where budgets are counted (the counters table: shared/platform/dynamo/budget-store.ts). */
 export interface OrgBudgetStore {
   /**
    * Add one to each count of the item `pk` (its TTL set to `ttl`, epoch seconds), unless one of

@@ -12,6 +12,8 @@ import { createBearerVerifier, type BearerServices } from './bearer.js';
 import { systemClock, type Clock } from './time.js';
 import { env, type Env } from './env.js';
 import { createDocumentClient, type StoreOptions } from './dynamo/client.js';
+import { DynamoBudgetStore } from './dynamo/budget-store.js';
+import { DynamoSequenceStore } from './dynamo/sequence-store.js';
 import { required } from './env.js';
 import { tables, type TableName } from '../tables.js';
 import type { SendQueue } from './worker.js';
@@ -110,6 +112,11 @@ export function storeOptions(table: TableName): StoreOptions {
   const { client, env } = coreServices();
   return { client, tableName: required(env, tables[table].envVar) };
 }
+
+/** The organizations' budgets (usage reports, webhook hand sends), in the counters table. */
+export const budgetStore = /* @__PURE__ */ part(() => new DynamoBudgetStore(storeOptions('counters')));
+/** The id sequences (key, session and webhook ids), in the counters table. */
+export const sequenceStore = /* @__PURE__ */ part(() => new DynamoSequenceStore(storeOptions('counters')));
 
 /**
  * The core with the verifier of admins' bearer tokens, which every bearer route's part builds on:

@@ -1,11 +1,11 @@
 /** The sessions feature's parts: its token adapter, and the session domain with the key calls that meter it. */
 import { catalogStore } from '../catalog/index.js';
 import type { KeyCalls } from '../keys/index.js';
-import { counterStore, keyCalls } from '../keys/index.js';
+import { keyCalls } from '../keys/index.js';
 import { IdPermutation } from '../platform/id-permutation.js';
 import { IdAllocator } from '../platform/ids.js';
 import { secret } from '../platform/secrets.js';
-import { coreServices, part, storeOptions, type CoreServices } from '../platform/services.js';
+import { coreServices, part, sequenceStore, storeOptions, type CoreServices } from '../platform/services.js';
 import { PlayableCache } from './playable-cache.js';
 import { SessionReads, SessionTokens } from './session-tokens.js';
 import { Sessions } from './sessions.js';
@@ -23,7 +23,7 @@ const SESSION_IDS = { sequence: 'session_id', shards: 32, blockSize: 100, prefet
 /** The session ids of consumptions (one allocator per container). */
 const sessionIds = /* @__PURE__ */ part(() => {
   const { env } = coreServices();
-  return new IdAllocator(counterStore(), { ...SESSION_IDS, permutation: new IdPermutation(() => secret(env, 'SESSION_ID_KEY')) });
+  return new IdAllocator(sequenceStore(), { ...SESSION_IDS, permutation: new IdPermutation(() => secret(env, 'SESSION_ID_KEY')) });
 });
 
 /** validate-session's part: one token read, nothing else (no key calls, no session ids). */

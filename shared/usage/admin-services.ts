@@ -2,9 +2,8 @@
 import { auditStore } from '../audit/index.js';
 import { AdminAccess } from '../catalog/index.js';
 import { catalogStore } from '../catalog/index.js';
-import { counterStore } from '../keys/index.js';
 import type { BearerServices } from '../platform/bearer.js';
-import { bearerCore, part, type CoreServices } from '../platform/services.js';
+import { bearerCore, budgetStore, part, type CoreServices } from '../platform/services.js';
 import { AuditLog } from './audit-log.js';
 import { ReportBudget } from './report-budget.js';
 import { SessionReports } from './reports.js';
@@ -26,7 +25,7 @@ export const usageServices = /* @__PURE__ */ part((): UsageServices => {
     clock,
     tokenRetentionDays: env.TOKEN_RETENTION_DAYS,
   });
-  const budget = new ReportBudget({ store: counterStore(), clock });
+  const budget = new ReportBudget({ store: budgetStore(), clock });
   return {
     ...core,
     usage: new Usage({ access: new AdminAccess(catalogStore()), budget, reports }),

@@ -1,11 +1,10 @@
 /** Webhook endpoint management for org owners and admins (bearer): apart from `services.ts`, as key management is. */
 import { auditStore } from '../audit/index.js';
 import { AdminAccess, catalogStore } from '../catalog/index.js';
-import { counterStore } from '../keys/index.js';
 import type { BearerServices } from '../platform/bearer.js';
 import { IdAllocator } from '../platform/ids.js';
 import { logger } from '../platform/observability.js';
-import { bearerCore, isLocalRun, part, type CoreServices } from '../platform/services.js';
+import { bearerCore, isLocalRun, part, sequenceStore, type CoreServices } from '../platform/services.js';
 import { hostLookup, secretSealer, webhookDeliveries, webhookStore } from './services.js';
 import { WebhookDeliveryAdmin } from './webhook-delivery-admin.js';
 import { WebhookAdmin } from './webhook-admin.js';
@@ -25,7 +24,7 @@ export const webhookAdminServices = /* @__PURE__ */ part((): WebhookAdminService
     sealer: secretSealer(),
     audit: auditStore(),
     // Block size 1, as key ids: dense and unique across containers.
-    webhookIds: new IdAllocator(counterStore(), { sequence: 'webhook_id', blockSize: 1 }),
+    webhookIds: new IdAllocator(sequenceStore(), { sequence: 'webhook_id', blockSize: 1 }),
     clock,
     deployment: isLocalRun() ? 'local' : 'deployed',
     lookup: hostLookup(),

@@ -2,9 +2,17 @@
 import { env, required } from '../platform/env.js';
 import { OrgBudget } from '../platform/org-budget.js';
 import { secret } from '../platform/secrets.js';
-import { coreServices, hostLookupOverride, isLocalRun, part, queueOverride, storeOptions } from '../platform/services.js';
+import {
+  budgetStore,
+  coreServices,
+  hostLookupOverride,
+  isLocalRun,
+  part,
+  queueOverride,
+  sequenceStore,
+  storeOptions,
+} from '../platform/services.js';
 import { IdAllocator } from '../platform/ids.js';
-import { counterStore } from '../keys/index.js';
 import { DynamoDeliveryStore } from './delivery-store.js';
 import type { DeliveryQueue } from './ports.js';
 import { AesGcmSealer } from './secret-sealer.js';
@@ -46,7 +54,7 @@ export const webhookDeliveries = /* @__PURE__ */ part(
       deliveries: deliveryStore(),
       queue: { send: (messages) => deliveryQueue().send(messages) },
       clock: coreServices().clock,
-      budget: new OrgBudget({ store: counterStore(), clock: coreServices().clock, policy: HAND_SENDS }),
+      budget: new OrgBudget({ store: budgetStore(), clock: coreServices().clock, policy: HAND_SENDS }),
     }),
 );
 
@@ -57,7 +65,7 @@ export const keyWebhooks = /* @__PURE__ */ part(
       webhooks: webhookStore(),
       sealer: secretSealer(),
       // Block size 1, as key ids and the admins' endpoints (the same sequence): dense and unique across containers.
-      webhookIds: new IdAllocator(counterStore(), { sequence: 'webhook_id', blockSize: 1 }),
+      webhookIds: new IdAllocator(sequenceStore(), { sequence: 'webhook_id', blockSize: 1 }),
       clock: coreServices().clock,
       deployment: isLocalRun() ? 'local' : 'deployed',
       lookup: hostLookup(),

@@ -87,7 +87,7 @@ export async function createBenchKey(
   mcpScopes: ApiKeyRecord['mcp_scopes'],
 ): Promise<{ raw: string; record: ApiKeyRecord }> {
   const raw = generateRawKey();
-  const id = await new IdAllocator(s.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
+  const id = await new IdAllocator(s.stores.sequences, { sequence: 'key_id', blockSize: 1 }).nextId();
   const record = newKeyRecord(raw, id, { org_id: 1, tier: 'business' }, { name, ...UNLIMITED, mcp_scopes: mcpScopes }, s.clock.now());
   await s.stores.keys.create(record);
   return { raw, record };

@@ -151,7 +151,7 @@ async function newKey(
 ): Promise<{ raw: string; record: ApiKeyRecord }> {
   const s = stack.service.services;
   const raw = generateRawKey();
-  const id = await new IdAllocator(s.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
+  const id = await new IdAllocator(s.stores.sequences, { sequence: 'key_id', blockSize: 1 }).nextId();
   const record = newKeyRecord(raw, id, { org_id: 1, tier: 'business' }, { name: 'bench-key', ...limits }, s.clock.now());
   await s.stores.keys.create(record);
   return { raw, record };

@@ -115,7 +115,7 @@ describeWithStack('retired keys', ({ stack, admin }) => {
   describe('races: the key store’s conditions decide, not the earlier read', () => {
     /** KeyAdmin over the real stores, with `meanwhile` run right after the key was read (between the read and the write). */
     function adminWith(meanwhile: () => Promise<unknown>): KeyAdmin {
-      const { catalog, keys, counters, audit } = stack.services.stores;
+      const { catalog, keys, sequences, audit } = stack.services.stores;
       let pending: (() => Promise<unknown>) | undefined = meanwhile;
       /** The store's read of the key (the whole key for a rotation, its location for an update), then `meanwhile`. */
       const thenMeanwhile =
@@ -135,7 +135,7 @@ describeWithStack('retired keys', ({ stack, admin }) => {
         access: new AdminAccess(catalog),
         keys: store,
         audit,
-        keyIds: new IdAllocator(counters, { sequence: 'key_id', blockSize: 1 }),
+        keyIds: new IdAllocator(sequences, { sequence: 'key_id', blockSize: 1 }),
         clock: stack.clock,
         auditRetentionDays: 90,
       });

@@ -107,7 +107,7 @@ describe('an org dropping below Business', () => {
    * (its sweep finds no such key yet), then the key is written.
    */
   function racingKeyAdmin(meanwhile: () => Promise<unknown>): KeyAdmin {
-    const { catalog, keys, counters, audit } = stack.services.stores;
+    const { catalog, keys, sequences, audit } = stack.services.stores;
     let pending: (() => Promise<unknown>) | undefined = meanwhile;
     const store = Object.assign(Object.create(keys) as typeof keys, {
       createInOrg: async (record: ApiKeyRecord) => {
@@ -121,7 +121,7 @@ describe('an org dropping below Business', () => {
       access: new AdminAccess(catalog),
       keys: store,
       audit,
-      keyIds: new IdAllocator(counters, { sequence: 'key_id', blockSize: 1 }),
+      keyIds: new IdAllocator(sequences, { sequence: 'key_id', blockSize: 1 }),
       clock: stack.clock,
       auditRetentionDays: 90,
     });

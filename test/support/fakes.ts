@@ -1,5 +1,6 @@
 /** In-memory fakes of the domain's ports, for unit tests (no I/O). */
 import type { Clock } from '../../shared/platform/time.js';
+import type { SequenceStore } from '../../shared/platform/ids.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import type { AuditRecord } from '../../shared/audit/model.js';
 import type { AuditStore } from '../../shared/audit/ports.js';
@@ -18,7 +19,7 @@ export class FixedClock implements Clock {
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Counter shards in a map, with the same conditional semantics as the DynamoDB adapter. */
-export class MemoryCounterStore implements CounterStore, CounterLayoutStore {
+export class MemoryCounterStore implements CounterStore, CounterLayoutStore, SequenceStore {
   /** Counts by `<counterKey> <field>` (`day` or `m<minute>`), and id sequences by `seq#<name>`. */
   readonly counts = new Map<string, number>();
   /** Counter items closed by a limit change, and the stored layouts by `<key id> <day start>`. */

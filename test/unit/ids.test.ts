@@ -1,6 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { IdAllocator } from '../../shared/platform/ids.js';
-import type { CounterStore } from '../../shared/keys/ports.js';
+import { IdAllocator, type SequenceStore } from '../../shared/platform/ids.js';
 import { MemoryCounterStore } from '../support/fakes.js';
 
 const reserves = (counters: MemoryCounterStore) => counters.calls.filter((c) => c.startsWith('reserve'));
@@ -59,7 +58,7 @@ describe('IdAllocator (one counter item)', () => {
   });
 
   test('a sequence past 2^53 is refused rather than handing out unsafe ids', async () => {
-    const counters: Pick<CounterStore, 'reserve'> = { reserve: async () => 2 ** 53 + 10 };
+    const counters: SequenceStore = { reserve: async () => 2 ** 53 + 10 };
     await expect(new IdAllocator(counters, { sequence: 'session_id', blockSize: 10 }).nextId()).rejects.toThrow(/overflowed/);
   });
 });

@@ -7,14 +7,14 @@ import { describe, expect, test } from '@jest/globals';
 import { AdminAccess } from '../../shared/catalog/admin-access.js';
 import { newKeyRecord } from '../../shared/keys/api-keys.js';
 import { NotFound } from '../../shared/platform/errors.js';
-import { IdAllocator } from '../../shared/platform/ids.js';
+import { IdAllocator, type SequenceStore } from '../../shared/platform/ids.js';
 import { KeyAdmin } from '../../shared/keys/key-admin.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import type { AuditRecord } from '../../shared/audit/model.js';
 import type { CallContext } from '../../shared/platform/call.js';
 import type { Org, Role } from '../../shared/catalog/model.js';
 import type { AuditStore } from '../../shared/audit/ports.js';
-import type { CounterStore, KeyAddress, KeyAdminStore, KeyChanges } from '../../shared/keys/ports.js';
+import type { KeyAddress, KeyAdminStore, KeyChanges } from '../../shared/keys/ports.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');
 const ORG: Org = { org_id: 1, slug: 'acme', name: 'Acme', tier: 'business' };
@@ -78,7 +78,7 @@ function setup() {
   const audit = new FakeAudit();
   const reported: string[] = [];
   let counter = 0;
-  const counters: Pick<CounterStore, 'reserve'> = { reserve: async (_s, size) => (counter += size) };
+  const counters: SequenceStore = { reserve: async (_s, size) => (counter += size) };
   const catalog = {
     getOrg: async (id: number) => (id === 1 ? ORG : undefined),
     getRole: async (id: number, sub: string): Promise<Role | undefined> => (id === 1 && sub === 'acme-admin' ? 'admin' : undefined),

@@ -68,7 +68,7 @@ export function enterScaled(stack: BenchStack, proxy: DynamoProxy, scale: number
 export async function scenarioKey(stack: BenchStack, limits: { perMinute: number; perDay: number }): Promise<string> {
   const s = stack.service.services;
   const raw = generateRawKey();
-  const id = await new IdAllocator(s.stores.counters, { sequence: 'key_id', blockSize: 1 }).nextId();
+  const id = await new IdAllocator(s.stores.sequences, { sequence: 'key_id', blockSize: 1 }).nextId();
   await s.stores.keys.create(
     newKeyRecord(
       raw,
