@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { keyCredential } from '../../shared/keys/key-calls.js';
+import { keyCredential } from '../../shared/keys/credential.js';
 import { playUrl } from '../../shared/play/play.js';
 import type { Services } from './all-services.js';
 import { DEMO_GAME_PATH } from './seed.js';

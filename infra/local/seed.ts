@@ -6,7 +6,7 @@
  */
 import { generateRawKey, newKeyRecord, type KeySettings } from '../../shared/keys/api-keys.js';
 import { IdAllocator } from '../../shared/platform/ids.js';
-import { hashApiKey } from '../../shared/keys/key-calls.js';
+import { hashApiKey } from '../../shared/keys/credential.js';
 import { TOOL_SCOPES } from '../../shared/keys/mcp-scopes.js';
 import type { Org, Playable, Role } from '../../shared/catalog/model.js';
 import type { Services } from './all-services.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isoTime } from '../platform/time.js';
-import { hashApiKey } from './key-calls.js';
+import { hashApiKey } from './credential.js';
 import type { ApiKeyRecord } from './model.js';
 import type { Tier } from '../catalog/index.js';
 import { KEY_SETTING_DEFAULTS, KEY_SETTING_NAMES, type StoredKeySettings } from './schemas.js';

@@ -1,6 +1,7 @@
 /** The keys feature as other features see it (API keys: authentication, metering, administration): import it from here, never from its files (eslint.config.js). */
 export { idempotencyServices, type IdempotencyServices, type IdempotencyStore } from './idempotency-store.js';
-export { type CallSubject, type Effect, type KeyCalls } from './key-calls.js';
+export { type CallSubject, type Effect } from './call-records.js';
+export { type KeyCalls } from './key-calls.js';
 export { keyApi } from './key-pipeline.js';
 export { isMcpScope, scopeOfTool, type McpScope } from './mcp-scopes.js';
 export { type ApiKeyRecord } from './model.js';

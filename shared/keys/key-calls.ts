@@ -1,23 +1,13 @@
-import { createHash } from 'node:crypto';
 import { asFollowUp, isoTime, type Clock } from '../platform/time.js';
-import { correctsDiff, type AuditDiff } from '../audit/index.js';
-import { auditRecord } from '../audit/index.js';
-import {
-  Conflict,
-  errorStatus,
-  Overloaded,
-  RateLimited,
-  statusOf,
-  TierRequired,
-  Unauthenticated,
-  Unprocessable,
-} from '../platform/errors.js';
+import { auditRecord, type AuditRecord, type AuditStore, type UsageRollupStore } from '../audit/index.js';
+import { Conflict, Overloaded, RateLimited, statusOf, TierRequired, Unauthenticated, Unprocessable } from '../platform/errors.js';
 import { tierAllowsApi } from '../catalog/index.js';
 import { type ApiKeyRecord } from './model.js';
-import { type AuditRecord } from '../audit/index.js';
 import { type CallContext } from '../platform/call.js';
-import type { AuditStore, RefusalKind, UsageRollupStore } from '../audit/index.js';
 import type { CounterLayoutStore, CounterStore, KeyStore, RateNoticeStore } from './ports.js';
+import { CallRecords, type CallSubject, type Effect } from './call-records.js';
+import type { KeyCredential } from './credential.js';
+import { RateNotices } from './rate-notices.js';
 import { ExhaustedShards, RefusalTally, type RefusalCount } from './refusals-from-memory.js';
 import { AheadVerdict, KnownKeys, sameTerms, type Ahead } from './known-keys.js';
 import {
@@ -36,12 +26,6 @@ import {
   type SlotCount,
 } from './rate-limit.js';
 
-/** The raw API key format: `dpk_` and 40 hex characters. */
-const API_KEY_PATTERN = /^dpk_[0-9a-f]{40}$/;
-
-/** Windows remembered as noticed at most; beyond it the memory starts afresh (a notice put twice is refused by its condition). */
-const MAX_NOTICED = 10_000;
-
 /** Most counter shards one call tries (`count()`): two when they are full, three when throttled. */
 const MAX_SHARD_TRIES = 3;
 /**
@@ -49,62 +33,6 @@ const MAX_SHARD_TRIES = 3;
  * the key it holds is older than the day's layout and is read again ({@link CounterLayouts}).
  */
 const MAX_LAYOUT_TRIES = 4;
-
-/** A presented API key, reduced to what may be kept: its hash and its 8-character prefix. */
-export interface KeyCredential {
-  readonly keyHash: string;
-  readonly keyPrefix: string;
-}
-
-/** SHA-256 (hex) of a raw key: the only form in which a key is ever stored. */
-export function hashApiKey(rawKey: string): string {
-  return createHash('sha256').update(rawKey).digest('hex');
-}
-
-/** Reduce a presented key to a credential. @throws Unauthenticated when it is malformed. */
-export function keyCredential(rawKey: string | undefined): KeyCredential {
-  if (!rawKey) throw new Unauthenticated('Missing API key (x-api-key header)');
-  if (!API_KEY_PATTERN.test(rawKey)) throw new Unauthenticated('Invalid API key');
-  return { keyHash: hashApiKey(rawKey), keyPrefix: rawKey.slice(0, 8) };
-}
-
-/** What a metered call did, for its audit record. */
-export interface CallSubject {
-  readonly action: string;
-  readonly game_id?: number | null;
-  readonly stream_id?: number | null;
-  /** The webhook endpoint concerned (the MCP webhook tools). */
-  readonly webhook_id?: number | null;
-  readonly token?: string | null;
-  /** The call mints `token` (its audit record then keeps it whole, for the session report). */
-  readonly minted?: boolean;
-  /** Updates: the fields the call sets. */
-  readonly changes?: readonly string[];
-  /** Updates: what the call is expected to change (`Effect.diff` corrects it). */
-  readonly diff?: AuditDiff | null;
-  /** The success status answered when it is not 200 (an MCP notification: 202): the record says it. */
-  readonly answered?: number;
-}
-
-/**
- * The main write (or read) of a metered call. With an `undo` it is **speculative**: it runs in
- * parallel with the count, and is taken back when the call is refused after all. Only a write
- * nobody else can see or change before the outcome is known may be speculative (a brand-new token:
- * its id is returned only on success). A write of a shared item (a game's settings, a token's
- * revocation) has no `undo`: it runs only once the call has been counted, so a refused call never
- * touches it and no undo can overwrite someone else's write (SECURITY.md, "What may be speculative").
- */
-export interface Effect<T> {
-  run(): Promise<T>;
-  /**
-   * Take the write back. Called with the run's result, or with `undefined` when the run failed
-   * without a verdict (a network error or timeout: it may have been applied, its answer lost), so
-   * an undo must also be harmless when the run never applied.
-   */
-  undo?(result: T | undefined): Promise<void>;
-  /** What the run's result says it changed: the call's audit record (its own item) is corrected to it. */
-  diff?(result: T): AuditDiff;
-}
 
 export interface KeyCallsDeps {
   readonly keys: Pick<KeyStore, 'getByHash' | 'touch'>;
@@ -209,11 +137,14 @@ export class KeyCalls {
   private readonly inFlight = new Map<number, Set<Promise<unknown>>>();
   /** The calls that run ahead of their key's read, until their metering takes them (`runAhead`). */
   private readonly ahead = new WeakMap<CallContext, Ahead<ClaimOutcome>>();
-  /** The windows this container has noticed exhausted, by `<key id>#<window>`: their start. */
-  private readonly noticed = new Map<string, number>();
   private readonly layouts: CounterLayouts;
 
+  private readonly records: CallRecords;
+  private readonly notices: RateNotices;
+
   constructor(private readonly deps: KeyCallsDeps) {
+    this.records = new CallRecords(deps);
+    this.notices = new RateNotices(deps.notices);
     this.layouts = new CounterLayouts(deps.counters, deps.partitionWriteUnits);
   }
 
@@ -346,7 +277,7 @@ export class KeyCalls {
       this.stampUse(key, now),
       this.addRefusals(this.deps.rollups && this.refusals.take(key), now),
       // A call refused before it ran (403): counted for the report beside its audit record.
-      this.countRefusal(record, status, 1, ttl, true),
+      this.records.countRefusal(record, status, 1, ttl, true),
     ]);
     const count = counted.status === 'fulfilled' ? counted.value : undefined;
     // A rewrite of the record goes where the first write put it.
@@ -365,8 +296,8 @@ export class KeyCalls {
 
     // Refused by the rate limit: the record says 429 (it said the outcome expected: 200, or the refusal's).
     if (count && 'refusedBy' in count) {
-      const notice = this.noticeOf(key, windows, count.refusedBy, now);
-      throw await this.failed(this.rateLimited(call, windows, count.refusedBy, now), placed, ttl, audited, effect, done, notice);
+      const notice = this.notices.noticeOf(key, windows, count.refusedBy, now);
+      throw await this.records.failed(this.rateLimited(call, windows, count.refusedBy, now), placed, ttl, audited, effect, done, notice);
     }
     // Counted under limits read again (a limit change met the call): the client is told those.
     if (count && count.key !== key) windows = rateWindows(count.key, now);
@@ -375,10 +306,10 @@ export class KeyCalls {
     const failure: unknown = [counted, done, late ? undefined : audited].find((r) => r?.status === 'rejected')?.reason ?? refusal;
     if (failure === undefined) {
       const value = (done as PromiseFulfilledResult<T>).value;
-      await this.recordSuccess(placed, ttl, audited.status === 'rejected', effect?.diff?.(value));
+      await this.records.success(placed, ttl, audited.status === 'rejected', effect?.diff?.(value));
       return value;
     }
-    const error = await this.failed(failure, placed, ttl, audited, effect, done);
+    const error = await this.records.failed(failure, placed, ttl, audited, effect, done);
     // A claim's refusal is the request's (the pipeline answers it), never an operation's own (an MCP tool error).
     throw claimRefusal !== undefined && error === claimRefusal ? new AheadVerdict({ kind: 'refused', refusal: error }) : error;
   }
@@ -393,18 +324,18 @@ export class KeyCalls {
     const { record, placed, ttl, effect, done, count } = made;
     return asFollowUp(async () => {
       const fixes: [string, Promise<unknown>][] = [];
-      const undo = this.undoOf(effect, done);
+      const undo = this.records.undoOf(effect, done);
       if (undo) fixes.push(undo);
       if (count && !('refusedBy' in count)) {
         const layout = { keyId: count.key.id, dayStart: dayStartOf(made.now), index: count.layout.index };
         fixes.push(['compensation: count taken back', this.deps.counters.uncount(count.slot, layout)]);
       }
       const { verdict } = overruled;
-      if (verdict.kind === 'refused') fixes.push(this.correction(placed, statusOf(verdict.refusal), ttl));
+      if (verdict.kind === 'refused') fixes.push(this.records.correction(placed, statusOf(verdict.refusal), ttl));
       else fixes.push([`compensation: audit record of request ${record.request_id} removed`, this.deps.audit.remove(placed)]);
       // A refusal the record said (403) is no longer this call's: the report's count of it is taken back.
-      fixes.push(['usage rollup', this.countRefusal(record, record.status, -1, ttl)]);
-      await this.compensate(fixes);
+      fixes.push(['usage rollup', this.records.countRefusal(record, record.status, -1, ttl)]);
+      await this.records.compensate(fixes);
       return overruled;
     });
   }
@@ -512,130 +443,6 @@ export class KeyCalls {
     );
     const exhausted = windows.find((x) => x.name === by)!;
     return new RateLimited(exhausted.name, secondsToReset(exhausted, now));
-  }
-
-  /**
-   * The put of the key's exhausted window's notice (`key.rate_limited`), the first time this
-   * container learns of it in that window; undefined after that (a container refused a thousand
-   * times a second writes it once), or without a notice store.
-   */
-  private noticeOf(
-    key: ApiKeyRecord,
-    windows: readonly RateWindow[],
-    by: RateWindow['name'],
-    now: number,
-  ): (() => Promise<unknown>) | undefined {
-    const { notices } = this.deps;
-    const window = windows.find((w) => w.name === by);
-    if (!notices || !window) return undefined;
-    const noticed = `${key.id}#${by}`;
-    if (this.noticed.get(noticed) === window.startMs) return undefined;
-    if (this.noticed.size >= MAX_NOTICED) this.noticed.clear();
-    this.noticed.set(noticed, window.startMs);
-    const notice = {
-      org_id: key.org_id,
-      key_id: key.id,
-      window: by,
-      limit: window.limit,
-      window_start: isoTime(window.startMs),
-      resets_at: isoTime(window.endMs),
-      at: isoTime(now),
-    };
-    return () =>
-      notices.notice(notice).catch((error: unknown) => {
-        // Not noticed after all: the next refusal tries again.
-        this.noticed.delete(noticed);
-        throw error;
-      });
-  }
-
-  /** A call that failed or was refused (by the rate limit too): speculative write undone, audit corrected. */
-  private async failed<T>(
-    failure: unknown,
-    record: AuditRecord,
-    ttl: number,
-    audited: PromiseSettledResult<AuditRecord>,
-    effect: Effect<T> | undefined,
-    done: PromiseSettledResult<T | undefined>,
-    notice?: () => Promise<unknown>,
-  ): Promise<unknown> {
-    // Follow-ups of writes already made: they get their attempt even at the deadline.
-    return asFollowUp(async () => {
-      const fixes: [string, Promise<unknown>][] = [];
-      // Beside the undo and the audit correction a refusal makes anyway: no stage of its own.
-      if (notice) fixes.push(['rate-limit notice', notice()]);
-      const undo = this.undoOf(effect, done);
-      if (undo) fixes.push(undo);
-      const status = statusOf(failure);
-      if (status !== record.status || audited.status === 'rejected') fixes.push(this.correction(record, status, ttl));
-      // The report's counts follow the record: the refusal it said is taken back, the one it now says added.
-      if (status !== record.status) {
-        fixes.push(['usage rollup', this.countRefusal(record, record.status, -1, ttl)]);
-        fixes.push(['usage rollup', this.countRefusal(record, status, 1, ttl)]);
-      }
-      await this.compensate(fixes);
-      return failure;
-    });
-  }
-
-  /** The undo a failed call owes: a speculative write that applied, or may have (no verdict). */
-  private undoOf<T>(effect: Effect<T> | undefined, done: PromiseSettledResult<T | undefined>): [string, Promise<unknown>] | undefined {
-    if (!effect?.undo) return undefined;
-    if (done.status === 'fulfilled') return ['compensation: undo', effect.undo(done.value)];
-    // A run that failed with an error no domain rule explains may have been applied: undo it too.
-    return statusOf(done.reason) === 500 ? ['compensation: undo', effect.undo(undefined)] : undefined;
-  }
-
-  private correction(record: AuditRecord, status: number, ttl: number): [string, Promise<unknown>] {
-    // Should this fail too, the record may still say 200: the log line names the request and the real outcome.
-    const what = `compensation: audit record of request ${record.request_id} must say ${status}`;
-    return [what, this.deps.audit.put({ ...record, status }, ttl)];
-  }
-
-  /**
-   * After a success: the record written again if its first write failed, and with the write's own
-   * diff when that says otherwise (`correctsDiff`).
-   */
-  private async recordSuccess(placed: AuditRecord, ttl: number, rewrite: boolean, real: AuditDiff | undefined): Promise<void> {
-    const corrects = correctsDiff(real, placed.diff);
-    const what = rewrite ? 'audit record' : `compensation: diff of audit record ${placed.request_id}`;
-    if (rewrite || corrects)
-      await asFollowUp(() => this.compensate([[what, this.deps.audit.put(corrects ? { ...placed, diff: real } : placed, ttl)]]));
-  }
-
-  /** Run compensations in parallel; the call's outcome is decided, so a failing one is only reported. */
-  private async compensate(fixes: readonly [string, Promise<unknown>][]): Promise<void> {
-    const settled = await Promise.allSettled(fixes.map(([, p]) => p));
-    settled.forEach((r, i) => r.status === 'rejected' && this.deps.onBackgroundError?.(r.reason, fixes[i]![0]));
-  }
-
-  /**
-   * Count `count` of an audited call's refusal (a 403 or 429 `status`; any other counts nothing) in
-   * the usage rollup, on its day, key and target. `quiet`: a failure is reported, never thrown (the
-   * first count runs beside the call's own writes and must not fail it; a correction's is reported
-   * by `compensate`).
-   */
-  private async countRefusal(record: AuditRecord, status: number, count: number, ttl: number, quiet = false): Promise<void> {
-    const kind: RefusalKind | undefined =
-      status === errorStatus.RateLimited ? 'rate_limited' : status === errorStatus.Forbidden ? 'forbidden' : undefined;
-    if (!kind || !this.deps.rollups || record.key_id === null) return;
-    const change = {
-      org_id: record.org_id,
-      // The record's own shard (its request's unique id: a shared `x-request-id` must not heat one partition).
-      spread: record.gateway_request_id ?? record.request_id,
-      day: record.at.slice(0, 10),
-      kind,
-      key_id: record.key_id,
-      game_id: record.game_id ?? null,
-      stream_id: record.stream_id ?? null,
-      count,
-    };
-    if (!quiet) return this.deps.rollups.addRefusals(change, ttl);
-    try {
-      await this.deps.rollups.addRefusals(change, ttl);
-    } catch (error) {
-      this.deps.onBackgroundError?.(error, 'usage rollup');
-    }
   }
 
   /** Add a batch of refusals from memory to the key's count in the usage rollup; a failed write keeps it for the next batch. */

@@ -24,7 +24,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Conflict, DomainError, InvalidInput, statusOf, Unprocessable } from '../platform/errors.js';
 import { asFollowUp, withinDeadline } from '../platform/time.js';
-import { keyCredential, type KeyCalls, type KeyCredential } from './key-calls.js';
+import { keyCredential, type KeyCredential } from './credential.js';
+import type { KeyCalls } from './key-calls.js';
 import { AheadVerdict } from './known-keys.js';
 import type { ApiKeyRecord } from './model.js';
 import type { CallContext } from '../platform/call.js';

@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { DEMO_MCP_KEY, DEMO_PLAYABLES, ensureDemoKey, seedCatalog } from '../../infra/local/seed.js';
-import { hashApiKey } from '../../shared/keys/key-calls.js';
+import { hashApiKey } from '../../shared/keys/credential.js';
 import type { McpScope } from '../../shared/keys/mcp-scopes.js';
 import type { Reply } from '../support/bundled-child.js';
 import { runMcp, unbundledTools } from '../support/bundle-mcp-steps.js';

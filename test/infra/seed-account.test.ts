@@ -8,7 +8,7 @@ import { documentClient, ensureTables, startEmbeddedDynamo, type EmbeddedDynamo 
 import { AccountSeedSchema, parseSeedArgs, seedAccount } from '../../infra/seed-account.js';
 import { parseTierArgs } from '../../infra/set-org-tier.js';
 import { generateRawKey, newKeyRecord } from '../../shared/keys/api-keys.js';
-import { hashApiKey } from '../../shared/keys/key-calls.js';
+import { hashApiKey } from '../../shared/keys/credential.js';
 import { OrgTiers } from '../../shared/keys/org-tiers.js';
 import { DynamoKeyStore } from '../../shared/keys/key-store.js';
 import { DynamoCatalogStore } from '../../shared/catalog/catalog-store.js';

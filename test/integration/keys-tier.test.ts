@@ -11,7 +11,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { AdminAccess } from '../../shared/catalog/admin-access.js';
 import { IdAllocator } from '../../shared/platform/ids.js';
 import { KeyAdmin } from '../../shared/keys/key-admin.js';
-import { hashApiKey } from '../../shared/keys/key-calls.js';
+import { hashApiKey } from '../../shared/keys/credential.js';
 import type { ApiKeyRecord } from '../../shared/keys/model.js';
 import { OrgTiers } from '../../shared/keys/org-tiers.js';
 import { adminApi, type AdminApi } from '../support/admin-api.js';

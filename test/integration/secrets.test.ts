@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateRawKey } from '../../shared/keys/api-keys.js';
-import { hashApiKey } from '../../shared/keys/key-calls.js';
+import { hashApiKey } from '../../shared/keys/credential.js';
 import { createTestKey, type TestKey } from '../support/keys.js';
 import { capturedLogs, startStack, type Stack } from '../support/local-stack.js';
 import { snapshotTables } from '../support/tables.js';

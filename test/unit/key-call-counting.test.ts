@@ -1,7 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { newKeyRecord } from '../../shared/keys/api-keys.js';
 import { Overloaded, RateLimited, TokenGone } from '../../shared/platform/errors.js';
-import { KeyCalls, type Effect } from '../../shared/keys/key-calls.js';
+import type { Effect } from '../../shared/keys/call-records.js';
+import { KeyCalls } from '../../shared/keys/key-calls.js';
 import type { CallContext } from '../../shared/platform/call.js';
 import { counterShards, counterSlot, shareOf } from '../../shared/keys/rate-limit.js';
 import { FixedClock, MemoryAuditStore, MemoryCounterStore, MemoryKeyStore } from '../support/fakes.js';

@@ -7,7 +7,7 @@
 import { describe, expect, jest, test } from '@jest/globals';
 import { OutOfScope, Overloaded, RateLimited, TokenGone } from '../../shared/platform/errors.js';
 import type { AuditDiff } from '../../shared/audit/audit-record.js';
-import type { Effect } from '../../shared/keys/key-calls.js';
+import type { Effect } from '../../shared/keys/call-records.js';
 import type { CallContext } from '../../shared/platform/call.js';
 import { counterSlot } from '../../shared/keys/rate-limit.js';
 import { NOW, RAW, setup } from '../support/key-calls.js';

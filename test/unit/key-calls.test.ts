@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { TierRequired, Unauthenticated } from '../../shared/platform/errors.js';
-import { hashApiKey, keyCredential } from '../../shared/keys/key-calls.js';
+import { hashApiKey, keyCredential } from '../../shared/keys/credential.js';
 import { NOW, RAW, setup } from '../support/key-calls.js';
 
 describe('keyCredential', () => {
